@@ -1,0 +1,20 @@
+# Embeds layouts/seed-2x8-ep16.json (the default layout of `plan-layout analyze`) as a string.
+# Regenerated whenever the data file changes; the data file stays the single source.
+set(PLANLAYOUT_DEFAULT_LAYOUT ${CMAKE_CURRENT_SOURCE_DIR}/layouts/seed-2x8-ep16.json)
+set(PLANLAYOUT_EMBED_HEADER ${PLANLAYOUT_GENERATED}/planlayout_embedded_layout.hpp)
+file(MAKE_DIRECTORY ${PLANLAYOUT_GENERATED})
+if(EXISTS ${PLANLAYOUT_DEFAULT_LAYOUT})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PLANLAYOUT_DEFAULT_LAYOUT})
+    file(READ ${PLANLAYOUT_DEFAULT_LAYOUT} PLANLAYOUT_LAYOUT_TEXT)
+else()
+    set(PLANLAYOUT_LAYOUT_TEXT "{}")
+endif()
+file(WRITE ${PLANLAYOUT_EMBED_HEADER}.in
+"// Generated from layouts/seed-2x8-ep16.json by cmake/planlayout_embed.cmake. Do not edit.
+#pragma once
+namespace planlayout {
+inline constexpr const char* kEmbeddedLayoutName = \"layouts/seed-2x8-ep16.json (embedded)\";
+inline constexpr const char* kEmbeddedLayout = R\"PLJSON(@PLANLAYOUT_LAYOUT_TEXT@)PLJSON\";
+}  // namespace planlayout
+")
+configure_file(${PLANLAYOUT_EMBED_HEADER}.in ${PLANLAYOUT_EMBED_HEADER} @ONLY)

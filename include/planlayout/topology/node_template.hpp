@@ -1,0 +1,119 @@
+// Node templates: what one machine looks like inside (GPUs, NICs, the PCIe tree, NUMA, NVLink).
+// Every topology source (cluster JSON, hwloc XML, nvidia-smi topo -m, NCCL topology XML) is
+// turned into this one value type; the cluster model instantiates it once per node.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "planlayout/topology/path_class.hpp"
+
+namespace planlayout {
+
+/// A CPU socket / PCIe root complex (host bridge) and the NUMA node it belongs to.
+struct Cpu {
+    std::string name;    // "CPU0"
+    int numa = -1;       // NUMA node id, -1 unknown
+    std::string cpuset;  // "0-55,112-167", empty if unknown
+};
+
+/// PCIe link state of one device or switch; 0 means unknown.
+struct PcieLink {
+    double gen = 0;        // current PCIe generation (1..6)
+    int width = 0;         // current lanes
+    double max_gen = 0;    // capability
+    int max_width = 0;     // capability
+    double gbyte_s = 0;    // link bandwidth as reported (hwloc "linkspeed", GB/s)
+};
+
+/// A PCIe switch or bridge. parent names a Cpu or another PcieSwitch.
+struct PcieSwitch {
+    std::string name;    // "PLX0" / bus id
+    std::string parent;  // "CPU0" or another switch
+    PcieLink link;
+};
+
+struct Gpu {
+    std::string name;    // "GPU0" (canonical, index order)
+    std::string model;   // "H100 80GB HBM3", empty if unknown
+    std::string bus_id;  // "0000:18:00.0", empty if unknown
+    std::string parent;  // PcieSwitch or Cpu name, empty if unknown
+    int numa = -1;
+    int nvswitch_links = 0;  // NVLinks to an NVSwitch fabric (0: none or point-to-point only)
+    PcieLink pcie;
+};
+
+struct Nic {
+    std::string name;        // "NIC0" (canonical)
+    std::string device;      // "mlx5_0" (what NCCL_IB_HCA names), empty if unknown
+    std::string bus_id;
+    std::string parent;      // PcieSwitch or Cpu name
+    int numa = -1;
+    double speed_gbit_s = 0;  // port line rate, Gbit/s (400 for NDR); 0 unknown
+    std::string link_layer;   // "IB", "RoCE", "Ethernet", empty if unknown
+    int port = 1;
+    std::string netdev;       // "ib0", "eth2", empty if unknown
+    bool rdma = true;         // false for a plain Ethernet NIC
+    std::string role = "compute";  // compute | storage | management
+    PcieLink pcie;
+};
+
+/// The interface NCCL's socket transport uses (NCCL_SOCKET_IFNAME); often one per node.
+struct TcpInterface {
+    std::string name;         // "eth0"
+    double speed_gbit_s = 0;  // 0 unknown
+    int numa = -1;
+};
+
+/// The class of one unordered device pair. a/b are canonical names ("GPU0", "NIC3");
+/// GPUs sort before NICs, then by index.
+struct DevicePath {
+    std::string a;
+    std::string b;
+    PathClass path_class = PathClass::Sys;
+    int nvlinks = 0;  // NVLink count for Nv pairs (NV18 → 18)
+};
+
+struct NvlinkInfo {
+    bool nvswitch = false;        // all GPUs reach each other through NVSwitch
+    int links_per_gpu = 0;        // NVLinks per GPU (18 on H100 SXM)
+    double gbyte_s_per_link = 0;  // unidirectional GB/s per link (25 for NVLink4)
+};
+
+struct NodeTemplate {
+    std::string name;    // template name, e.g. "h100-hgx-8gpu-8nic"
+    std::string source;  // where it came from ("layouts/nodes/x.json", "capture.xml")
+    std::string gpu_model;
+    NvlinkInfo nvlink;
+    std::vector<Cpu> cpus;
+    std::vector<PcieSwitch> pcie_switches;
+    std::vector<Gpu> gpus;
+    std::vector<Nic> nics;
+    std::vector<TcpInterface> tcp;
+    std::vector<DevicePath> paths;  // every unordered GPU/NIC pair once
+    std::vector<std::string> warnings;
+};
+
+/// Reads a node template from JSON (the format README.md documents). `where` names the file and
+/// the JSON pointer of `j` ("layouts/x.json (/cluster/node)"). Missing "paths" are derived from
+/// the PCIe tree with derive_paths(). Throws Error (BadInput) naming the pointer and the fix.
+[[nodiscard]] NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string& where);
+
+/// The JSON form of a template; node_template_from_json(to_json(t)) == t.
+[[nodiscard]] nlohmann::json to_json(const NodeTemplate& t);
+
+/// Fills `paths` for every GPU/NIC pair that has none, from the PCIe tree (parents, switches,
+/// CPUs and NUMA) and the NVLink info, by NCCL's rules: NV for NVLink peers; PIX when both
+/// hang off the same switch; PXB through several switches below one root; PHB through the
+/// host bridge; NODE across root complexes of one NUMA node; SYS across NUMA nodes.
+void derive_paths(NodeTemplate& t);
+
+/// The class of the pair (a, b) by canonical name; nullopt when the template has no such pair.
+[[nodiscard]] std::optional<DevicePath> find_path(const NodeTemplate& t,
+                                                  const std::string& a,
+                                                  const std::string& b);
+
+}  // namespace planlayout

@@ -1,0 +1,23 @@
+// CLI: the table of subcommands (one entry per command; each lives in its own cmd_*.cpp).
+#include "commands.hpp"
+
+namespace planlayout::cli {
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> kCommands = {
+        // foundation and structure
+        //{"groups", "every communication group's ranks, as Megatron-Core builds them", cmd_groups},
+        // -- analyze (structure, cost, diagrams) goes here --
+
+        // -- ingest commands go here --
+
+        // -- cost and calibration commands go here --
+
+        // -- acceptance commands go here --
+
+        // -- search and compare go here --
+    };
+    return kCommands;
+}
+
+}  // namespace planlayout::cli

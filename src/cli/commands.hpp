@@ -1,0 +1,10 @@
+// CLI: one function per subcommand; each is defined in src/cli/cmd_<name>.cpp.
+#pragma once
+
+#include "context.hpp"
+
+namespace planlayout::cli {
+
+//int cmd_groups(const std::vector<std::string>& args, Context& ctx);
+
+}  // namespace planlayout::cli

@@ -1,0 +1,84 @@
+// Ingest: reading files and JSON text with errors that name the place.
+#include "planlayout/ingest/read_file.hpp"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
+                       "check the path and its permissions");
+    }
+    if (S_ISDIR(st.st_mode)) {
+        throw input_error(path, "is a directory, not a file", "name a file inside it");
+    }
+    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
+        throw input_error(path,
+                          "file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+                              std::to_string(max_bytes) + " bytes",
+                          "pass a smaller capture or cut it to the relevant part");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
+                       "check the path and its permissions");
+    }
+    std::string text;
+    std::array<char, 65536> buf{};
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+        if (text.size() > max_bytes) {
+            throw input_error(path, "input is over the limit of " + std::to_string(max_bytes) +
+                                        " bytes", "pass a smaller file");
+        }
+    }
+    if (in.bad()) {
+        throw io_error(path, "read failed", "check the file system");
+    }
+    return text;
+}
+
+TextPosition position_of(const std::string& text, std::size_t offset) {
+    TextPosition p;
+    const std::size_t end = std::min(offset, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+        if (text[i] == '\n') {
+            ++p.line;
+            p.column = 1;
+        } else {
+            ++p.column;
+        }
+    }
+    return p;
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
+    try {
+        return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
+                                     /*ignore_comments=*/true);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte is 1-based and points just past the offending character.
+        const TextPosition p = position_of(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::string what = e.what();
+        // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: "
+        if (const auto pos = what.find(": "); pos != std::string::npos) {
+            what = what.substr(pos + 2);
+        }
+        throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
+                          "invalid JSON: " + what,
+                          "fix the JSON syntax there (comments with // are allowed)");
+    }
+}
+
+}  // namespace planlayout

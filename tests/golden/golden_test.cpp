@@ -1,0 +1,109 @@
+// Golden CLI tests: every folder under tests/golden/ is one case.
+//   args          CLI arguments after "plan-layout", one per line; ${SRC} = repo root,
+//                 ${CASE} = the case folder
+//   stdin         optional: standard input
+//   expected.out  exact standard output
+//   expected.err  optional: exact standard error
+//   exit          optional: expected exit code (default 0)
+// Each case runs twice: the output must also be byte-identical between runs (determinism).
+// PLANLAYOUT_UPDATE_GOLDEN=1 rewrites the expected files; review them in the diff like code.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "planlayout/cli/run.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void spit(const fs::path& p, const std::string& s) {
+    std::ofstream out(p, std::ios::binary);
+    out << s;
+}
+
+std::string expand(std::string s, const fs::path& case_dir) {
+    const std::pair<std::string, std::string> vars[] = {{"${SRC}", PLANLAYOUT_SOURCE_DIR},
+                                                        {"${CASE}", case_dir.string()}};
+    for (const auto& [k, v] : vars) {
+        for (auto pos = s.find(k); pos != std::string::npos; pos = s.find(k)) {
+            s.replace(pos, k.size(), v);
+        }
+    }
+    return s;
+}
+
+struct Outcome {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+Outcome run_case(const fs::path& dir) {
+    std::vector<std::string> args{"plan-layout"};
+    std::istringstream lines(slurp(dir / "args"));
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty()) {
+            args.push_back(expand(line, dir));
+        }
+    }
+    std::istringstream in(fs::exists(dir / "stdin") ? slurp(dir / "stdin") : std::string());
+    std::ostringstream out;
+    std::ostringstream err;
+    Outcome o;
+    o.code = planlayout::run_cli(args, out, err, in);
+    o.out = out.str();
+    o.err = err.str();
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("every golden CLI case matches its expected output, twice over") {
+    const fs::path root = PLANLAYOUT_GOLDEN_DIR;
+    const bool update = std::getenv("PLANLAYOUT_UPDATE_GOLDEN") != nullptr;
+    std::vector<fs::path> cases;
+    for (const auto& e : fs::directory_iterator(root)) {
+        if (e.is_directory() && fs::exists(e.path() / "args")) {
+            cases.push_back(e.path());
+        }
+    }
+    std::sort(cases.begin(), cases.end());
+    REQUIRE(!cases.empty());
+    for (const auto& dir : cases) {
+        CAPTURE(dir.filename().string());
+        const Outcome first = run_case(dir);
+        const Outcome second = run_case(dir);
+        CHECK(first.out == second.out);
+        CHECK(first.err == second.err);
+        if (update) {
+            spit(dir / "expected.out", first.out);
+            if (!first.err.empty() || fs::exists(dir / "expected.err")) {
+                spit(dir / "expected.err", first.err);
+            }
+            if (first.code != 0) {
+                spit(dir / "exit", std::to_string(first.code) + "\n");
+            }
+            continue;
+        }
+        const int expected_code = fs::exists(dir / "exit") ? std::stoi(slurp(dir / "exit")) : 0;
+        CHECK(first.code == expected_code);
+        CHECK(first.out == slurp(dir / "expected.out"));
+        if (fs::exists(dir / "expected.err")) {
+            CHECK(first.err == slurp(dir / "expected.err"));
+        }
+    }
+}
