@@ -7,4 +7,8 @@ namespace planlayout::cli {
 
 //int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
+// acceptance
+int cmd_verify(const std::vector<std::string>& args, Context& ctx);
+int cmd_ab(const std::vector<std::string>& args, Context& ctx);
+
 }  // namespace planlayout::cli
