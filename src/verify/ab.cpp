@@ -22,6 +22,9 @@ std::string fixed(double v, int digits) {
 }
 
 std::string percent(double fraction) {
+    if (std::fabs(fraction) < 5e-5) {
+        fraction = 0.0;  // no "-0.00%"
+    }
     char buf[64];
     std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100.0);
     return buf;

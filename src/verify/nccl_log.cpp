@@ -216,8 +216,11 @@ ParseResult parse_connection(std::string_view msg, Connection& c) {
         return ParseResult::NotConnection;
     }
     if (msg.find(" via ") == std::string_view::npos) {
-        // Ring/channel listings ("Channel 00/02 : 0 1 2") and GRAPH "Ring 00 : 0 -> 1 -> 2".
-        return ParseResult::NotConnection;
+        // Ring/channel listings ("Channel 00/02 : 0 1 2") and GRAPH "Ring 00 : 0 -> 1 -> 2" have
+        // no "via"; a Channel line with an arrow but no transport was cut short.
+        return starts_with(msg, "Channel ") && msg.find("->") != std::string_view::npos
+                   ? ParseResult::Malformed
+                   : ParseResult::NotConnection;
     }
     sc.skip_spaces();
     if (!sc.integer(c.channel)) {

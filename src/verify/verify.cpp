@@ -151,7 +151,8 @@ void check_connection(const Connection& c,
                  "network plugin '" + c.net_name + "' is neither IB nor Socket; transport not checked",
                  "");
     }
-    if (!is_net(c.kind) || c.net_dev < 0) {
+    // Rails are RDMA NICs; a socket interface (eth0, ib0) is not one.
+    if (!is_net(c.kind) || c.kind == TransportKind::NetSocket || c.net_dev < 0) {
         return;
     }
     // The NIC belongs to the local rank's rail, or to the relay's rail when PXN forwards it.
