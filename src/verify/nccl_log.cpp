@@ -518,8 +518,7 @@ void parse_line(std::string_view line,
         case ParseResult::Malformed:
             ++log.skipped_connection_lines;
             if (log.diagnostics.size() < kMaxDiagnostics) {
-                log.diagnostics.push_back(source + ":" + std::to_string(line_no) +
-                                          ": connection line does not parse, skipped");
+                log.diagnostics.push_back(source + ":" + std::to_string(line_no));
             }
             return;
         case ParseResult::NotConnection:

@@ -228,10 +228,15 @@ void check_global(const NcclLog& log,
                  "pass every rank's log (NCCL_DEBUG_FILE=/path/nccl.%h.%p)");
     }
     if (log.skipped_connection_lines > 0) {
-        std::string where = log.diagnostics.empty() ? "" : ", first at " + log.diagnostics.front();
+        std::string where;
+        for (const auto& d : log.diagnostics) {
+            where += (where.empty() ? ": " : ", ") + d;
+        }
+        const bool one = log.skipped_connection_lines == 1;
         sink.add(Severity::Warning, "unparsed-lines", -1, -1, "",
                  std::to_string(log.skipped_connection_lines) +
-                     " connection lines did not parse (truncated or damaged)" + where,
+                     (one ? " connection line does" : " connection lines do") +
+                     " not parse (truncated or damaged)" + where,
                  "pass the complete, unedited log");
     }
     if (multi_node) {

@@ -251,7 +251,7 @@ TEST_CASE("malformed, truncated and binary logs never crash") {
         CHECK(log.connections.size() == 1);
         CHECK(log.skipped_connection_lines == 4);
         REQUIRE(!log.diagnostics.empty());
-        CHECK(log.diagnostics[0] == "t.log:1: connection line does not parse, skipped");
+        CHECK(log.diagnostics[0] == "t.log:1");
     }
     SUBCASE("binary bytes, NULs, huge lines and empty input") {
         std::string bin;

@@ -137,7 +137,7 @@ struct NcclLog {
     std::size_t lines = 0;
     std::size_t duplicate_connections = 0;
     std::size_t skipped_connection_lines = 0;
-    std::vector<std::string> diagnostics;  // "file:line: why" for the first few skipped lines
+    std::vector<std::string> diagnostics;  // "file:line" of the first few skipped lines
 
     /// Distinct networks named by "Using network" lines, sorted.
     [[nodiscard]] std::vector<std::string> networks() const;
