@@ -6,7 +6,7 @@ namespace planlayout::cli {
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
         // foundation and structure
-        //{"groups", "every communication group's ranks, as Megatron-Core builds them", cmd_groups},
+        {"groups", "every communication group's ranks, as Megatron-Core builds them", cmd_groups},
         // -- analyze (structure, cost, diagrams) goes here --
 
         // -- ingest commands go here --

@@ -5,6 +5,6 @@
 
 namespace planlayout::cli {
 
-//int cmd_groups(const std::vector<std::string>& args, Context& ctx);
+int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
 }  // namespace planlayout::cli
