@@ -5,6 +5,7 @@
 
 namespace planlayout::cli {
 
+int cmd_analyze(const std::vector<std::string>& args, Context& ctx);
 int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
 }  // namespace planlayout::cli
