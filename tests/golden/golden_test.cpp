@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "planlayout/cli/run.hpp"
 
 namespace fs = std::filesystem;
@@ -70,6 +72,32 @@ Outcome run_case(const fs::path& dir) {
     return o;
 }
 
+// Invariants on any JSON group listing: within a kind no rank appears twice, and every kind
+// but the embedding ones covers the grid exactly once.
+void check_group_listing(const std::string& out) {
+    if (out.empty() || out[0] != '{') {
+        return;
+    }
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    if (j.is_discarded() || !j.contains("groups") || !j["groups"].is_object() || !j.contains("spec")) {
+        return;
+    }
+    const auto w = j["spec"]["grid_world"].get<std::int64_t>();
+    for (const auto& [kind, groups] : j["groups"].items()) {
+        CAPTURE(kind);
+        std::vector<int> seen(static_cast<std::size_t>(w), 0);
+        for (const auto& g : groups) {
+            for (const auto& r : g) {
+                ++seen.at(static_cast<std::size_t>(r.get<std::int64_t>() - j["spec"]["rank_offset"].get<std::int64_t>()));
+            }
+        }
+        const bool partial = kind == "embd" || kind == "pos_embd";
+        for (const int c : seen) {
+            CHECK((partial ? c <= 1 : c == 1));
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("every golden CLI case matches its expected output, twice over") {
@@ -88,6 +116,7 @@ TEST_CASE("every golden CLI case matches its expected output, twice over") {
         const Outcome first = run_case(dir);
         const Outcome second = run_case(dir);
         CHECK(first.out == second.out);
+        check_group_listing(first.out);
         CHECK(first.err == second.err);
         if (update) {
             spit(dir / "expected.out", first.out);
