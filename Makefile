@@ -24,7 +24,7 @@ build: setup
 
 # The main job on the embedded default layout.
 run: build
-	./$(BUILD_DIR)/plan-layout groups --nodes 2 --gpus-per-node 8 --ep 16
+	./$(BUILD_DIR)/plan-layout analyze
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)

@@ -43,7 +43,22 @@ PathClass PairClassifier::classify(std::int64_t a, std::int64_t b) const {
     if (la == lb) {
         return PathClass::Rail;
     }
-    if (cluster_.fabric.pxn) {
+    if (cluster_.fabric.pxn && cluster_.wiring.empty()) {
+        // Rail-aligned: the peer's leaf is rail rb of our scalable unit, when we share one.
+        if (cluster_.su_of(na) != cluster_.su_of(nb)) {
+            return cluster_.pod_of_leaf(la) == cluster_.pod_of_leaf(lb) ? PathClass::Xrail : PathClass::Xpod;
+        }
+        auto nv_relay = [](const TemplateFacts& f, std::size_t gpu, int rail) {
+            if (rail >= static_cast<int>(f.rail_gpu.size())) {
+                return false;
+            }
+            const int via = f.rail_gpu[static_cast<std::size_t>(rail)];
+            return via >= 0 && f.gpu_gpu[gpu * static_cast<std::size_t>(f.gpu_count) + static_cast<std::size_t>(via)] == PathClass::Nv;
+        };
+        if (nv_relay(fa, ga, rb) || nv_relay(fb, gb, ra)) {
+            return PathClass::Pxn;
+        }
+    } else if (cluster_.fabric.pxn) {
         // PXN: relay over NVLink to the local GPU whose NIC sits on the peer's leaf.
         auto relay = [&](std::int32_t node, const TemplateFacts& f, std::size_t gpu, std::int64_t target_leaf) {
             for (std::size_t r = 0; r < f.rail_nics.size(); ++r) {
@@ -131,23 +146,23 @@ std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, c
             break;
         case Pattern::Ring: {
             // Nodes in order of first appearance; each node's ranks consecutive (by local GPU).
-            std::vector<std::int32_t> node_order;
-            std::map<std::int32_t, std::vector<std::int64_t>> on_node;
+            std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> on_node;
             for (const auto r : ranks) {
                 const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
-                auto& v = on_node[node];
-                if (v.empty()) {
-                    node_order.push_back(node);
+                auto it = std::find_if(on_node.rbegin(), on_node.rend(), [&](const auto& e) { return e.first == node; });
+                if (it == on_node.rend()) {
+                    on_node.push_back({node, {r}});
+                } else {
+                    it->second.push_back(r);
                 }
-                v.push_back(r);
             }
             for (auto& [node, v] : on_node) {
                 std::sort(v.begin(), v.end(), [&](std::int64_t x, std::int64_t y) {
                     return placement.gpu[static_cast<std::size_t>(x)] < placement.gpu[static_cast<std::size_t>(y)];
                 });
             }
-            if (node_order.size() == 1) {
-                const auto& v = on_node.begin()->second;
+            if (on_node.size() == 1) {
+                const auto& v = on_node.front().second;
                 for (std::size_t i = 0; i + 1 < v.size(); ++i) {
                     add(v[i], v[i + 1]);
                 }
@@ -156,17 +171,16 @@ std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, c
                 }
                 break;
             }
-            for (const auto node : node_order) {
-                const auto& v = on_node[node];
+            for (const auto& [node, v] : on_node) {
                 for (std::size_t i = 0; i + 1 < v.size(); ++i) {
                     add(v[i], v[i + 1]);
                 }
             }
             // One ring per rail: at each node boundary, every rail the ranks use crosses once.
-            const std::size_t k = node_order.size();
+            const std::size_t k = on_node.size();
             for (std::size_t i = 0; i < k; ++i) {
-                const auto& from = on_node[node_order[i]];
-                const auto& to = on_node[node_order[(i + 1) % k]];
+                const auto& from = on_node[i].second;
+                const auto& to = on_node[(i + 1) % k].second;
                 std::vector<int> seen_rails;
                 for (const auto x : from) {
                     const int rail = classifier.rail_of(x);
@@ -217,8 +231,19 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
         using Key = std::tuple<int, int, int, int, int, int, double, ClassCounts>;
         std::map<Key, std::int64_t> shapes;
         ranks.resize(static_cast<std::size_t>(e.size));
-        std::map<std::int32_t, std::pair<int, std::vector<int>>> per_node;  // count, rails
-        for (std::int64_t g = 0; g < e.groups; ++g) {
+        if (e.size == 1) {
+            // Singleton groups use no pair; only the ranks' GPU↔NIC classes differ.
+            std::map<int, std::int64_t> by_nic_class;
+            for (std::int64_t g = 0; g < e.groups; ++g) {
+                ++by_nic_class[static_cast<int>(classifier.nic_class_of(k.member(g, 0)))];
+            }
+            for (const auto& [c, count] : by_nic_class) {
+                shapes[Key{1, 1, 1, 0, 0, c, 0.0, ClassCounts{}}] = count;
+            }
+            done += e.groups;
+        }
+        std::vector<std::pair<std::int32_t, std::pair<int, std::vector<int>>>> per_node;  // node → count, rails
+        for (std::int64_t g = 0; g < e.groups && e.size > 1; ++g) {
             for (std::int64_t i = 0; i < e.size; ++i) {
                 ranks[static_cast<std::size_t>(i)] = k.member(g, i);
             }
@@ -226,7 +251,13 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
             s.n = e.size;
             per_node.clear();
             for (const auto r : ranks) {
-                auto& [count, rails] = per_node[placement.node[static_cast<std::size_t>(r)]];
+                const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
+                auto it = std::find_if(per_node.rbegin(), per_node.rend(), [&](const auto& x) { return x.first == node; });
+                if (it == per_node.rend()) {
+                    per_node.push_back({node, {0, {}}});
+                    it = per_node.rbegin();
+                }
+                auto& [count, rails] = it->second;
                 ++count;
                 const int rail = classifier.rail_of(r);
                 if (std::find(rails.begin(), rails.end(), rail) == rails.end()) {

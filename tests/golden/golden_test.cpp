@@ -48,6 +48,17 @@ std::string expand(std::string s, const fs::path& case_dir) {
     return s;
 }
 
+std::string unexpand(std::string s, const fs::path& case_dir) {
+    const std::pair<std::string, std::string> vars[] = {{case_dir.string(), "${CASE}"},
+                                                        {PLANLAYOUT_SOURCE_DIR, "${SRC}"}};
+    for (const auto& [k, v] : vars) {
+        for (auto pos = s.find(k); pos != std::string::npos; pos = s.find(k, pos + v.size())) {
+            s.replace(pos, k.size(), v);
+        }
+    }
+    return s;
+}
+
 struct Outcome {
     int code = 0;
     std::string out;
@@ -67,8 +78,9 @@ Outcome run_case(const fs::path& dir) {
     std::ostringstream err;
     Outcome o;
     o.code = planlayout::run_cli(args, out, err, in);
-    o.out = out.str();
-    o.err = err.str();
+    // Outputs name the checkout's folders: fold them back so the expected files are portable.
+    o.out = unexpand(out.str(), dir);
+    o.err = unexpand(err.str(), dir);
     return o;
 }
 
