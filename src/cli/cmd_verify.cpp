@@ -3,6 +3,8 @@
 
 #include "commands.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
 
 namespace planlayout::cli {
@@ -23,7 +25,7 @@ const CommandHelp& verify_help() {
          {"--nodes", "N", "nodes in the job (rank r on node r/G)"},
          {"--gpus-per-node", "G", "GPUs per node (rank r uses GPU r%G and NIC r%G)"},
          {"--nics", "LIST", "NIC device names in index order (default mlx5_0,mlx5_1,...)"},
-         {"--layout", "LAYOUT", "take the placement from a layout file (not wired yet)"},
+         {"--layout", "LAYOUT", "take each rank's node, GPU and rail NIC from a layout file (its placement)"},
          {"--format", "text|json", "output format (default text)"},
          {"-o,--output", "FILE", "write the report to FILE (atomically)"},
          {"--help,-h", "", "show this help"}},
@@ -65,33 +67,52 @@ int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
     }
     const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),
                                                          "plan-layout verify --expect");
-    if (a.has("--layout")) {
-        // The lead wires layouts here: placement from the layout → expectation_from_placement.
-        throw input_error("plan-layout verify --layout", "--layout is not supported yet",
-                          "use --nodes N --gpus-per-node G [--nics ...] for now");
-    }
-    if (!a.has("--nodes") || !a.has("--gpus-per-node")) {
-        throw input_error("plan-layout verify", "the plan is missing",
-                          "give --nodes N --gpus-per-node G (rank r on node r/G, NIC r%G)");
-    }
-    const auto nodes = static_cast<int>(*a.get_int("--nodes", 1, 100000));
-    const auto gpus = static_cast<int>(*a.get_int("--gpus-per-node", 1, 1024));
-    if (static_cast<long long>(nodes) * gpus > 1000000) {
-        throw input_error("plan-layout verify", "more than 1000000 ranks",
-                          "check --nodes and --gpus-per-node");
-    }
-    std::vector<std::string> nics;
-    if (const auto list = a.get("--nics")) {
-        nics = split_commas(*list);
-        if (nics.size() < static_cast<std::size_t>(gpus)) {
-            throw input_error("plan-layout verify --nics " + *list,
-                              "names " + std::to_string(nics.size()) + " NICs for " +
-                                  std::to_string(gpus) + " GPUs per node",
-                              "list one NIC per GPU, in GPU order (the rail of GPU i is NIC i)");
+    verify::VerifyExpectation expectation;
+    if (const auto layout = a.get("--layout")) {
+        // The plan's own placement: each rank's node, GPU and rail NIC (NCCL's choice).
+        PlanRequest request;
+        request.layout_text = read_input(*layout, ctx);
+        request.layout_name = *layout;
+        request.base_dir = parent_dir(*layout);
+        request.kinds = {"tp"};  // classification is not needed here; keep it cheap
+        const Report report = plan(request);
+        std::vector<verify::RankPlacement> placement;
+        for (std::int64_t r = 0; r < report.placement.world(); ++r) {
+            const auto i = static_cast<std::size_t>(r);
+            const int gpu = report.placement.gpu[i];
+            const int rail = report.cluster.facts_of(report.placement.node[i]).gpu_rail[static_cast<std::size_t>(gpu)];
+            placement.push_back({static_cast<int>(r), report.placement.node[i], gpu, rail});
         }
+        std::vector<std::string> nics;
+        const NodeTemplate& t = report.cluster.templates.front();
+        for (const int idx : report.cluster.facts.front().rail_nics) {
+            const Nic& nic = t.nics[static_cast<std::size_t>(idx)];
+            nics.push_back(nic.device.empty() ? nic.name : nic.device);
+        }
+        expectation = verify::expectation_from_placement(placement, nics, expect);
+    } else {
+        if (!a.has("--nodes") || !a.has("--gpus-per-node")) {
+            throw input_error("plan-layout verify", "the plan is missing",
+                              "give --layout LAYOUT, or --nodes N --gpus-per-node G (rank r on node r/G, NIC r%G)");
+        }
+        const auto nodes = static_cast<int>(*a.get_int("--nodes", 1, 100000));
+        const auto gpus = static_cast<int>(*a.get_int("--gpus-per-node", 1, 1024));
+        if (static_cast<long long>(nodes) * gpus > 1000000) {
+            throw input_error("plan-layout verify", "more than 1000000 ranks",
+                              "check --nodes and --gpus-per-node");
+        }
+        std::vector<std::string> nics;
+        if (const auto list = a.get("--nics")) {
+            nics = split_commas(*list);
+            if (nics.size() < static_cast<std::size_t>(gpus)) {
+                throw input_error("plan-layout verify --nics " + *list,
+                                  "names " + std::to_string(nics.size()) + " NICs for " +
+                                      std::to_string(gpus) + " GPUs per node",
+                                  "list one NIC per GPU, in GPU order (the rail of GPU i is NIC i)");
+            }
+        }
+        expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
     }
-    const auto expectation = verify::expectation_from_placement(
-        verify::rail_aligned_placement(nodes, gpus), nics, expect);
     verify::NcclLog log;
     for (const auto& path : a.positionals()) {
         verify::parse_nccl_log_into(read_input(path, ctx), base_name(path), log);
