@@ -10,6 +10,9 @@ const std::vector<Command>& commands() {
         // -- analyze (structure, cost, diagrams) goes here --
 
         // -- ingest commands go here --
+        {"import", "a topology capture (hwloc, nvidia-smi, NCCL XML, Slurm) → node template JSON", cmd_import},
+        {"discover", "this host through libhwloc → node template JSON", cmd_discover},
+        {"lint", "node-level checks: GPU↔NIC affinity, NUMA, NIC speeds, PCIe links", cmd_lint},
 
         // -- cost and calibration commands go here --
 
