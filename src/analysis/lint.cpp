@@ -109,7 +109,7 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
                 out.push_back(
                     {Severity::Error, "gpu-nic-cross-numa",
                      g.name + "'s nearest RDMA NIC " + label(*nic) + " is " + cls +
-                         (g.numa >= 0 && nic->numa >= 0
+                         (g.numa >= 0 && nic->numa >= 0 && g.numa != nic->numa
                               ? " (GPU on NUMA " + std::to_string(g.numa) + ", NIC on NUMA " +
                                     std::to_string(nic->numa) + ")"
                               : std::string()) +
@@ -127,7 +127,9 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
         // GPUs with the same best-NIC set, more GPUs than NICs: they share bandwidth.
         std::map<std::set<std::string>, std::vector<std::string>> groups;
         for (const auto& g : t.gpus) {
-            groups[best[g.name].second].push_back(g.name);
+            if (best[g.name].first < PathClass::Sys) {  // SYS GPUs are reported above
+                groups[best[g.name].second].push_back(g.name);
+            }
         }
         for (const auto& [nics, gpus] : groups) {
             if (gpus.size() > nics.size() && !nics.empty()) {

@@ -42,7 +42,6 @@ int cmd_discover(const std::vector<std::string>& args, Context& ctx) {
     }
     nlohmann::json j = to_json(discover_this_host());
     j["schema_version"] = 1;
-    j["format"] = "hwloc";
     write_output(a, j.dump(2) + "\n", ctx);
     return 0;
 }

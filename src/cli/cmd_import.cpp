@@ -144,7 +144,6 @@ int cmd_import(const std::vector<std::string>& args, Context& ctx) {
     const Capture c = load_capture(format, pos[1], ctx);
     nlohmann::json j = c.is_fabric ? to_json(c.fabric) : to_json(c.node);
     j["schema_version"] = 1;
-    j["format"] = c.format;
     write_output(a, j.dump(2) + "\n", ctx);
     return 0;
 }

@@ -27,7 +27,7 @@ struct Finding {
 /// a GPU and its nearest NIC SYS apart or on different NUMA nodes; RDMA NICs of different
 /// speeds; PCIe links below capability (or slower than the other GPUs'); storage/management
 /// NICs, or NICs that are no GPU's nearest, that NCCL might still pick. Sorted by severity,
-/// then code, then message. Cluster-level checks (rails, heterogeneity) belong elsewhere.
+/// then code (GPU order within a code). Cluster-level checks (rails, heterogeneity) belong elsewhere.
 [[nodiscard]] std::vector<Finding> lint_node(const NodeTemplate& t);
 
 /// The nearest RDMA compute NIC of a GPU (best path class, then lowest index); empty if none.
