@@ -4,6 +4,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -48,6 +49,9 @@ std::tuple<unsigned, unsigned, unsigned, unsigned> bus_key(hwloc_obj_t o) {
     const auto& p = o->attr->pcidev;
     return {p.domain, p.bus, p.dev, p.func};
 }
+
+/// hwloc stores GB/s as a float: keep three decimals so outputs do not carry float noise.
+double gbyte_s(float v) { return std::round(static_cast<double>(v) * 1000.0) / 1000.0; }
 
 bool is_bridge(hwloc_obj_t o) { return o != nullptr && o->type == HWLOC_OBJ_BRIDGE; }
 
@@ -194,7 +198,7 @@ private:
             PcieSwitch s;
             s.name = "SW" + std::to_string(t_.pcie_switches.size());
             s.parent = above;
-            s.link.gbyte_s = static_cast<double>((*it)->attr->bridge.upstream.pci.linkspeed);
+            s.link.gbyte_s = gbyte_s((*it)->attr->bridge.upstream.pci.linkspeed);
             switch_names_[*it] = s.name;
             t_.pcie_switches.push_back(s);
             above = s.name;
@@ -239,7 +243,7 @@ private:
         }
         g.model = model;
         g.parent = parent_of(o, g.numa);
-        g.pcie.gbyte_s = static_cast<double>(o->attr->pcidev.linkspeed);
+        g.pcie.gbyte_s = gbyte_s(o->attr->pcidev.linkspeed);
         t_.gpus.push_back(g);
     }
 
@@ -264,7 +268,7 @@ private:
             n.link_layer = "RoCE";
         }
         n.parent = parent_of(o, n.numa);
-        n.pcie.gbyte_s = static_cast<double>(o->attr->pcidev.linkspeed);
+        n.pcie.gbyte_s = gbyte_s(o->attr->pcidev.linkspeed);
         t_.nics.push_back(n);
         if (!rdma && !n.netdev.empty()) {
             t_.tcp.push_back({n.netdev, 0, n.numa});
