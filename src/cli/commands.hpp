@@ -5,7 +5,8 @@
 
 namespace planlayout::cli {
 
-//int cmd_groups(const std::vector<std::string>& args, Context& ctx);
+int cmd_analyze(const std::vector<std::string>& args, Context& ctx);
+int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
 // -- ingest commands --
 int cmd_import(const std::vector<std::string>& args, Context& ctx);
