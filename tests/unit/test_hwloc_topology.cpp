@@ -6,6 +6,7 @@
 #include "fixture_support.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
 
 using planlayout::read_hwloc_xml;
 
@@ -122,4 +123,19 @@ TEST_CASE("this host through libhwloc: a template even without GPUs") {
         CHECK(fixture::has_warning(t, "no GPUs found on this host"));
     }
     CHECK(t.source.find("this host") == 0);
+}
+
+TEST_CASE("the one-GPU H200 VM agrees between hwloc XML and nvidia-smi topo -m") {
+    const auto hw = load("hwloc2.9-1xh200-vm-eth0-only-no-rdma.xml");
+    const auto smi = planlayout::read_nvidia_smi_topo(
+        fixture::text("nvidia-smi-topo/1xh200-vm-single-gpu-tabs-ansi.txt"), "smi");
+    CHECK(hw.gpus.size() == smi.gpus.size());
+    CHECK(hw.gpus[0].numa == smi.gpus[0].numa);
+    CHECK(hw.cpus.at(0).cpuset == smi.cpus.at(0).cpuset);
+    CHECK(hw.cpus.at(0).numa == smi.cpus.at(0).numa);
+    const auto rdma = [](const planlayout::NodeTemplate& t) {
+        return std::count_if(t.nics.begin(), t.nics.end(), [](const auto& n) { return n.rdma; });
+    };
+    CHECK(rdma(hw) == 0);
+    CHECK(rdma(smi) == 0);
 }
