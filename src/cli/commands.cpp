@@ -11,6 +11,9 @@ const std::vector<Command>& commands() {
         {"analyze", "the whole plan of a layout: groups on GPUs, the links they use, and the score", cmd_analyze},
 
         // -- ingest commands go here --
+        {"import", "a topology capture (hwloc, nvidia-smi, NCCL XML, Slurm) → node template JSON", cmd_import},
+        {"discover", "this host through libhwloc → node template JSON", cmd_discover},
+        {"lint", "node-level checks: GPU↔NIC affinity, NUMA, NIC speeds, PCIe links", cmd_lint},
 
         // -- cost and calibration commands go here --
 

@@ -12,4 +12,9 @@ int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 int cmd_verify(const std::vector<std::string>& args, Context& ctx);
 int cmd_ab(const std::vector<std::string>& args, Context& ctx);
 
+// -- ingest commands --
+int cmd_import(const std::vector<std::string>& args, Context& ctx);
+int cmd_discover(const std::vector<std::string>& args, Context& ctx);
+int cmd_lint(const std::vector<std::string>& args, Context& ctx);
+
 }  // namespace planlayout::cli
