@@ -24,10 +24,11 @@ double ring_cross_gbyte_s(const GroupShape& g, const TransportModel& x) {
     return static_cast<double>(lanes) * cross_rank_gbyte_s(g, x, false);
 }
 
-/// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions.
+/// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions. Latency as in
+/// NCCL's tuner: steps that cross nodes pay the transport's alpha, the others the intra-node one.
 CollectiveCost finish(CollectiveOp op, const GroupShape& g, double size_bytes, CollectiveCost c,
-                      double alpha_us) {
-    c.alpha_s = alpha_us * kMicro * c.steps;
+                      double net_alpha_us) {
+    c.alpha_s = (alpha_intra_us(g) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
     const double bw_s = std::max(c.nic_s, c.intra_s);
     c.time_s = c.alpha_s + bw_s;
     if (c.time_s <= 0) {
@@ -118,9 +119,10 @@ CollectiveCost all_reduce(const GroupShape& g, double size_bytes, const Transpor
     c.steps = 2 * (g.n - 1);
     if (!spans_nodes(g)) {
         c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::AllReduce, g, size_bytes, c, alpha_intra_us(g));
+        return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
     }
     c.cross_node = true;
+    c.net_steps = 2 * (g.nodes - 1);
     // k = 2: NCCL's tree / NVLS-tree beats the ring on the NIC term by a bounded factor.
     const double gain = g.nodes == 2 ? std::clamp(g.two_node_tree_gain, 1.0, 2.0) : 1.0;
     c.nic_s = volume / (ring_cross_gbyte_s(g, x) * gain * kGiga);
@@ -144,9 +146,10 @@ CollectiveCost ring_gather_like(CollectiveOp op, const GroupShape& g, double siz
     c.steps = g.n - 1;
     if (!spans_nodes(g)) {
         c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
-        return finish(op, g, size_bytes, c, alpha_intra_us(g));
+        return finish(op, g, size_bytes, c, 0);
     }
     c.cross_node = true;
+    c.net_steps = g.nodes - 1;
     c.nic_s = volume / (ring_cross_gbyte_s(g, x) * kGiga);
     if (g.max_per_node > 1) {
         c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
@@ -174,9 +177,10 @@ CollectiveCost all_to_all(const GroupShape& g, double size_bytes, const Transpor
     c.steps = g.n - 1;
     if (!spans_nodes(g)) {
         c.intra_s = (n - 1.0) / n * size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::AllToAll, g, size_bytes, c, alpha_intra_us(g));
+        return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
     }
     c.cross_node = true;
+    c.net_steps = g.n - g.max_per_node;  // one per remote peer, spread over channels
     // One rank cannot spread its all-to-all over several NICs: it leaves by its own rail NIC
     // (or its share of the TCP interface), while the node-local part rides NVLink at once.
     const double g_local = g.max_per_node;
@@ -194,9 +198,10 @@ CollectiveCost broadcast(const GroupShape& g, double size_bytes, const Transport
     c.steps = g.n - 1;  // pipelined ring: the last chunk reaches the last rank after n−1 hops
     if (!spans_nodes(g)) {
         c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::Broadcast, g, size_bytes, c, alpha_intra_us(g));
+        return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
     }
     c.cross_node = true;
+    c.net_steps = g.nodes - 1;
     c.nic_s = size_bytes / (ring_cross_gbyte_s(g, x) * kGiga);
     if (g.max_per_node > 1) {
         c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
@@ -210,9 +215,10 @@ CollectiveCost sendrecv(const GroupShape& g, double size_bytes, const TransportM
     c.steps = 1;
     if (!spans_nodes(g)) {
         c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::SendRecv, g, size_bytes, c, alpha_intra_us(g));
+        return finish(CollectiveOp::SendRecv, g, size_bytes, c, 0);
     }
     c.cross_node = true;
+    c.net_steps = 1;
     c.nic_s = size_bytes / (cross_rank_gbyte_s(g, x, false) * kGiga);
     if (g.worst_cross == PathClass::Pxn && g.pxn) {
         // Cross rail with PXN: an NVLink hop to the GPU on the peer's rail, then its NIC.

@@ -74,14 +74,6 @@ ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where
     set_if(f.integer("ffn_hidden", 1, kMaxInt), m.ffn_hidden);
     set_if(f.integer("vocab", 1, kMaxInt), m.vocab);
     set_if(f.boolean("tied_embeddings"), m.tied_embeddings);
-    if (m.layers == 0) {
-        throw input_error(f.at("layers"), "missing: the number of transformer layers",
-                          "add \"layers\": N");
-    }
-    if (m.hidden == 0) {
-        throw input_error(f.at("hidden"), "missing: the hidden size",
-                          "add \"hidden\": H (a documented assumption if the model card does not say)");
-    }
     if (auto moe = f.object("moe")) {
         set_if(moe->integer("experts", 1, kMaxInt), m.experts);
         set_if(moe->integer("topk", 1, kMaxInt), m.topk);
@@ -117,6 +109,14 @@ ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where
         d->finish();
     }
     f.finish();
+    if (m.layers == 0) {
+        throw input_error(f.at("layers"), "missing: the number of transformer layers",
+                          "add \"layers\": N");
+    }
+    if (m.hidden == 0) {
+        throw input_error(f.at("hidden"), "missing: the hidden size",
+                          "add \"hidden\": H (a documented assumption if the model card does not say)");
+    }
     if (m.heads == 0 && m.dense_params == 0) {
         throw input_error(f.at("heads"), "missing: heads (needed to derive the dense parameters)",
                           "add \"heads\": N, or give \"params\": {\"dense\": ...}");
@@ -139,11 +139,6 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     set_if(f.integer("micro_batch", 1, kMaxInt), t.micro_batch);
     set_if(f.integer("seq_len", 1, kMaxInt), t.seq_len);
     set_if(f.integer("vpp", 1, 1024), t.vpp);
-    if (t.global_batch == 0 || t.seq_len == 0) {
-        throw input_error(f.at(t.global_batch == 0 ? "global_batch" : "seq_len"),
-                          "missing: global_batch and seq_len are both required",
-                          "add \"global_batch\": N and \"seq_len\": S");
-    }
     if (const auto r = f.string("recompute")) {
         if (*r == "none") {
             t.recompute = Recompute::None;
@@ -197,6 +192,11 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     set_if(f.number("gpu_peak_tflops", 1e-3, 1e6), t.gpu_peak_tflops);
     set_if(f.number("mfu", 1e-6, 1.0), t.mfu);
     f.finish();
+    if (t.global_batch == 0 || t.seq_len == 0) {
+        throw input_error(f.at(t.global_batch == 0 ? "global_batch" : "seq_len"),
+                          "missing: global_batch and seq_len are both required",
+                          "add \"global_batch\": N and \"seq_len\": S");
+    }
     return t;
 }
 

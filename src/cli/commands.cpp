@@ -12,6 +12,8 @@ const std::vector<Command>& commands() {
         // -- ingest commands go here --
 
         // -- cost and calibration commands go here --
+        {"collective", "predicted time, algbw and busbw of one collective, in nccl-tests' columns", cmd_collective},
+        {"calibrate", "nccl-tests output -> fitted bandwidth and latency per transport and link class", cmd_calibrate},
 
         // -- acceptance commands go here --
 

@@ -7,4 +7,8 @@ namespace planlayout::cli {
 
 //int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
+// cost and calibration
+int cmd_collective(const std::vector<std::string>& args, Context& ctx);
+int cmd_calibrate(const std::vector<std::string>& args, Context& ctx);
+
 }  // namespace planlayout::cli

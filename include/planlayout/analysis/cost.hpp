@@ -77,7 +77,8 @@ struct CollectiveCost {
     double alpha_s = 0;        // latency part: alpha × steps
     double nic_s = 0;          // bandwidth time on the NIC / TCP interface
     double intra_s = 0;        // bandwidth time on NVLink / PCIe
-    int steps = 0;
+    int steps = 0;             // latency steps in all ...
+    int net_steps = 0;         // ... of which cross nodes (NCCL: 2(k−1) ring all-reduce, k−1 AG/RS)
     bool cross_node = false;
     std::string bottleneck;    // "NIC", "TCP interface", "NVLink", "PCIe", "latency", "none"
 };
