@@ -18,3 +18,27 @@ inline constexpr const char* kEmbeddedLayout = R\"PLJSON(@PLANLAYOUT_LAYOUT_TEXT
 }  // namespace planlayout
 ")
 configure_file(${PLANLAYOUT_EMBED_HEADER}.in ${PLANLAYOUT_EMBED_HEADER} @ONLY)
+
+# The node templates under layouts/nodes/ are compiled in too, so built-in names resolve anywhere.
+file(GLOB PLANLAYOUT_NODE_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/layouts/nodes/*.json)
+list(SORT PLANLAYOUT_NODE_FILES)
+set(PLANLAYOUT_NODES_BODY "")
+foreach(f ${PLANLAYOUT_NODE_FILES})
+    get_filename_component(stem ${f} NAME_WE)
+    file(READ ${f} body)
+    string(APPEND PLANLAYOUT_NODES_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
+endforeach()
+file(WRITE ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in
+"// Generated from layouts/nodes/*.json by cmake/planlayout_embed.cmake. Do not edit.
+#pragma once
+#include <array>
+namespace planlayout {
+struct EmbeddedNode {
+    const char* name;
+    const char* text;
+};
+inline constexpr EmbeddedNode kEmbeddedNodes[] = {
+@PLANLAYOUT_NODES_BODY@};
+}  // namespace planlayout
+")
+configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp @ONLY)

@@ -112,6 +112,15 @@ void ParsedArgs::add(const std::string& name, const std::string& spelled, std::s
     spelled_[name] = spelled;
 }
 
+void ParsedArgs::fill_from(const ParsedArgs& base) {
+    for (const auto& [name, values] : base.values_) {
+        if (values_.count(name) == 0) {
+            values_[name] = values;
+            spelled_[name] = base.spelling(name);
+        }
+    }
+}
+
 ParsedArgs parse_args(const std::vector<std::string>& args, const CommandHelp& help, bool ignore_unknown) {
     // spelling → (canonical, takes value)
     std::map<std::string, std::pair<std::string, bool>> table;
@@ -157,7 +166,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const CommandHelp& h
                 continue;
             }
             std::string best;
-            std::size_t best_d = 4;
+            std::size_t best_d = std::max<std::size_t>(4, key.size() / 3);
             for (const auto& n : all_names) {
                 const std::size_t d = edit_distance(key, n);
                 if (d < best_d) {

@@ -56,6 +56,9 @@ public:
 
     void add_positional(std::string value) { positionals_.push_back(std::move(value)); }
 
+    /// Takes every option of `base` that this one does not set (command line over file).
+    void fill_from(const ParsedArgs& base);
+
 private:
     std::map<std::string, std::vector<std::string>> values_;
     std::map<std::string, std::string> spelled_;

@@ -6,8 +6,9 @@ namespace planlayout::cli {
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
         // foundation and structure
-        //{"groups", "every communication group's ranks, as Megatron-Core builds them", cmd_groups},
+        {"groups", "every communication group's ranks, as Megatron-Core builds them", cmd_groups},
         // -- analyze (structure, cost, diagrams) goes here --
+        {"analyze", "the whole plan of a layout: groups on GPUs, the links they use, and the score", cmd_analyze},
 
         // -- ingest commands go here --
 

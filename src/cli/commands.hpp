@@ -5,7 +5,8 @@
 
 namespace planlayout::cli {
 
-//int cmd_groups(const std::vector<std::string>& args, Context& ctx);
+int cmd_analyze(const std::vector<std::string>& args, Context& ctx);
+int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
 // cost and calibration
 int cmd_collective(const std::vector<std::string>& args, Context& ctx);

@@ -1,0 +1,34 @@
+// Emit: the analysis report as terminal text and as versioned JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/report.hpp"
+
+namespace planlayout {
+
+struct ReportOptions {
+    bool ranks = false;  // list every rank's node, GPU and NIC
+};
+
+/// Per kind: groups × size, max nodes spanned, pairs per class, worst class, bottleneck; then the
+/// cross-node summary; then the ranks on request. Deterministic.
+[[nodiscard]] std::string report_text(const Report& report, const ReportOptions& options);
+
+/// {"schema_version":1,"cluster":{...},"spec":{...},"kinds":{...},"warnings":[...],
+///  "placement":[{"rank","node","gpu","nic","nic_class"}, ...]}.
+[[nodiscard]] std::string report_json(const Report& report);
+
+/// The cluster summary object used by report_json (nodes, GPUs, templates, rails, fabric).
+[[nodiscard]] nlohmann::json cluster_summary_json(const Cluster& cluster);
+
+/// "RAIL 8, PXN 56" for the non-zero classes of counts (cross-node only when cross_only).
+[[nodiscard]] std::string class_counts_text(const ClassCounts& counts, bool cross_only = false);
+
+/// Stable names: "node3/gpu5" and the rank's NIC "node3/mlx5_5" ("" when it has none).
+[[nodiscard]] std::string gpu_name(const Report& report, std::int64_t rank);
+[[nodiscard]] std::string nic_name(const Report& report, std::int64_t rank);
+
+}  // namespace planlayout

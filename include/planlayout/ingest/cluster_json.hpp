@@ -1,0 +1,38 @@
+// Ingest: the JSON cluster spec (node templates × nodes, rails and the leaf/spine fabric).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "planlayout/topology/cluster.hpp"
+
+namespace planlayout {
+
+/// The most nodes a cluster may have (documented in README.md).
+inline constexpr std::int64_t kMaxNodes = 262144;
+
+/// Reads a cluster spec. `file` and `pointer` name it in errors ("x.json", "/cluster");
+/// relative template paths and capture imports are resolved against base_dir. Template
+/// references: a built-in name (builtin_node_template_names()), a path to a template JSON,
+/// an inline template object, or {"import": "capture.xml", "format": "auto"}.
+[[nodiscard]] Cluster cluster_from_json(const nlohmann::json& j,
+                                        const std::string& file,
+                                        const std::string& pointer,
+                                        const std::string& base_dir);
+
+/// Reads a cluster spec file (JSON with // comments).
+[[nodiscard]] Cluster load_cluster_file(const std::string& path);
+
+/// Names of the node templates compiled in from layouts/nodes/.
+[[nodiscard]] std::vector<std::string> builtin_node_template_names();
+
+/// A compiled-in template by name; throws Error listing the names when unknown.
+[[nodiscard]] NodeTemplate builtin_node_template(const std::string& name, const std::string& where);
+
+/// The folder part of a path ("a/b/c.json" → "a/b", "c.json" → ".").
+[[nodiscard]] std::string parent_dir(const std::string& path);
+
+}  // namespace planlayout

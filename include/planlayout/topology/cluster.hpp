@@ -1,0 +1,88 @@
+// Cluster: node templates instantiated per node, and the rail / leaf / spine fabric between them.
+// Cross-node classification is arithmetic over these values (no path search per pair).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planlayout/topology/node_template.hpp"
+#include "planlayout/topology/path_class.hpp"
+
+namespace planlayout {
+
+/// What one template implies for placement and classification, computed once per template.
+struct TemplateFacts {
+    int gpu_count = 0;
+    std::vector<int> rail_nics;             // rail r → index into NodeTemplate::nics (compute RDMA NICs)
+    std::vector<int> gpu_rail;              // GPU → rail of its NIC (-1: no RDMA NIC)
+    std::vector<PathClass> gpu_nic_class;   // GPU → class of the path to its NIC
+    std::vector<PathClass> gpu_gpu;         // g * gpu_count + h → class
+    std::vector<int> gpu_gpu_nvlinks;       // NVLink count for NV pairs
+    std::vector<int> rail_gpu;              // rail → first GPU that uses it (-1 none): PXN relay
+    double nvlink_gbyte_s = 0;              // per GPU, one direction (links × per-link)
+    double pcie_gbyte_s = 0;                // GPU PCIe link, one direction
+    std::vector<double> rail_gbit_s;        // NIC line rate per rail
+    double tcp_gbit_s = 0;                  // sum of the node's TCP interfaces
+    int tcp_interfaces = 0;
+};
+
+/// Computes the facts: each GPU's NIC is the nearest compute RDMA NIC; equally near NICs are
+/// spread over the GPUs that share them in index order, as NCCL does (ties by index).
+[[nodiscard]] TemplateFacts template_facts(const NodeTemplate& t);
+
+struct FabricSpec {
+    bool aligned = true;             // NIC i of every node on leaf i of its scalable unit
+    std::int64_t nodes_per_su = 0;   // nodes per scalable unit (0: all nodes in one)
+    std::int64_t sus_per_pod = 0;    // scalable units under one spine tier (0: all)
+    int leaf_uplinks = 0;            // uplinks per leaf (0: unknown)
+    double oversubscription = 1.0;   // leaf down:up bandwidth ratio (1 = non-blocking)
+    bool pxn = true;                 // NCCL PXN (NCCL_PXN_DISABLE=0)
+};
+
+struct NodeInstance {
+    std::string host;       // "node3" or the name the cluster spec gives
+    int template_index = 0;
+};
+
+/// The whole cluster: immutable once built by the cluster reader.
+struct Cluster {
+    std::string source;
+    std::vector<NodeTemplate> templates;
+    std::vector<TemplateFacts> facts;  // parallel to templates
+    std::vector<NodeInstance> nodes;
+    FabricSpec fabric;
+    int rails = 0;                           // max compute NICs per node = leaves per scalable unit
+    std::vector<std::vector<int>> wiring;    // explicit wiring: node → rail → leaf id (empty if aligned)
+    std::vector<std::string> leaf_names;     // leaf id → name, for explicit wiring
+    std::vector<std::string> warnings;
+
+    [[nodiscard]] std::int64_t node_count() const { return static_cast<std::int64_t>(nodes.size()); }
+
+    [[nodiscard]] const TemplateFacts& facts_of(std::int64_t node) const {
+        return facts[static_cast<std::size_t>(nodes[static_cast<std::size_t>(node)].template_index)];
+    }
+
+    [[nodiscard]] const NodeTemplate& template_of(std::int64_t node) const {
+        return templates[static_cast<std::size_t>(nodes[static_cast<std::size_t>(node)].template_index)];
+    }
+
+    [[nodiscard]] std::int64_t su_of(std::int64_t node) const {
+        return fabric.nodes_per_su > 0 ? node / fabric.nodes_per_su : 0;
+    }
+
+    /// Leaf switch id that rail r of node n plugs into; -1 if the node has no such rail.
+    [[nodiscard]] std::int64_t leaf_of(std::int64_t node, int rail) const;
+
+    /// Spine tier (pod) of a leaf.
+    [[nodiscard]] std::int64_t pod_of_leaf(std::int64_t leaf) const;
+
+    [[nodiscard]] std::string leaf_name(std::int64_t leaf) const;
+
+    [[nodiscard]] std::int64_t total_gpus() const;
+
+    /// True when every node uses the same template.
+    [[nodiscard]] bool homogeneous() const;
+};
+
+}  // namespace planlayout

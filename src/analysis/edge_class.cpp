@@ -1,0 +1,327 @@
+// Edge classes: used pairs per collective pattern, classified by template and rail arithmetic.
+#include "planlayout/analysis/edge_class.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace planlayout {
+
+PairClassifier::PairClassifier(const Cluster& cluster, const Placement& placement)
+    : cluster_(cluster), placement_(placement) {}
+
+int PairClassifier::rail_of(std::int64_t rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return cluster_.facts_of(placement_.node[r]).gpu_rail[static_cast<std::size_t>(placement_.gpu[r])];
+}
+
+PathClass PairClassifier::nic_class_of(std::int64_t rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return cluster_.facts_of(placement_.node[r]).gpu_nic_class[static_cast<std::size_t>(placement_.gpu[r])];
+}
+
+PathClass PairClassifier::classify(std::int64_t a, std::int64_t b) const {
+    const auto ia = static_cast<std::size_t>(a);
+    const auto ib = static_cast<std::size_t>(b);
+    const std::int32_t na = placement_.node[ia];
+    const std::int32_t nb = placement_.node[ib];
+    const TemplateFacts& fa = cluster_.facts_of(na);
+    const auto ga = static_cast<std::size_t>(placement_.gpu[ia]);
+    const auto gb = static_cast<std::size_t>(placement_.gpu[ib]);
+    if (na == nb) {
+        return fa.gpu_gpu[ga * static_cast<std::size_t>(fa.gpu_count) + gb];
+    }
+    const TemplateFacts& fb = cluster_.facts_of(nb);
+    const int ra = fa.gpu_rail[ga];
+    const int rb = fb.gpu_rail[gb];
+    if (ra < 0 || rb < 0) {
+        return PathClass::Xrail;  // no RDMA NIC: traffic leaves through the host and the spine
+    }
+    const std::int64_t la = cluster_.leaf_of(na, ra);
+    const std::int64_t lb = cluster_.leaf_of(nb, rb);
+    if (la == lb) {
+        return PathClass::Rail;
+    }
+    if (cluster_.fabric.pxn && cluster_.wiring.empty()) {
+        // Rail-aligned: the peer's leaf is rail rb of our scalable unit, when we share one.
+        if (cluster_.su_of(na) != cluster_.su_of(nb)) {
+            return cluster_.pod_of_leaf(la) == cluster_.pod_of_leaf(lb) ? PathClass::Xrail : PathClass::Xpod;
+        }
+        auto nv_relay = [](const TemplateFacts& f, std::size_t gpu, int rail) {
+            if (rail >= static_cast<int>(f.rail_gpu.size())) {
+                return false;
+            }
+            const int via = f.rail_gpu[static_cast<std::size_t>(rail)];
+            return via >= 0 && f.gpu_gpu[gpu * static_cast<std::size_t>(f.gpu_count) + static_cast<std::size_t>(via)] == PathClass::Nv;
+        };
+        if (nv_relay(fa, ga, rb) || nv_relay(fb, gb, ra)) {
+            return PathClass::Pxn;
+        }
+    } else if (cluster_.fabric.pxn) {
+        // PXN: relay over NVLink to the local GPU whose NIC sits on the peer's leaf.
+        auto relay = [&](std::int32_t node, const TemplateFacts& f, std::size_t gpu, std::int64_t target_leaf) {
+            for (std::size_t r = 0; r < f.rail_nics.size(); ++r) {
+                if (cluster_.leaf_of(node, static_cast<int>(r)) == target_leaf) {
+                    const int via = f.rail_gpu[r];
+                    return via >= 0 && f.gpu_gpu[gpu * static_cast<std::size_t>(f.gpu_count) + static_cast<std::size_t>(via)] == PathClass::Nv;
+                }
+            }
+            return false;
+        };
+        if (relay(na, fa, ga, lb) || relay(nb, fb, gb, la)) {
+            return PathClass::Pxn;
+        }
+    }
+    return cluster_.pod_of_leaf(la) == cluster_.pod_of_leaf(lb) ? PathClass::Xrail : PathClass::Xpod;
+}
+
+double PairClassifier::bandwidth_gbyte_s(std::int64_t a, std::int64_t b, PathClass c) const {
+    const TemplateFacts& fa = cluster_.facts_of(placement_.node[static_cast<std::size_t>(a)]);
+    const TemplateFacts& fb = cluster_.facts_of(placement_.node[static_cast<std::size_t>(b)]);
+    switch (c) {
+        case PathClass::Loc:
+            return std::numeric_limits<double>::infinity();
+        case PathClass::Nv:
+            return std::min(fa.nvlink_gbyte_s, fb.nvlink_gbyte_s);
+        case PathClass::Pix:
+        case PathClass::Pxb:
+        case PathClass::Phb:
+        case PathClass::Node:
+        case PathClass::Sys:
+            return std::min(fa.pcie_gbyte_s, fb.pcie_gbyte_s);
+        default: {
+            const int ra = rail_of(a);
+            const int rb = rail_of(b);
+            const double nic_a = ra >= 0 ? fa.rail_gbit_s[static_cast<std::size_t>(ra)] : fa.tcp_gbit_s;
+            const double nic_b = rb >= 0 ? fb.rail_gbit_s[static_cast<std::size_t>(rb)] : fb.tcp_gbit_s;
+            double bw = std::min(nic_a, nic_b) / 8.0;
+            if (c == PathClass::Xrail || c == PathClass::Xpod) {
+                bw /= cluster_.fabric.oversubscription;
+            }
+            return bw;
+        }
+    }
+}
+
+std::int64_t KindEdges::cross_pairs() const {
+    std::int64_t n = 0;
+    for (int c = static_cast<int>(PathClass::Rail); c < kPathClassCount; ++c) {
+        n += pairs[static_cast<std::size_t>(c)];
+    }
+    return n;
+}
+
+std::int64_t KindEdges::total_pairs() const {
+    std::int64_t n = 0;
+    for (auto v : pairs) {
+        n += v;
+    }
+    return n;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks,
+                                                              const PairClassifier& classifier, const Placement& placement) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    const std::size_t n = ranks.size();
+    auto add = [&](std::int64_t a, std::int64_t b) {
+        if (a != b) {
+            pairs.emplace_back(std::min(a, b), std::max(a, b));
+        }
+    };
+    switch (pattern) {
+        case Pattern::AllToAll:
+            pairs.reserve(n * (n - 1) / 2);
+            for (std::size_t i = 0; i < n; ++i) {
+                for (std::size_t j = i + 1; j < n; ++j) {
+                    add(ranks[i], ranks[j]);
+                }
+            }
+            return pairs;
+        case Pattern::PipelineP2p:
+        case Pattern::Embedding:
+            for (std::size_t i = 0; i + 1 < n; ++i) {
+                add(ranks[i], ranks[i + 1]);
+            }
+            break;
+        case Pattern::Ring: {
+            // Nodes in order of first appearance; each node's ranks consecutive (by local GPU).
+            std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> on_node;
+            for (const auto r : ranks) {
+                const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
+                auto it = std::find_if(on_node.rbegin(), on_node.rend(), [&](const auto& e) { return e.first == node; });
+                if (it == on_node.rend()) {
+                    on_node.push_back({node, {r}});
+                } else {
+                    it->second.push_back(r);
+                }
+            }
+            for (auto& [node, v] : on_node) {
+                std::sort(v.begin(), v.end(), [&](std::int64_t x, std::int64_t y) {
+                    return placement.gpu[static_cast<std::size_t>(x)] < placement.gpu[static_cast<std::size_t>(y)];
+                });
+            }
+            if (on_node.size() == 1) {
+                const auto& v = on_node.front().second;
+                for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+                    add(v[i], v[i + 1]);
+                }
+                if (v.size() > 2) {
+                    add(v.back(), v.front());
+                }
+                break;
+            }
+            for (const auto& [node, v] : on_node) {
+                for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+                    add(v[i], v[i + 1]);
+                }
+            }
+            // One ring per rail: at each node boundary, every rail the ranks use crosses once.
+            const std::size_t k = on_node.size();
+            for (std::size_t i = 0; i < k; ++i) {
+                const auto& from = on_node[i].second;
+                const auto& to = on_node[(i + 1) % k].second;
+                std::vector<int> seen_rails;
+                for (const auto x : from) {
+                    const int rail = classifier.rail_of(x);
+                    if (std::find(seen_rails.begin(), seen_rails.end(), rail) != seen_rails.end()) {
+                        continue;
+                    }
+                    seen_rails.push_back(rail);
+                    std::int64_t entry = to.front();
+                    for (const auto y : to) {
+                        if (classifier.rail_of(y) == rail) {
+                            entry = y;
+                            break;
+                        }
+                    }
+                    add(x, entry);
+                }
+            }
+            break;
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    return pairs;
+}
+
+std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& cluster, const Placement& placement,
+                                       const std::vector<std::string>& kinds,
+                                       const std::function<void(std::int64_t, std::int64_t)>& progress) {
+    const PairClassifier classifier(cluster, placement);
+    std::vector<KindEdges> out;
+    std::int64_t total = 0;
+    for (const auto& k : groups.kinds) {
+        total += k.group_count();
+    }
+    std::int64_t done = 0;
+    std::vector<std::int64_t> ranks;
+    for (const auto& k : groups.kinds) {
+        if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), k.name) == kinds.end()) {
+            done += k.group_count();
+            continue;
+        }
+        KindEdges e;
+        e.kind = k.name;
+        e.pattern = k.pattern;
+        e.groups = k.group_count();
+        e.size = k.group_size();
+        e.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
+        using Key = std::tuple<int, int, int, int, int, int, double, ClassCounts>;
+        std::map<Key, std::int64_t> shapes;
+        ranks.resize(static_cast<std::size_t>(e.size));
+        if (e.size == 1) {
+            // Singleton groups use no pair; only the ranks' GPU↔NIC classes differ.
+            std::map<int, std::int64_t> by_nic_class;
+            for (std::int64_t g = 0; g < e.groups; ++g) {
+                ++by_nic_class[static_cast<int>(classifier.nic_class_of(k.member(g, 0)))];
+            }
+            for (const auto& [c, count] : by_nic_class) {
+                shapes[Key{1, 1, 1, 0, 0, c, 0.0, ClassCounts{}}] = count;
+            }
+            done += e.groups;
+        }
+        std::vector<std::pair<std::int32_t, std::pair<int, std::vector<int>>>> per_node;  // node → count, rails
+        for (std::int64_t g = 0; g < e.groups && e.size > 1; ++g) {
+            for (std::int64_t i = 0; i < e.size; ++i) {
+                ranks[static_cast<std::size_t>(i)] = k.member(g, i);
+            }
+            GroupShape s;
+            s.n = e.size;
+            per_node.clear();
+            for (const auto r : ranks) {
+                const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
+                auto it = std::find_if(per_node.rbegin(), per_node.rend(), [&](const auto& x) { return x.first == node; });
+                if (it == per_node.rend()) {
+                    per_node.push_back({node, {0, {}}});
+                    it = per_node.rbegin();
+                }
+                auto& [count, rails] = it->second;
+                ++count;
+                const int rail = classifier.rail_of(r);
+                if (std::find(rails.begin(), rails.end(), rail) == rails.end()) {
+                    rails.push_back(rail);
+                }
+                s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
+            }
+            s.nodes = static_cast<int>(per_node.size());
+            s.min_rails_per_node = std::numeric_limits<int>::max();
+            for (const auto& [node, v] : per_node) {
+                s.max_per_node = std::max(s.max_per_node, v.first);
+                s.min_rails_per_node = std::min(s.min_rails_per_node, static_cast<int>(v.second.size()));
+            }
+            s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
+            for (const auto& [a, b] : used_pairs(k.pattern, ranks, classifier, placement)) {
+                const PathClass c = classifier.classify(a, b);
+                ++s.pairs[static_cast<std::size_t>(c)];
+                if (is_cross_node(c)) {
+                    s.worst_cross = worse(s.worst_cross, c);
+                } else {
+                    s.worst_intra = worse(s.worst_intra, c);
+                }
+                s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
+            }
+            if (s.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
+                s.bottleneck_gbyte_s = 0;
+            }
+            ++shapes[Key{s.nodes, s.max_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
+                         static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs}];
+            ++done;
+            if (progress && (done & 0xFFFF) == 0) {
+                progress(done, total);
+            }
+        }
+        for (const auto& [key, count] : shapes) {
+            GroupShape s;
+            s.n = e.size;
+            std::tie(s.nodes, s.max_per_node, s.min_rails_per_node, std::ignore, std::ignore, std::ignore,
+                     s.bottleneck_gbyte_s, s.pairs) = key;
+            s.worst_intra = static_cast<PathClass>(std::get<3>(key));
+            s.worst_cross = static_cast<PathClass>(std::get<4>(key));
+            s.worst_gpu_nic = static_cast<PathClass>(std::get<5>(key));
+            s.groups = count;
+            e.max_nodes = std::max(e.max_nodes, s.nodes);
+            for (std::size_t c = 0; c < s.pairs.size(); ++c) {
+                e.pairs[c] += s.pairs[c] * count;
+            }
+            e.worst = worse(e.worst, worse(s.worst_intra, s.worst_cross));
+            if (s.bottleneck_gbyte_s > 0) {
+                e.bottleneck_gbyte_s = std::min(e.bottleneck_gbyte_s, s.bottleneck_gbyte_s);
+            }
+            e.shapes.push_back(s);
+        }
+        if (e.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
+            e.bottleneck_gbyte_s = 0;
+        }
+        // Worst shape first: most nodes, then worst cross class, then narrowest link.
+        std::stable_sort(e.shapes.begin(), e.shapes.end(), [](const GroupShape& a, const GroupShape& b) {
+            return std::make_tuple(-a.nodes, -static_cast<int>(a.worst_cross), a.bottleneck_gbyte_s) <
+                   std::make_tuple(-b.nodes, -static_cast<int>(b.worst_cross), b.bottleneck_gbyte_s);
+        });
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace planlayout

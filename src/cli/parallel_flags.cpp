@@ -1,0 +1,143 @@
+// CLI: parallel-spec flags, Megatron-LM aliases and launch-line files.
+#include "parallel_flags.hpp"
+
+#include <sstream>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout::cli {
+namespace {
+
+constexpr std::int64_t kWide = std::int64_t{1} << 62;
+
+}  // namespace
+
+std::vector<OptionSpec> parallel_flag_options() {
+    return {
+        {"--world,--world-size", "N", "total ranks (or give --nodes and --gpus-per-node)"},
+        {"--nodes,--nnodes", "N", "number of nodes (torchrun's --nnodes is accepted)"},
+        {"--gpus-per-node,--nproc-per-node", "G", "GPUs (ranks) per node (torchrun's --nproc-per-node)"},
+        {"--tp,--tensor-model-parallel-size", "N", "tensor parallel size (default 1)"},
+        {"--pp,--pipeline-model-parallel-size", "N", "pipeline parallel size (default 1)"},
+        {"--cp,--context-parallel-size", "N", "context parallel size (default 1)"},
+        {"--ep,--expert-model-parallel-size", "N", "expert parallel size (default 1)"},
+        {"--etp,--expert-tensor-parallel-size", "N", "expert tensor parallel size (default: tp)"},
+        {"--dp,--data-parallel-size", "N", "data parallel size; derived as W/(tp*pp*cp); if given it must agree"},
+        {"--vpp,--virtual-pipeline-model-parallel-size", "N", "virtual pipeline stages (needs pp > 1)"},
+        {"--order", "ORDER", "rank order, most local first (default tp-cp-ep-dp-pp)"},
+        {"--use-tp-pp-dp-mapping", "", "Megatron's alternative order tp-cp-ep-pp-dp"},
+        {"--rank-offset", "R", "first rank of the grid (default 0)"},
+        {"--local-world-size", "W", "ranks in the grid (default: world - rank offset)"},
+        {"--num-distributed-optimizer-instances", "K", "distributed-optimizer instances (default 1)"},
+        {"--hierarchical-context-parallel-sizes", "S,S,...", "hierarchical CP sizes; their product must be cp"},
+        {"--hybrid-context-parallel", "", "create the hybrid DP-CP groups"},
+        {"--gtp", "N", "GTP weight-remat size, dense (default 1)"},
+        {"--egtp", "N", "GTP weight-remat size, expert (default 1)"},
+        {"--megatron-args", "FILE", "read the flags above from a launch line or script ('-' = stdin); other flags there are ignored"},
+    };
+}
+
+std::vector<std::string> join_list_flags(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        out.push_back(args[i]);
+        if (args[i] == "--hierarchical-context-parallel-sizes" || args[i] == "--hierarchical_context_parallel_sizes") {
+            std::string joined;
+            while (i + 1 < args.size() && !args[i + 1].empty() && std::isdigit(static_cast<unsigned char>(args[i + 1][0]))) {
+                joined += (joined.empty() ? "" : ",") + args[++i];
+            }
+            if (!joined.empty()) {
+                out.push_back(joined);
+            }
+        }
+    }
+    return out;
+}
+
+ParsedArgs parse_with_megatron_args(const std::vector<std::string>& args, const CommandHelp& help, Context& ctx) {
+    ParsedArgs parsed = parse_args(join_list_flags(args), help);
+    if (const auto file = parsed.get("--megatron-args")) {
+        const std::string text = read_input(*file, ctx);
+        CommandHelp spec_only = help;
+        spec_only.options = parallel_flag_options();
+        ParsedArgs from_file = parse_args(join_list_flags(split_shell_words(text)), spec_only, /*ignore_unknown=*/true);
+        parsed.fill_from(from_file);
+    }
+    return parsed;
+}
+
+ParallelSpec parallel_spec_from_args(const ParsedArgs& args, bool require_world) {
+    ParallelSpec s;
+    const auto world = args.get_int("--world", -kWide, kWide);
+    const auto nodes = args.get_int("--nodes", -kWide, kWide);
+    const auto gpus = args.get_int("--gpus-per-node", -kWide, kWide);
+    if (nodes || gpus) {
+        if (!nodes || !gpus) {
+            throw input_error(nodes ? args.spelling("--nodes") + " " + std::to_string(*nodes)
+                                    : args.spelling("--gpus-per-node") + " " + std::to_string(*gpus),
+                              "--nodes and --gpus-per-node go together",
+                              "give both, e.g. --nodes 2 --gpus-per-node 8, or give --world");
+        }
+        for (const auto& [flag, v] : {std::pair{"--nodes", *nodes}, std::pair{"--gpus-per-node", *gpus}}) {
+            if (v < 1) {
+                throw input_error(std::string(flag) + " " + std::to_string(v), std::string(flag).substr(2) + " must be at least 1",
+                                  "give a positive count");
+            }
+        }
+        if (*nodes > kMaxWorld || *gpus > kMaxWorld || *nodes * *gpus > kMaxWorld) {
+            throw input_error("--nodes " + std::to_string(*nodes) + " --gpus-per-node " + std::to_string(*gpus),
+                              "world size " + std::to_string(*nodes) + "*" + std::to_string(*gpus) +
+                                  " is over the limit of 2^31 ranks",
+                              "plan-layout handles up to 2147483648 ranks");
+        }
+        s.world = *nodes * *gpus;
+        if (world && *world != s.world) {
+            throw input_error("--world " + std::to_string(*world),
+                              "disagrees with --nodes * --gpus-per-node = " + std::to_string(*nodes) + "*" +
+                                  std::to_string(*gpus) + " = " + std::to_string(s.world),
+                              "drop --world or make them agree");
+        }
+    } else if (world) {
+        s.world = *world;
+    } else if (require_world) {
+        throw input_error("plan-layout", "the world size is missing",
+                          "give --world N, or --nodes N --gpus-per-node G (e.g. --nodes 2 --gpus-per-node 8)");
+    }
+    s.tp = args.get_int("--tp", -kWide, kWide).value_or(1);
+    s.pp = args.get_int("--pp", -kWide, kWide).value_or(1);
+    s.cp = args.get_int("--cp", -kWide, kWide).value_or(1);
+    s.ep = args.get_int("--ep", -kWide, kWide).value_or(1);
+    s.etp = args.get_int("--etp", -kWide, kWide);
+    s.dp = args.get_int("--dp", -kWide, kWide);
+    s.vpp = args.get_int("--vpp", -kWide, kWide);
+    s.local_world_size = args.get_int("--local-world-size", -kWide, kWide);
+    s.rank_offset = args.get_int("--rank-offset", -kWide, kWide).value_or(0);
+    s.dist_opt_instances = args.get_int("--num-distributed-optimizer-instances", -kWide, kWide).value_or(1);
+    s.gtp = args.get_int("--gtp", -kWide, kWide).value_or(1);
+    s.egtp = args.get_int("--egtp", -kWide, kWide).value_or(1);
+    s.hybrid_cp = args.has("--hybrid-context-parallel");
+    if (args.has("--use-tp-pp-dp-mapping")) {
+        if (args.has("--order")) {
+            throw input_error("--use-tp-pp-dp-mapping", "conflicts with --order", "give one of the two");
+        }
+        s.order = "tp-cp-ep-pp-dp";
+    }
+    if (const auto order = args.get("--order")) {
+        s.order = *order;
+    }
+    if (const auto h = args.get("--hierarchical-context-parallel-sizes")) {
+        std::stringstream ss(*h);
+        for (std::string item; std::getline(ss, item, ',');) {
+            char* end = nullptr;
+            const long long v = std::strtoll(item.c_str(), &end, 10);
+            if (item.empty() || end != item.c_str() + item.size()) {
+                throw input_error("--hierarchical-context-parallel-sizes " + *h, "'" + item + "' is not an integer",
+                                  "give sizes like 2,4 (or 2 4)");
+            }
+            s.hierarchical_cp.push_back(v);
+        }
+    }
+    return s;
+}
+
+}  // namespace planlayout::cli

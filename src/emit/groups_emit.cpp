@@ -1,0 +1,207 @@
+// Emit: group listings (JSON streamed with to_chars; text for terminals).
+#include "planlayout/emit/groups_emit.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/version.hpp"
+
+namespace planlayout {
+namespace {
+
+bool wanted(const std::vector<std::string>& kinds, const std::string& name) {
+    return kinds.empty() || std::find(kinds.begin(), kinds.end(), name) != kinds.end();
+}
+
+void append_int(std::string& out, std::int64_t v) {
+    char buf[24];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, res.ptr);
+}
+
+std::string list_text(const std::vector<std::int64_t>& ranks, std::size_t max_items) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (i == max_items && ranks.size() > max_items + 1) {
+            s += " ... " + std::to_string(ranks.back());
+            break;
+        }
+        s += (i ? " " : "") + std::to_string(ranks[i]);
+    }
+    return s + "]";
+}
+
+// Coordinates of a rank along each axis of a generator, e.g. "tp=0 cp=0 dp=3 pp=1".
+std::string coords(const std::vector<Axis>& axes, std::int64_t rel, const std::vector<std::string>& rename) {
+    std::string s;
+    for (const auto& a : axes) {
+        if (a.size == 1 && a.name != "tp") {
+            continue;
+        }
+        std::string name = a.name;
+        for (std::size_t i = 0; i + 1 < rename.size(); i += 2) {
+            if (name == rename[i]) {
+                name = rename[i + 1];
+            }
+        }
+        s += (s.empty() ? "" : " ") + name + "=" + std::to_string((rel / a.stride) % a.size);
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds) {
+    std::size_t estimate = 256;
+    for (const auto& k : groups.kinds) {
+        if (wanted(kinds, k.name)) {
+            estimate += static_cast<std::size_t>(k.group_count() * (k.group_size() * 8 + 3)) + k.name.size() + 8;
+        }
+    }
+    std::string out;
+    out.reserve(estimate);
+    nlohmann::json spec = to_json(groups.spec);
+    out += "{\"schema_version\":";
+    append_int(out, kSchemaVersion);
+    out += ",\"spec\":" + spec.dump() + ",\"groups\":{";
+    bool first_kind = true;
+    for (const auto& k : groups.kinds) {
+        if (!wanted(kinds, k.name)) {
+            continue;
+        }
+        out += first_kind ? "\n\"" : ",\n\"";
+        first_kind = false;
+        out += k.name + "\":[";
+        const std::int64_t count = k.group_count();
+        const std::int64_t size = k.group_size();
+        // Grid kinds walk their masked axes as an odometer: no division per member.
+        const auto& masked = k.base.masked;
+        std::vector<std::int64_t> digit(masked.size(), 0);
+        for (std::int64_t g = 0; g < count; ++g) {
+            out += g ? ",[" : "[";
+            if (k.shape == KindShape::Grid) {
+                const std::int64_t base = k.member(g, 0);
+                std::fill(digit.begin(), digit.end(), 0);
+                std::int64_t rank = base;
+                for (std::int64_t i = 0; i < size; ++i) {
+                    if (i) {
+                        out += ',';
+                        for (std::size_t a = 0; a < masked.size(); ++a) {
+                            if (++digit[a] < masked[a].size) {
+                                rank += masked[a].stride;
+                                break;
+                            }
+                            rank -= (masked[a].size - 1) * masked[a].stride;
+                            digit[a] = 0;
+                        }
+                    }
+                    append_int(out, rank);
+                }
+            } else {
+                for (std::int64_t i = 0; i < size; ++i) {
+                    if (i) {
+                        out += ',';
+                    }
+                    append_int(out, k.member(g, i));
+                }
+            }
+            out += ']';
+        }
+        out += ']';
+    }
+    out += "\n}}\n";
+    return out;
+}
+
+std::string groups_text(const Groups& groups, const std::vector<std::string>& kinds) {
+    std::ostringstream out;
+    const auto& s = groups.spec;
+    out << "world " << s.world << ": tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp
+        << " | ep=" << s.ep << " etp=" << s.etp << " expert_dp=" << s.expert_dp;
+    if (s.gtp > 1 || s.egtp > 1) {
+        out << " | gtp=" << s.gtp << " egtp=" << s.egtp;
+    }
+    if (s.dist_opt_instances > 1) {
+        out << " | optimizer instances=" << s.dist_opt_instances;
+    }
+    out << "\norder " << s.order << " (dense " << axes_order(s.dense) << ", expert " << axes_order(s.expert) << ")\n\n";
+    out << "kind                     groups x size  first groups\n";
+    for (const auto& k : groups.kinds) {
+        if (!wanted(kinds, k.name)) {
+            continue;
+        }
+        std::string name = k.name;
+        name.resize(std::max<std::size_t>(24, name.size()), ' ');
+        std::string shape = std::to_string(k.group_count()) + " x " + std::to_string(k.group_size());
+        shape.insert(0, std::max<std::ptrdiff_t>(0, 13 - static_cast<std::ptrdiff_t>(shape.size())), ' ');
+        out << name << " " << shape << "  ";
+        const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
+        for (std::int64_t g = 0; g < show; ++g) {
+            out << (g ? " " : "") << list_text(k.group(g), 8);
+        }
+        if (k.group_count() > show) {
+            out << " ...";
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
+std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    std::ostringstream out;
+    const auto& s = groups.spec;
+    const std::int64_t rel = rank - s.rank_offset;
+    out << "rank " << rank << "\n  dense:  " << coords(s.dense, rel, {}) << "\n  expert: "
+        << coords(s.expert, rel, {"tp", "etp", "dp", "edp"}) << "\n\n";
+    for (const auto& k : groups.kinds) {
+        if (!wanted(kinds, k.name)) {
+            continue;
+        }
+        std::string name = k.name;
+        name.resize(std::max<std::size_t>(24, name.size()), ' ');
+        const auto found = k.find(rank);
+        if (!found) {
+            out << name << " (not a member)\n";
+            continue;
+        }
+        out << name << " group " << found->first << " position " << found->second << ": "
+            << list_text(k.group(found->first), 16) << "\n";
+    }
+    return out.str();
+}
+
+std::string rank_json(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    const auto& s = groups.spec;
+    const std::int64_t rel = rank - s.rank_offset;
+    nlohmann::ordered_json j;
+    j["schema_version"] = kSchemaVersion;
+    j["rank"] = rank;
+    nlohmann::ordered_json dense;
+    for (const auto& a : s.dense) {
+        dense[a.name] = (rel / a.stride) % a.size;
+    }
+    nlohmann::ordered_json expert;
+    for (const auto& a : s.expert) {
+        expert[a.name] = (rel / a.stride) % a.size;
+    }
+    j["coordinates"] = {{"dense", dense}, {"expert", expert}};
+    nlohmann::ordered_json g = nlohmann::ordered_json::object();
+    for (const auto& k : groups.kinds) {
+        if (!wanted(kinds, k.name)) {
+            continue;
+        }
+        const auto found = k.find(rank);
+        if (!found) {
+            g[k.name] = nullptr;
+            continue;
+        }
+        g[k.name] = {{"group", found->first}, {"position", found->second}, {"ranks", k.group(found->first)}};
+    }
+    j["groups"] = g;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace planlayout

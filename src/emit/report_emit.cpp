@@ -1,0 +1,203 @@
+// Emit: report as text and JSON.
+#include "planlayout/emit/report_emit.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <sstream>
+
+#include "planlayout/version.hpp"
+
+namespace planlayout {
+namespace {
+
+std::string fixed(double v, int digits = 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string pad(std::string s, std::size_t width) {
+    if (s.size() < width) {
+        s.resize(width, ' ');
+    }
+    return s;
+}
+
+std::string lpad(const std::string& s, std::size_t width) {
+    return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
+bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
+
+}  // namespace
+
+std::string class_counts_text(const ClassCounts& counts, bool cross_only) {
+    std::string s;
+    for (int c = cross_only ? static_cast<int>(PathClass::Rail) : 0; c < kPathClassCount; ++c) {
+        const auto v = counts[static_cast<std::size_t>(c)];
+        if (v > 0) {
+            s += (s.empty() ? "" : ", ") + std::string(to_string(static_cast<PathClass>(c))) + " " + std::to_string(v);
+        }
+    }
+    return s.empty() ? "-" : s;
+}
+
+std::string gpu_name(const Report& report, std::int64_t rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    return report.cluster.nodes[static_cast<std::size_t>(report.placement.node[r])].host + "/gpu" +
+           std::to_string(report.placement.gpu[r]);
+}
+
+std::string nic_name(const Report& report, std::int64_t rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    const std::int32_t node = report.placement.node[r];
+    const TemplateFacts& f = report.cluster.facts_of(node);
+    const int rail = f.gpu_rail[static_cast<std::size_t>(report.placement.gpu[r])];
+    if (rail < 0) {
+        return "";
+    }
+    const Nic& nic = report.cluster.template_of(node).nics[static_cast<std::size_t>(f.rail_nics[static_cast<std::size_t>(rail)])];
+    return report.cluster.nodes[static_cast<std::size_t>(node)].host + "/" + (nic.device.empty() ? nic.name : nic.device);
+}
+
+nlohmann::json cluster_summary_json(const Cluster& c) {
+    nlohmann::json j;
+    j["nodes"] = c.node_count();
+    j["gpus"] = c.total_gpus();
+    j["rails"] = c.rails;
+    j["homogeneous"] = c.homogeneous();
+    nlohmann::json templates = nlohmann::json::array();
+    for (std::size_t i = 0; i < c.templates.size(); ++i) {
+        const auto& t = c.templates[i];
+        const auto& f = c.facts[i];
+        std::int64_t count = 0;
+        for (const auto& n : c.nodes) {
+            count += n.template_index == static_cast<int>(i) ? 1 : 0;
+        }
+        templates.push_back({{"name", t.name},
+                             {"nodes", count},
+                             {"gpus_per_node", f.gpu_count},
+                             {"gpu_model", t.gpu_model},
+                             {"rail_nics", f.rail_nics.size()},
+                             {"nvlink_gbyte_s", f.nvlink_gbyte_s},
+                             {"tcp_gbit_s", f.tcp_gbit_s}});
+    }
+    j["templates"] = templates;
+    j["fabric"] = {{"rails", c.fabric.aligned ? "aligned" : "explicit"},
+                   {"nodes_per_su", c.fabric.nodes_per_su},
+                   {"sus_per_pod", c.fabric.sus_per_pod},
+                   {"oversubscription", c.fabric.oversubscription},
+                   {"pxn", c.fabric.pxn}};
+    return j;
+}
+
+std::string report_text(const Report& report, const ReportOptions& options) {
+    std::ostringstream out;
+    const Cluster& c = report.cluster;
+    const ResolvedSpec& s = report.groups.spec;
+    out << "layout: " << report.layout_name << "\n";
+    out << "cluster: " << c.node_count() << " nodes, " << c.total_gpus() << " GPUs";
+    if (c.homogeneous()) {
+        out << " (" << c.facts.front().gpu_count << " per node, " << c.templates.front().name << ")";
+    } else {
+        out << " (" << c.templates.size() << " node templates)";
+    }
+    out << ", " << c.rails << " rails " << (c.fabric.aligned ? "rail-aligned" : "explicitly wired");
+    if (c.fabric.nodes_per_su > 0) {
+        out << ", " << c.fabric.nodes_per_su << " nodes per scalable unit";
+    }
+    out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
+    out << "spec: tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp << " | ep=" << s.ep
+        << " etp=" << s.etp << " expert_dp=" << s.expert_dp << " | order " << s.order << " | world " << s.world << "\n";
+    out << "placement: " << report.placement.description << "\n\n";
+    out << pad("kind", 24) << lpad("groups x size", 14) << lpad("nodes", 7) << "  " << pad("worst", 6)
+        << lpad("GB/s", 8) << "  pairs by class\n";
+    for (const auto& k : report.kinds) {
+        const std::string shape = std::to_string(k.groups) + " x " + std::to_string(k.size);
+        out << pad(k.kind, 24) << lpad(shape, 14) << lpad(std::to_string(k.max_nodes), 7) << "  "
+            << pad(k.size == 1 ? "-" : std::string(to_string(k.worst)), 6)
+            << lpad(k.bottleneck_gbyte_s > 0 ? fixed(k.bottleneck_gbyte_s) : "-", 8) << "  "
+            << (k.size == 1 ? "(singletons)" : class_counts_text(k.pairs)) << "\n";
+    }
+    out << "\ncross-node summary:\n";
+    std::string inside;
+    bool any = false;
+    for (const auto& k : report.kinds) {
+        if (!crosses(k)) {
+            if (k.size > 1) {
+                inside += (inside.empty() ? "" : ", ") + k.kind;
+            }
+            continue;
+        }
+        any = true;
+        out << "  " << k.kind << ": " << k.groups << (k.groups == 1 ? " group" : " groups") << " of " << k.size
+            << " over " << (k.max_nodes == 1 ? "1 node" : "up to " + std::to_string(k.max_nodes) + " nodes") << "; "
+            << k.cross_pairs() << " of " << k.total_pairs() << " used pairs cross nodes ("
+            << class_counts_text(k.pairs, true) << ")\n";
+    }
+    if (!any) {
+        out << "  no group crosses nodes\n";
+    }
+    out << "  stay inside a node: " << (inside.empty() ? "-" : inside) << "\n";
+    if (!report.warnings.empty()) {
+        out << "\nwarnings:\n";
+        for (const auto& w : report.warnings) {
+            out << "  " << w << "\n";
+        }
+    }
+    if (options.ranks) {
+        const PairClassifier classifier(report.cluster, report.placement);
+        out << "\nranks:\n" << pad("  rank", 8) << pad("gpu", 18) << pad("nic", 20) << "gpu-nic\n";
+        for (std::int64_t r = 0; r < report.placement.world(); ++r) {
+            const std::string nic = nic_name(report, r);
+            out << "  " << pad(std::to_string(r), 6) << pad(gpu_name(report, r), 18) << pad(nic.empty() ? "-" : nic, 20)
+                << (nic.empty() ? "-" : std::string(to_string(classifier.nic_class_of(r)))) << "\n";
+        }
+    }
+    return out.str();
+}
+
+std::string report_json(const Report& report) {
+    nlohmann::json j;
+    j["schema_version"] = kSchemaVersion;
+    j["layout"] = report.layout_name;
+    j["cluster"] = cluster_summary_json(report.cluster);
+    j["spec"] = to_json(report.groups.spec);
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& k : report.kinds) {
+        nlohmann::json pairs = nlohmann::json::object();
+        for (int c = 0; c < kPathClassCount; ++c) {
+            if (k.pairs[static_cast<std::size_t>(c)] > 0) {
+                pairs[std::string(to_string(static_cast<PathClass>(c)))] = k.pairs[static_cast<std::size_t>(c)];
+            }
+        }
+        kinds[k.kind] = {{"groups", k.groups},
+                         {"size", k.size},
+                         {"max_nodes", k.max_nodes},
+                         {"pairs", pairs},
+                         {"cross_pairs", k.cross_pairs()},
+                         {"worst", to_string(k.worst)},
+                         {"bottleneck_gbyte_s", k.bottleneck_gbyte_s}};
+    }
+    j["kinds"] = kinds;
+    j["warnings"] = report.warnings;
+    std::string text = j.dump(2);
+    // The placement is streamed: it has one entry per rank.
+    const PairClassifier classifier(report.cluster, report.placement);
+    std::string placement = ",\n  \"placement\": [";
+    for (std::int64_t r = 0; r < report.placement.world(); ++r) {
+        const std::string nic = nic_name(report, r);
+        const auto i = static_cast<std::size_t>(r);
+        placement += (r ? ",\n    " : "\n    ");
+        placement += "{\"rank\": " + std::to_string(r) + ", \"node\": \"" +
+                     report.cluster.nodes[static_cast<std::size_t>(report.placement.node[i])].host +
+                     "\", \"gpu\": " + std::to_string(report.placement.gpu[i]) + ", \"nic\": " +
+                     (nic.empty() ? "null" : "\"" + nic + "\"") + ", \"nic_class\": " +
+                     (nic.empty() ? "null" : "\"" + std::string(to_string(classifier.nic_class_of(r))) + "\"") + "}";
+    }
+    placement += "\n  ]";
+    text.insert(text.size() - 2, placement);
+    return text + "\n";
+}
+
+}  // namespace planlayout

@@ -1,0 +1,262 @@
+// Ingest: cluster spec JSON → Cluster (templates resolved, nodes listed, fabric wired).
+#include "planlayout/ingest/cluster_json.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout_embedded_nodes.hpp"
+
+namespace planlayout {
+namespace {
+
+using nlohmann::json;
+
+std::string join_path(const std::string& dir, const std::string& rel) {
+    if (rel.empty() || rel[0] == '/' || dir.empty() || dir == ".") {
+        return rel;
+    }
+    return dir + "/" + rel;
+}
+
+// Resolves a template reference to a template; `cache` dedupes identical references.
+class TemplateTable {
+public:
+    TemplateTable(std::string file, std::string base_dir) : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+
+    int resolve(const json& ref, const std::string& pointer) {
+        const std::string key = ref.dump();
+        if (const auto it = index_.find(key); it != index_.end()) {
+            return it->second;
+        }
+        const std::string where = file_ + " (" + pointer + ")";
+        NodeTemplate t;
+        if (ref.is_string()) {
+            const std::string name = ref.get<std::string>();
+            const bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+            if (!is_path) {
+                t = builtin_node_template(name, where);
+            } else {
+                const std::string path = join_path(base_dir_, name);
+                const std::string text = read_text_file(path);
+                t = node_template_from_json(parse_json_text(text, path), path);
+                t.source = name;
+            }
+        } else if (ref.is_object() && ref.contains("import")) {
+            throw input_error(where + "/import", "importing captures inside a cluster spec is not available in this build",
+                              "run 'plan-layout import FORMAT FILE > node.json' and reference node.json");
+        } else if (ref.is_object()) {
+            t = node_template_from_json(ref, where);
+        } else {
+            throw input_error(where, std::string("a node template reference must be a name, a path or an object, got ") + ref.type_name(),
+                              "write e.g. \"node\": \"h100-hgx-8gpu-8nic\"");
+        }
+        if (t.gpus.empty()) {
+            throw input_error(where, "node template '" + t.name + "' has no GPUs", "use a template or capture of a GPU node");
+        }
+        templates_.push_back(std::move(t));
+        const int idx = static_cast<int>(templates_.size()) - 1;
+        index_[key] = idx;
+        return idx;
+    }
+
+    std::vector<NodeTemplate> take() { return std::move(templates_); }
+
+private:
+    std::string file_;
+    std::string base_dir_;
+    std::vector<NodeTemplate> templates_;
+    std::map<std::string, int> index_;
+};
+
+void read_nodes(const JsonObject& c, TemplateTable& table, Cluster& out) {
+    const json* default_ref = c.has("node") ? &c.at("node") : nullptr;
+    if (!c.has("nodes")) {
+        throw input_error(c.where("nodes"), "the cluster has no \"nodes\"", "write e.g. \"nodes\": 2, \"node\": \"h100-hgx-8gpu-8nic\"");
+    }
+    const json& nodes = c.at("nodes");
+    auto add_run = [&](std::int64_t count, const std::string& prefix, int tmpl) {
+        if (static_cast<std::int64_t>(out.nodes.size()) + count > kMaxNodes) {
+            throw input_error(c.where("nodes"), "more than " + std::to_string(kMaxNodes) + " nodes",
+                              "plan-layout models at most " + std::to_string(kMaxNodes) + " nodes; split the cluster");
+        }
+        const std::size_t start = out.nodes.size();
+        for (std::int64_t i = 0; i < count; ++i) {
+            out.nodes.push_back({prefix + std::to_string(start + static_cast<std::size_t>(i)), tmpl});
+        }
+    };
+    if (nodes.is_number_integer()) {
+        const auto count = c.get_int("nodes", 1, kMaxNodes).value();
+        if (!default_ref) {
+            throw input_error(c.where("node"), "\"nodes\" is a count but no \"node\" template is given",
+                              "add \"node\": \"h100-hgx-8gpu-8nic\" (or a path to a template)");
+        }
+        add_run(count, "node", table.resolve(*default_ref, c.pointer() + "/node"));
+        return;
+    }
+    if (!nodes.is_array() || nodes.empty()) {
+        throw input_error(c.where("nodes"), "\"nodes\" must be a count or a non-empty list",
+                          "write \"nodes\": 2, or a list of {\"host\": ..., \"node\": ...}");
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const JsonObject e(nodes[i], c.file(), c.pointer() + "/nodes/" + std::to_string(i));
+        e.check_keys({"host", "node", "count", "host_prefix"});
+        const json* ref = e.has("node") ? &e.at("node") : default_ref;
+        if (!ref) {
+            throw input_error(e.where("node"), "no node template for this entry",
+                              "add \"node\" here or a cluster-wide \"node\"");
+        }
+        const int tmpl = table.resolve(*ref, e.has("node") ? e.pointer() + "/node" : c.pointer() + "/node");
+        if (const auto count = e.get_int("count", 1, kMaxNodes)) {
+            add_run(*count, e.get_string("host_prefix").value_or("node"), tmpl);
+        } else {
+            const auto host = e.get_string("host");
+            if (!host) {
+                throw input_error(e.where("host"), "the entry has neither \"host\" nor \"count\"",
+                                  "write {\"host\": \"gpu-a01\"} or {\"count\": 16, \"host_prefix\": \"gpu-a\"}");
+            }
+            add_run(1, "", tmpl);
+            out.nodes.back().host = *host;
+        }
+    }
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < out.nodes.size(); ++i) {
+        if (const auto [it, fresh] = seen.emplace(out.nodes[i].host, i); !fresh) {
+            throw input_error(c.where("nodes"), "host name '" + out.nodes[i].host + "' appears twice",
+                              "give every node a distinct host name");
+        }
+    }
+}
+
+void read_fabric(const JsonObject& c, Cluster& out) {
+    const auto f = c.get_object("fabric");
+    if (!f) {
+        return;
+    }
+    f->check_keys({"rails", "wiring", "nodes_per_su", "sus_per_pod", "leaf_uplinks", "oversubscription", "pxn"});
+    const std::string rails = f->get_string("rails").value_or("aligned");
+    if (rails != "aligned" && rails != "explicit") {
+        throw input_error(f->where("rails"), "rails must be \"aligned\" or \"explicit\", got \"" + rails + "\"",
+                          "use \"aligned\" (NIC i on leaf i) or \"explicit\" with a \"wiring\" map");
+    }
+    out.fabric.aligned = rails == "aligned";
+    out.fabric.nodes_per_su = f->get_int("nodes_per_su", 1, kMaxNodes).value_or(0);
+    out.fabric.sus_per_pod = f->get_int("sus_per_pod", 1, kMaxNodes).value_or(0);
+    out.fabric.leaf_uplinks = static_cast<int>(f->get_int("leaf_uplinks", 1, 4096).value_or(0));
+    out.fabric.oversubscription = f->get_double("oversubscription", 1.0, 64.0).value_or(1.0);
+    out.fabric.pxn = f->get_bool("pxn").value_or(true);
+    if (out.fabric.aligned) {
+        if (f->has("wiring")) {
+            throw input_error(f->where("wiring"), "a wiring map is given but rails are \"aligned\"",
+                              "set \"rails\": \"explicit\" to use the wiring map, or drop it");
+        }
+        return;
+    }
+    const auto wiring = f->get_object("wiring");
+    if (!wiring) {
+        throw input_error(f->where("wiring"), "explicit rails need a \"wiring\" map",
+                          "write \"wiring\": {\"node0\": [\"leaf0\", \"leaf1\", ...], ...}: per host, the leaf of each rail NIC");
+    }
+    std::map<std::string, int> leaf_ids;
+    out.wiring.assign(out.nodes.size(), {});
+    for (std::size_t n = 0; n < out.nodes.size(); ++n) {
+        const std::string& host = out.nodes[n].host;
+        if (!wiring->has(host)) {
+            throw input_error(wiring->where(host), "no wiring for host '" + host + "'",
+                              "list the leaf of each of its rail NICs: \"" + host + "\": [\"leaf0\", ...]");
+        }
+        const json& leaves = wiring->at(host);
+        const std::size_t rails_here = out.facts_of(static_cast<std::int64_t>(n)).rail_nics.size();
+        if (!leaves.is_array() || leaves.size() != rails_here) {
+            throw input_error(wiring->where(host),
+                              "expected a list of " + std::to_string(rails_here) + " leaf names (one per rail NIC)",
+                              "write one leaf name per compute NIC, in NIC order");
+        }
+        for (const auto& l : leaves) {
+            if (!l.is_string()) {
+                throw input_error(wiring->where(host), "leaf names must be strings", "write e.g. \"leaf3\"");
+            }
+            const auto [it, fresh] = leaf_ids.emplace(l.get<std::string>(), static_cast<int>(leaf_ids.size()));
+            if (fresh) {
+                out.leaf_names.push_back(it->first);
+            }
+            out.wiring[n].push_back(it->second);
+        }
+    }
+    for (const auto& [host, v] : wiring->json().items()) {
+        if (std::none_of(out.nodes.begin(), out.nodes.end(), [&](const NodeInstance& x) { return x.host == host; })) {
+            throw input_error(wiring->where(host), "wiring names unknown host '" + host + "'", "remove it or fix the host name");
+        }
+    }
+}
+
+}  // namespace
+
+std::string parent_dir(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::vector<std::string> builtin_node_template_names() {
+    std::vector<std::string> names;
+    for (const auto& e : kEmbeddedNodes) {
+        names.emplace_back(e.name);
+    }
+    return names;
+}
+
+NodeTemplate builtin_node_template(const std::string& name, const std::string& where) {
+    for (const auto& e : kEmbeddedNodes) {
+        if (name == e.name) {
+            const std::string src = std::string("layouts/nodes/") + e.name + ".json";
+            NodeTemplate t = node_template_from_json(parse_json_text(e.text, src), src);
+            t.source = src;
+            return t;
+        }
+    }
+    std::string list;
+    for (const auto& n : builtin_node_template_names()) {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    throw input_error(where, "unknown node template '" + name + "'",
+                      "use a built-in template (" + list + ") or a path to a template JSON");
+}
+
+Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
+                          const std::string& base_dir) {
+    const JsonObject c(j, file, pointer);
+    c.check_keys({"name", "node", "nodes", "fabric"});
+    Cluster out;
+    out.source = file;
+    TemplateTable table(file, base_dir);
+    read_nodes(c, table, out);
+    out.templates = table.take();
+    for (const auto& t : out.templates) {
+        out.facts.push_back(template_facts(t));
+        out.rails = std::max(out.rails, static_cast<int>(out.facts.back().rail_nics.size()));
+        for (const auto& w : t.warnings) {
+            out.warnings.push_back(t.name + ": " + w);
+        }
+    }
+    read_fabric(c, out);
+    if (!out.homogeneous()) {
+        out.warnings.push_back("the cluster mixes node templates; collectives run at the pace of the slowest node");
+    }
+    return out;
+}
+
+Cluster load_cluster_file(const std::string& path) {
+    const std::string text = read_text_file(path);
+    const json j = parse_json_text(text, path);
+    const bool wrapped = j.is_object() && j.contains("cluster");
+    return cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", parent_dir(path));
+}
+
+}  // namespace planlayout

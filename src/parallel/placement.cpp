@@ -1,0 +1,189 @@
+// Placement: node-major rank placement, hostfile order, local GPU permutations, explicit maps.
+#include "planlayout/parallel/placement.hpp"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+namespace planlayout {
+namespace {
+
+std::map<std::string, std::int32_t> host_index(const Cluster& c) {
+    std::map<std::string, std::int32_t> m;
+    for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+        m[c.nodes[i].host] = static_cast<std::int32_t>(i);
+    }
+    return m;
+}
+
+std::int32_t lookup_host(const std::map<std::string, std::int32_t>& hosts, const std::string& host, const std::string& where) {
+    const auto it = hosts.find(host);
+    if (it == hosts.end()) {
+        std::string some;
+        int shown = 0;
+        for (const auto& [h, i] : hosts) {
+            if (shown++ == 4) {
+                some += ", ...";
+                break;
+            }
+            some += (some.empty() ? "" : ", ") + h;
+        }
+        throw input_error(where, "unknown host '" + host + "'", "use a host of the cluster (" + some + ")");
+    }
+    return it->second;
+}
+
+}  // namespace
+
+Placement node_major_placement(const Cluster& cluster, std::int64_t world, const std::vector<std::int32_t>& node_order,
+                               const std::vector<std::int32_t>& local_order) {
+    Placement p;
+    p.description = "node-major";
+    p.node.reserve(static_cast<std::size_t>(world));
+    p.gpu.reserve(static_cast<std::size_t>(world));
+    const std::size_t nodes = node_order.empty() ? cluster.nodes.size() : node_order.size();
+    for (std::size_t i = 0; i < nodes && p.world() < world; ++i) {
+        const std::int32_t n = node_order.empty() ? static_cast<std::int32_t>(i) : node_order[i];
+        const int g = cluster.facts_of(n).gpu_count;
+        for (int j = 0; j < g && p.world() < world; ++j) {
+            p.node.push_back(n);
+            p.gpu.push_back(local_order.empty() ? j : local_order[static_cast<std::size_t>(j) % local_order.size()]);
+        }
+    }
+    if (p.world() < world) {
+        throw input_error("placement", "the world of " + std::to_string(world) + " ranks needs more GPUs than the " +
+                                           std::to_string(p.world()) + " the placement offers",
+                          "add nodes to the cluster or reduce the world size");
+    }
+    return p;
+}
+
+std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text, const std::string& where) {
+    std::vector<std::pair<std::string, int>> out;
+    std::istringstream in(text);
+    std::string line;
+    for (int lineno = 1; std::getline(in, line); ++lineno) {
+        if (const auto hash = line.find('#'); hash != std::string::npos) {
+            line.resize(hash);
+        }
+        std::istringstream words(line);
+        std::string host;
+        if (!(words >> host)) {
+            continue;
+        }
+        int slots = 0;
+        if (const auto colon = host.find(':'); colon != std::string::npos) {
+            slots = std::atoi(host.c_str() + colon + 1);
+            host.resize(colon);
+        }
+        for (std::string w; words >> w;) {
+            if (w.rfind("slots=", 0) == 0) {
+                char* end = nullptr;
+                const long v = std::strtol(w.c_str() + 6, &end, 10);
+                if (*end != '\0' || v < 1 || v > 4096) {
+                    throw input_error(where + ":" + std::to_string(lineno), "bad slot count '" + w + "'",
+                                      "write slots=N with N from 1 to 4096");
+                }
+                slots = static_cast<int>(v);
+            }
+        }
+        out.emplace_back(host, slots);
+    }
+    return out;
+}
+
+Placement placement_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
+                              const std::string& base_dir, const Cluster& cluster, std::int64_t world) {
+    const JsonObject o(j, file, pointer);
+    o.check_keys({"hosts", "hostfile", "local_order", "ranks"});
+    const auto hosts = host_index(cluster);
+    if (o.has("ranks")) {
+        const auto& ranks = o.at("ranks");
+        if (!ranks.is_array() || static_cast<std::int64_t>(ranks.size()) != world) {
+            throw input_error(o.where("ranks"), "expected a list of " + std::to_string(world) + " placements, one per rank",
+                              "write [{\"host\": \"node0\", \"gpu\": 0}, ...] in rank order");
+        }
+        Placement p;
+        p.description = "explicit rank map";
+        std::set<std::pair<std::int32_t, std::int32_t>> used;
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            const JsonObject e(ranks[r], file, pointer + "/ranks/" + std::to_string(r));
+            e.check_keys({"host", "gpu", "rank"});
+            const auto host = e.get_string("host");
+            if (!host) {
+                throw input_error(e.where("host"), "missing host", "write {\"host\": \"node0\", \"gpu\": 0}");
+            }
+            const std::int32_t n = lookup_host(hosts, *host, e.where("host"));
+            const auto g = static_cast<std::int32_t>(e.get_int("gpu", 0, cluster.facts_of(n).gpu_count - 1).value_or(-1));
+            if (g < 0) {
+                throw input_error(e.where("gpu"), "missing gpu", "write the local GPU index");
+            }
+            if (!used.emplace(n, g).second) {
+                throw input_error(e.where(), "GPU " + std::to_string(g) + " of " + *host + " is given to two ranks",
+                                  "give every rank its own GPU");
+            }
+            p.node.push_back(n);
+            p.gpu.push_back(g);
+        }
+        return p;
+    }
+    std::vector<std::int32_t> order;
+    std::string description = "node-major";
+    if (o.has("hosts") && o.has("hostfile")) {
+        throw input_error(o.where("hostfile"), "both \"hosts\" and \"hostfile\" are given", "keep one of them");
+    }
+    if (o.has("hosts")) {
+        const auto& list = o.at("hosts");
+        if (!list.is_array()) {
+            throw input_error(o.where("hosts"), "hosts must be a list of host names", "write [\"node1\", \"node0\"]");
+        }
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            if (!list[i].is_string()) {
+                throw input_error(o.where("hosts/" + std::to_string(i)), "host names must be strings", "write \"node0\"");
+            }
+            order.push_back(lookup_host(hosts, list[i].get<std::string>(), o.where("hosts/" + std::to_string(i))));
+        }
+        description = "node-major in the given host order";
+    }
+    if (const auto hf = o.get_string("hostfile")) {
+        const std::string path = (hf->empty() || (*hf)[0] == '/' || base_dir == ".") ? *hf : base_dir + "/" + *hf;
+        const auto entries = parse_hostfile(read_text_file(path), path);
+        for (const auto& [host, slots] : entries) {
+            order.push_back(lookup_host(hosts, host, path));
+        }
+        description = "node-major in hostfile order (" + *hf + ")";
+    }
+    std::set<std::int32_t> distinct(order.begin(), order.end());
+    if (distinct.size() != order.size()) {
+        throw input_error(o.where(), "a host is listed twice", "list every host once");
+    }
+    std::vector<std::int32_t> local;
+    if (o.has("local_order")) {
+        const auto& lo = o.at("local_order");
+        const int g = cluster.facts_of(0).gpu_count;
+        std::set<int> seen;
+        if (!lo.is_array() || static_cast<int>(lo.size()) != g) {
+            throw input_error(o.where("local_order"), "expected a permutation of the " + std::to_string(g) + " local GPUs",
+                              "write e.g. [0, 2, 1, 3, 4, 6, 5, 7] (a CUDA_VISIBLE_DEVICES order)");
+        }
+        for (const auto& v : lo) {
+            if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= g || !seen.insert(v.get<int>()).second) {
+                throw input_error(o.where("local_order"), "not a permutation of 0.." + std::to_string(g - 1),
+                                  "list every local GPU index exactly once");
+            }
+            local.push_back(v.get<std::int32_t>());
+        }
+        description += ", local GPU order " + lo.dump();
+    }
+    Placement p = node_major_placement(cluster, world, order, local);
+    p.description = description;
+    return p;
+}
+
+}  // namespace planlayout

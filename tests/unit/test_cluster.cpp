@@ -1,0 +1,103 @@
+// Tests: cluster spec reading, template facts (NIC choice), placement.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/parallel/placement.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+using nlohmann::json;
+
+namespace {
+Cluster cluster(const std::string& text) { return cluster_from_json(json::parse(text), "c.json", "/cluster", "."); }
+}  // namespace
+
+TEST_CASE("the built-in templates have the documented GPU/NIC layouts") {
+    const auto names = builtin_node_template_names();
+    CHECK(names == std::vector<std::string>{"a100-dgx-8gpu-8nic", "h100-hgx-8gpu-8nic", "pcie-8gpu-4nic"});
+    SUBCASE("H100 HGX: GPU i uses NIC i at PIX, NVSwitch with 18 links") {
+        const TemplateFacts f = template_facts(builtin_node_template("h100-hgx-8gpu-8nic", "t"));
+        CHECK(f.gpu_count == 8);
+        CHECK(f.rail_nics.size() == 8);
+        for (int g = 0; g < 8; ++g) {
+            CHECK(f.gpu_rail[static_cast<std::size_t>(g)] == g);
+            CHECK(f.gpu_nic_class[static_cast<std::size_t>(g)] == PathClass::Pix);
+        }
+        CHECK(f.gpu_gpu[0 * 8 + 5] == PathClass::Nv);
+        CHECK(f.nvlink_gbyte_s == doctest::Approx(450));
+    }
+    SUBCASE("DGX A100: two equally near NICs per GPU pair are spread, one per GPU (PXB)") {
+        const TemplateFacts f = template_facts(builtin_node_template("a100-dgx-8gpu-8nic", "t"));
+        CHECK(f.rail_nics.size() == 8);  // the storage NICs are not rails
+        CHECK(f.gpu_rail == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+        CHECK(f.gpu_nic_class[3] == PathClass::Pxb);
+    }
+    SUBCASE("PCIe box: no NVLink, GPUs share a NIC per switch") {
+        const TemplateFacts f = template_facts(builtin_node_template("pcie-8gpu-4nic", "t"));
+        CHECK(f.gpu_rail == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+        CHECK(f.gpu_gpu[0 * 8 + 1] == PathClass::Pix);
+        CHECK(f.gpu_gpu[0 * 8 + 2] == PathClass::Phb);
+        CHECK(f.gpu_gpu[0 * 8 + 5] == PathClass::Sys);
+        CHECK(f.nvlink_gbyte_s == 0);
+    }
+}
+
+TEST_CASE("a GPU whose only NIC is across the socket gets that NIC at SYS distance") {
+    const Cluster c = cluster(R"({"nodes": 1, "node": {
+        "name": "one-nic", "cpus": [{"name": "CPU0", "numa": 0}, {"name": "CPU1", "numa": 1}],
+        "gpus": [{"name": "GPU0", "parent": "CPU0", "numa": 0}, {"name": "GPU1", "parent": "CPU1", "numa": 1}],
+        "nics": [{"name": "NIC0", "device": "mlx5_0", "parent": "CPU1", "numa": 1, "speed_gbit_s": 200}]}})");
+    const TemplateFacts& f = c.facts.front();
+    CHECK(f.gpu_rail == std::vector<int>{0, 0});
+    CHECK(f.gpu_nic_class[0] == PathClass::Sys);
+    CHECK(f.gpu_nic_class[1] == PathClass::Phb);
+}
+
+TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON pointers") {
+    const Cluster c = cluster(R"({"nodes": [{"count": 3, "host_prefix": "gpu-a", "node": "h100-hgx-8gpu-8nic"},
+                                            {"host": "gpu-b0", "node": "pcie-8gpu-4nic"}],
+                                 "fabric": {"rails": "aligned", "nodes_per_su": 2, "sus_per_pod": 1, "pxn": false}})");
+    CHECK(c.node_count() == 4);
+    CHECK(c.nodes[2].host == "gpu-a2");
+    CHECK(c.nodes[3].host == "gpu-b0");
+    CHECK(c.templates.size() == 2);
+    CHECK(!c.homogeneous());
+    CHECK(c.total_gpus() == 32);
+    CHECK(c.rails == 8);
+    CHECK(c.leaf_of(3, 1) == 9);  // SU 1, rail 1
+    CHECK(c.pod_of_leaf(9) == 1);
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "h200-magic"})"),
+                         "c.json (/cluster/node): unknown node template 'h200-magic'; use a built-in template (a100-dgx-8gpu-8nic, h100-hgx-8gpu-8nic, pcie-8gpu-4nic) or a path to a template JSON",
+                         Error);
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic", "fabric": {"rails": "crossed"}})"),
+                         "c.json (/cluster/fabric/rails): rails must be \"aligned\" or \"explicit\", got \"crossed\"; use \"aligned\" (NIC i on leaf i) or \"explicit\" with a \"wiring\" map",
+                         Error);
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic", "fabric": {"rails": "explicit", "wiring": {"node0": ["l0"]}}})"),
+                         "c.json (/cluster/fabric/wiring/node0): expected a list of 8 leaf names (one per rail NIC); write one leaf name per compute NIC, in NIC order",
+                         Error);
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 0, "node": "h100-hgx-8gpu-8nic"})"),
+                         "c.json (/cluster/nodes): nodes = 0 is out of range; give a value from 1 to 262144", Error);
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "nodee": 1})"),
+                         "c.json (/cluster/nodee): unknown key \"nodee\"; known keys here: fabric, name, node, nodes", Error);
+}
+
+TEST_CASE("placement: node-major, host order, local GPU permutation, explicit maps") {
+    const Cluster c = cluster(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic"})");
+    const Placement p = node_major_placement(c, 16);
+    CHECK(p.node[9] == 1);
+    CHECK(p.gpu[9] == 1);
+    const Placement q = placement_from_json(json::parse(R"({"hosts": ["node1", "node0"], "local_order": [1, 0, 3, 2, 5, 4, 7, 6]})"),
+                                            "l.json", "/placement", ".", c, 16);
+    CHECK(q.node[0] == 1);
+    CHECK(q.gpu[0] == 1);
+    CHECK(q.node[8] == 0);
+    CHECK_THROWS_WITH_AS(placement_from_json(json::parse(R"({"hosts": ["node7"]})"), "l.json", "/placement", ".", c, 16),
+                         "l.json (/placement/hosts/0): unknown host 'node7'; use a host of the cluster (node0, node1)", Error);
+    CHECK_THROWS_AS(placement_from_json(json::parse(R"({"local_order": [0, 0, 1, 2, 3, 4, 5, 6]})"), "l.json", "/placement", ".", c, 16),
+                    Error);
+    CHECK_THROWS_AS(node_major_placement(c, 17), Error);
+    CHECK(parse_hostfile("node0 slots=8\n# comment\nnode1:4\nnode2\n", "h") ==
+          std::vector<std::pair<std::string, int>>{{"node0", 8}, {"node1", 4}, {"node2", 0}});
+}
