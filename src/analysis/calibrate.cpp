@@ -11,11 +11,11 @@
 namespace planlayout {
 namespace {
 
-bool is_cross(const GroupShape& g) { return g.nodes >= 2 && g.n >= 2; }
+bool is_cross(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
 
 /// Bandwidth time of one call at line rate (efficiency 1, no alpha), on the calibrated link.
-double line_time_us(CollectiveOp op, const GroupShape& shape, double size, Transport t, CollectiveCost* steps) {
-    GroupShape g = shape;
+double line_time_us(CollectiveOp op, const CostShape& shape, double size, Transport t, CollectiveCost* steps) {
+    CostShape g = shape;
     g.nvlink_efficiency = 1.0;
     g.pcie_efficiency = 1.0;
     TransportModel unit;
@@ -31,7 +31,7 @@ double line_time_us(CollectiveOp op, const GroupShape& shape, double size, Trans
 
 }  // namespace
 
-Calibration fit_calibration(const NcclTestsRun& run, const GroupShape& shape, Transport transport,
+Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape, Transport transport,
                             std::optional<PathClass> link_class, double min_size_bytes) {
     Calibration c;
     c.transport = transport;
@@ -126,16 +126,26 @@ Calibration fit_calibration(const NcclTestsRun& run, const GroupShape& shape, Tr
     return c;
 }
 
+namespace {
+
+/// Fixed decimals keep the file byte-identical across runs and platforms.
+double fixed(double x, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(x * scale) / scale;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Calibration& c) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : c.rows) {
         rows.push_back({{"line", r.line},
                         {"size", r.size_bytes},
-                        {"time_us", r.measured_us},
-                        {"predicted_us", r.predicted_us},
-                        {"residual", r.residual},
-                        {"busbw_gbps", r.measured_busbw_gbyte_s},
-                        {"predicted_busbw_gbps", r.predicted_busbw_gbyte_s},
+                        {"time_us", fixed(r.measured_us, 3)},
+                        {"predicted_us", fixed(r.predicted_us, 3)},
+                        {"residual", fixed(r.residual, 5)},
+                        {"busbw_gbps", fixed(r.measured_busbw_gbyte_s, 5)},
+                        {"predicted_busbw_gbps", fixed(r.predicted_busbw_gbyte_s, 5)},
                         {"used", r.used}});
     }
     return {{"schema_version", 1},
@@ -146,12 +156,12 @@ nlohmann::json to_json(const Calibration& c) {
             {"nodes", c.nodes},
             {"gpus_per_node", c.gpus_per_node},
             {"ranks", c.ranks},
-            {"alpha_us", c.alpha_us},
-            {"efficiency", c.efficiency},
+            {"alpha_us", fixed(c.alpha_us, 4)},
+            {"efficiency", fixed(c.efficiency, 6)},
             {"line", c.line},
             {"line_gbyte_s", c.line_gbyte_s},
-            {"busbw_gbps", c.busbw_gbyte_s},
-            {"rms_residual", c.rms_residual},
+            {"busbw_gbps", fixed(c.busbw_gbyte_s, 3)},
+            {"rms_residual", fixed(c.rms_residual, 5)},
             {"rows_used", c.rows_used},
             {"source", c.source},
             {"rows", rows},
@@ -229,7 +239,7 @@ void apply_calibration(const Calibration& c, TransportSpec& spec) {
     p.alpha_us = c.alpha_us;
 }
 
-void apply_calibration(const Calibration& c, GroupShape& shape) {
+void apply_calibration(const Calibration& c, CostShape& shape) {
     if (is_cross_node(c.link_class)) {
         return;
     }

@@ -10,23 +10,27 @@ namespace {
 constexpr double kGiga = 1e9;
 constexpr double kMicro = 1e-6;
 
-bool spans_nodes(const GroupShape& g) { return g.nodes >= 2 && g.n >= 2; }
+double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
 
-double alpha_intra_us(const GroupShape& g) {
+bool spans_nodes(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
+
+double alpha_intra_us(const CostShape& g) {
     return g.worst_intra <= PathClass::Nv ? g.nvlink_alpha_us : g.pcie_alpha_us;
 }
 
 /// Cross-node bandwidth one ring sees per node: NCCL runs one ring per rail (RDMA), so the
 /// group's rail NICs add up; over TCP the node's interface(s) are shared, whatever r is.
-double ring_cross_gbyte_s(const GroupShape& g, const TransportModel& x) {
-    const int lanes = x.kind == Transport::Tcp ? std::max(1, g.max_per_node)
-                                               : std::max(1, std::min(g.rails_per_node, g.max_per_node));
-    return static_cast<double>(lanes) * cross_rank_gbyte_s(g, x, false);
+double ring_cross_gbyte_s(const CostShape& g, const TransportModel& x) {
+    if (x.kind == Transport::Tcp) {
+        return std::max(1, g.max_per_node) * cross_rank_gbyte_s(g, x, false);
+    }
+    return std::max(1, std::min(g.rails_per_node, g.max_per_node)) * rail_nic_gbyte_s(g, x, false);
 }
 
 /// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions. Latency as in
 /// NCCL's tuner: steps that cross nodes pay the transport's alpha, the others the intra-node one.
-CollectiveCost finish(CollectiveOp op, const GroupShape& g, double size_bytes, CollectiveCost c,
+CollectiveCost finish(CollectiveOp op, const CostShape& g, double size_bytes, CollectiveCost c,
                       double net_alpha_us) {
     c.alpha_s = (alpha_intra_us(g) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
     const double bw_s = std::max(c.nic_s, c.intra_s);
@@ -49,8 +53,8 @@ CollectiveCost finish(CollectiveOp op, const GroupShape& g, double size_bytes, C
 
 }  // namespace
 
-GroupShape make_group_shape(int nodes, int gpus_per_node, const NodeHardware& hw) {
-    GroupShape g;
+CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw) {
+    CostShape g;
     g.nodes = std::max(1, nodes);
     g.max_per_node = std::max(1, gpus_per_node);
     g.n = g.nodes * g.max_per_node;
@@ -80,36 +84,53 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     return x;
 }
 
-double intra_gbyte_s(const GroupShape& g) {
+double intra_gbyte_s(const CostShape& g) {
     return g.worst_intra <= PathClass::Nv ? g.nvlink_gbyte_s * g.nvlink_efficiency
                                           : g.pcie_gbyte_s * g.pcie_efficiency;
 }
 
-double cross_rank_gbyte_s(const GroupShape& g, const TransportModel& x, bool alltoall) {
+namespace {
+
+/// A rank's share of the node's TCP interface(s), capped by its sockets.
+double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
     const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
-    if (x.kind == Transport::Tcp) {
-        // Every rank of the node that sends at the same time shares the interface(s).
-        const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / 8.0 * eff;
-        const int sharers = std::max(1, g.max_per_node) * std::max(1, g.concurrent_groups_per_node);
-        double per_rank = node / sharers;
-        if (x.per_stream_gbit_s > 0) {
-            per_rank = std::min(per_rank, x.sockets * x.per_stream_gbit_s / 8.0 * eff);
-        }
-        return per_rank;
+    // Every rank of the node that sends at the same time shares the interface(s).
+    const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / 8.0 * eff;
+    const int sharers = std::max(1, g.max_per_node) * std::max(1, g.concurrent_groups_per_node);
+    double per_rank = node / sharers;
+    if (x.per_stream_gbit_s > 0) {
+        per_rank = std::min(per_rank, x.sockets * x.per_stream_gbit_s / 8.0 * eff);
     }
+    return per_rank;
+}
+
+/// One rail NIC's effective bandwidth for this transport (slowest rank decides).
+double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+    const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
     double e = eff;
     if (x.kind == Transport::Gdrdma && g.gpu_nic_sys) {
         // NCCL disables GPUDirect over SYS: that rank is host-staged, and the slowest rank decides.
         e = std::min(e, x.host_staged_efficiency * (alltoall ? x.alltoall_efficiency / x.efficiency : 1.0));
     }
-    double per_rank = g.nic_gbit_s / 8.0 * e;
+    double per_nic = g.nic_gbit_s / 8.0 * e;
     if (g.worst_cross >= PathClass::Xrail && !g.pxn) {
-        per_rank /= std::max(1.0, g.spine_oversubscription);
+        per_nic /= std::max(1.0, g.spine_oversubscription);
     }
-    return per_rank;
+    return per_nic;
 }
 
-CollectiveCost all_reduce(const GroupShape& g, double size_bytes, const TransportModel& x) {
+}  // namespace
+
+double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+    if (x.kind == Transport::Tcp) {
+        return tcp_rank_gbyte_s(g, x, alltoall);
+    }
+    // Fewer rail NICs than ranks on a node: the ranks share them.
+    const double share = std::min(1.0, static_cast<double>(std::max(1, g.rails_per_node)) / std::max(1, g.max_per_node));
+    return rail_nic_gbyte_s(g, x, alltoall) * share;
+}
+
+CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
@@ -135,7 +156,7 @@ CollectiveCost all_reduce(const GroupShape& g, double size_bytes, const Transpor
 
 namespace {
 
-CollectiveCost ring_gather_like(CollectiveOp op, const GroupShape& g, double size_bytes,
+CollectiveCost ring_gather_like(CollectiveOp op, const CostShape& g, double size_bytes,
                                 const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
@@ -160,15 +181,15 @@ CollectiveCost ring_gather_like(CollectiveOp op, const GroupShape& g, double siz
 
 }  // namespace
 
-CollectiveCost all_gather(const GroupShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x) {
     return ring_gather_like(CollectiveOp::AllGather, g, size_bytes, x);
 }
 
-CollectiveCost reduce_scatter(const GroupShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x) {
     return ring_gather_like(CollectiveOp::ReduceScatter, g, size_bytes, x);
 }
 
-CollectiveCost all_to_all(const GroupShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
@@ -190,7 +211,7 @@ CollectiveCost all_to_all(const GroupShape& g, double size_bytes, const Transpor
     return finish(CollectiveOp::AllToAll, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost broadcast(const GroupShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
@@ -210,7 +231,7 @@ CollectiveCost broadcast(const GroupShape& g, double size_bytes, const Transport
     return finish(CollectiveOp::Broadcast, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost sendrecv(const GroupShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     c.steps = 1;
     if (!spans_nodes(g)) {
@@ -228,7 +249,7 @@ CollectiveCost sendrecv(const GroupShape& g, double size_bytes, const TransportM
     return finish(CollectiveOp::SendRecv, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost collective_cost(CollectiveOp op, const GroupShape& g, double size_bytes,
+CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
                                const TransportModel& x) {
     switch (op) {
         case CollectiveOp::AllReduce:

@@ -27,7 +27,7 @@ struct Compute {
     double bwd_s = 0;
 };
 
-const GroupShape* find_shape(const ScoreInput& in, const std::string& kind) {
+const CostShape* find_cost_shape(const ScoreInput& in, const std::string& kind) {
     auto it = in.shapes.find(kind);
     if (it == in.shapes.end() && kind == "dp_cp") {
         it = in.shapes.find("dp");
@@ -63,7 +63,7 @@ double window_per_call(const TrafficItem& item, const Compute& c, const Training
     return 0;
 }
 
-ItemTime time_item(const TrafficItem& item, GroupShape shape, const TransportSpec& spec,
+ItemTime time_item(const TrafficItem& item, CostShape shape, const TransportSpec& spec,
                    const TransportModel& x, const Compute& c, const TrainingSpec& t, double micro) {
     // The transport section describes the TCP interface; it wins over the cluster's default.
     shape.tcp_gbit_s = spec.tcp.interface_gbit_s;
@@ -84,7 +84,7 @@ struct Evaluation {
 };
 
 Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                    const std::vector<const GroupShape*>& shapes, const Compute& c, double micro,
+                    const std::vector<const CostShape*>& shapes, const Compute& c, double micro,
                     PriorEnd base_end, PriorEnd cand_end) {
     Evaluation e;
     const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
@@ -105,7 +105,7 @@ Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffi
 }
 
 Compute compute_time(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                     const std::vector<const GroupShape*>& shapes, double micro) {
+                     const std::vector<const CostShape*>& shapes, double micro) {
     const TrainingSpec& t = *in.training;
     const ParallelSizes& p = in.sizes;
     const double factor = flops_factor(t);
@@ -242,9 +242,9 @@ Score compute_score(const ScoreInput& in) {
     }
 
     const std::vector<TrafficItem> traffic = traffic_per_step(in.sizes, *in.model, *in.training);
-    std::vector<const GroupShape*> shapes;
+    std::vector<const CostShape*> shapes;
     for (const auto& item : traffic) {
-        shapes.push_back(find_shape(in, item.kind));
+        shapes.push_back(find_cost_shape(in, item.kind));
         if (shapes.back() == nullptr) {
             s.warnings.push_back("no placement for group kind '" + item.kind + "': its " +
                                  std::string(to_string(item.op)) + " traffic is left out");

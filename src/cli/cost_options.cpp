@@ -45,14 +45,14 @@ NodeHardware hardware_from(const ParsedArgs& args) {
     return hw;
 }
 
-GroupShape shape_from(const ParsedArgs& args, const std::string& command) {
+CostShape shape_from(const ParsedArgs& args, const std::string& command) {
     const auto nodes = args.get_int("--nodes", 1, 100000);
     const auto gpus = args.get_int("--gpus-per-node", 1, 1024);
     if (!gpus) {
         throw input_error("plan-layout " + command, "missing --gpus-per-node",
                           "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
     }
-    GroupShape g = make_group_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args));
+    CostShape g = make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args));
     if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
         g.two_node_tree_gain = *v;
     }

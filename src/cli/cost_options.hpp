@@ -15,8 +15,8 @@ namespace planlayout::cli {
 /// NodeHardware from the hardware flags (defaults: H100/H200 HGX, 400G rail NICs, 100G TCP).
 [[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);
 
-/// GroupShape for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
-[[nodiscard]] GroupShape shape_from(const ParsedArgs& args, const std::string& command);
+/// CostShape for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
+[[nodiscard]] CostShape shape_from(const ParsedArgs& args, const std::string& command);
 
 /// "256MiB", "1G", "4096", "1.5GB" → bytes (K/M/G/T and KiB/MiB/GiB/TiB binary, KB/MB/GB/TB
 /// decimal). Throws a usage Error naming flag.

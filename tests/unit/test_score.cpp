@@ -23,8 +23,8 @@ ScoreInput seed_input() {
 }
 
 /// 2 nodes × 8 GPUs, GPU i ↔ NIC i at PIX, rail aligned, NVLink inside a node, 400G rail NICs.
-GroupShape seed_shape(int n, int nodes, int per_node, int concurrent) {
-    GroupShape g;
+CostShape seed_shape(int n, int nodes, int per_node, int concurrent) {
+    CostShape g;
     g.n = n;
     g.nodes = nodes;
     g.max_per_node = per_node;

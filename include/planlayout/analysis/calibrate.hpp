@@ -49,7 +49,7 @@ struct Calibration {
 /// to RAIL across nodes, NV (or PCIe) inside one. Rows below min_size_bytes are reported but
 /// not fitted. Weighted least squares on relative error, so small and large sizes both count.
 /// Throws Error when fewer than two rows remain.
-[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const GroupShape& shape,
+[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape,
                                           Transport transport, std::optional<PathClass> link_class,
                                           double min_size_bytes = 0);
 
@@ -65,7 +65,7 @@ struct Calibration {
 void apply_calibration(const Calibration& c, TransportSpec& spec);
 
 /// Applies an NV/PCIe-class calibration to a shape's intra-node efficiency and alpha.
-void apply_calibration(const Calibration& c, GroupShape& shape);
+void apply_calibration(const Calibration& c, CostShape& shape);
 
 /// The fit and per-row residuals as text.
 [[nodiscard]] std::string render_text(const Calibration& c);

@@ -9,9 +9,9 @@
 
 namespace planlayout {
 
-/// Where a group lives and what its links can do: the lead fills one per group (or per group
-/// kind, taking the worst group), from the placement and the edge classes.
-struct GroupShape {
+/// Where a group lives and what its links can do, as the cost model reads it: one per group
+/// kind (its worst group). cost_shape_from_edges() builds it from edge_class.hpp's GroupShape.
+struct CostShape {
     int n = 1;                    // ranks in the group
     int nodes = 1;                // k: nodes it spans
     int max_per_node = 1;         // g: most ranks on one node
@@ -53,7 +53,7 @@ struct NodeHardware {
 
 /// A group of every GPU on `nodes` nodes × `gpus_per_node` (nccl-tests' usual run): rail
 /// aligned, GPU i ↔ NIC i at PIX, NVLink inside a node unless hw.nvlink is false.
-[[nodiscard]] GroupShape make_group_shape(int nodes, int gpus_per_node, const NodeHardware& hw);
+[[nodiscard]] CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw);
 
 /// One transport, resolved at one end of its priors.
 struct TransportModel {
@@ -85,22 +85,22 @@ struct CollectiveCost {
 
 /// Effective per-rank cross-node bandwidth (GB/s): the rank's own rail NIC (RDMA), or its share
 /// of the node's TCP interface(s); alltoall selects the all-to-all efficiency.
-[[nodiscard]] double cross_rank_gbyte_s(const GroupShape& g, const TransportModel& x, bool alltoall);
+[[nodiscard]] double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
 
 /// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
-[[nodiscard]] double intra_gbyte_s(const GroupShape& g);
+[[nodiscard]] double intra_gbyte_s(const CostShape& g);
 
 // One function per collective. size_bytes is nccl-tests' "size" (model.md §1).
-[[nodiscard]] CollectiveCost all_reduce(const GroupShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost all_gather(const GroupShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost reduce_scatter(const GroupShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost all_to_all(const GroupShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost broadcast(const GroupShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x);
 /// One point-to-point transfer between two ranks of the group (pp neighbours, CP ring).
-[[nodiscard]] CollectiveCost sendrecv(const GroupShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x);
 
 /// Dispatches to the function above.
-[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const GroupShape& g, double size_bytes,
+[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
                                              const TransportModel& x);
 
 }  // namespace planlayout
