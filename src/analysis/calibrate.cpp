@@ -119,6 +119,18 @@ Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape, Tra
     c.rms_residual = std::sqrt(sum_sq / static_cast<double>(c.rows_used));
     const auto& largest = c.rows.back();
     c.busbw_gbyte_s = largest.size_bytes / (slope * xs.back()) / 1e3 * bus_factor(run.op, shape.n);
+    if (cross) {
+        // Does the fitted link bind in the model? If NVLink does, the fit will not move predictions.
+        TransportModel fitted;
+        fitted.kind = transport;
+        fitted.efficiency = fitted.alltoall_efficiency = fitted.host_staged_efficiency = c.efficiency;
+        const CollectiveCost big = collective_cost(run.op, shape, largest.size_bytes, fitted);
+        if (big.intra_s > big.nic_s) {
+            c.warnings.push_back("at these sizes the model says NVLink/PCIe binds, not the " + c.line +
+                                 ": the fitted efficiency will not change predictions (NVLS or a faster "
+                                 "intra-node path than declared); calibrate --class NV on a one-node run too");
+        }
+    }
     if (c.efficiency > 1.0) {
         c.warnings.push_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
                              "gain above two_node_tree_gain, or a faster link than declared)");
