@@ -17,6 +17,8 @@ const std::vector<Command>& commands() {
         {"calibrate", "nccl-tests output -> fitted bandwidth and latency per transport and link class", cmd_calibrate},
 
         // -- acceptance commands go here --
+        {"verify", "NCCL INFO logs against the plan: transport, rail NIC, P2P inside nodes", cmd_verify},
+        {"ab", "step-time logs of an A/B run: stable-step medians and the measured benefit", cmd_ab},
 
         // -- search and compare go here --
     };

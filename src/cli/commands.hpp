@@ -12,4 +12,8 @@ int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 int cmd_collective(const std::vector<std::string>& args, Context& ctx);
 int cmd_calibrate(const std::vector<std::string>& args, Context& ctx);
 
+// acceptance
+int cmd_verify(const std::vector<std::string>& args, Context& ctx);
+int cmd_ab(const std::vector<std::string>& args, Context& ctx);
+
 }  // namespace planlayout::cli
