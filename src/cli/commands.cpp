@@ -16,6 +16,8 @@ const std::vector<Command>& commands() {
         {"lint", "node-level checks: GPU↔NIC affinity, NUMA, NIC speeds, PCIe links", cmd_lint},
 
         // -- cost and calibration commands go here --
+        {"collective", "predicted time, algbw and busbw of one collective, in nccl-tests' columns", cmd_collective},
+        {"calibrate", "nccl-tests output -> fitted bandwidth and latency per transport and link class", cmd_calibrate},
 
         // -- acceptance commands go here --
         {"verify", "NCCL INFO logs against the plan: transport, rail NIC, P2P inside nodes", cmd_verify},
