@@ -120,90 +120,119 @@ std::int64_t KindEdges::total_pairs() const {
     return n;
 }
 
-std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks,
-                                                              const PairClassifier& classifier, const Placement& placement) {
+namespace {
+
+// Reused buffers: classification visits millions of groups at scale.
+struct Scratch {
+    std::vector<std::tuple<int, int, std::int64_t>> ordered;  // (node slot, local GPU, rank)
+    std::vector<std::int32_t> nodes;                          // node of each slot, first appearance order
+    std::vector<std::size_t> starts;                          // slot → first index in `ordered`
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    std::vector<int> rails;
+};
+
+// Calls fn(a, b) for every pair the pattern uses, each unordered pair once (a < b).
+template <class Fn>
+void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+                 const Placement& placement, Scratch& sc, Fn&& fn) {
     const std::size_t n = ranks.size();
+    if (pattern == Pattern::AllToAll) {
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = i + 1; j < n; ++j) {
+                if (ranks[i] != ranks[j]) {
+                    fn(std::min(ranks[i], ranks[j]), std::max(ranks[i], ranks[j]));
+                }
+            }
+        }
+        return;
+    }
+    auto& pairs = sc.pairs;
+    pairs.clear();
     auto add = [&](std::int64_t a, std::int64_t b) {
         if (a != b) {
             pairs.emplace_back(std::min(a, b), std::max(a, b));
         }
     };
-    switch (pattern) {
-        case Pattern::AllToAll:
-            pairs.reserve(n * (n - 1) / 2);
-            for (std::size_t i = 0; i < n; ++i) {
-                for (std::size_t j = i + 1; j < n; ++j) {
-                    add(ranks[i], ranks[j]);
+    if (pattern == Pattern::PipelineP2p || pattern == Pattern::Embedding) {
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            add(ranks[i], ranks[i + 1]);
+        }
+    } else {
+        // Ring: nodes in order of first appearance, each node's ranks consecutive by local GPU.
+        sc.nodes.clear();
+        sc.ordered.clear();
+        for (const auto r : ranks) {
+            const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
+            std::size_t slot = sc.nodes.size();
+            for (std::size_t k = sc.nodes.size(); k-- > 0;) {
+                if (sc.nodes[k] == node) {
+                    slot = k;
+                    break;
                 }
             }
-            return pairs;
-        case Pattern::PipelineP2p:
-        case Pattern::Embedding:
-            for (std::size_t i = 0; i + 1 < n; ++i) {
-                add(ranks[i], ranks[i + 1]);
+            if (slot == sc.nodes.size()) {
+                sc.nodes.push_back(node);
             }
-            break;
-        case Pattern::Ring: {
-            // Nodes in order of first appearance; each node's ranks consecutive (by local GPU).
-            std::vector<std::pair<std::int32_t, std::vector<std::int64_t>>> on_node;
-            for (const auto r : ranks) {
-                const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
-                auto it = std::find_if(on_node.rbegin(), on_node.rend(), [&](const auto& e) { return e.first == node; });
-                if (it == on_node.rend()) {
-                    on_node.push_back({node, {r}});
-                } else {
-                    it->second.push_back(r);
-                }
+            sc.ordered.emplace_back(static_cast<int>(slot), placement.gpu[static_cast<std::size_t>(r)], r);
+        }
+        std::sort(sc.ordered.begin(), sc.ordered.end());
+        const std::size_t k = sc.nodes.size();
+        sc.starts.assign(k + 1, sc.ordered.size());
+        for (std::size_t i = sc.ordered.size(); i-- > 0;) {
+            sc.starts[static_cast<std::size_t>(std::get<0>(sc.ordered[i]))] = i;
+        }
+        auto rank_at = [&](std::size_t i) { return std::get<2>(sc.ordered[i]); };
+        for (std::size_t i = 0; i + 1 < sc.ordered.size(); ++i) {
+            if (std::get<0>(sc.ordered[i]) == std::get<0>(sc.ordered[i + 1])) {
+                add(rank_at(i), rank_at(i + 1));
             }
-            for (auto& [node, v] : on_node) {
-                std::sort(v.begin(), v.end(), [&](std::int64_t x, std::int64_t y) {
-                    return placement.gpu[static_cast<std::size_t>(x)] < placement.gpu[static_cast<std::size_t>(y)];
-                });
+        }
+        if (k == 1) {
+            if (n > 2) {
+                add(rank_at(n - 1), rank_at(0));
             }
-            if (on_node.size() == 1) {
-                const auto& v = on_node.front().second;
-                for (std::size_t i = 0; i + 1 < v.size(); ++i) {
-                    add(v[i], v[i + 1]);
-                }
-                if (v.size() > 2) {
-                    add(v.back(), v.front());
-                }
-                break;
-            }
-            for (const auto& [node, v] : on_node) {
-                for (std::size_t i = 0; i + 1 < v.size(); ++i) {
-                    add(v[i], v[i + 1]);
-                }
-            }
+        } else {
             // One ring per rail: at each node boundary, every rail the ranks use crosses once.
-            const std::size_t k = on_node.size();
-            for (std::size_t i = 0; i < k; ++i) {
-                const auto& from = on_node[i].second;
-                const auto& to = on_node[(i + 1) % k].second;
-                std::vector<int> seen_rails;
-                for (const auto x : from) {
-                    const int rail = classifier.rail_of(x);
-                    if (std::find(seen_rails.begin(), seen_rails.end(), rail) != seen_rails.end()) {
+            for (std::size_t s = 0; s < k; ++s) {
+                const std::size_t from_begin = sc.starts[s];
+                const std::size_t from_end = sc.starts[s + 1];
+                const std::size_t t = (s + 1) % k;
+                const std::size_t to_begin = sc.starts[t];
+                const std::size_t to_end = sc.starts[t + 1];
+                sc.rails.clear();
+                for (std::size_t x = from_begin; x < from_end; ++x) {
+                    const int rail = classifier.rail_of(rank_at(x));
+                    if (std::find(sc.rails.begin(), sc.rails.end(), rail) != sc.rails.end()) {
                         continue;
                     }
-                    seen_rails.push_back(rail);
-                    std::int64_t entry = to.front();
-                    for (const auto y : to) {
-                        if (classifier.rail_of(y) == rail) {
-                            entry = y;
+                    sc.rails.push_back(rail);
+                    std::int64_t entry = rank_at(to_begin);
+                    for (std::size_t y = to_begin; y < to_end; ++y) {
+                        if (classifier.rail_of(rank_at(y)) == rail) {
+                            entry = rank_at(y);
                             break;
                         }
                     }
-                    add(x, entry);
+                    add(rank_at(x), entry);
                 }
             }
-            break;
         }
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    return pairs;
+    for (const auto& [a, b] : pairs) {
+        fn(a, b);
+    }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks,
+                                                              const PairClassifier& classifier, const Placement& placement) {
+    Scratch sc;
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    visit_pairs(pattern, ranks, classifier, placement, sc, [&](std::int64_t a, std::int64_t b) { out.emplace_back(a, b); });
+    return out;
 }
 
 std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& cluster, const Placement& placement,
@@ -217,6 +246,14 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
     }
     std::int64_t done = 0;
     std::vector<std::int64_t> ranks;
+    Scratch scratch;
+    // Uniform: one template whose rail NICs all run at one speed.
+    bool uniform = cluster.homogeneous();
+    for (const auto& f : cluster.facts) {
+        for (double v : f.rail_gbit_s) {
+            uniform = uniform && v == f.rail_gbit_s.front();
+        }
+    }
     for (const auto& k : groups.kinds) {
         if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), k.name) == kinds.end()) {
             done += k.group_count();
@@ -272,16 +309,19 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
                 s.min_rails_per_node = std::min(s.min_rails_per_node, static_cast<int>(v.second.size()));
             }
             s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
-            for (const auto& [a, b] : used_pairs(k.pattern, ranks, classifier, placement)) {
+            visit_pairs(k.pattern, ranks, classifier, placement, scratch, [&](std::int64_t a, std::int64_t b) {
                 const PathClass c = classifier.classify(a, b);
-                ++s.pairs[static_cast<std::size_t>(c)];
+                auto& count = s.pairs[static_cast<std::size_t>(c)];
+                // On a uniform cluster a class has one bandwidth: look it up once per group.
+                if (count++ == 0 || !uniform) {
+                    s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
+                }
                 if (is_cross_node(c)) {
                     s.worst_cross = worse(s.worst_cross, c);
                 } else {
                     s.worst_intra = worse(s.worst_intra, c);
                 }
-                s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
-            }
+            });
             if (s.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
                 s.bottleneck_gbyte_s = 0;
             }

@@ -188,18 +188,43 @@ std::string report_json(const Report& report) {
         j["score"] = to_json(*report.score);
     }
     std::string text = j.dump(2);
-    // The placement is streamed: it has one entry per rank.
-    const PairClassifier classifier(report.cluster, report.placement);
+    // The placement is streamed: it has one entry per rank (131,072 at scale), so the per-node
+    // and per-rail strings are built once.
+    const Cluster& c = report.cluster;
+    std::vector<std::vector<std::string>> rail_names(c.templates.size());
+    for (std::size_t t = 0; t < c.templates.size(); ++t) {
+        for (const int idx : c.facts[t].rail_nics) {
+            const Nic& nic = c.templates[t].nics[static_cast<std::size_t>(idx)];
+            rail_names[t].push_back(nic.device.empty() ? nic.name : nic.device);
+        }
+    }
     std::string placement = ",\n  \"placement\": [";
+    placement.reserve(static_cast<std::size_t>(report.placement.world()) * 110 + 64);
     for (std::int64_t r = 0; r < report.placement.world(); ++r) {
-        const std::string nic = nic_name(report, r);
         const auto i = static_cast<std::size_t>(r);
-        placement += (r ? ",\n    " : "\n    ");
-        placement += "{\"rank\": " + std::to_string(r) + ", \"node\": \"" +
-                     report.cluster.nodes[static_cast<std::size_t>(report.placement.node[i])].host +
-                     "\", \"gpu\": " + std::to_string(report.placement.gpu[i]) + ", \"nic\": " +
-                     (nic.empty() ? "null" : "\"" + nic + "\"") + ", \"nic_class\": " +
-                     (nic.empty() ? "null" : "\"" + std::string(to_string(classifier.nic_class_of(r))) + "\"") + "}";
+        const std::int32_t node = report.placement.node[i];
+        const int gpu = report.placement.gpu[i];
+        const auto tmpl = static_cast<std::size_t>(c.nodes[static_cast<std::size_t>(node)].template_index);
+        const TemplateFacts& f = c.facts[tmpl];
+        const int rail = f.gpu_rail[static_cast<std::size_t>(gpu)];
+        const std::string& host = c.nodes[static_cast<std::size_t>(node)].host;
+        placement += r ? ",\n    {\"rank\": " : "\n    {\"rank\": ";
+        placement += std::to_string(r);
+        placement += ", \"node\": \"";
+        placement += host;
+        placement += "\", \"gpu\": ";
+        placement += std::to_string(gpu);
+        if (rail < 0) {
+            placement += ", \"nic\": null, \"nic_class\": null}";
+            continue;
+        }
+        placement += ", \"nic\": \"";
+        placement += host;
+        placement += '/';
+        placement += rail_names[tmpl][static_cast<std::size_t>(rail)];
+        placement += "\", \"nic_class\": \"";
+        placement += to_string(f.gpu_nic_class[static_cast<std::size_t>(gpu)]);
+        placement += "\"}";
     }
     placement += "\n  ]";
     text.insert(text.size() - 2, placement);
