@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake g++ make pkg-config libhwloc-dev libboost-graph-dev nlohmann-json3-dev \
             libgraphviz-dev doctest-dev librsvg2-bin
 
-.PHONY: run test setup build bench fuzz sanitize tidy format clean
+.PHONY: run test setup build bench fuzz fuzz-build sanitize tidy format clean
 
 # Installs whatever of the Debian packages is missing (quiet when all are present).
 setup:
@@ -34,3 +34,36 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# --- hardening (docs/hardening.md) ---
+# libFuzzer targets, one per reader, in a separate clang build (the gcc build is untouched).
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz-build:
+	@cmake -S . -B $(FUZZ_DIR) -DPLANLAYOUT_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DPLANLAYOUT_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_all
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+SANITIZE_DIR ?= build-asan
+sanitize: setup
+	@cmake -S . -B $(SANITIZE_DIR) -DPLANLAYOUT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DPLANLAYOUT_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(SANITIZE_DIR) -j$(JOBS)
+	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
+
+# clang-tidy with the repo's .clang-tidy over src/ (uses build/compile_commands.json).
+# Prints every finding and a count; TIDY_STRICT=1 fails on any finding (CI runs it strict).
+TIDY_STRICT ?= 0
+tidy: build
+	@run-clang-tidy -quiet -j $(JOBS) -p $(BUILD_DIR) '$(CURDIR)/src/' >$(BUILD_DIR)/tidy.log 2>&1; \
+	grep -E '^/.*: (warning|error): ' $(BUILD_DIR)/tidy.log | sort -u >$(BUILD_DIR)/tidy-findings.txt; \
+	n=$$(wc -l <$(BUILD_DIR)/tidy-findings.txt); cat $(BUILD_DIR)/tidy-findings.txt; \
+	echo "clang-tidy: $$n findings over src/ (full log: $(BUILD_DIR)/tidy.log)"; \
+	if [ "$(TIDY_STRICT)" = 1 ] && [ "$$n" -ne 0 ]; then exit 1; fi

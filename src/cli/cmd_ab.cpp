@@ -89,7 +89,7 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
                           "pass one step log per run, or --run ARM:ROUND=FILE");
     }
     const auto report = verify::analyze_ab(runs, options);
-    write_output(a, format == "json" ? verify::to_json(report).dump(2) + "\n"
+    write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),
                  ctx);
     return 0;

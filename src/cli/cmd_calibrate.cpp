@@ -105,9 +105,9 @@ int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx) {
         c.warnings.push_back(w);
     }
     if (const auto o = args.get("-o"); o && *o != "-") {
-        write_file_atomically(*o, to_json(c).dump(2) + "\n");
+        write_file_atomically(*o, to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
-    ctx.out << (json ? to_json(c).dump(2) + "\n" : render_text(c));
+    ctx.out << (json ? to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : render_text(c));
     return 0;
 }
 

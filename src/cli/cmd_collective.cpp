@@ -159,7 +159,7 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
             }
             list.push_back(j);
         }
-        out << (points.size() == 1 && !args.has("--sizes") && !args.has("--measured") ? list.front() : list).dump(2)
+        out << (points.size() == 1 && !args.has("--sizes") && !args.has("--measured") ? list.front() : list).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
             << "\n";
     } else {
         const bool cross = shape.nodes >= 2;

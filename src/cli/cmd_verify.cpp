@@ -119,7 +119,7 @@ int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
     }
     verify::resolve_nic_names(log);
     const auto report = verify::verify_log(log, expectation);
-    write_output(a, format == "json" ? verify::to_json(report).dump(2) + "\n"
+    write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),
                  ctx);
     return report.passed() ? 0 : static_cast<int>(ExitCode::CheckFailed);

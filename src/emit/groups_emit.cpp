@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/error.hpp"
 #include "planlayout/version.hpp"
 
 namespace planlayout {
@@ -54,7 +55,24 @@ std::string coords(const std::vector<Axis>& axes, std::int64_t rel, const std::v
 
 }  // namespace
 
+std::int64_t group_entry_count(const Groups& groups, const std::vector<std::string>& kinds) {
+    std::int64_t entries = 0;
+    for (const auto& k : groups.kinds) {
+        if (wanted(kinds, k.name)) {
+            entries += k.group_count() * k.group_size();  // ≤ world ≤ 2^31 per kind: no overflow
+        }
+    }
+    return entries;
+}
+
 std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds) {
+    if (const std::int64_t entries = group_entry_count(groups, kinds); entries > kMaxGroupEntries) {
+        throw input_error("groups --format json",
+                          "the listing would hold " + std::to_string(entries) +
+                              " rank entries, over the limit of " + std::to_string(kMaxGroupEntries) +
+                              " (2^27, about 1 GiB of JSON)",
+                          "list fewer kinds with --kinds (e.g. --kinds tp,ep), or one rank's groups with --rank R");
+    }
     std::size_t estimate = 256;
     for (const auto& k : groups.kinds) {
         if (wanted(kinds, k.name)) {

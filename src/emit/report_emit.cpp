@@ -187,7 +187,7 @@ std::string report_json(const Report& report) {
     if (report.score) {
         j["score"] = to_json(*report.score);
     }
-    std::string text = j.dump(2);
+    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     // The placement is streamed: it has one entry per rank (131,072 at scale), so the per-node
     // and per-rail strings are built once.
     const Cluster& c = report.cluster;

@@ -187,7 +187,8 @@ void read_fabric(const JsonObject& c, Cluster& out) {
             out.wiring[n].push_back(it->second);
         }
     }
-    for (const auto& [host, v] : wiring->json().items()) {
+    for (const auto& item : wiring->json().items()) {
+        const std::string& host = item.key();  // named, not a structured binding: clang 14 cannot capture those
         if (std::none_of(out.nodes.begin(), out.nodes.end(), [&](const NodeInstance& x) { return x.host == host; })) {
             throw input_error(wiring->where(host), "wiring names unknown host '" + host + "'", "remove it or fix the host name");
         }

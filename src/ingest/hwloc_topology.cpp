@@ -359,9 +359,90 @@ std::string downgrade_v3(const std::string& text) {
     return result;
 }
 
+/// hwloc bitmap text as lstopo writes it: comma-separated hex words ("0x0000ffff,0xffffffff"),
+/// the first may be the infinite prefix "0xf...f".
+bool valid_bitmap(const std::string& v) {
+    if (v.empty()) {
+        return false;
+    }
+    std::size_t start = 0;
+    for (bool first = true;; first = false) {
+        const std::size_t comma = v.find(',', start);
+        std::string word = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!(first && word == "0xf...f")) {
+            if (word.rfind("0x", 0) == 0) {
+                word = word.substr(2);
+            }
+            if (word.empty() || word.size() > 16 ||
+                word.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+                return false;
+            }
+        }
+        if (comma == std::string::npos) {
+            return true;
+        }
+        start = comma + 1;
+    }
+}
+
+/// libhwloc trusts its XML: an <object> without a type, an unknown type or an empty cpuset
+/// crashes hwloc_topology_load (2.9, found by fuzzing). Checks the structure first, without
+/// recursion (a deep document must not exhaust the stack), and names the object's path.
+void check_hwloc_objects(const boost::property_tree::ptree& topology, const std::string& where) {
+    static const std::set<std::string> kTypes = {
+        "Machine", "Package", "Die", "Core", "PU", "Group", "NUMANode", "MemCache", "L1Cache", "L2Cache",
+        "L3Cache", "L4Cache", "L5Cache", "L1iCache", "L2iCache", "L3iCache", "Bridge", "PCIDev", "OSDev", "Misc"};
+    static const char* const kSets[] = {"cpuset", "complete_cpuset", "allowed_cpuset",
+                                        "nodeset", "complete_nodeset", "allowed_nodeset"};
+    constexpr std::size_t kMaxDepth = 256;
+    struct Item {
+        const boost::property_tree::ptree* node;
+        std::string path;
+    };
+    std::vector<Item> todo{{&topology, "/topology"}};
+    std::size_t objects = 0;
+    while (!todo.empty()) {
+        const Item item = todo.back();
+        todo.pop_back();
+        if (static_cast<std::size_t>(std::count(item.path.begin(), item.path.end(), '/')) > kMaxDepth) {
+            throw input_error(where + " (" + item.path.substr(0, 60) + "...)",
+                              "objects nested more than " + std::to_string(kMaxDepth) + " levels deep",
+                              "pass the output of 'lstopo --of xml' (real topologies are a few levels deep)");
+        }
+        for (const auto& [name, child] : *item.node) {
+            if (name != "object") {
+                continue;
+            }
+            const std::string path = item.path + "/object[" + std::to_string(++objects) + "]";
+            const std::string type = child.get<std::string>("<xmlattr>.type", "");
+            if (kTypes.count(type) == 0) {
+                throw input_error(where + " (" + path + ")",
+                                  type.empty() ? "object without a type attribute"
+                                               : "unknown object type '" + type + "'",
+                                  "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
+            }
+            for (const char* set : kSets) {
+                const auto v = child.get_optional<std::string>(std::string("<xmlattr>.") + set);
+                if (v && !valid_bitmap(*v)) {
+                    throw input_error(where + " (" + path + ")",
+                                      std::string(set) + "=\"" + v->substr(0, 40) + "\" is not an hwloc bitmap",
+                                      "bitmaps are hex words such as 0x0000ffff,0xffffffff");
+                }
+            }
+            const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
+            if (!io_or_misc && !child.get_optional<std::string>("<xmlattr>.cpuset")) {
+                throw input_error(where + " (" + path + ")", type + " object without a cpuset",
+                                  "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
+            }
+            todo.push_back({&child, path});
+        }
+    }
+}
+
 }  // namespace
 
 NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
+    ingest_detail::require_utf8(text, where);
     std::string version;
     // Well-formedness first: libhwloc's own messages go to stderr and carry no line numbers.
     try {
@@ -381,6 +462,7 @@ NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
                               "hwloc 1.x XML (no version attribute) is not supported",
                               "convert it with hwloc 2's lstopo: lstopo -i old.xml new.xml");
         }
+        check_hwloc_objects(doc.get_child("topology"), where);
     } catch (const boost::property_tree::xml_parser_error& e) {
         throw input_error(where + ":" + std::to_string(e.line()), "malformed XML: " + e.message(),
                           "fix the XML there (is the file truncated or not XML?)");

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout::ingest_detail {
 
@@ -62,6 +66,57 @@ std::string strip_ansi(std::string_view s) {
         out += s[i];
     }
     return out;
+}
+
+std::size_t invalid_utf8_at(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        unsigned char lo = 0x80;  // allowed range of the second byte
+        unsigned char hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            lo = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
+            hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;  // nothing above U+10FFFF
+        } else {
+            return i;
+        }
+        if (i + len > s.size()) {
+            return i;
+        }
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto b = static_cast<unsigned char>(s[i + k]);
+            if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) {
+                return i;
+            }
+        }
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+void require_utf8(const std::string& text, const std::string& where) {
+    const std::size_t at = invalid_utf8_at(text);
+    if (at == std::string_view::npos) {
+        return;
+    }
+    const TextPosition p = position_of(text, at);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[at])));
+    throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
+                      std::string("not UTF-8 text (byte ") + byte + ")",
+                      "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or check that it is the right file");
 }
 
 bool looks_binary(std::string_view s) {

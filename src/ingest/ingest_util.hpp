@@ -23,6 +23,14 @@ namespace planlayout::ingest_detail {
 /// True when the text has bytes that no text capture contains (NUL, most control bytes).
 [[nodiscard]] bool looks_binary(std::string_view s);
 
+/// Byte offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+/// forms, no surrogates, nothing above U+10FFFF), or npos when all of s is UTF-8.
+[[nodiscard]] std::size_t invalid_utf8_at(std::string_view s);
+
+/// Throws Error (BadInput) naming "where:line:column" and the byte when text is not UTF-8.
+/// Readers whose names reach JSON output call it first, so the output is always valid JSON.
+void require_utf8(const std::string& text, const std::string& where);
+
 /// Lines of text (without '\n' and '\r').
 [[nodiscard]] std::vector<std::string> lines_of(std::string_view s);
 

@@ -310,6 +310,7 @@ double nvlink_gbyte_s_for_sm(int sm) {
 }  // namespace
 
 NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& where) {
+    ingest_detail::require_utf8(text, where);
     ptree doc;
     try {
         std::istringstream in(text);

@@ -85,6 +85,7 @@ int parse_numa(const std::string& cell) { return static_cast<int>(ingest_detail:
 }  // namespace
 
 NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& where) {
+    ingest_detail::require_utf8(input, where);
     const std::string text = ingest_detail::strip_ansi(input);
     const auto lines = lines_of(text);
     std::size_t header_at = lines.size();

@@ -78,6 +78,14 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
         throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
                           "invalid JSON: " + what,
                           "fix the JSON syntax there (comments with // are allowed)");
+    } catch (const nlohmann::json::exception& e) {
+        // out_of_range.406: a number too large for a double ("1e999"); nlohmann gives no position.
+        std::string what = e.what();
+        if (const auto pos = what.find("] "); pos != std::string::npos) {
+            what = what.substr(pos + 2);
+        }
+        throw input_error(where, "invalid JSON: " + what,
+                          "numbers must fit a double (at most about 1.8e308); fix that number");
     }
 }
 

@@ -111,6 +111,7 @@ std::vector<std::string> expand_hostlist(const std::string& expr, const std::str
 }
 
 FabricTopology read_slurm_topology(const std::string& text, const std::string& where) {
+    ingest_detail::require_utf8(text, where);
     FabricTopology f;
     f.source = where;
     std::map<std::string, std::string> labels;  // "# name=label" comments (topograph)

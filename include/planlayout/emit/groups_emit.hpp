@@ -9,8 +9,17 @@
 
 namespace planlayout {
 
+/// The most group entries (ranks summed over every listed group of every listed kind) a JSON
+/// listing materializes: 2^27 entries is about 1 GiB of JSON. Bigger listings are refused with
+/// a hint to pick kinds (--kinds) or one rank (--rank) instead of exhausting memory and disk.
+inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
+
+/// Group entries groups_json would write for these kinds (empty: all).
+[[nodiscard]] std::int64_t group_entry_count(const Groups& groups, const std::vector<std::string>& kinds);
+
 /// {"schema_version":1,"spec":{...},"groups":{"<kind>":[[r,...],...],...}} with kinds in
 /// creation order. `kinds` filters (empty: all). Deterministic; written without a DOM.
+/// Throws Error (BadInput) when the listing holds more than kMaxGroupEntries entries.
 [[nodiscard]] std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds);
 
 /// Per kind: count × size and the first groups, readable in a terminal.

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (or the ones named) for SECONDS each, one after the other, seeded
+# from the real captures under tests/data. Usage: fuzz/run.sh BUILD_DIR SECONDS [target...]
+# Crashes land in BUILD_DIR/artifacts/; the corpus grows in BUILD_DIR/corpus/<target>/.
+# Prints one summary line per target: executions, corpus size, result. Exit 1 if any target failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
+seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
+shift 2
+all=(cluster_json hwloc_xml nvidia_smi_topo nccl_topo_xml slurm_topology nccl_log nccl_tests step_log megatron_args)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+
+seeds() {  # the read-only seed folders of a target
+    local d=tests/data/fixtures
+    case $1 in
+        cluster_json) echo layouts fuzz/seeds/cluster_json ;;
+        hwloc_xml) echo $d/hwloc-xml ;;
+        nvidia_smi_topo) echo $d/nvidia-smi-topo ;;
+        nccl_topo_xml) echo $d/nccl-topo-xml $d/nccl-graph-xml ;;
+        slurm_topology) echo $d/slurm-topology ;;
+        nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
+        nccl_tests) echo $d/nccl-tests ;;
+        step_log) echo tests/data/ab ;;
+        megatron_args) echo fuzz/seeds/megatron_args ;;
+        *) echo "unknown fuzz target '$1'; known: ${all[*]}" >&2; return 1 ;;
+    esac
+}
+
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+mkdir -p "$build/artifacts" "$build/logs"
+failed=0
+for t in "${targets[@]}"; do
+    s=$(seeds "$t") || exit 2
+    bin="$build/fuzz_$t"
+    [ -x "$bin" ] || { echo "missing $bin: run make fuzz-build" >&2; exit 2; }
+    mkdir -p "$build/corpus/$t"
+    log="$build/logs/$t.log"
+    # rss/timeout: a reader that needs > 2 GiB or > 10 s on one input is a finding too.
+    # shellcheck disable=SC2086
+    "$bin" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 \
+        -max_len=1048576 -artifact_prefix="$build/artifacts/$t-" \
+        "$build/corpus/$t" $s >"$log" 2>&1
+    rc=$?
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    corpus=$(find "$build/corpus/$t" -type f | wc -l)
+    if [ $rc -eq 0 ]; then result=ok; else result="FAILED (exit $rc, see $log)"; failed=1; fi
+    printf '%-16s %4ss  executions %10s  corpus %6s  %s\n' "$t" "$seconds" "${execs:-?}" "$corpus" "$result"
+done
+exit $failed
