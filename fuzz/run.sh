@@ -36,7 +36,7 @@ for t in "${targets[@]}"; do
     bin="$build/fuzz_$t"
     [ -x "$bin" ] || { echo "missing $bin: run make fuzz-build" >&2; exit 2; }
     mkdir -p "$build/corpus/$t"
-    log="$build/logs/$t.log"
+    log="$build/logs/$t-$(date +%Y%m%d-%H%M%S).log"
     # rss/timeout: a reader that needs > 2 GiB or > 10 s on one input is a finding too.
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 \

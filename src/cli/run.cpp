@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <iostream>
 #include <sstream>
 
@@ -17,9 +18,18 @@ namespace cli {
 
 std::string read_input(const std::string& path, Context& ctx) {
     if (path == "-") {
-        std::ostringstream ss;
-        ss << ctx.in.rdbuf();
-        return ss.str();
+        // Standard input has no size to check up front: read in chunks, stop at the limit.
+        std::string text;
+        std::array<char, 65536> buf{};
+        while (ctx.in) {
+            ctx.in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+            text.append(buf.data(), static_cast<std::size_t>(ctx.in.gcount()));
+            if (text.size() > kMaxInputBytes) {
+                throw input_error("<stdin>", "input is over the limit of " + std::to_string(kMaxInputBytes) + " bytes",
+                                  "pass a smaller input or cut it to the relevant part");
+            }
+        }
+        return text;
     }
     return read_text_file(path);
 }

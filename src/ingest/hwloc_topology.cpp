@@ -429,10 +429,30 @@ void check_hwloc_objects(const boost::property_tree::ptree& topology, const std:
                                       "bitmaps are hex words such as 0x0000ffff,0xffffffff");
                 }
             }
-            const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
-            if (!io_or_misc && !child.get_optional<std::string>("<xmlattr>.cpuset")) {
-                throw input_error(where + " (" + path + ")", type + " object without a cpuset",
+            // hwloc's tree: memory objects hang off normal objects (MemCache above NUMANode), I/O
+            // objects only hold I/O objects, and Misc may sit anywhere; a NUMANode holding a cache
+            // crashed libhwloc 2.9 (hwloc_insert_object_by_parent).
+            const std::string parent_type = item.node == &topology ? "" : item.node->get<std::string>("<xmlattr>.type", "");
+            const auto is_io = [](const std::string& t) { return t == "Bridge" || t == "PCIDev" || t == "OSDev"; };
+            const bool allowed = type == "Misc" || parent_type.empty() ||
+                                 (parent_type == "NUMANode" ? false
+                                  : parent_type == "MemCache" ? (type == "MemCache" || type == "NUMANode")
+                                  : is_io(parent_type)        ? is_io(type)
+                                  : parent_type == "Misc" || parent_type == "PU" ? false
+                                                                                 : true);
+            if (!allowed) {
+                throw input_error(where + " (" + path + ")",
+                                  "a " + type + " object inside a " + parent_type + " object",
                                   "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
+            }
+            const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
+            // A missing (complete_)nodeset crashed libhwloc 2.9 too (hwloc_bitmap_set on NULL when
+            // a NUMANode is inserted below): lstopo writes all four sets on every CPU-side object.
+            for (const char* set : {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"}) {
+                if (!io_or_misc && !child.get_optional<std::string>(std::string("<xmlattr>.") + set)) {
+                    throw input_error(where + " (" + path + ")", type + " object without " + set,
+                                      "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
+                }
             }
             todo.push_back({&child, path});
         }

@@ -160,8 +160,8 @@ NcclTestsRun parse_nccl_tests(const std::string& text, const std::string& where,
         const std::size_t rest = tokens.size() - j;
         if (rest == 9 || rest == 5) {
             const auto root = to_number(tokens[j]);
-            if (!root) {
-                throw input_error(at, "the root column '" + tokens[j] + "' is not a number",
+            if (!root || *root < -1 || *root > 1e9) {  // found by fuzzing: 5e12 overflowed the int
+                throw input_error(at, "the root column '" + tokens[j] + "' is not a rank number",
                                   "expected: size count type [redop] root time algbw busbw #wrong ...");
             }
             row.root = static_cast<int>(*root);

@@ -63,7 +63,51 @@ TextPosition position_of(const std::string& text, std::size_t offset) {
     return p;
 }
 
+namespace {
+
+/// Byte offset where array/object nesting first exceeds max_depth, or npos. Skips strings and
+/// // and /* */ comments, as the parser does; malformed text is left to the parser.
+std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
+    std::size_t depth = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '"') {
+            for (++i; i < text.size() && text[i] != '"'; ++i) {
+                if (text[i] == '\\') {
+                    ++i;
+                }
+            }
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+            i = text.find('\n', i);
+            if (i == std::string::npos) {
+                break;
+            }
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+            i = text.find("*/", i + 2);
+            if (i == std::string::npos) {
+                break;
+            }
+            ++i;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_depth) {
+                return i;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::string::npos;
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
+    if (const std::size_t at = too_deep_at(text, kMaxJsonDepth); at != std::string::npos) {
+        const TextPosition p = position_of(text, at);
+        throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
+                          "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
+                          "layouts, templates and step logs are a few levels deep: check that this is the right file");
+    }
     try {
         return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
                                      /*ignore_comments=*/true);

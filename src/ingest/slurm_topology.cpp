@@ -116,6 +116,17 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
     f.source = where;
     std::map<std::string, std::string> labels;  // "# name=label" comments (topograph)
     const auto lines = ingest_detail::lines_of(text);
+    // Each hostlist is limited on its own; the whole file is too (found by fuzzing: many
+    // near-limit lines made the reader slow and memory-hungry).
+    std::size_t entries = 0;
+    const auto count_entries = [&entries](std::size_t n, const std::string& at) {
+        entries += n;
+        if (entries > kMaxHosts) {
+            throw input_error(at, "the file lists more than 1000000 node and switch names in total",
+                              "a real topology.conf is far smaller: check the hostlists (node[1-100000000]?)");
+        }
+    };
+    std::set<std::string> switch_names;
     std::vector<std::string> child_exprs;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string lw = where + ":" + std::to_string(i + 1);
@@ -161,8 +172,10 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
             for (const auto& [k, v] : kv) {
                 if (k == "switches") {
                     s.children = expand_hostlist(v, lw);
+                    count_entries(s.children.size(), lw);
                 } else if (k == "nodes") {
                     s.nodes = expand_hostlist(v, lw);
+                    count_entries(s.nodes.size(), lw);
                 } else if (k == "linkspeed") {
                     s.link_speed = v;
                 } else if (k != "switchname") {
@@ -170,8 +183,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
                                       "use Switches=, Nodes= or LinkSpeed=");
                 }
             }
-            if (std::any_of(f.switches.begin(), f.switches.end(),
-                            [&](const FabricSwitch& x) { return x.name == s.name; })) {
+            if (!switch_names.insert(s.name).second) {
                 throw input_error(lw, "switch '" + s.name + "' is defined twice",
                                   "merge the two lines");
             }
@@ -187,6 +199,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
             for (const auto& [k, v] : kv) {
                 if (k == "nodes") {
                     b.nodes = expand_hostlist(v, lw);
+                    count_entries(b.nodes.size(), lw);
                 } else if (k != "blockname") {
                     throw input_error(lw, "unknown key '" + k + "' on a BlockName line",
                                       "use Nodes=");
@@ -291,14 +304,20 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
     for (const auto& b : f.blocks) {
         visit(b.name, b.nodes);
     }
+    constexpr std::size_t kMaxListedTwice = 20;  // one warning a node would flood the output
+    std::size_t listed_twice = 0;
     for (const auto& [node, groups] : owner) {
-        if (groups.size() > 1) {
+        if (groups.size() > 1 && ++listed_twice <= kMaxListedTwice) {
             std::string list;
             for (const auto& g : groups) {
                 list += (list.empty() ? "" : " and ") + g;
             }
             f.warnings.push_back("node '" + node + "' is listed under " + list);
         }
+    }
+    if (listed_twice > kMaxListedTwice) {
+        f.warnings.push_back("... and " + std::to_string(listed_twice - kMaxListedTwice) +
+                             " more nodes listed under more than one switch or block");
     }
     if (prefix_count.size() > 1) {
         const auto major = std::max_element(

@@ -345,14 +345,20 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
     // Rule 8: hierarchical and hybrid CP.
     if (!r.hierarchical_cp.empty()) {
         std::int64_t prod = 1;
+        bool over = false;  // the product passed cp: stop multiplying (found by fuzzing: it overflowed)
         for (auto h : r.hierarchical_cp) {
             require_positive(n, "hierarchical_cp", h);
-            prod *= h;
+            if (over || prod > r.cp / h) {
+                over = true;
+            } else {
+                prod *= h;
+            }
         }
-        if (prod != r.cp) {
+        if (over || prod != r.cp) {
             throw input_error(n.where("hierarchical_cp", join(r.hierarchical_cp, " ")),
                               "the hierarchical CP sizes multiply to " + join(r.hierarchical_cp, "*") + " = " +
-                                  std::to_string(prod) + ", not cp = " + std::to_string(r.cp),
+                                  (over ? "more than " + std::to_string(r.cp) : std::to_string(prod)) +
+                                  ", not cp = " + std::to_string(r.cp),
                               "give sizes whose product is " + std::to_string(r.cp));
         }
     }

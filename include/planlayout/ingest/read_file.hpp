@@ -16,8 +16,13 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
 [[nodiscard]] std::string read_text_file(const std::string& path,
                                          std::size_t max_bytes = kMaxInputBytes);
 
+/// The deepest nesting of arrays and objects parse_json_text accepts. Real inputs are under 10
+/// levels; the limit keeps every recursive walk over the document (dump, our readers) far from
+/// the stack's end.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
 /// Parses JSON text with `//` and `/* */` comments allowed. Errors name `where`, the line and
-/// column, and what the parser expected.
+/// column, and what the parser expected. Nesting deeper than kMaxJsonDepth is refused.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
 /// 1-based line and column of a byte offset in text.
