@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analyze_launch.hpp"
 #include "commands.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
@@ -62,6 +63,9 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
         throw input_error("plan-layout analyze", "more than one layout given", "analyze one layout at a time");
     }
     const std::string format = parsed.get_or("--format", "text");
+    if (is_launch_format(format)) {  // scheduler | hostfile | launch: analyze_launch.cpp
+        return run_launch_format(parsed, format, ctx);
+    }
     if (format != "text" && format != "json") {
         throw input_error("--format " + format, "unknown format", "use text or json");
     }
