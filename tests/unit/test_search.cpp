@@ -8,6 +8,7 @@
 
 #include "planlayout/analysis/sampled_shapes.hpp"
 #include "planlayout/analysis/search.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
@@ -63,7 +64,12 @@ TEST_CASE("sampled classification finds the same worst shape as the full one on 
     for (const char* text : clusters) {
         const Cluster cluster = cluster_from_json(json::parse(text), "c.json", "/cluster", ".");
         const Placement placement = node_major_placement(cluster, cluster.total_gpus());
-        for (const auto& [tp, pp, cp, ep, etp] : specs) {
+        for (const auto& sizes : specs) {
+            const std::int64_t tp = sizes[0];
+            const std::int64_t pp = sizes[1];
+            const std::int64_t cp = sizes[2];
+            const std::int64_t ep = sizes[3];
+            const std::int64_t etp = sizes[4];
             for (const char* order : {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}) {
                 ParallelSpec spec;
                 spec.world = cluster.total_gpus();
