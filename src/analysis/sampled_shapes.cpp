@@ -26,8 +26,18 @@ std::vector<std::int32_t> sample_nodes(const Cluster& cluster, const Placement& 
     return {nodes.begin(), nodes.end()};
 }
 
+bool uniform_cluster(const Cluster& cluster) {
+    bool uniform = cluster.homogeneous();
+    for (const auto& f : cluster.facts) {
+        for (double v : f.rail_gbit_s) {
+            uniform = uniform && v == f.rail_gbit_s.front();
+        }
+    }
+    return uniform;
+}
+
 GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks,
-                              const PairClassifier& classifier, const Placement& placement) {
+                              const PairClassifier& classifier, const Placement& placement, bool uniform) {
     GroupShape s;
     s.n = static_cast<std::int64_t>(ranks.size());
     s.groups = 1;
@@ -59,14 +69,31 @@ GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& 
         return s;
     }
     s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
-    for (const auto& [a, b] : used_pairs(pattern, ranks, classifier, placement)) {
+    auto visit = [&](std::int64_t a, std::int64_t b) {
         const PathClass c = classifier.classify(a, b);
-        ++s.pairs[static_cast<std::size_t>(c)];
-        s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
+        auto& count = s.pairs[static_cast<std::size_t>(c)];
+        // On a uniform cluster a class has one bandwidth: look it up once per group.
+        if (count++ == 0 || !uniform) {
+            s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
+        }
         if (is_cross_node(c)) {
             s.worst_cross = worse(s.worst_cross, c);
         } else {
             s.worst_intra = worse(s.worst_intra, c);
+        }
+    };
+    if (pattern == Pattern::AllToAll) {
+        // Every pair: visited in place (an ep group of 256 has 32,640), never materialized.
+        for (std::size_t i = 0; i < ranks.size(); ++i) {
+            for (std::size_t j = i + 1; j < ranks.size(); ++j) {
+                if (ranks[i] != ranks[j]) {
+                    visit(std::min(ranks[i], ranks[j]), std::max(ranks[i], ranks[j]));
+                }
+            }
+        }
+    } else {
+        for (const auto& [a, b] : used_pairs(pattern, ranks, classifier, placement)) {
+            visit(a, b);
         }
     }
     if (s.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
@@ -79,6 +106,7 @@ std::vector<KindEdges> classify_groups_sampled(const Groups& groups, const Clust
                                                const Placement& placement,
                                                const std::vector<std::string>& kinds) {
     const PairClassifier classifier(cluster, placement);
+    const bool uniform = uniform_cluster(cluster);
     std::vector<std::int64_t> sample_ranks;
     const std::vector<std::int32_t> nodes = sample_nodes(cluster, placement);
     for (std::int64_t r = 0; r < placement.world(); ++r) {
@@ -110,7 +138,7 @@ std::vector<KindEdges> classify_groups_sampled(const Groups& groups, const Clust
             for (std::int64_t i = 0; i < e.size; ++i) {
                 ranks[static_cast<std::size_t>(i)] = k.member(g, i);
             }
-            const GroupShape s = classify_one_group(k.pattern, ranks, classifier, placement);
+            const GroupShape s = classify_one_group(k.pattern, ranks, classifier, placement, uniform);
             const Key key{s.nodes, s.max_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
                           static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
             auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& x) { return x.first == key; });

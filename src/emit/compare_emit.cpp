@@ -177,7 +177,7 @@ std::string compare_text(const Report& a, const Report& b) {
     out << "A: " << a.layout_name << "  (" << spec_text(a) << ")\n";
     out << "B: " << b.layout_name << "  (" << spec_text(b) << ")\n\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-9s %-4s %-10s %-6s %-7s %-22s %-11s %-17s\n", "kind", "side", "groups", "nodes",
+    std::snprintf(line, sizeof line, "  %-14s %-4s %-10s %-6s %-7s %-22s %-11s %-17s\n", "kind", "side", "groups", "nodes",
                   "worst", "pairs per class", "x-node B/rk", "time base/cand s");
     out << line;
     for (const auto& kind : kind_union(a, b)) {
@@ -204,7 +204,7 @@ std::string compare_text(const Report& a, const Report& b) {
                     times = t;
                 }
             }
-            std::snprintf(line, sizeof line, "%s %-9s %-4s %-10s %-6s %-7s %-22s %-11s %-17s\n",
+            std::snprintf(line, sizeof line, "%s %-14s %-4s %-10s %-6s %-7s %-22s %-11s %-17s\n",
                           first && diff ? "*" : " ", first ? kind.c_str() : "", pr == &x ? "A" : "B", groups.c_str(),
                           nodes.c_str(), worst.c_str(), pairs.c_str(), bytes.c_str(), times.c_str());
             out << line;

@@ -58,12 +58,12 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     }
     out << "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%4s  %-36s %7s %9s %9s %8s %7s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout", "mem GiB",
+    std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout", "mem GiB",
                   (base + " s").c_str(), (cand + " s").c_str(), "benefit", "x-node", "ep", "dp", "tp", "pp", "cp");
     out << line;
     for (std::size_t i = 0; i < shown(r, h); ++i) {
         const SearchLayout& l = r.layouts[i];
-        std::snprintf(line, sizeof line, "%4zu  %-36s %7s %9s %9s %7s%% %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
+        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %7s%% %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
                       l.name().c_str(), fixed(l.memory.total_bytes() / kGiB, 1).c_str(),
                       fixed(l.score.step_time_s[0], 3).c_str(), fixed(l.score.step_time_s[1], 3).c_str(),
                       fixed(100.0 * l.score.rdma_benefit, 1).c_str(), fixed(100.0 * l.score.cross_node_share, 1).c_str(),
@@ -116,6 +116,7 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
                             {std::string(to_string(l.score.candidate)), round_to(l.score.step_time_s[1], 6)}};
         o["rdma_benefit"] = round_to(l.score.rdma_benefit, 6);
         o["throughput_gain"] = round_to(l.score.throughput_gain, 6);
+        o["band"] = {{"low", round_to(l.score.band_low, 6)}, {"high", round_to(l.score.band_high, 6)}};
         o["cross_node_share"] = round_to(l.score.cross_node_share, 6);
         nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
         for (const auto& k : l.kinds) {

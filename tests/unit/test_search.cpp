@@ -126,7 +126,7 @@ TEST_CASE("memory per GPU: experts shard over ep and pp, LoRA keeps the optimize
     CHECK(ma.activations_bytes > 0);
 }
 
-TEST_CASE("search on the seed's 2x8 cluster rediscovers layout B as the least transport-sensitive") {
+TEST_CASE("search on the seed's 2x8 cluster rediscovers layout B in the least transport-sensitive band and A-like layouts on top") {
     const Cluster cluster = seed_cluster();
     SearchOptions options;
     options.sort = SearchSort::Benefit;
@@ -138,21 +138,46 @@ TEST_CASE("search on the seed's 2x8 cluster rediscovers layout B as the least tr
     const SearchLayout& most = r.layouts.front();
     CAPTURE(least.name());
     CAPTURE(most.name());
-    // Least sensitive: B, or an equivalent layout whose ep and dp stay inside a node.
+    // Least sensitive: the all-to-all never crosses nodes; the bottom band (within the seed's
+    // measured noise of 0.35%) holds B and only layouts whose ep stays inside a node. (Layouts
+    // whose dp also crosses, but only with LoRA adapter gradients hidden under the backward,
+    // score 0.0% and sit in the same band: the model sees nothing for RDMA to remove there.)
     CHECK(reach(least, "ep").max_nodes == 1);
-    CHECK(reach(least, "dp").max_nodes == 1);
-    CHECK(least.score.rdma_benefit < 0.03);
-    // Most sensitive: A-like, the all-to-all crosses nodes.
+    CHECK(least.score.rdma_benefit < 0.0035);
+    const SearchLayout* b = nullptr;
+    const SearchLayout* a = nullptr;
+    for (const auto& l : r.layouts) {
+        if (l.score.rdma_benefit < 0.0035) {
+            CHECK(reach(l, "ep").max_nodes == 1);
+        }
+        if (l.name() == "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp") {
+            b = &l;
+        }
+        if (l.name() == "tp1-pp1-cp1-ep16-etp1-dp16 tp-cp-ep-dp-pp") {
+            a = &l;
+        }
+    }
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    CHECK(reach(*b, "ep").max_nodes == 1);
+    CHECK(reach(*b, "dp").max_nodes == 1);
+    CHECK(b->score.rdma_benefit < 0.0035);
+    // Among the layouts whose ep and dp both stay inside a node, none is less sensitive than
+    // B by more than the noise, and B-like layouts (pp crossing only) form the bottom.
+    for (const auto& l : r.layouts) {
+        if (reach(l, "ep").max_nodes > 1 || reach(l, "dp").max_nodes > 1) {
+            continue;
+        }
+        CHECK(l.score.rdma_benefit >= b->score.rdma_benefit - 0.0035);
+    }
+    // Most sensitive: A-like, the all-to-all crosses nodes; A itself is far above B.
     CHECK(reach(most, "ep").max_nodes == 2);
     CHECK(most.score.rdma_benefit > 0.2);
-    bool found_b = false;
-    bool found_a = false;
-    for (const auto& l : r.layouts) {
-        found_b = found_b || l.name() == "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp";
-        found_a = found_a || l.name() == "tp1-pp1-cp1-ep16-etp1-dp16 tp-cp-ep-dp-pp";
+    CHECK(a->score.rdma_benefit > 0.3);
+    CHECK(a->score.rdma_benefit > 100 * b->score.rdma_benefit);
+    for (std::size_t i = 0; i < 10; ++i) {
+        CHECK(reach(r.layouts[i], "ep").max_nodes == 2);
     }
-    CHECK(found_a);
-    CHECK(found_b);
 }
 
 TEST_CASE("search ranks by step time and honours --ep and the memory budget") {
