@@ -7,7 +7,10 @@
 #include "capture.hpp"
 #include "commands.hpp"
 #include "planlayout/analysis/lint.hpp"
+#include "planlayout/analysis/lint_cluster.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout::cli {
 namespace {
@@ -27,6 +30,45 @@ CommandHelp lint_help() {
              {"--help,-h", "", "show this help"}},
             {"plan-layout lint topo.txt", "plan-layout discover | plan-layout lint -",
              "plan-layout lint --format json node.xml"}};
+}
+
+}  // namespace
+
+namespace {
+
+int lint_cluster_file(const std::string& path, const std::string& format, const ParsedArgs& a, Context& ctx) {
+    const Cluster cluster = load_cluster_file(path);
+    const auto findings = lint_cluster(cluster);
+    std::map<Severity, int> counts;
+    for (const auto& f : findings) {
+        ++counts[f.severity];
+    }
+    std::ostringstream out;
+    if (format == "json") {
+        nlohmann::json j;
+        j["schema_version"] = 1;
+        j["source"] = path;
+        j["findings"] = nlohmann::json::array();
+        for (const auto& f : findings) {
+            j["findings"].push_back(to_json(f));
+        }
+        j["counts"] = {{"error", counts[Severity::Error]},
+                       {"warning", counts[Severity::Warning]},
+                       {"info", counts[Severity::Info]}};
+        j["capture_warnings"] = cluster.warnings;
+        out << j.dump(2) << "\n";
+    } else {
+        out << path << ": cluster of " << cluster.node_count() << " node(s), " << cluster.total_gpus() << " GPU(s), "
+            << cluster.templates.size() << " node template(s)\n";
+        for (const auto& f : findings) {
+            out << to_string(f.severity) << " [" << f.code << "] " << f.message << "\n"
+                << "    fix: " << f.fix << "\n";
+        }
+        out << counts[Severity::Error] << " error(s), " << counts[Severity::Warning] << " warning(s), "
+            << counts[Severity::Info] << " info\n";
+    }
+    write_output(a, out.str(), ctx);
+    return counts[Severity::Error] > 0 ? static_cast<int>(ExitCode::CheckFailed) : 0;
 }
 
 }  // namespace
@@ -53,7 +95,19 @@ int cmd_lint(const std::vector<std::string>& args, Context& ctx) {
                                                   std::to_string(a.positionals().size()),
                           "e.g. plan-layout lint topo.txt (- reads standard input)");
     }
-    const Capture c = load_capture(in_format, a.positionals().front(), ctx);
+    const std::string& path = a.positionals().front();
+    if (in_format == "auto" && path != "-") {
+        // A cluster spec or a layout: lint every template, then the fabric.
+        const std::string head = read_text_file(path, kMaxCaptureBytes);
+        const auto trimmed = head.find_first_not_of(" \t\r\n");
+        if (trimmed != std::string::npos && (head[trimmed] == '{' || head[trimmed] == '/')) {
+            const auto j = parse_json_text(head, path);
+            if (j.is_object() && (j.contains("cluster") || j.contains("nodes"))) {
+                return lint_cluster_file(path, format, a, ctx);
+            }
+        }
+    }
+    const Capture c = load_capture(in_format, path, ctx);
     if (c.is_fabric) {
         throw input_error(c.fabric.source, "a Slurm topology describes the fabric, not a node",
                           "lint a node capture (hwloc, nvidia-smi, NCCL XML or a node template)");
