@@ -36,9 +36,9 @@ CommandHelp lint_help() {
 
 namespace {
 
-int lint_cluster_file(const std::string& path, const std::string& format, const ParsedArgs& a, Context& ctx) {
-    const Cluster cluster = load_cluster_file(path);
-    const auto findings = lint_cluster(cluster);
+// Prints the findings (text or JSON) under a one-line summary; exit 1 on any error finding.
+int emit_findings(const std::vector<Finding>& findings, const std::string& source, const std::string& summary,
+                  const std::vector<std::string>& notes, const std::string& format, const ParsedArgs& a, Context& ctx) {
     std::map<Severity, int> counts;
     for (const auto& f : findings) {
         ++counts[f.severity];
@@ -47,7 +47,7 @@ int lint_cluster_file(const std::string& path, const std::string& format, const 
     if (format == "json") {
         nlohmann::json j;
         j["schema_version"] = 1;
-        j["source"] = path;
+        j["source"] = source;
         j["findings"] = nlohmann::json::array();
         for (const auto& f : findings) {
             j["findings"].push_back(to_json(f));
@@ -55,11 +55,13 @@ int lint_cluster_file(const std::string& path, const std::string& format, const 
         j["counts"] = {{"error", counts[Severity::Error]},
                        {"warning", counts[Severity::Warning]},
                        {"info", counts[Severity::Info]}};
-        j["capture_warnings"] = cluster.warnings;
+        j["capture_warnings"] = notes;
         out << j.dump(2) << "\n";
     } else {
-        out << path << ": cluster of " << cluster.node_count() << " node(s), " << cluster.total_gpus() << " GPU(s), "
-            << cluster.templates.size() << " node template(s)\n";
+        out << summary << "\n";
+        for (const auto& w : notes) {
+            out << "  note: " << w << "\n";
+        }
         for (const auto& f : findings) {
             out << to_string(f.severity) << " [" << f.code << "] " << f.message << "\n"
                 << "    fix: " << f.fix << "\n";
@@ -103,7 +105,12 @@ int cmd_lint(const std::vector<std::string>& args, Context& ctx) {
         if (trimmed != std::string::npos && (head[trimmed] == '{' || head[trimmed] == '/')) {
             const auto j = parse_json_text(head, path);
             if (j.is_object() && (j.contains("cluster") || j.contains("nodes"))) {
-                return lint_cluster_file(path, format, a, ctx);
+                const Cluster cluster = load_cluster_file(path);
+                return emit_findings(lint_cluster(cluster), path,
+                                     path + ": cluster of " + std::to_string(cluster.node_count()) + " node(s), " +
+                                         std::to_string(cluster.total_gpus()) + " GPU(s), " +
+                                         std::to_string(cluster.templates.size()) + " node template(s)",
+                                     cluster.warnings, format, a, ctx);
             }
         }
     }
@@ -112,40 +119,10 @@ int cmd_lint(const std::vector<std::string>& args, Context& ctx) {
         throw input_error(c.fabric.source, "a Slurm topology describes the fabric, not a node",
                           "lint a node capture (hwloc, nvidia-smi, NCCL XML or a node template)");
     }
-    const auto findings = lint_node(c.node);
-    std::map<Severity, int> counts;
-    for (const auto& f : findings) {
-        ++counts[f.severity];
-    }
-    std::ostringstream out;
-    if (format == "json") {
-        nlohmann::json j;
-        j["schema_version"] = 1;
-        j["source"] = c.node.source;
-        j["findings"] = nlohmann::json::array();
-        for (const auto& f : findings) {
-            j["findings"].push_back(to_json(f));
-        }
-        j["counts"] = {{"error", counts[Severity::Error]},
-                       {"warning", counts[Severity::Warning]},
-                       {"info", counts[Severity::Info]}};
-        j["capture_warnings"] = c.node.warnings;
-        out << j.dump(2) << "\n";
-    } else {
-        out << c.node.source << ": " << c.node.gpus.size() << " GPU(s), " << c.node.nics.size()
-            << " NIC(s)\n";
-        for (const auto& w : c.node.warnings) {
-            out << "  note: " << w << "\n";
-        }
-        for (const auto& f : findings) {
-            out << to_string(f.severity) << " [" << f.code << "] " << f.message << "\n"
-                << "    fix: " << f.fix << "\n";
-        }
-        out << counts[Severity::Error] << " error(s), " << counts[Severity::Warning]
-            << " warning(s), " << counts[Severity::Info] << " info\n";
-    }
-    write_output(a, out.str(), ctx);
-    return counts[Severity::Error] > 0 ? static_cast<int>(ExitCode::CheckFailed) : 0;
+    return emit_findings(lint_node(c.node), c.node.source,
+                         c.node.source + ": " + std::to_string(c.node.gpus.size()) + " GPU(s), " +
+                             std::to_string(c.node.nics.size()) + " NIC(s)",
+                         c.node.warnings, format, a, ctx);
 }
 
 }  // namespace planlayout::cli
