@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <set>
 #include <utility>
@@ -78,12 +77,17 @@ int flush_nothing(void* /*chan*/) { return 0; }
 // ID: the order would follow malloc. This one numbers names in creation order (even IDs; odd for
 // anonymous objects, as cgraph expects), so the DOT is the same on every run.
 struct NameIds {
+    Agraph_t* root = nullptr;
     std::map<std::string, IDTYPE> ids;
-    std::deque<std::string> names;  // stable addresses for print()
+    std::vector<char*> names;  // cgraph pool strings (agstrdup): agwrite checks them for HTML marks
     IDTYPE next_anonymous = 1;
 };
 
-void* ids_open(Agraph_t* /*g*/, Agdisc_t* /*disc*/) { return std::make_unique<NameIds>().release(); }
+void* ids_open(Agraph_t* g, Agdisc_t* /*disc*/) {
+    auto state = std::make_unique<NameIds>();
+    state->root = g;
+    return state.release();
+}
 
 long ids_map(void* state, int /*objtype*/, char* str, IDTYPE* id, int createflag) {
     auto* s = static_cast<NameIds*>(state);
@@ -100,7 +104,7 @@ long ids_map(void* state, int /*objtype*/, char* str, IDTYPE* id, int createflag
     if (createflag == 0) {
         return 0;
     }
-    s->names.emplace_back(str);
+    s->names.push_back(agstrdup(s->root, str));
     *id = 2 * static_cast<IDTYPE>(s->names.size());
     s->ids.emplace(str, *id);
     return 1;
@@ -108,6 +112,7 @@ long ids_map(void* state, int /*objtype*/, char* str, IDTYPE* id, int createflag
 
 long ids_alloc(void* /*state*/, int /*objtype*/, IDTYPE id) { return (id % 2 == 1) ? 1 : 0; }
 
+// Names stay in the graph's string pool until agclose frees the pool.
 void ids_free(void* /*state*/, int /*objtype*/, IDTYPE /*id*/) {}
 
 char* ids_print(void* state, int /*objtype*/, IDTYPE id) {
@@ -115,7 +120,7 @@ char* ids_print(void* state, int /*objtype*/, IDTYPE id) {
     if (id % 2 == 1 || id == 0 || id / 2 > s->names.size()) {
         return nullptr;
     }
-    return cs(s->names[static_cast<std::size_t>(id / 2 - 1)]);
+    return s->names[static_cast<std::size_t>(id / 2 - 1)];
 }
 
 void ids_close(void* state) { std::unique_ptr<NameIds>(static_cast<NameIds*>(state)).reset(); }
@@ -407,8 +412,8 @@ std::string unit_label(const Report& report, const Units& u, std::int64_t unit) 
            report.cluster.nodes[static_cast<std::size_t>(last)].host + " (" + std::to_string(last - first + 1) + " nodes)";
 }
 
-std::string unit_id(const Units& u, std::int64_t unit) {
-    return (u.block == 1 ? "n" : "u") + std::to_string(unit);
+std::string unit_id(const Report& report, const Units& u, std::int64_t unit) {
+    return u.block == 1 ? report.cluster.nodes[static_cast<std::size_t>(unit)].host : "unit" + std::to_string(unit);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -764,6 +769,14 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 }
             }
         }
+        // Node n+1's GPUs to the right of node n's, whether or not the kind's pairs cross.
+        for (std::size_t n = 0; n + 1 < cl.nodes.size(); ++n) {
+            Agnode_t* a = agnode(c.g(), cs(cl.nodes[n].host + "/gpu0"), 0);
+            Agnode_t* b = agnode(c.g(), cs(cl.nodes[n + 1].host + "/gpu0"), 0);
+            if (a != nullptr && b != nullptr) {
+                c.edge(a, b, {{"style", "invis"}});
+            }
+        }
         for (const auto& [a, b, pc] : direct) {
             c.edge(gpu_node[static_cast<std::size_t>(a)], gpu_node[static_cast<std::size_t>(b)], line_attrs(st.of(pc)));
         }
@@ -789,8 +802,13 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             }
             const GroupColour colour = group_colour(st, only);
             unit_node[static_cast<std::size_t>(u)] =
-                c.device(c.g(), unit_id(units, u), "node", label);
+                c.device(c.g(), unit_id(report, units, u), "node", label);
             set_attrs(unit_node[static_cast<std::size_t>(u)], {{"fillcolor", colour.fill}, {"style", colour.style}});
+        }
+        // A grid rather than one long column: unit u+k one rank to the right of unit u.
+        const auto k = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(unit_count))));
+        for (std::int64_t u = 0; u + k < unit_count; ++u) {
+            c.edge(unit_node[static_cast<std::size_t>(u)], unit_node[static_cast<std::size_t>(u + k)], {{"style", "invis"}});
         }
         for (const auto& [ends, counts] : unit_pairs) {
             PathClass worst = PathClass::Loc;
@@ -802,7 +820,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 }
             }
             Attrs a = line_attrs(st.of(worst), 1.0 + std::log10(static_cast<double>(n)) / 2.0);
-            a.emplace_back("label", class_counts_text(counts));
+            a.emplace_back("xlabel", class_counts_text(counts));  // units may share a rank: no flat labels
             c.edge(unit_node[static_cast<std::size_t>(ends.first)], unit_node[static_cast<std::size_t>(ends.second)], a);
         }
         notes.push_back("aggregated (" + std::to_string(cl.node_count()) + " nodes, " + std::to_string(cl.total_gpus()) +
@@ -822,15 +840,22 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         }
     }
     std::vector<LegendSwatch> swatches;
-    const std::int64_t shown = std::min<std::int64_t>(groups, 16);
+    // Aggregated boxes are coloured only when they hold one group.
+    bool any_single = !units.aggregated;
+    for (const auto& [u, gs] : unit_groups) {
+        any_single = any_single || gs.size() == 1;
+    }
+    const std::int64_t shown = any_single ? std::min<std::int64_t>(groups, units.aggregated ? 8 : 16) : 0;
     for (std::int64_t gi = 0; gi < shown; ++gi) {
         const GroupColour colour = group_colour(st, gi);
         swatches.push_back({"G" + std::to_string(gi) + ": " + kind->name + " group " + std::to_string(gi), colour.fill, colour.style,
                             "", 1.0});
     }
-    if (groups > shown) {
-        notes.push_back("groups G16 and on: colours repeat (border style changes every " + std::to_string(st.groups.size()) +
-                        " groups)");
+    if (shown == 0) {
+        notes.push_back("boxes hold several groups each: white, with the range of groups they hold");
+    } else if (groups > shown) {
+        notes.push_back("groups G" + std::to_string(shown) + " and on: colours repeat (border style changes every " +
+                        std::to_string(st.groups.size()) + " groups)");
     }
     add_legend(c, lines, swatches, notes, true);
 }
@@ -938,7 +963,7 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             for (const auto& [leaf, links] : leaves) {
                 rails.insert(leaf_rails[leaf].begin(), leaf_rails[leaf].end());
             }
-            Agnode_t* tn = c.device(leaf_row, unit_id(units, u) + "/leaves", "leaf",
+            Agnode_t* tn = c.device(leaf_row, unit_id(report, units, u) + "/leaves", "leaf",
                                     std::to_string(leaves.size()) + " leaves\n" + rail_text(rails));
             tier_node[u] = tn;
             std::set<std::int64_t> unit_pods;
@@ -960,7 +985,7 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             const auto& f = cl.facts_of(u);
             label += "\n" + std::to_string(f.gpu_count) + " GPUs, " + std::to_string(f.rail_nics.size()) + " rails";
         }
-        Agnode_t* un = c.device(node_row, unit_id(units, u), "node", label);
+        Agnode_t* un = c.device(node_row, unit_id(report, units, u), "node", label);
         if (previous_unit != nullptr) {
             c.edge(previous_unit, un, {{"style", "invis"}});  // keeps nodes in cluster order
         }
