@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/analysis/calibrate.hpp"
+#include "planlayout/analysis/cost_shape.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/json_fields.hpp"
@@ -10,6 +12,75 @@
 #include "planlayout_embedded_layout.hpp"
 
 namespace planlayout {
+namespace {
+
+// The hardware numbers the cost model needs, from the cluster's first node template (a mixed
+// cluster runs at the pace of its slowest node: take the minimum over templates).
+NodeHardware node_hardware(const Cluster& c) {
+    NodeHardware hw;
+    bool first = true;
+    for (const auto& f : c.facts) {
+        double nic = 0;
+        for (double v : f.rail_gbit_s) {
+            nic = nic == 0 ? v : std::min(nic, v);
+        }
+        const NodeHardware one{f.nvlink_gbyte_s > 0 ? f.nvlink_gbyte_s : hw.nvlink_gbyte_s,
+                               f.pcie_gbyte_s > 0 ? f.pcie_gbyte_s : hw.pcie_gbyte_s,
+                               f.nvlink_gbyte_s > 0,
+                               nic > 0 ? nic : hw.nic_gbit_s,
+                               static_cast<int>(f.rail_nics.size()),
+                               f.tcp_gbit_s > 0 ? f.tcp_gbit_s : hw.tcp_gbit_s,
+                               std::max(1, f.tcp_interfaces)};
+        if (first) {
+            hw = one;
+            first = false;
+            continue;
+        }
+        hw.nvlink_gbyte_s = std::min(hw.nvlink_gbyte_s, one.nvlink_gbyte_s);
+        hw.pcie_gbyte_s = std::min(hw.pcie_gbyte_s, one.pcie_gbyte_s);
+        hw.nvlink = hw.nvlink && one.nvlink;
+        hw.nic_gbit_s = std::min(hw.nic_gbit_s, one.nic_gbit_s);
+        hw.tcp_gbit_s = std::min(hw.tcp_gbit_s, one.tcp_gbit_s);
+    }
+    return hw;
+}
+
+// The score stage: traffic per kind on its worst group shape, per transport.
+Score score_of(const Report& report, const JsonObject& top, const std::string& base_dir) {
+    ScoreInput in;
+    const std::string& file = report.layout_name;
+    if (top.has("model")) {
+        in.model = ModelSpec::from_json(top.at("model"), file);
+    }
+    if (top.has("training")) {
+        in.training = TrainingSpec::from_json(top.at("training"), file);
+    }
+    if (top.has("transport")) {
+        in.transport = TransportSpec::from_json(top.at("transport"), file);
+    }
+    if (top.has("score")) {
+        in.given = ScoreFactors::from_json(top.at("score"), file);
+    }
+    if (!in.transport.calibration.empty()) {
+        const std::string& rel = in.transport.calibration;
+        const std::string path = (rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
+        apply_calibration(calibration_from_json(parse_json_text(read_text_file(path), path), path), in.transport);
+    }
+    const ResolvedSpec& s = report.groups.spec;
+    auto narrow = [](std::int64_t v) { return static_cast<int>(v); };
+    in.sizes = {narrow(s.tp), narrow(s.pp), narrow(s.cp), narrow(s.dp), narrow(s.ep), narrow(s.etp), narrow(s.expert_dp),
+                narrow(s.vpp.value_or(1))};
+    const NodeHardware hw = node_hardware(report.cluster);
+    const int gpus_per_node = report.cluster.facts.front().gpu_count;
+    for (const auto& k : report.kinds) {
+        if (!k.shapes.empty()) {
+            in.shapes[k.kind] = cost_shape_from_edges(k.shapes.front(), gpus_per_node, hw, report.cluster.fabric.pxn);
+        }
+    }
+    return compute_score(in);
+}
+
+}  // namespace
 
 Report plan(const PlanRequest& request) {
     const nlohmann::json layout = parse_json_text(request.layout_text, request.layout_name);
@@ -56,9 +127,17 @@ Report plan(const PlanRequest& request) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
                                   std::to_string(gpus) + " GPUs");
     }
+    bool scored = false;
     for (const char* key : {"model", "training", "transport", "score"}) {
         if (top.has(key)) {
             report.sections[key] = top.at(key);
+            scored = true;
+        }
+    }
+    if (scored) {
+        report.score = score_of(report, top, request.base_dir);
+        for (const auto& w : report.score->warnings) {
+            report.warnings.push_back(w);
         }
     }
     return report;

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/analysis/score.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"
@@ -21,6 +24,7 @@ struct Report {
     std::vector<KindEdges> kinds;  // creation order
     std::vector<std::string> warnings;
     nlohmann::json sections;       // the layout's model/training/transport/score sections, as given
+    std::optional<Score> score;    // when the layout has model/training/transport or score sections
 };
 
 }  // namespace planlayout

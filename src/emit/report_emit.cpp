@@ -139,6 +139,9 @@ std::string report_text(const Report& report, const ReportOptions& options) {
         out << "  no group crosses nodes\n";
     }
     out << "  stay inside a node: " << (inside.empty() ? "-" : inside) << "\n";
+    if (report.score) {
+        out << "\n" << render_text(*report.score);
+    }
     if (!report.warnings.empty()) {
         out << "\nwarnings:\n";
         for (const auto& w : report.warnings) {
@@ -181,6 +184,9 @@ std::string report_json(const Report& report) {
     }
     j["kinds"] = kinds;
     j["warnings"] = report.warnings;
+    if (report.score) {
+        j["score"] = to_json(*report.score);
+    }
     std::string text = j.dump(2);
     // The placement is streamed: it has one entry per rank.
     const PairClassifier classifier(report.cluster, report.placement);

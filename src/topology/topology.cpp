@@ -203,7 +203,7 @@ Topology build_cluster_topology(const Cluster& cluster) {
         Link up;
         up.kind = LinkKind::Network;
         // A leaf's uplink capacity: its downlinks divided by the oversubscription.
-        up.bandwidth_gbyte_s = 50.0 * std::max<std::int64_t>(1, cluster.fabric.nodes_per_su) / cluster.fabric.oversubscription;
+        up.bandwidth_gbyte_s = 50.0 * static_cast<double>(std::max<std::int64_t>(1, cluster.fabric.nodes_per_su)) / cluster.fabric.oversubscription;
         up.latency_us = 1.0;
         topo.connect(cluster.leaf_name(l), "spine" + std::to_string(cluster.pod_of_leaf(l)), up);
     }

@@ -1,0 +1,106 @@
+// Cost: the time of one collective on one group's placement (model.md §2–§4).
+#pragma once
+
+#include <string>
+
+#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/topology/path_class.hpp"
+
+namespace planlayout {
+
+/// Where a group lives and what its links can do, as the cost model reads it: one per group
+/// kind (its worst group). cost_shape_from_edges() builds it from edge_class.hpp's GroupShape.
+struct CostShape {
+    int n = 1;                    // ranks in the group
+    int nodes = 1;                // k: nodes it spans
+    int max_per_node = 1;         // g: most ranks on one node
+    int rails_per_node = 1;       // r: distinct rail NICs its ranks on one node reach at PIX/PXB
+                                  //    (min over nodes; r = g when GPU j pairs with NIC j)
+    int concurrent_groups_per_node = 1;  // groups of the same kind that run at the same time with
+                                         // ranks on one node: they share its TCP interface(s)
+    PathClass worst_intra = PathClass::Nv;    // worst path class between two ranks on one node
+    PathClass worst_cross = PathClass::Rail;  // worst class of a cross-node path it uses
+    bool one_rank_per_node = false;
+    bool gpu_nic_sys = false;     // some rank's nearest NIC is NODE/SYS away: no GPUDirect there
+    bool pxn = true;              // NCCL_PXN_DISABLE=0 (NCCL's default)
+    double spine_oversubscription = 1.0;  // XRAIL/XPOD without PXN: share of the spine uplinks
+    // Hardware (line rates, one direction)
+    double nvlink_gbyte_s = 450.0;  // per GPU (H100/H200 NVLink4)
+    double nvlink_efficiency = 0.8; // ring collectives reach ~0.8 of it
+    double pcie_gbyte_s = 64.0;     // gen5 x16
+    double pcie_efficiency = 0.8;
+    double nic_gbit_s = 400.0;      // per rail NIC
+    double tcp_gbit_s = 100.0;      // the socket interface NCCL_SOCKET_IFNAME picks
+    int tcp_interfaces_per_node = 1;
+    double nvlink_alpha_us = 3.4;   // per step, NCCL tuner Simple-protocol priors
+    double pcie_alpha_us = 5.7;
+    double two_node_tree_gain = 1.5;  // k = 2 all-reduce: tree / NVLS-tree gain on the NIC term,
+                                      // bounded to [1, 2]
+};
+
+/// Hardware numbers for building shapes from (nodes, GPUs per node) — the `collective`
+/// command's flags, and later a cluster file.
+struct NodeHardware {
+    double nvlink_gbyte_s = 450.0;
+    double pcie_gbyte_s = 64.0;
+    bool nvlink = true;          // false: GPUs talk over PCIe inside a node
+    double nic_gbit_s = 400.0;
+    int nics_per_node = 0;       // rail NICs; 0 = one per GPU
+    double tcp_gbit_s = 100.0;
+    int tcp_interfaces_per_node = 1;
+};
+
+/// A group of every GPU on `nodes` nodes × `gpus_per_node` (nccl-tests' usual run): rail
+/// aligned, GPU i ↔ NIC i at PIX, NVLink inside a node unless hw.nvlink is false.
+[[nodiscard]] CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw);
+
+/// One transport, resolved at one end of its priors.
+struct TransportModel {
+    Transport kind = Transport::Gdrdma;
+    double efficiency = 0.9;
+    double alltoall_efficiency = 0.8;
+    double alpha_us = 14.0;
+    double host_staged_efficiency = 0.45;  // GDRDMA where the GPU↔NIC path is NODE/SYS
+    int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
+    double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
+};
+
+[[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
+                                             PriorEnd end = PriorEnd::Point);
+
+/// A predicted collective, in nccl-tests' vocabulary. GB/s are 10^9 bytes per second.
+struct CollectiveCost {
+    double time_s = 0;
+    double algbw_gbyte_s = 0;  // size / time
+    double busbw_gbyte_s = 0;  // algbw × bus_factor(op, n)
+    double alpha_s = 0;        // latency part: alpha × steps
+    double nic_s = 0;          // bandwidth time on the NIC / TCP interface
+    double intra_s = 0;        // bandwidth time on NVLink / PCIe
+    int steps = 0;             // latency steps in all ...
+    int net_steps = 0;         // ... of which cross nodes (NCCL: 2(k−1) ring all-reduce, k−1 AG/RS)
+    bool cross_node = false;
+    std::string bottleneck;    // "NIC", "TCP interface", "NVLink", "PCIe", "latency", "none"
+};
+
+/// Effective per-rank cross-node bandwidth (GB/s): the rank's own rail NIC (RDMA), or its share
+/// of the node's TCP interface(s); alltoall selects the all-to-all efficiency.
+[[nodiscard]] double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+
+/// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
+[[nodiscard]] double intra_gbyte_s(const CostShape& g);
+
+// One function per collective. size_bytes is nccl-tests' "size" (model.md §1).
+[[nodiscard]] CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x);
+/// One point-to-point transfer between two ranks of the group (pp neighbours, CP ring).
+[[nodiscard]] CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x);
+
+/// Dispatches to the function above.
+[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
+                                             const TransportModel& x);
+
+}  // namespace planlayout

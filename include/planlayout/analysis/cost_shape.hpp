@@ -1,0 +1,16 @@
+// Cost: the bridge from the edge classification (GroupShape) to the cost model (CostShape).
+#pragma once
+
+#include "planlayout/analysis/cost.hpp"
+#include "planlayout/analysis/edge_class.hpp"
+
+namespace planlayout {
+
+/// A CostShape from one classified group shape. gpus_per_node: GPUs of a node (every rank is in
+/// one group of each kind, so gpus_per_node / g groups of the kind share a node's TCP interface);
+/// hw: line rates; pxn: NCCL_PXN_DISABLE=0. A rank whose nearest NIC is NODE/SYS away marks
+/// the group host-staged for GPUDirect.
+[[nodiscard]] CostShape cost_shape_from_edges(const GroupShape& shape, int gpus_per_node,
+                                              const NodeHardware& hw, bool pxn = true);
+
+}  // namespace planlayout

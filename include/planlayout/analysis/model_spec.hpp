@@ -1,0 +1,139 @@
+// Analysis inputs: the model, the training run and the transports, from a layout file's
+// "model", "training" and "transport" sections (model.md gives every default).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace planlayout {
+
+/// The network model: what the collectives move. Parameter counts are totals over the whole
+/// model (not per rank); 0 means "derive from the shape" (see derived_*()).
+struct ModelSpec {
+    int layers = 0;             // transformer layers
+    int moe_layers = 0;         // of which MoE (0 = dense model); default: layers − first_dense_layers
+    int first_dense_layers = 0; // DeepSeek-style leading dense layers
+    int hidden = 0;             // h
+    int heads = 0;
+    int kv_heads = 0;           // GQA/MQA; 0 = heads
+    int head_dim = 0;           // 0 = hidden / heads
+    int ffn_hidden = 0;         // dense FFN width; 0 = 4·hidden
+    int vocab = 0;
+    bool tied_embeddings = false;
+    // MoE
+    int experts = 0;
+    int topk = 0;
+    int moe_ffn_hidden = 0;  // per expert; 0 = ffn_hidden / topk
+    int shared_experts = 0;
+    // Parameter counts (0 = derived)
+    double dense_params = 0;   // everything that is not a routed expert
+    double expert_params = 0;  // all routed experts of all layers
+    // Bytes per element
+    int activation_bytes = 2;  // β for activations (bf16)
+    int grad_bytes = 2;        // β_g for gradient reduction (bf16 grads; 4 with fp32 reduction)
+    int param_bytes = 2;       // β_p for parameter all-gathers
+
+    [[nodiscard]] int kv_dim() const;  // kv_heads · head_dim
+    [[nodiscard]] double derived_dense_params() const;
+    [[nodiscard]] double derived_expert_params() const;
+    /// Parameters one token touches: dense + (topk / experts) · expert.
+    [[nodiscard]] double active_params() const;
+
+    /// Reads the "model" section. Throws Error naming "where (pointer/key)".
+    static ModelSpec from_json(const nlohmann::json& j, const std::string& where,
+                               const std::string& pointer = "/model");
+};
+
+enum class Recompute { None, Selective, Full };
+
+enum class FineTune { Full, Lora };
+
+/// The training run: batch, sequence, memory tricks and what overlaps what.
+struct TrainingSpec {
+    int global_batch = 0;  // sequences per optimizer step
+    int micro_batch = 1;   // b
+    int seq_len = 0;       // s
+    int vpp = 1;           // virtual pipeline stages per rank (v)
+    Recompute recompute = Recompute::None;
+    bool sequence_parallel = false;
+    FineTune finetune = FineTune::Full;
+    double lora_adapter_params = 0;   // trainable adapter parameters (total) for LoRA
+    double lora_expert_share = 0;     // fraction of the adapters that sit on routed experts
+    bool distributed_optimizer = false;
+    int zero_stage = 0;               // 0 = DDP, 1/2 = sharded grads/optimizer, 3 = FSDP
+    // Overlap (model.md §6): what compute may hide which collective.
+    bool overlap_dp = true;           // bucketed grad reduce under the remaining backward
+    bool overlap_pp = true;           // 1F1B steady state hides p2p under the other micro-batch
+    bool overlap_ep = false;          // EP dispatch/combine overlapped with compute (DualPipe-like)
+    bool overlap_cp = true;           // ring attention hides KV passing under attention
+    // Compute
+    std::optional<double> measured_step_time_s;  // a measured stable step ...
+    std::string measured_transport = "tcp";      // ... and the transport it was measured on
+    std::optional<double> compute_time_s;        // compute per step per GPU, if known
+    double gpu_peak_tflops = 989.0;              // dense bf16 (H100/H200 SXM)
+    double mfu = 0.4;
+
+    /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
+    [[nodiscard]] int micro_batches(int dp) const;
+
+    /// Reads the "training" section. Throws Error naming "where (pointer/key)".
+    static TrainingSpec from_json(const nlohmann::json& j, const std::string& where,
+                                  const std::string& pointer = "/training");
+};
+
+enum class Transport { Tcp, Rdma, Gdrdma };
+
+[[nodiscard]] std::string_view to_string(Transport t);
+[[nodiscard]] std::optional<Transport> parse_transport(std::string_view s);
+
+/// A prior with its band: the point value and the low/high ends the score's band uses.
+struct Prior {
+    double value = 0;
+    double low = 0;
+    double high = 0;
+};
+
+/// Which end of every prior to use (the band of model.md §6).
+enum class PriorEnd { Point, Low, High };
+
+[[nodiscard]] double pick(const Prior& p, PriorEnd end);
+
+/// One transport's priors (model.md §4). Efficiencies are fractions of the line rate reached
+/// by large messages; alpha is the per-step latency in µs.
+struct TransportParams {
+    Prior efficiency;         // ring collectives and send/recv
+    Prior alltoall_efficiency;
+    double alpha_us = 14.0;   // per network step
+};
+
+/// The TCP socket path: which interface NCCL_SOCKET_IFNAME picks, and NCCL's socket limits.
+struct TcpSpec {
+    std::string interface_name = "eth0";
+    double interface_gbit_s = 100.0;  // line rate of one interface
+    int interfaces_per_node = 1;      // shared by every GPU of the node
+    int sockets_per_thread = 1;       // NCCL_NSOCKS_PERTHREAD
+    int socket_threads = 1;           // NCCL_SOCKET_NTHREADS
+    double per_stream_gbit_s = 0;     // one TCP stream's cap; 0 = no cap
+};
+
+/// The transports the score compares, with their priors; all overridable from the layout.
+struct TransportSpec {
+    Transport baseline = Transport::Tcp;     // "compare": [baseline, candidate]
+    Transport candidate = Transport::Gdrdma;
+    TcpSpec tcp;
+    TransportParams tcp_params{{0.4, 0.2, 0.6}, {0.4, 0.2, 0.6}, 20.0};  // TCP's limit is the shared interface, not one QP per peer: no extra all-to-all penalty
+    TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};
+    TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
+    std::string calibration;  // a calibration file (plan-layout calibrate -o), read by the caller
+
+    [[nodiscard]] const TransportParams& params(Transport t) const;
+    [[nodiscard]] TransportParams& params(Transport t);
+
+    /// Reads the "transport" section. Throws Error naming "where (pointer/key)".
+    static TransportSpec from_json(const nlohmann::json& j, const std::string& where,
+                                   const std::string& pointer = "/transport");
+};
+
+}  // namespace planlayout

@@ -1,0 +1,91 @@
+// Score: overlap windows, per-transport step time and the RDMA-benefit score (model.md §6).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/analysis/cost.hpp"
+#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/analysis/traffic.hpp"
+
+namespace planlayout {
+
+/// The seed's product form, factor by factor; any of them may be given in the layout's
+/// "score" section instead of computed.
+struct ScoreFactors {
+    std::optional<double> cross_node_share;
+    std::optional<double> eliminable;
+    std::optional<double> non_overlapped;
+
+    /// Reads the "score" section. Throws Error naming "where (pointer/key)".
+    static ScoreFactors from_json(const nlohmann::json& j, const std::string& where,
+                                  const std::string& pointer = "/score");
+};
+
+/// Everything the score needs. shapes: one CostShape per group kind (the worst group of that
+/// kind); a kind with traffic but no shape is left out with a warning. model/training absent:
+/// only the given factors count (all three are then required).
+struct ScoreInput {
+    std::optional<ModelSpec> model;
+    std::optional<TrainingSpec> training;
+    TransportSpec transport;
+    ParallelSizes sizes;
+    std::map<std::string, CostShape> shapes;
+    ScoreFactors given;
+};
+
+/// One group kind in the breakdown; index 0 = baseline transport, 1 = candidate.
+struct KindBreakdown {
+    std::string kind;
+    std::string collective;     // "all_to_all", "reduce_scatter+all_gather", ...
+    PathClass path_class = PathClass::Loc;  // worst class its collective crosses
+    bool cross_node = false;
+    double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank
+    double calls = 0;
+    double time_s[2] = {0, 0};     // total per step
+    double exposed_s[2] = {0, 0};  // not hidden by compute
+    double busbw_gbyte_s[2] = {0, 0};  // of one call (the largest of the kind)
+    double share = 0;           // time_s[0] / baseline step
+    double phi = 0;             // 1 − time_s[1] / time_s[0]
+    double u = 0;               // (exposed[0] − exposed[1]) / (time[0] − time[1])
+    double contribution = 0;    // its part of the score: (exposed[0] − exposed[1]) / baseline step
+};
+
+struct Score {
+    Transport baseline = Transport::Tcp;
+    Transport candidate = Transport::Gdrdma;
+    bool has_model = false;
+    double rdma_benefit = 0;     // predicted step-time reduction, (T_base − T_cand) / T_base
+    double throughput_gain = 0;  // 1 / (1 − rdma_benefit) − 1
+    double step_time_s[2] = {0, 0};
+    double compute_s = 0;
+    double bubble_s = 0;
+    double cross_node_share = 0;
+    double eliminable = 0;
+    double non_overlapped = 0;
+    bool given_share = false;
+    bool given_eliminable = false;
+    bool given_non_overlapped = false;
+    double band_low = 0;
+    double band_high = 0;
+    std::vector<KindBreakdown> by_kind;  // largest contribution first, then baseline share
+    std::vector<std::string> reasons;    // the dominant reasons, in words
+    std::vector<std::string> warnings;
+};
+
+/// The score. Throws Error when neither a model nor all three factors are given.
+[[nodiscard]] Score compute_score(const ScoreInput& in);
+
+/// {"rdma_benefit","throughput_gain","step_time_s":{<baseline>,<candidate>},"factors":{...},
+///  "given":[...],"band":{"low","high"},"by_kind":{kind:{...}},"reasons":[...],...}
+[[nodiscard]] nlohmann::json to_json(const Score& s);
+
+/// A short report: the score, its band, the factors (given vs computed), the dominant reasons
+/// and the per-kind table.
+[[nodiscard]] std::string render_text(const Score& s);
+
+}  // namespace planlayout

@@ -1,0 +1,57 @@
+// Traffic: what each group kind sends per stable training step (model.md §5).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/analysis/model_spec.hpp"
+
+namespace planlayout {
+
+/// The parallel sizes (Megatron's): dense tp/cp/dp/pp, expert ep/etp/expert_dp, virtual stages.
+struct ParallelSizes {
+    int tp = 1;
+    int pp = 1;
+    int cp = 1;
+    int dp = 1;
+    int ep = 1;
+    int etp = 1;
+    int expert_dp = 1;
+    int vpp = 1;
+};
+
+/// How compute can hide a collective (model.md §6); the score turns it into windows.
+enum class OverlapKind {
+    None,          // on the critical path (TP/SP, EP unless configured)
+    Backward,      // bucketed DP grad reduction under the remaining backward
+    Forward,       // ZeRO-3 parameter all-gather prefetched under the forward
+    PipelineSteady,// PP send/recv under the other micro-batch in the 1F1B steady state
+    PerLayer,      // EP / CP overlapped with the same layer's compute
+};
+
+/// One collective kind of one group kind, per rank per stable step.
+struct TrafficItem {
+    std::string kind;        // group kind: tp, cp, dp, dp_cp, pp, ep, expt_dp, expt_tp, embd
+    CollectiveOp op = CollectiveOp::AllReduce;
+    std::string what;        // "dispatch+combine", "grad reduce", ...
+    double size_bytes = 0;   // nccl-tests "size" of one call
+    double calls = 0;        // calls per stable step
+    double exposed_calls = 0;  // of which can never be hidden (pipeline fill/drain)
+    OverlapKind overlap = OverlapKind::None;
+
+    [[nodiscard]] double bytes_per_step() const { return size_bytes * calls; }
+};
+
+/// Every communicating collective per stable step for the given sizes; kinds whose group is a
+/// singleton are left out. LoRA: grads only for adapters; ZeRO-3: frozen weights are still
+/// all-gathered. Throws Error (where = "parallel") when sizes do not divide the batch.
+[[nodiscard]] std::vector<TrafficItem> traffic_per_step(const ParallelSizes& sizes,
+                                                        const ModelSpec& model,
+                                                        const TrainingSpec& training);
+
+/// Expected distinct remote nodes one token reaches under uniform top-k routing over E experts
+/// spread evenly over K nodes: K·(1 − C(E − E/K, k)/C(E, k)) minus the local node's share.
+[[nodiscard]] double expected_remote_nodes(int experts, int topk, int nodes);
+
+}  // namespace planlayout

@@ -1,0 +1,99 @@
+// Verify: what NCCL chose (parsed INFO logs) against what the plan expects, as findings.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/verify/nccl_log.hpp"
+
+namespace planlayout::verify {
+
+/// The cross-node transport an A/B arm is meant to use.
+enum class ExpectedTransport {
+    GdrDma,  // NET/IB…/GDRDMA: GPUDirect RDMA
+    Rdma,    // NET/IB without GDRDMA: RDMA staged through host memory
+    Tcp,     // NET/Socket
+};
+
+[[nodiscard]] const char* to_string(ExpectedTransport t);
+
+/// "gdrdma" | "rdma" | "tcp"; throws a usage Error naming `where` otherwise.
+[[nodiscard]] ExpectedTransport parse_expected_transport(const std::string& text,
+                                                         const std::string& where);
+
+/// Where the plan puts one rank and which NIC (rail) it must send through.
+struct RankExpectation {
+    int rank = -1;
+    int node = -1;
+    int local_gpu = -1;
+    std::string nic_device;  // "mlx5_3"; compared with the log's device name when both are known
+    int nic_index = -1;      // NCCL's `[k]` index; compared when a name is missing
+};
+
+struct VerifyExpectation {
+    std::vector<RankExpectation> ranks;
+    ExpectedTransport expect = ExpectedTransport::GdrDma;
+};
+
+/// One rank's placement as a layout computes it (the lead's `--layout` fills this list).
+struct RankPlacement {
+    int rank = -1;
+    int node = -1;
+    int local_gpu = -1;
+    int nic_index = -1;  // the rail NIC; -1 → same as local_gpu
+};
+
+/// Builds the expectation from a placement. nic_names[i] names NIC index i (e.g. from
+/// `--nics mlx5_0,mlx5_1`); a missing name becomes "mlx5_<i>". Throws a usage Error on a
+/// negative field or a rank listed twice.
+[[nodiscard]] VerifyExpectation expectation_from_placement(
+    const std::vector<RankPlacement>& placement,
+    const std::vector<std::string>& nic_names,
+    ExpectedTransport expect);
+
+/// Node-major, rail-aligned placement: rank r → node r/G, GPU r%G, NIC r%G.
+[[nodiscard]] std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node);
+
+enum class Severity { Error, Warning, Info };
+
+[[nodiscard]] const char* to_string(Severity s);
+
+/// One problem or fact. rank/channel are -1 when the finding is about the whole log.
+struct Finding {
+    Severity severity = Severity::Info;
+    std::string code;  // stable, kebab-case: "wrong-nic", "cross-node-socket", …
+    int rank = -1;
+    int channel = -1;
+    std::string message;
+    std::string fix;
+};
+
+struct VerifyReport {
+    NcclLog log;
+    VerifyExpectation expectation;
+    std::vector<Finding> findings;       // sorted: severity, rank, channel, code
+    std::map<int, std::string> rank_hosts;  // ranks whose host the log reveals
+    std::size_t ranks_seen = 0;          // distinct ranks at either end of a connection
+    std::size_t errors = 0;
+    std::size_t warnings = 0;
+    std::size_t infos = 0;
+
+    [[nodiscard]] bool passed() const { return errors == 0; }
+};
+
+/// Runs every check. Never throws on log content.
+[[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
+
+/// "verify: PASS 0 errors 2 warnings 16 ranks 32 channels" (or FAIL): one line for CI greps.
+[[nodiscard]] std::string summary_line(const VerifyReport& report);
+
+/// Human text: header, per-rank/channel table, findings, the summary line.
+[[nodiscard]] std::string render_text(const VerifyReport& report);
+
+/// Machine form, `"schema_version": 1`.
+[[nodiscard]] nlohmann::json to_json(const VerifyReport& report);
+
+}  // namespace planlayout::verify

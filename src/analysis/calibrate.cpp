@@ -1,0 +1,295 @@
+// Calibration: weighted least squares of nccl-tests times against the cost model's own terms.
+#include "planlayout/analysis/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+namespace {
+
+bool is_cross(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
+
+/// Bandwidth time of one call at line rate (efficiency 1, no alpha), on the calibrated link.
+double line_time_us(CollectiveOp op, const CostShape& shape, double size, Transport t, CollectiveCost* steps) {
+    CostShape g = shape;
+    g.nvlink_efficiency = 1.0;
+    g.pcie_efficiency = 1.0;
+    TransportModel unit;
+    unit.kind = t;
+    unit.efficiency = 1.0;
+    unit.alltoall_efficiency = 1.0;
+    unit.alpha_us = 0;
+    unit.host_staged_efficiency = 1.0;
+    const CollectiveCost c = collective_cost(op, g, size, unit);
+    *steps = c;
+    return (is_cross(g) ? c.nic_s : c.intra_s) * 1e6;
+}
+
+}  // namespace
+
+Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape, Transport transport,
+                            std::optional<PathClass> link_class, double min_size_bytes) {
+    Calibration c;
+    c.transport = transport;
+    c.op = run.op;
+    c.nodes = shape.nodes;
+    c.gpus_per_node = shape.max_per_node;
+    c.ranks = shape.n;
+    const bool cross = is_cross(shape);
+    c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
+    if (cross) {
+        const bool tcp = transport == Transport::Tcp;
+        c.line = tcp ? "TCP interface" : "rail NIC";
+        c.line_gbyte_s = tcp ? shape.tcp_interfaces_per_node * shape.tcp_gbit_s / 8.0 : shape.nic_gbit_s / 8.0;
+    } else {
+        const bool nv = shape.worst_intra <= PathClass::Nv;
+        c.line = nv ? "NVLink" : "PCIe";
+        c.line_gbyte_s = nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s;
+    }
+    if (run.ranks != shape.n) {
+        c.warnings.push_back("the file has " + std::to_string(run.ranks) + " ranks, the placement " +
+                             std::to_string(shape.n) + "; fitted on the placement");
+    }
+
+    CollectiveCost steps;
+    std::vector<double> xs;
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& r : run.rows) {
+        CalibrationRow row;
+        row.line = r.line;
+        row.size_bytes = r.size_bytes;
+        row.measured_us = r.time_us;
+        row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / 1e3 * bus_factor(run.op, shape.n);
+        row.used = r.size_bytes >= min_size_bytes;
+        const double x = line_time_us(run.op, shape, r.size_bytes, transport, &steps);
+        xs.push_back(x);
+        if (row.used) {
+            const double w = 1.0 / (r.time_us * r.time_us);
+            sw += w;
+            sx += w * x;
+            sy += w * r.time_us;
+            sxx += w * x * x;
+            sxy += w * x * r.time_us;
+            ++c.rows_used;
+        }
+        c.rows.push_back(row);
+    }
+    if (c.rows_used < 2) {
+        throw input_error("calibrate",
+                          "only " + std::to_string(c.rows_used) + " row(s) to fit; two or more sizes are needed",
+                          "lower --min-size or run nccl-tests over a range of sizes (-b 1M -e 8G -f 2)");
+    }
+    const double det = sw * sxx - sx * sx;
+    double slope = det > 0 ? (sw * sxy - sx * sy) / det : sxy / sxx;
+    double intercept = det > 0 ? (sy - slope * sx) / sw : 0.0;
+    if (intercept < 0) {
+        // Latency cannot be negative: fit the bandwidth through the origin instead.
+        intercept = 0;
+        slope = sxy / sxx;
+    }
+    if (!(slope > 0)) {
+        throw input_error("calibrate", "the measured times do not grow with the message size",
+                          "use rows from the bandwidth-bound range (larger sizes)");
+    }
+    c.efficiency = 1.0 / slope;
+    // The intercept is alpha over every step; across nodes the intra-node steps keep the shape's
+    // NVLink/PCIe alpha and the network steps take the rest.
+    const int intra_steps = steps.steps - steps.net_steps;
+    const double intra_alpha = shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us : shape.pcie_alpha_us;
+    if (steps.net_steps > 0) {
+        c.alpha_us = std::max(0.0, (intercept - intra_alpha * intra_steps) / steps.net_steps);
+        intercept = intra_alpha * intra_steps + c.alpha_us * steps.net_steps;
+    } else {
+        c.alpha_us = steps.steps > 0 ? intercept / steps.steps : 0.0;
+    }
+    double sum_sq = 0;
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+        auto& row = c.rows[i];
+        row.predicted_us = intercept + slope * xs[i];
+        row.residual = (row.measured_us - row.predicted_us) / row.measured_us;
+        row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / 1e3 * bus_factor(run.op, shape.n);
+        if (row.used) {
+            sum_sq += row.residual * row.residual;
+        }
+    }
+    c.rms_residual = std::sqrt(sum_sq / static_cast<double>(c.rows_used));
+    const auto& largest = c.rows.back();
+    c.busbw_gbyte_s = largest.size_bytes / (slope * xs.back()) / 1e3 * bus_factor(run.op, shape.n);
+    if (cross) {
+        // Does the fitted link bind in the model? If NVLink does, the fit will not move predictions.
+        TransportModel fitted;
+        fitted.kind = transport;
+        fitted.efficiency = fitted.alltoall_efficiency = fitted.host_staged_efficiency = c.efficiency;
+        const CollectiveCost big = collective_cost(run.op, shape, largest.size_bytes, fitted);
+        if (big.intra_s > big.nic_s) {
+            c.warnings.push_back("at these sizes the model says NVLink/PCIe binds, not the " + c.line +
+                                 ": the fitted efficiency will not change predictions (NVLS or a faster "
+                                 "intra-node path than declared); calibrate --class NV on a one-node run too");
+        }
+    }
+    if (c.efficiency > 1.0) {
+        c.warnings.push_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
+                             "gain above two_node_tree_gain, or a faster link than declared)");
+    }
+    return c;
+}
+
+namespace {
+
+/// Fixed decimals keep the file byte-identical across runs and platforms.
+double fixed(double x, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(x * scale) / scale;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Calibration& c) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+        rows.push_back({{"line", r.line},
+                        {"size", r.size_bytes},
+                        {"time_us", fixed(r.measured_us, 3)},
+                        {"predicted_us", fixed(r.predicted_us, 3)},
+                        {"residual", fixed(r.residual, 5)},
+                        {"busbw_gbps", fixed(r.measured_busbw_gbyte_s, 5)},
+                        {"predicted_busbw_gbps", fixed(r.predicted_busbw_gbyte_s, 5)},
+                        {"used", r.used}});
+    }
+    return {{"schema_version", 1},
+            {"kind", "plan-layout calibration"},
+            {"transport", std::string(to_string(c.transport))},
+            {"class", std::string(to_string(c.link_class))},
+            {"op", std::string(to_string(c.op))},
+            {"nodes", c.nodes},
+            {"gpus_per_node", c.gpus_per_node},
+            {"ranks", c.ranks},
+            {"alpha_us", fixed(c.alpha_us, 4)},
+            {"efficiency", fixed(c.efficiency, 6)},
+            {"line", c.line},
+            {"line_gbyte_s", c.line_gbyte_s},
+            {"busbw_gbps", fixed(c.busbw_gbyte_s, 3)},
+            {"rms_residual", fixed(c.rms_residual, 5)},
+            {"rows_used", c.rows_used},
+            {"source", c.source},
+            {"rows", rows},
+            {"warnings", c.warnings}};
+}
+
+Calibration calibration_from_json(const nlohmann::json& j, const std::string& where) {
+    const auto need = [&](const char* key) -> const nlohmann::json& {
+        if (!j.is_object() || !j.contains(key)) {
+            throw input_error(where + " (/" + key + ")", std::string("missing '") + key + "'",
+                              "write the file with plan-layout calibrate -o FILE");
+        }
+        return j.at(key);
+    };
+    const auto text = [&](const char* key) {
+        const auto& v = need(key);
+        if (!v.is_string()) {
+            throw input_error(where + " (/" + key + ")", "expected a string, found " + v.dump(), "");
+        }
+        return v.get<std::string>();
+    };
+    const auto number = [&](const char* key) {
+        const auto& v = need(key);
+        if (!v.is_number() || v.get<double>() < 0) {
+            throw input_error(where + " (/" + key + ")", "expected a non-negative number, found " + v.dump(), "");
+        }
+        return v.get<double>();
+    };
+    if (text("kind") != "plan-layout calibration") {
+        throw input_error(where + " (/kind)", "not a plan-layout calibration file",
+                          "write it with plan-layout calibrate -o FILE");
+    }
+    Calibration c;
+    const auto t = parse_transport(text("transport"));
+    if (!t) {
+        throw input_error(where + " (/transport)", "unknown transport", "use tcp, rdma or gdrdma");
+    }
+    c.transport = *t;
+    const auto cls = parse_path_class(text("class"));
+    if (!cls) {
+        throw input_error(where + " (/class)", "unknown link class", "use NV, PIX, ..., RAIL, PXN, XRAIL");
+    }
+    c.link_class = *cls;
+    const auto op = parse_collective_op(text("op"));
+    if (!op) {
+        throw input_error(where + " (/op)", "unknown collective", "use all_reduce, all_to_all, ...");
+    }
+    c.op = *op;
+    c.alpha_us = number("alpha_us");
+    c.efficiency = number("efficiency");
+    if (c.efficiency <= 0) {
+        throw input_error(where + " (/efficiency)", "efficiency must be positive", "");
+    }
+    c.line_gbyte_s = number("line_gbyte_s");
+    c.nodes = static_cast<int>(number("nodes"));
+    c.gpus_per_node = static_cast<int>(number("gpus_per_node"));
+    c.ranks = c.nodes * c.gpus_per_node;
+    if (j.contains("line") && j.at("line").is_string()) {
+        c.line = j.at("line").get<std::string>();
+    }
+    if (j.contains("source") && j.at("source").is_string()) {
+        c.source = j.at("source").get<std::string>();
+    }
+    return c;
+}
+
+void apply_calibration(const Calibration& c, TransportSpec& spec) {
+    if (!is_cross_node(c.link_class)) {
+        return;
+    }
+    TransportParams& p = spec.params(c.transport);
+    Prior& prior = c.op == CollectiveOp::AllToAll ? p.alltoall_efficiency : p.efficiency;
+    const double scale = c.efficiency / prior.value;
+    prior = {c.efficiency, prior.low * scale, prior.high * scale};
+    p.alpha_us = c.alpha_us;
+}
+
+void apply_calibration(const Calibration& c, CostShape& shape) {
+    if (is_cross_node(c.link_class)) {
+        return;
+    }
+    if (c.link_class <= PathClass::Nv) {
+        shape.nvlink_efficiency = c.efficiency;
+        shape.nvlink_alpha_us = c.alpha_us;
+    } else {
+        shape.pcie_efficiency = c.efficiency;
+        shape.pcie_alpha_us = c.alpha_us;
+    }
+}
+
+std::string render_text(const Calibration& c) {
+    std::ostringstream out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "# plan-layout calibrate: %s, %d ranks = %d nodes x %d GPUs, transport %s, class %s\n",
+                  std::string(to_string(c.op)).c_str(), c.ranks, c.nodes, c.gpus_per_node,
+                  std::string(to_string(c.transport)).c_str(), std::string(to_string(c.link_class)).c_str());
+    out << buf;
+    std::snprintf(buf, sizeof buf,
+                  "# fit: alpha %.2f us per step, efficiency %.3f of the %s line rate (%.2f GB/s), busbw %.2f GB/s\n",
+                  c.alpha_us, c.efficiency, c.line.c_str(), c.line_gbyte_s, c.busbw_gbyte_s);
+    out << buf;
+    std::snprintf(buf, sizeof buf, "# rows: %zu fitted of %zu, rms residual %.1f%%\n", c.rows_used, c.rows.size(),
+                  100.0 * c.rms_residual);
+    out << buf;
+    out << "#\n#       size     measured   predicted  residual     busbw  predicted\n"
+           "#        (B)         (us)        (us)       (%)    (GB/s)     (GB/s)\n";
+    for (const auto& r : c.rows) {
+        std::snprintf(buf, sizeof buf, "%12.0f  %11.2f %11.2f  %8.1f  %8.2f   %8.2f%s\n", r.size_bytes, r.measured_us,
+                      r.predicted_us, 100.0 * r.residual, r.measured_busbw_gbyte_s, r.predicted_busbw_gbyte_s,
+                      r.used ? "" : "  (not fitted)");
+        out << buf;
+    }
+    for (const auto& w : c.warnings) {
+        out << "warning: " << w << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace planlayout

@@ -1,0 +1,271 @@
+// Cost: collective time per group on its placement. Bandwidth-bound terms plus alpha per step;
+// the slowest path decides (a max, never an average); only NIC terms change with the transport.
+#include "planlayout/analysis/cost.hpp"
+
+#include <algorithm>
+
+namespace planlayout {
+namespace {
+
+constexpr double kGiga = 1e9;
+constexpr double kMicro = 1e-6;
+
+double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+
+bool spans_nodes(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
+
+double alpha_intra_us(const CostShape& g) {
+    return g.worst_intra <= PathClass::Nv ? g.nvlink_alpha_us : g.pcie_alpha_us;
+}
+
+/// Cross-node bandwidth one ring sees per node: NCCL runs one ring per rail (RDMA), so the
+/// group's rail NICs add up; over TCP the node's interface(s) are shared, whatever r is.
+double ring_cross_gbyte_s(const CostShape& g, const TransportModel& x) {
+    if (x.kind == Transport::Tcp) {
+        return std::max(1, g.max_per_node) * cross_rank_gbyte_s(g, x, false);
+    }
+    return std::max(1, std::min(g.rails_per_node, g.max_per_node)) * rail_nic_gbyte_s(g, x, false);
+}
+
+/// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions. Latency as in
+/// NCCL's tuner: steps that cross nodes pay the transport's alpha, the others the intra-node one.
+CollectiveCost finish(CollectiveOp op, const CostShape& g, double size_bytes, CollectiveCost c,
+                      double net_alpha_us) {
+    c.alpha_s = (alpha_intra_us(g) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
+    const double bw_s = std::max(c.nic_s, c.intra_s);
+    c.time_s = c.alpha_s + bw_s;
+    if (c.time_s <= 0) {
+        c.bottleneck = "none";
+        return c;
+    }
+    if (c.alpha_s > bw_s) {
+        c.bottleneck = "latency";
+    } else if (c.nic_s >= c.intra_s) {
+        c.bottleneck = c.bottleneck == "tcp" ? "TCP interface" : "NIC";
+    } else {
+        c.bottleneck = g.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe";
+    }
+    c.algbw_gbyte_s = size_bytes / c.time_s / kGiga;
+    c.busbw_gbyte_s = c.algbw_gbyte_s * bus_factor(op, g.n);
+    return c;
+}
+
+}  // namespace
+
+CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw) {
+    CostShape g;
+    g.nodes = std::max(1, nodes);
+    g.max_per_node = std::max(1, gpus_per_node);
+    g.n = g.nodes * g.max_per_node;
+    const int nics = hw.nics_per_node > 0 ? hw.nics_per_node : g.max_per_node;
+    g.rails_per_node = std::min(nics, g.max_per_node);
+    g.worst_intra = g.max_per_node == 1 ? PathClass::Loc : (hw.nvlink ? PathClass::Nv : PathClass::Sys);
+    g.worst_cross = g.nodes >= 2 ? PathClass::Rail : PathClass::Loc;
+    g.one_rank_per_node = g.max_per_node == 1 && g.nodes >= 2;
+    g.nvlink_gbyte_s = hw.nvlink_gbyte_s;
+    g.pcie_gbyte_s = hw.pcie_gbyte_s;
+    g.nic_gbit_s = hw.nic_gbit_s;
+    g.tcp_gbit_s = hw.tcp_gbit_s;
+    g.tcp_interfaces_per_node = hw.tcp_interfaces_per_node;
+    return g;
+}
+
+TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd end) {
+    const TransportParams& p = spec.params(t);
+    TransportModel x;
+    x.kind = t;
+    x.efficiency = pick(p.efficiency, end);
+    x.alltoall_efficiency = pick(p.alltoall_efficiency, end);
+    x.alpha_us = p.alpha_us;
+    x.host_staged_efficiency = pick(spec.rdma_params.efficiency, end);
+    x.sockets = spec.tcp.sockets_per_thread * spec.tcp.socket_threads;
+    x.per_stream_gbit_s = spec.tcp.per_stream_gbit_s;
+    return x;
+}
+
+double intra_gbyte_s(const CostShape& g) {
+    return g.worst_intra <= PathClass::Nv ? g.nvlink_gbyte_s * g.nvlink_efficiency
+                                          : g.pcie_gbyte_s * g.pcie_efficiency;
+}
+
+namespace {
+
+/// A rank's share of the node's TCP interface(s), capped by its sockets.
+double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+    const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
+    // Every rank of the node that sends at the same time shares the interface(s).
+    const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / 8.0 * eff;
+    const int sharers = std::max(1, g.max_per_node) * std::max(1, g.concurrent_groups_per_node);
+    double per_rank = node / sharers;
+    if (x.per_stream_gbit_s > 0) {
+        per_rank = std::min(per_rank, x.sockets * x.per_stream_gbit_s / 8.0 * eff);
+    }
+    return per_rank;
+}
+
+/// One rail NIC's effective bandwidth for this transport (slowest rank decides).
+double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+    const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
+    double e = eff;
+    if (x.kind == Transport::Gdrdma && g.gpu_nic_sys) {
+        // NCCL disables GPUDirect over SYS: that rank is host-staged, and the slowest rank decides.
+        e = std::min(e, x.host_staged_efficiency * (alltoall ? x.alltoall_efficiency / x.efficiency : 1.0));
+    }
+    double per_nic = g.nic_gbit_s / 8.0 * e;
+    if (g.worst_cross >= PathClass::Xrail && !g.pxn) {
+        per_nic /= std::max(1.0, g.spine_oversubscription);
+    }
+    return per_nic;
+}
+
+}  // namespace
+
+double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+    if (x.kind == Transport::Tcp) {
+        return tcp_rank_gbyte_s(g, x, alltoall);
+    }
+    // Fewer rail NICs than ranks on a node: the ranks share them.
+    const double share = std::min(1.0, static_cast<double>(std::max(1, g.rails_per_node)) / std::max(1, g.max_per_node));
+    return rail_nic_gbyte_s(g, x, alltoall) * share;
+}
+
+CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x) {
+    CollectiveCost c;
+    if (g.n < 2) {
+        return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
+    }
+    const double n = g.n;
+    const double volume = 2.0 * (n - 1.0) / n * size_bytes;
+    c.steps = 2 * (g.n - 1);
+    if (!spans_nodes(g)) {
+        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+        return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
+    }
+    c.cross_node = true;
+    c.net_steps = 2 * (g.nodes - 1);
+    // k = 2: NCCL's tree / NVLS-tree beats the ring on the NIC term by a bounded factor.
+    const double gain = g.nodes == 2 ? std::clamp(g.two_node_tree_gain, 1.0, 2.0) : 1.0;
+    c.nic_s = volume / (ring_cross_gbyte_s(g, x) * gain * kGiga);
+    if (g.max_per_node > 1) {
+        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+    }
+    c.bottleneck = std::string(to_string(x.kind));
+    return finish(CollectiveOp::AllReduce, g, size_bytes, c, x.alpha_us);
+}
+
+namespace {
+
+CollectiveCost ring_gather_like(CollectiveOp op, const CostShape& g, double size_bytes,
+                                const TransportModel& x) {
+    CollectiveCost c;
+    if (g.n < 2) {
+        return finish(op, g, size_bytes, c, 0);
+    }
+    const double n = g.n;
+    const double volume = (n - 1.0) / n * size_bytes;
+    c.steps = g.n - 1;
+    if (!spans_nodes(g)) {
+        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+        return finish(op, g, size_bytes, c, 0);
+    }
+    c.cross_node = true;
+    c.net_steps = g.nodes - 1;
+    c.nic_s = volume / (ring_cross_gbyte_s(g, x) * kGiga);
+    if (g.max_per_node > 1) {
+        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+    }
+    c.bottleneck = std::string(to_string(x.kind));
+    return finish(op, g, size_bytes, c, x.alpha_us);
+}
+
+}  // namespace
+
+CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x) {
+    return ring_gather_like(CollectiveOp::AllGather, g, size_bytes, x);
+}
+
+CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x) {
+    return ring_gather_like(CollectiveOp::ReduceScatter, g, size_bytes, x);
+}
+
+CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x) {
+    CollectiveCost c;
+    if (g.n < 2) {
+        return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
+    }
+    const double n = g.n;
+    c.steps = g.n - 1;
+    if (!spans_nodes(g)) {
+        c.intra_s = (n - 1.0) / n * size_bytes / (intra_gbyte_s(g) * kGiga);
+        return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
+    }
+    c.cross_node = true;
+    c.net_steps = g.n - g.max_per_node;  // one per remote peer, spread over channels
+    // One rank cannot spread its all-to-all over several NICs: it leaves by its own rail NIC
+    // (or its share of the TCP interface), while the node-local part rides NVLink at once.
+    const double g_local = g.max_per_node;
+    c.nic_s = size_bytes * (n - g_local) / n / (cross_rank_gbyte_s(g, x, true) * kGiga);
+    c.intra_s = size_bytes * (g_local - 1.0) / n / (intra_gbyte_s(g) * kGiga);
+    c.bottleneck = std::string(to_string(x.kind));
+    return finish(CollectiveOp::AllToAll, g, size_bytes, c, x.alpha_us);
+}
+
+CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x) {
+    CollectiveCost c;
+    if (g.n < 2) {
+        return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
+    }
+    c.steps = g.n - 1;  // pipelined ring: the last chunk reaches the last rank after n−1 hops
+    if (!spans_nodes(g)) {
+        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
+        return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
+    }
+    c.cross_node = true;
+    c.net_steps = g.nodes - 1;
+    c.nic_s = size_bytes / (ring_cross_gbyte_s(g, x) * kGiga);
+    if (g.max_per_node > 1) {
+        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
+    }
+    c.bottleneck = std::string(to_string(x.kind));
+    return finish(CollectiveOp::Broadcast, g, size_bytes, c, x.alpha_us);
+}
+
+CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x) {
+    CollectiveCost c;
+    c.steps = 1;
+    if (!spans_nodes(g)) {
+        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
+        return finish(CollectiveOp::SendRecv, g, size_bytes, c, 0);
+    }
+    c.cross_node = true;
+    c.net_steps = 1;
+    c.nic_s = size_bytes / (cross_rank_gbyte_s(g, x, false) * kGiga);
+    if (g.worst_cross == PathClass::Pxn && g.pxn) {
+        // Cross rail with PXN: an NVLink hop to the GPU on the peer's rail, then its NIC.
+        c.nic_s += size_bytes / (intra_gbyte_s(g) * kGiga);
+    }
+    c.bottleneck = std::string(to_string(x.kind));
+    return finish(CollectiveOp::SendRecv, g, size_bytes, c, x.alpha_us);
+}
+
+CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
+                               const TransportModel& x) {
+    switch (op) {
+        case CollectiveOp::AllReduce:
+            return all_reduce(g, size_bytes, x);
+        case CollectiveOp::AllGather:
+            return all_gather(g, size_bytes, x);
+        case CollectiveOp::ReduceScatter:
+            return reduce_scatter(g, size_bytes, x);
+        case CollectiveOp::AllToAll:
+            return all_to_all(g, size_bytes, x);
+        case CollectiveOp::Broadcast:
+            return broadcast(g, size_bytes, x);
+        case CollectiveOp::SendRecv:
+            break;
+    }
+    return sendrecv(g, size_bytes, x);
+}
+
+}  // namespace planlayout

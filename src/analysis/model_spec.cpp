@@ -1,0 +1,331 @@
+// Analysis inputs: reading the model, training and transport sections; derived sizes.
+#include "planlayout/analysis/model_spec.hpp"
+
+#include <array>
+
+#include "json_fields.hpp"
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+
+using detail::JsonFields;
+
+namespace {
+
+constexpr int kMaxInt = 1 << 30;
+
+template <typename T>
+void set_if(std::optional<T> v, T& field) {
+    if (v) {
+        field = *v;
+    }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------- ModelSpec
+
+int ModelSpec::kv_dim() const {
+    const int hd = head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+    return (kv_heads > 0 ? kv_heads : heads) * hd;
+}
+
+double ModelSpec::derived_dense_params() const {
+    if (dense_params > 0) {
+        return dense_params;
+    }
+    const double h = hidden;
+    const int hd = head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+    const double q_dim = static_cast<double>(heads) * hd;
+    const double attention = 2.0 * h * q_dim + 2.0 * h * static_cast<double>(kv_dim());
+    const double ffn = ffn_hidden > 0 ? ffn_hidden : 4.0 * h;
+    const double dense_layers = static_cast<double>(layers - moe_layers);
+    const double moe_ffn = moe_ffn_hidden > 0 ? moe_ffn_hidden : (topk > 0 ? ffn / topk : 0);
+    const double per_moe_layer = h * experts + static_cast<double>(shared_experts) * 3.0 * h * moe_ffn;
+    const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);
+    return static_cast<double>(layers) * attention + dense_layers * 3.0 * h * ffn +
+           static_cast<double>(moe_layers) * per_moe_layer + embed;
+}
+
+double ModelSpec::derived_expert_params() const {
+    if (expert_params > 0) {
+        return expert_params;
+    }
+    const double ffn = ffn_hidden > 0 ? ffn_hidden : 4.0 * hidden;
+    const double moe_ffn = moe_ffn_hidden > 0 ? moe_ffn_hidden : (topk > 0 ? ffn / topk : 0);
+    return static_cast<double>(moe_layers) * experts * 3.0 * hidden * moe_ffn;
+}
+
+double ModelSpec::active_params() const {
+    const double share = experts > 0 ? static_cast<double>(topk) / experts : 0.0;
+    return derived_dense_params() + share * derived_expert_params();
+}
+
+ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where,
+                               const std::string& pointer) {
+    JsonFields f(j, where, pointer);
+    ModelSpec m;
+    set_if(f.integer("layers", 1, kMaxInt), m.layers);
+    set_if(f.integer("first_dense_layers", 0, kMaxInt), m.first_dense_layers);
+    set_if(f.integer("hidden", 1, kMaxInt), m.hidden);
+    set_if(f.integer("heads", 1, kMaxInt), m.heads);
+    set_if(f.integer("kv_heads", 1, kMaxInt), m.kv_heads);
+    set_if(f.integer("head_dim", 1, kMaxInt), m.head_dim);
+    set_if(f.integer("ffn_hidden", 1, kMaxInt), m.ffn_hidden);
+    set_if(f.integer("vocab", 1, kMaxInt), m.vocab);
+    set_if(f.boolean("tied_embeddings"), m.tied_embeddings);
+    if (auto moe = f.object("moe")) {
+        set_if(moe->integer("experts", 1, kMaxInt), m.experts);
+        set_if(moe->integer("topk", 1, kMaxInt), m.topk);
+        set_if(moe->integer("ffn_hidden", 1, kMaxInt), m.moe_ffn_hidden);
+        set_if(moe->integer("shared_experts", 0, kMaxInt), m.shared_experts);
+        moe->finish();
+        if (m.experts == 0 || m.topk == 0) {
+            throw input_error(moe->at(m.experts == 0 ? "experts" : "topk"),
+                              "an MoE model needs both experts and topk",
+                              "add \"experts\": E and \"topk\": k");
+        }
+        if (m.topk > m.experts) {
+            throw input_error(moe->at("topk"), "topk " + std::to_string(m.topk) +
+                                                   " exceeds experts " + std::to_string(m.experts),
+                              "topk must be at most the number of experts");
+        }
+    }
+    m.moe_layers = m.experts > 0 ? m.layers - m.first_dense_layers : 0;
+    set_if(f.integer("moe_layers", 0, m.layers), m.moe_layers);
+    if (m.first_dense_layers > m.layers) {
+        throw input_error(f.at("first_dense_layers"), "more leading dense layers than layers",
+                          "set it to at most " + std::to_string(m.layers));
+    }
+    if (auto p = f.object("params")) {
+        set_if(p->number("dense", 0, 1e15), m.dense_params);
+        set_if(p->number("expert", 0, 1e15), m.expert_params);
+        p->finish();
+    }
+    if (auto d = f.object("dtype_bytes")) {
+        set_if(d->integer("activation", 1, 8), m.activation_bytes);
+        set_if(d->integer("grad", 1, 8), m.grad_bytes);
+        set_if(d->integer("param", 1, 8), m.param_bytes);
+        d->finish();
+    }
+    f.finish();
+    if (m.layers == 0) {
+        throw input_error(f.at("layers"), "missing: the number of transformer layers",
+                          "add \"layers\": N");
+    }
+    if (m.hidden == 0) {
+        throw input_error(f.at("hidden"), "missing: the hidden size",
+                          "add \"hidden\": H (a documented assumption if the model card does not say)");
+    }
+    if (m.heads == 0 && m.dense_params == 0) {
+        throw input_error(f.at("heads"), "missing: heads (needed to derive the dense parameters)",
+                          "add \"heads\": N, or give \"params\": {\"dense\": ...}");
+    }
+    return m;
+}
+
+// ---------------------------------------------------------------------------- TrainingSpec
+
+int TrainingSpec::micro_batches(int dp) const {
+    const int per = micro_batch * (dp > 0 ? dp : 1);
+    return per > 0 ? std::max(1, global_batch / per) : 1;
+}
+
+TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string& where,
+                                     const std::string& pointer) {
+    JsonFields f(j, where, pointer);
+    TrainingSpec t;
+    set_if(f.integer("global_batch", 1, kMaxInt), t.global_batch);
+    set_if(f.integer("micro_batch", 1, kMaxInt), t.micro_batch);
+    set_if(f.integer("seq_len", 1, kMaxInt), t.seq_len);
+    set_if(f.integer("vpp", 1, 1024), t.vpp);
+    if (const auto r = f.string("recompute")) {
+        if (*r == "none") {
+            t.recompute = Recompute::None;
+        } else if (*r == "selective") {
+            t.recompute = Recompute::Selective;
+        } else if (*r == "full") {
+            t.recompute = Recompute::Full;
+        } else {
+            throw input_error(f.at("recompute"), "unknown recompute '" + *r + "'",
+                              "use none, selective or full");
+        }
+    }
+    set_if(f.boolean("sequence_parallel"), t.sequence_parallel);
+    if (const auto ft = f.string("finetune")) {
+        if (*ft == "full") {
+            t.finetune = FineTune::Full;
+        } else if (*ft == "lora") {
+            t.finetune = FineTune::Lora;
+        } else {
+            throw input_error(f.at("finetune"), "unknown finetune '" + *ft + "'", "use full or lora");
+        }
+    }
+    if (auto lora = f.object("lora")) {
+        t.finetune = FineTune::Lora;
+        set_if(lora->number("adapter_params", 0, 1e15), t.lora_adapter_params);
+        set_if(lora->number("expert_share", 0, 1), t.lora_expert_share);
+        lora->finish();
+    }
+    set_if(f.boolean("distributed_optimizer"), t.distributed_optimizer);
+    set_if(f.integer("zero_stage", 0, 3), t.zero_stage);
+    if (auto o = f.object("overlap")) {
+        set_if(o->boolean("dp"), t.overlap_dp);
+        set_if(o->boolean("pp"), t.overlap_pp);
+        set_if(o->boolean("ep"), t.overlap_ep);
+        set_if(o->boolean("cp"), t.overlap_cp);
+        o->finish();
+    }
+    if (const auto s = f.number("measured_step_time_s", 1e-6, 1e6)) {
+        t.measured_step_time_s = *s;
+    }
+    if (const auto mt = f.string("measured_transport")) {
+        if (!parse_transport(*mt)) {
+            throw input_error(f.at("measured_transport"), "unknown transport '" + *mt + "'",
+                              "use tcp, rdma or gdrdma");
+        }
+        t.measured_transport = *mt;
+    }
+    if (const auto c = f.number("compute_time_s", 0, 1e6)) {
+        t.compute_time_s = *c;
+    }
+    set_if(f.number("gpu_peak_tflops", 1e-3, 1e6), t.gpu_peak_tflops);
+    set_if(f.number("mfu", 1e-6, 1.0), t.mfu);
+    f.finish();
+    if (t.global_batch == 0 || t.seq_len == 0) {
+        throw input_error(f.at(t.global_batch == 0 ? "global_batch" : "seq_len"),
+                          "missing: global_batch and seq_len are both required",
+                          "add \"global_batch\": N and \"seq_len\": S");
+    }
+    return t;
+}
+
+// ---------------------------------------------------------------------------- TransportSpec
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kTransportNames = {"tcp", "rdma", "gdrdma"};
+
+void read_prior(JsonFields& f, const std::string& key, Prior& p) {
+    const auto* v = f.raw(key);
+    if (v == nullptr) {
+        return;
+    }
+    if (v->is_number()) {
+        const double old_value = p.value;
+        p.value = *f.number(key, 1e-6, 1.0);
+        // A bare number moves the band with it, keeping its relative width.
+        p.low = p.low * p.value / old_value;
+        p.high = std::min(1.0, p.high * p.value / old_value);
+        return;
+    }
+    auto o = f.object(key);
+    set_if(o->number("value", 1e-6, 1.0), p.value);
+    set_if(o->number("low", 1e-6, 1.0), p.low);
+    set_if(o->number("high", 1e-6, 1.0), p.high);
+    o->finish();
+    if (!(p.low <= p.value && p.value <= p.high)) {
+        throw input_error(f.at(key), "the band must satisfy low <= value <= high",
+                          "fix low, value and high");
+    }
+}
+
+void read_params(JsonFields& f, TransportParams& p) {
+    read_prior(f, "efficiency", p.efficiency);
+    read_prior(f, "alltoall_efficiency", p.alltoall_efficiency);
+    set_if(f.number("alpha_us", 0, 1e6), p.alpha_us);
+}
+
+}  // namespace
+
+std::string_view to_string(Transport t) { return kTransportNames.at(static_cast<std::size_t>(t)); }
+
+std::optional<Transport> parse_transport(std::string_view s) {
+    for (std::size_t i = 0; i < kTransportNames.size(); ++i) {
+        if (s == kTransportNames[i]) {
+            return static_cast<Transport>(i);
+        }
+    }
+    if (s == "socket" || s == "NET/Socket") {
+        return Transport::Tcp;
+    }
+    if (s == "ib" || s == "roce" || s == "NET/IB") {
+        return Transport::Rdma;
+    }
+    if (s == "gdr" || s == "GDRDMA") {
+        return Transport::Gdrdma;
+    }
+    return std::nullopt;
+}
+
+double pick(const Prior& p, PriorEnd end) {
+    switch (end) {
+        case PriorEnd::Low:
+            return p.low;
+        case PriorEnd::High:
+            return p.high;
+        case PriorEnd::Point:
+            break;
+    }
+    return p.value;
+}
+
+const TransportParams& TransportSpec::params(Transport t) const {
+    switch (t) {
+        case Transport::Tcp:
+            return tcp_params;
+        case Transport::Rdma:
+            return rdma_params;
+        case Transport::Gdrdma:
+            break;
+    }
+    return gdrdma_params;
+}
+
+TransportParams& TransportSpec::params(Transport t) {
+    return const_cast<TransportParams&>(static_cast<const TransportSpec&>(*this).params(t));
+}
+
+TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::string& where,
+                                       const std::string& pointer) {
+    JsonFields f(j, where, pointer);
+    TransportSpec t;
+    if (const auto* c = f.raw("compare")) {
+        if (!c->is_array() || c->size() != 2 || !(*c)[0].is_string() || !(*c)[1].is_string()) {
+            throw input_error(f.at("compare"), "expected two transport names, found " + c->dump(),
+                              "write e.g. \"compare\": [\"tcp\", \"gdrdma\"]");
+        }
+        for (std::size_t i = 0; i < 2; ++i) {
+            const auto name = (*c)[i].get<std::string>();
+            const auto parsed = parse_transport(name);
+            if (!parsed) {
+                throw input_error(f.at("compare/" + std::to_string(i)),
+                                  "unknown transport '" + name + "'", "use tcp, rdma or gdrdma");
+            }
+            (i == 0 ? t.baseline : t.candidate) = *parsed;
+        }
+    }
+    if (auto tcp = f.object("tcp")) {
+        set_if(tcp->string("interface"), t.tcp.interface_name);
+        set_if(tcp->number("interface_gbit_s", 1e-3, 1e5), t.tcp.interface_gbit_s);
+        set_if(tcp->integer("interfaces_per_node", 1, 64), t.tcp.interfaces_per_node);
+        set_if(tcp->integer("nsocks_perthread", 1, 64), t.tcp.sockets_per_thread);
+        set_if(tcp->integer("socket_nthreads", 1, 64), t.tcp.socket_threads);
+        set_if(tcp->number("per_stream_gbit_s", 0, 1e5), t.tcp.per_stream_gbit_s);
+        read_params(*tcp, t.tcp_params);
+        tcp->finish();
+    }
+    if (auto rdma = f.object("rdma")) {
+        read_params(*rdma, t.rdma_params);
+        rdma->finish();
+    }
+    if (auto gdr = f.object("gdrdma")) {
+        read_params(*gdr, t.gdrdma_params);
+        gdr->finish();
+    }
+    set_if(f.string("calibration"), t.calibration);
+    f.finish();
+    return t;
+}
+
+}  // namespace planlayout

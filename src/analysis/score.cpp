@@ -1,0 +1,428 @@
+// Score: windows that hide collectives, per-transport step times, the three factors, the band.
+#include "planlayout/analysis/score.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "json_fields.hpp"
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+namespace {
+
+// ---------------------------------------------------------------------------- per-item timing
+
+struct ItemTime {
+    double time_s = 0;
+    double exposed_s = 0;
+    CollectiveCost call;
+};
+
+struct Compute {
+    double comp_s = 0;    // compute per GPU per step
+    double bubble_s = 0;  // pipeline bubble
+    double fwd_s = 0;     // forward share of comp_s
+    double bwd_s = 0;
+};
+
+const CostShape* find_cost_shape(const ScoreInput& in, const std::string& kind) {
+    auto it = in.shapes.find(kind);
+    if (it == in.shapes.end() && kind == "dp_cp") {
+        it = in.shapes.find("dp");
+    }
+    return it == in.shapes.end() ? nullptr : &it->second;
+}
+
+double flops_factor(const TrainingSpec& t) {
+    // fwd 2N; bwd 4N (activation + weight grads), 2N when base weights are frozen (LoRA).
+    const double f = t.finetune == FineTune::Lora ? 4.0 : 6.0;
+    return f + (t.recompute == Recompute::Full ? 2.0 : 0.0);
+}
+
+/// The window (per hideable call) that compute offers a collective.
+double window_per_call(const TrafficItem& item, const Compute& c, const TrainingSpec& t, double micro) {
+    const double hideable = item.calls - item.exposed_calls;
+    if (hideable <= 0) {
+        return 0;
+    }
+    switch (item.overlap) {
+        case OverlapKind::None:
+            return 0;
+        case OverlapKind::Backward:
+            return t.overlap_dp ? c.bwd_s / hideable : 0;
+        case OverlapKind::Forward:
+            return t.overlap_dp ? c.fwd_s / hideable : 0;
+        case OverlapKind::PipelineSteady:
+            // One forward or backward of the other micro-batch on this stage.
+            return t.overlap_pp ? c.comp_s / (2.0 * micro * std::max(1, t.vpp)) : 0;
+        case OverlapKind::PerLayer:
+            return c.comp_s / item.calls;
+    }
+    return 0;
+}
+
+ItemTime time_item(const TrafficItem& item, CostShape shape, const TransportSpec& spec,
+                   const TransportModel& x, const Compute& c, const TrainingSpec& t, double micro) {
+    // The transport section describes the TCP interface; it wins over the cluster's default.
+    shape.tcp_gbit_s = spec.tcp.interface_gbit_s;
+    shape.tcp_interfaces_per_node = spec.tcp.interfaces_per_node;
+    ItemTime r;
+    r.call = collective_cost(item.op, shape, item.size_bytes, x);
+    const double per_call = r.call.time_s;
+    r.time_s = per_call * item.calls;
+    const double w = window_per_call(item, c, t, micro);
+    r.exposed_s = item.exposed_calls * per_call +
+                  (item.calls - item.exposed_calls) * std::max(0.0, per_call - w);
+    return r;
+}
+
+struct Evaluation {
+    double step_s[2] = {0, 0};
+    std::vector<ItemTime> items[2];
+};
+
+Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
+                    const std::vector<const CostShape*>& shapes, const Compute& c, double micro,
+                    PriorEnd base_end, PriorEnd cand_end) {
+    Evaluation e;
+    const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
+    const PriorEnd ends[2] = {base_end, cand_end};
+    for (int k = 0; k < 2; ++k) {
+        const TransportModel x = transport_model(in.transport, ts[k], ends[k]);
+        e.step_s[k] = c.comp_s + c.bubble_s;
+        for (std::size_t i = 0; i < traffic.size(); ++i) {
+            ItemTime it;
+            if (shapes[i] != nullptr) {
+                it = time_item(traffic[i], *shapes[i], in.transport, x, c, *in.training, micro);
+            }
+            e.step_s[k] += it.exposed_s;
+            e.items[k].push_back(it);
+        }
+    }
+    return e;
+}
+
+Compute compute_time(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
+                     const std::vector<const CostShape*>& shapes, double micro) {
+    const TrainingSpec& t = *in.training;
+    const ParallelSizes& p = in.sizes;
+    const double factor = flops_factor(t);
+    const double bubble_ratio = (p.pp - 1.0) / (std::max(1, t.vpp) * micro);
+    Compute c;
+    const auto set = [&](double comp) {
+        c.comp_s = std::max(0.0, comp);
+        c.bubble_s = c.comp_s * bubble_ratio;
+        c.fwd_s = c.comp_s * 2.0 / factor;
+        c.bwd_s = c.comp_s - c.fwd_s;
+    };
+    if (t.compute_time_s) {
+        set(*t.compute_time_s);
+    } else if (t.measured_step_time_s) {
+        // Measured step = comp·(1 + bubble) + exposed(comp) on the measured transport: solve for
+        // comp by fixed-point iteration (exposure only shrinks as comp grows).
+        const Transport m = parse_transport(t.measured_transport).value_or(Transport::Tcp);
+        ScoreInput probe = in;
+        probe.transport.baseline = m;
+        probe.transport.candidate = m;
+        set(*t.measured_step_time_s / (1.0 + bubble_ratio));
+        for (int i = 0; i < 50; ++i) {
+            const Evaluation e = evaluate(probe, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
+            const double exposed = e.step_s[0] - c.comp_s - c.bubble_s;
+            set((*t.measured_step_time_s - exposed) / (1.0 + bubble_ratio));
+        }
+    } else {
+        const double gpus = static_cast<double>(p.tp) * p.pp * p.cp * p.dp;
+        const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
+        set(factor * in.model->active_params() * tokens / (gpus * t.gpu_peak_tflops * 1e12 * t.mfu));
+    }
+    return c;
+}
+
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+std::string percent(double x, int decimals = 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f%%", decimals, 100.0 * x);
+    return buf;
+}
+
+std::string fixed(double x, int decimals) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+    return buf;
+}
+
+std::string human_bytes(double b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fixed(b, u == 0 ? 0 : 1) + " " + units[u];
+}
+
+void reasons_for(Score& s) {
+    const std::string base(to_string(s.baseline));
+    const std::string cand(to_string(s.candidate));
+    int named = 0;
+    for (const auto& k : s.by_kind) {
+        if (!k.cross_node || named >= 3) {
+            continue;
+        }
+        if (named > 0 && k.contribution < 0.005) {
+            break;
+        }
+        std::string line = k.kind + " " + k.collective + " over " + std::string(to_string(k.path_class)) +
+                           ": " + percent(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+        if (k.phi > 0) {
+            line += "; " + cand + " removes " + percent(k.phi, 0) + " of it";
+        }
+        if (k.time_s[0] > k.time_s[1]) {
+            line += k.u >= 0.995 ? ", none hidden" : ", " + percent(1.0 - k.u, 0) + " hidden by compute";
+        }
+        line += " -> " + percent(k.contribution, 1) + " of the step";
+        s.reasons.push_back(line);
+        ++named;
+    }
+    std::vector<std::string> local;
+    for (const auto& k : s.by_kind) {
+        if (!k.cross_node && k.time_s[0] > 0) {
+            local.push_back(k.kind + " (" + std::string(to_string(k.path_class)) + ")");
+        }
+    }
+    if (!local.empty()) {
+        std::string line = "inside a node, unchanged by the transport:";
+        for (const auto& l : local) {
+            line += " " + l;
+        }
+        s.reasons.push_back(line);
+    }
+    if (named == 0 && s.has_model) {
+        s.reasons.push_back("no group crosses nodes: the transport cannot matter");
+    }
+}
+
+}  // namespace
+
+ScoreFactors ScoreFactors::from_json(const nlohmann::json& j, const std::string& where,
+                                     const std::string& pointer) {
+    detail::JsonFields f(j, where, pointer);
+    ScoreFactors s;
+    s.cross_node_share = f.number("cross_node_share", 0, 1);
+    s.eliminable = f.number("eliminable", 0, 1);
+    s.non_overlapped = f.number("non_overlapped", 0, 1);
+    f.finish();
+    return s;
+}
+
+Score compute_score(const ScoreInput& in) {
+    Score s;
+    s.baseline = in.transport.baseline;
+    s.candidate = in.transport.candidate;
+    s.has_model = in.model.has_value() && in.training.has_value();
+    s.given_share = in.given.cross_node_share.has_value();
+    s.given_eliminable = in.given.eliminable.has_value();
+    s.given_non_overlapped = in.given.non_overlapped.has_value();
+    if (!s.has_model) {
+        if (!(s.given_share && s.given_eliminable && s.given_non_overlapped)) {
+            throw input_error("score", "without a model and training section the score needs all three factors",
+                              "give \"score\": {\"cross_node_share\", \"eliminable\", \"non_overlapped\"}, "
+                              "or add the \"model\" and \"training\" sections");
+        }
+        s.cross_node_share = *in.given.cross_node_share;
+        s.eliminable = *in.given.eliminable;
+        s.non_overlapped = *in.given.non_overlapped;
+        s.rdma_benefit = s.cross_node_share * s.eliminable * s.non_overlapped;
+        s.band_low = s.band_high = s.rdma_benefit;
+        s.throughput_gain = 1.0 / (1.0 - s.rdma_benefit) - 1.0;
+        return s;
+    }
+
+    const std::vector<TrafficItem> traffic = traffic_per_step(in.sizes, *in.model, *in.training);
+    std::vector<const CostShape*> shapes;
+    for (const auto& item : traffic) {
+        shapes.push_back(find_cost_shape(in, item.kind));
+        if (shapes.back() == nullptr) {
+            s.warnings.push_back("no placement for group kind '" + item.kind + "': its " +
+                                 std::string(to_string(item.op)) + " traffic is left out");
+        }
+    }
+    const double micro = in.training->micro_batches(in.sizes.dp);
+    const Compute c = compute_time(in, traffic, shapes, micro);
+    s.compute_s = c.comp_s;
+    s.bubble_s = c.bubble_s;
+
+    const Evaluation e = evaluate(in, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
+    s.step_time_s[0] = e.step_s[0];
+    s.step_time_s[1] = e.step_s[1];
+
+    // Per kind, in first-seen order; then the factors over cross-node kinds.
+    double cross_t0 = 0, cross_dt = 0, cross_de = 0;
+    for (std::size_t i = 0; i < traffic.size(); ++i) {
+        if (shapes[i] == nullptr) {
+            continue;
+        }
+        auto it = std::find_if(s.by_kind.begin(), s.by_kind.end(),
+                               [&](const KindBreakdown& k) { return k.kind == traffic[i].kind; });
+        if (it == s.by_kind.end()) {
+            KindBreakdown k;
+            k.kind = traffic[i].kind;
+            k.cross_node = shapes[i]->nodes >= 2 && shapes[i]->n >= 2;
+            k.path_class = k.cross_node ? shapes[i]->worst_cross : shapes[i]->worst_intra;
+            s.by_kind.push_back(k);
+            it = s.by_kind.end() - 1;
+        }
+        const std::string op(to_string(traffic[i].op));
+        if (it->collective.find(op) == std::string::npos) {
+            it->collective += (it->collective.empty() ? "" : "+") + op;
+        }
+        it->bytes_per_step += traffic[i].bytes_per_step();
+        it->calls += traffic[i].calls;
+        for (int k = 0; k < 2; ++k) {
+            it->time_s[k] += e.items[k][i].time_s;
+            it->exposed_s[k] += e.items[k][i].exposed_s;
+            it->busbw_gbyte_s[k] = std::max(it->busbw_gbyte_s[k], e.items[k][i].call.busbw_gbyte_s);
+        }
+    }
+    for (auto& k : s.by_kind) {
+        k.share = ratio(k.time_s[0], s.step_time_s[0]);
+        k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
+        k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
+        k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
+        if (k.cross_node) {
+            cross_t0 += k.time_s[0];
+            cross_dt += k.time_s[0] - k.time_s[1];
+            cross_de += k.exposed_s[0] - k.exposed_s[1];
+        }
+    }
+    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [](const KindBreakdown& a, const KindBreakdown& b) {
+        if (a.contribution != b.contribution) {
+            return a.contribution > b.contribution;
+        }
+        return a.share > b.share;
+    });
+
+    s.cross_node_share = in.given.cross_node_share.value_or(ratio(cross_t0, s.step_time_s[0]));
+    s.eliminable = in.given.eliminable.value_or(ratio(cross_dt, cross_t0));
+    s.non_overlapped = in.given.non_overlapped.value_or(ratio(cross_de, cross_dt));
+    const bool any_given = s.given_share || s.given_eliminable || s.given_non_overlapped;
+    s.rdma_benefit = any_given ? s.cross_node_share * s.eliminable * s.non_overlapped
+                               : ratio(s.step_time_s[0] - s.step_time_s[1], s.step_time_s[0]);
+    s.throughput_gain = s.rdma_benefit < 1.0 ? 1.0 / (1.0 - s.rdma_benefit) - 1.0 : 0.0;
+
+    // Band: the baseline at its best and the candidate at its worst, and the other way round.
+    const auto score_at = [&](PriorEnd base, PriorEnd cand) {
+        const Evaluation b = evaluate(in, traffic, shapes, c, micro, base, cand);
+        if (!any_given) {
+            return ratio(b.step_s[0] - b.step_s[1], b.step_s[0]);
+        }
+        double t0 = 0, dt = 0, de = 0;
+        for (std::size_t i = 0; i < traffic.size(); ++i) {
+            if (shapes[i] != nullptr && shapes[i]->nodes >= 2 && shapes[i]->n >= 2) {
+                t0 += b.items[0][i].time_s;
+                dt += b.items[0][i].time_s - b.items[1][i].time_s;
+                de += b.items[0][i].exposed_s - b.items[1][i].exposed_s;
+            }
+        }
+        return in.given.cross_node_share.value_or(ratio(t0, b.step_s[0])) *
+               in.given.eliminable.value_or(ratio(dt, t0)) * in.given.non_overlapped.value_or(ratio(de, dt));
+    };
+    const double lo = score_at(PriorEnd::High, PriorEnd::Low);
+    const double hi = score_at(PriorEnd::Low, PriorEnd::High);
+    s.band_low = std::min(lo, hi);
+    s.band_high = std::max(lo, hi);
+    reasons_for(s);
+    return s;
+}
+
+nlohmann::json to_json(const Score& s) {
+    const std::string b(to_string(s.baseline));
+    const std::string c(to_string(s.candidate));
+    nlohmann::json j;
+    j["rdma_benefit"] = s.rdma_benefit;
+    j["throughput_gain"] = s.throughput_gain;
+    j["transports"] = {{"baseline", b}, {"candidate", c}};
+    if (s.has_model) {
+        j["step_time_s"] = {{b, s.step_time_s[0]}, {c, s.step_time_s[1]}};
+        j["compute_s"] = s.compute_s;
+        j["bubble_s"] = s.bubble_s;
+    } else {
+        j["step_time_s"] = nullptr;
+    }
+    j["factors"] = {{"cross_node_share", s.cross_node_share},
+                    {"eliminable", s.eliminable},
+                    {"non_overlapped", s.non_overlapped}};
+    nlohmann::json given = nlohmann::json::array();
+    nlohmann::json computed = nlohmann::json::array();
+    (s.given_share ? given : computed).push_back("cross_node_share");
+    (s.given_eliminable ? given : computed).push_back("eliminable");
+    (s.given_non_overlapped ? given : computed).push_back("non_overlapped");
+    j["given"] = given;
+    j["computed"] = computed;
+    j["band"] = {{"low", s.band_low}, {"high", s.band_high}};
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& k : s.by_kind) {
+        kinds[k.kind] = {{"collective", k.collective},
+                         {"class", std::string(to_string(k.path_class))},
+                         {"cross_node", k.cross_node},
+                         {"bytes_per_step", k.bytes_per_step},
+                         {"calls_per_step", k.calls},
+                         {"time_s", {{b, k.time_s[0]}, {c, k.time_s[1]}}},
+                         {"exposed_s", {{b, k.exposed_s[0]}, {c, k.exposed_s[1]}}},
+                         {"busbw_gbps", {{b, k.busbw_gbyte_s[0]}, {c, k.busbw_gbyte_s[1]}}},
+                         {"share", k.share},
+                         {"phi", k.phi},
+                         {"u", k.u},
+                         {"contribution", k.contribution}};
+    }
+    j["by_kind"] = kinds;
+    j["reasons"] = s.reasons;
+    j["warnings"] = s.warnings;
+    return j;
+}
+
+std::string render_text(const Score& s) {
+    const std::string b(to_string(s.baseline));
+    const std::string c(to_string(s.candidate));
+    std::ostringstream out;
+    out << "RDMA benefit (" << b << " -> " << c << "): predicted step-time reduction "
+        << percent(s.rdma_benefit) << " (band " << percent(s.band_low) << " to " << percent(s.band_high)
+        << "), throughput " << (s.throughput_gain >= 0 ? "+" : "") << percent(s.throughput_gain) << "\n";
+    if (s.has_model) {
+        out << "  step time: " << b << " " << fixed(s.step_time_s[0], 3) << " s, " << c << " "
+            << fixed(s.step_time_s[1], 3) << " s (compute " << fixed(s.compute_s, 3) << " s, bubble "
+            << fixed(s.bubble_s, 3) << " s)\n";
+    }
+    const auto tag = [](bool given) { return given ? "given" : "computed"; };
+    out << "  factors: cross_node_share " << fixed(s.cross_node_share, 3) << " (" << tag(s.given_share)
+        << ") x eliminable " << fixed(s.eliminable, 3) << " (" << tag(s.given_eliminable)
+        << ") x non_overlapped " << fixed(s.non_overlapped, 3) << " (" << tag(s.given_non_overlapped) << ")\n";
+    if (!s.reasons.empty()) {
+        out << "Reasons:\n";
+        for (const auto& r : s.reasons) {
+            out << "  - " << r << "\n";
+        }
+    }
+    if (!s.by_kind.empty()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%-8s %-26s %-6s %12s %10s %10s %7s %5s %5s\n", "kind", "collective",
+                      "class", "bytes/step", (b + " s").c_str(), (c + " s").c_str(), "share", "phi", "u");
+        out << "By kind:\n  " << line;
+        for (const auto& k : s.by_kind) {
+            std::snprintf(line, sizeof line, "%-8s %-26s %-6s %12s %10.4f %10.4f %7s %5.2f %5.2f\n",
+                          k.kind.c_str(), k.collective.c_str(), std::string(to_string(k.path_class)).c_str(),
+                          human_bytes(k.bytes_per_step).c_str(), k.time_s[0], k.time_s[1],
+                          percent(k.share).c_str(), k.phi, k.u);
+            out << "  " << line;
+        }
+    }
+    for (const auto& w : s.warnings) {
+        out << "warning: " << w << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace planlayout

@@ -1,0 +1,151 @@
+// CLI: `plan-layout import FORMAT FILE` — a real topology capture → node template JSON.
+#include <istream>
+
+#include <nlohmann/json.hpp>
+
+#include "capture.hpp"
+#include "commands.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/detect_format.hpp"
+#include "planlayout/ingest/hwloc_topology.hpp"
+#include "planlayout/ingest/nccl_topo_xml.hpp"
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "../ingest/ingest_util.hpp"
+
+namespace planlayout::cli {
+namespace {
+
+const char* const kFormats = "auto, hwloc, nvidia-smi, nccl-xml, slurm";
+
+CommandHelp import_help() {
+    return {"import",
+            "plan-layout import FORMAT FILE [--format json] [-o FILE]",
+            "Reads a real topology capture and prints the node template JSON the cluster model "
+            "uses (GPUs, NICs, PCIe switches, NUMA, NVLink and the class of every GPU/NIC pair), "
+            "or, for a Slurm topology.conf, the switch tree / blocks above the nodes. FORMAT is "
+            "auto (guess from the content), hwloc (lstopo --of xml), nvidia-smi (nvidia-smi topo "
+            "-m), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or slurm (topology.conf). FILE "
+            "may be - for standard input. Values the capture does not give and that were guessed "
+            "are listed under \"warnings\".",
+            {{"--format", "FMT", "output format: json (the only one)"},
+             {"-o,--output", "FILE", "write the result to FILE (atomically) instead of stdout"},
+             {"--help,-h", "", "show this help"}},
+            {"plan-layout import nvidia-smi topo.txt",
+             "nvidia-smi topo -m | plan-layout import auto -",
+             "plan-layout import hwloc node.xml -o layouts/nodes/node.json",
+             "plan-layout import nccl-xml /var/run/nvidia-topologyd/virtualTopology.xml",
+             "plan-layout import slurm /etc/slurm/topology.conf"}};
+}
+
+}  // namespace
+
+std::string display_name(const std::string& path) {
+    if (path == "-") {
+        return "<stdin>";
+    }
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Capture load_capture(const std::string& format, const std::string& path, Context& ctx) {
+    const std::string where = path == "-" ? "<stdin>" : path;
+    std::string text;
+    if (path == "-") {
+        text.resize(kMaxCaptureBytes + 1);
+        ctx.in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(ctx.in.gcount()));
+        if (text.size() > kMaxCaptureBytes) {
+            throw input_error(where, "input is over the limit of " +
+                                         std::to_string(kMaxCaptureBytes) + " bytes",
+                              "topology captures are small; pass the right file");
+        }
+    } else {
+        text = read_text_file(path, kMaxCaptureBytes);
+    }
+    if (ingest_detail::trim(text).empty()) {
+        throw input_error(where, "the input is empty", "pass a topology capture (" +
+                                                           std::string(kFormats) + ")");
+    }
+    if (ingest_detail::looks_binary(text)) {
+        throw input_error(where, "the input is binary data, not a text capture",
+                          "pass the text output of lstopo, nvidia-smi topo -m, NCCL_TOPO_DUMP_FILE "
+                          "or topology.conf");
+    }
+    std::string fmt = format;
+    if (fmt == "auto") {
+        const std::string t = ingest_detail::trim(text.substr(0, 64));
+        if (!t.empty() && t[0] == '{') {
+            fmt = "json";
+        } else {
+            const CaptureFormat f = detect_format(text);
+            if (f == CaptureFormat::NcclGraph) {
+                throw input_error(where,
+                                  "this is an NCCL graph file (<graphs>, NCCL_GRAPH_FILE), not a "
+                                  "topology",
+                                  "pass the NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE XML instead");
+            }
+            if (f == CaptureFormat::Unknown) {
+                throw input_error(where, "cannot tell which topology format this is",
+                                  "name the format: plan-layout import hwloc|nvidia-smi|nccl-xml|"
+                                  "slurm FILE");
+            }
+            fmt = std::string(to_string(f));
+        }
+    }
+    Capture c;
+    c.format = fmt;
+    if (fmt == "hwloc") {
+        c.node = read_hwloc_xml(text, where);
+    } else if (fmt == "nvidia-smi") {
+        c.node = read_nvidia_smi_topo(text, where);
+    } else if (fmt == "nccl-xml") {
+        c.node = read_nccl_topo_xml(text, where);
+    } else if (fmt == "slurm") {
+        c.is_fabric = true;
+        c.fabric = read_slurm_topology(text, where);
+        c.fabric.source = display_name(path);
+    } else if (fmt == "json") {
+        c.node = node_template_from_json(parse_json_text(text, where), where);
+    } else {
+        throw input_error("plan-layout import", "unknown format '" + format + "'",
+                          std::string("use one of: ") + kFormats);
+    }
+    if (!c.is_fabric) {
+        c.node.source = display_name(path);
+    }
+    return c;
+}
+
+int cmd_import(const std::vector<std::string>& args, Context& ctx) {
+    const CommandHelp help = import_help();
+    const ParsedArgs a = parse_args(args, help);
+    if (handle_help(a, help, ctx)) {
+        return 0;
+    }
+    if (a.get_or("--format", "json") != "json") {
+        throw input_error("plan-layout import --format",
+                          "'" + *a.get("--format") + "' is not an output format of import",
+                          "use --format json");
+    }
+    const auto& pos = a.positionals();
+    if (pos.size() != 2) {
+        throw input_error("plan-layout import", "expected FORMAT and FILE, got " +
+                                                    std::to_string(pos.size()) + " argument(s)",
+                          "e.g. plan-layout import nvidia-smi topo.txt (FORMAT: " +
+                              std::string(kFormats) + ")");
+    }
+    const std::string& format = pos[0];
+    if (format != "auto" && format != "hwloc" && format != "nvidia-smi" && format != "nccl-xml" &&
+        format != "slurm") {
+        throw input_error("plan-layout import", "unknown format '" + format + "'",
+                          std::string("use one of: ") + kFormats);
+    }
+    const Capture c = load_capture(format, pos[1], ctx);
+    nlohmann::json j = c.is_fabric ? to_json(c.fabric) : to_json(c.node);
+    j["schema_version"] = 1;
+    write_output(a, j.dump(2) + "\n", ctx);
+    return 0;
+}
+
+}  // namespace planlayout::cli

@@ -1,0 +1,128 @@
+// CLI: `plan-layout verify` — NCCL INFO logs against the plan's transport and rail expectations.
+#include <sstream>
+
+#include "commands.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/plan.hpp"
+#include "planlayout/verify/verify.hpp"
+
+namespace planlayout::cli {
+namespace {
+
+const CommandHelp& verify_help() {
+    static const CommandHelp kHelp{
+        "verify",
+        "plan-layout verify LOG... [--expect gdrdma|rdma|tcp] (--nodes N --gpus-per-node G "
+        "[--nics mlx5_0,mlx5_1,...] | --layout LAYOUT) [--format text|json] [-o FILE]",
+        "Reads NCCL_DEBUG=INFO output (any NCCL version; one file per rank or one combined file,\n"
+        "`-` for standard input) and lists, per rank and channel, the peer, direction, transport,\n"
+        "NIC and GPUDirect RDMA state NCCL chose. Then checks it against the plan: every\n"
+        "cross-node edge uses the expected transport, every rank sends through its rail NIC,\n"
+        "GPUs of one node talk over P2P, not host memory. Exit 1 when a check finds an error.\n"
+        "The last line is a summary for CI: `verify: PASS|FAIL <n> errors <n> warnings ...`.",
+        {{"--expect", "gdrdma|rdma|tcp", "cross-node transport the run must use (default gdrdma)"},
+         {"--nodes", "N", "nodes in the job (rank r on node r/G)"},
+         {"--gpus-per-node", "G", "GPUs per node (rank r uses GPU r%G and NIC r%G)"},
+         {"--nics", "LIST", "NIC device names in index order (default mlx5_0,mlx5_1,...)"},
+         {"--layout", "LAYOUT", "take each rank's node, GPU and rail NIC from a layout file (its placement)"},
+         {"--format", "text|json", "output format (default text)"},
+         {"-o,--output", "FILE", "write the report to FILE (atomically)"},
+         {"--help,-h", "", "show this help"}},
+        {"plan-layout verify nccl.log --expect gdrdma --nodes 2 --gpus-per-node 8",
+         "plan-layout verify rank*.log --expect tcp --nodes 4 --gpus-per-node 2 --format json"}};
+    return kHelp;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) {
+        out.push_back(item);
+    }
+    return out;
+}
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
+    const CommandHelp& help = verify_help();
+    const ParsedArgs a = parse_args(args, help);
+    if (handle_help(a, help, ctx)) {
+        return 0;
+    }
+    if (a.positionals().empty()) {
+        throw input_error("plan-layout verify", "no log given",
+                          "pass one or more NCCL_DEBUG=INFO logs, or - for standard input");
+    }
+    const std::string format = a.get_or("--format", "text");
+    if (format != "text" && format != "json") {
+        throw input_error("plan-layout verify --format " + format, "unknown format",
+                          "use text or json");
+    }
+    const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),
+                                                         "plan-layout verify --expect");
+    verify::VerifyExpectation expectation;
+    if (const auto layout = a.get("--layout")) {
+        // The plan's own placement: each rank's node, GPU and rail NIC (NCCL's choice).
+        PlanRequest request;
+        request.layout_text = read_input(*layout, ctx);
+        request.layout_name = *layout;
+        request.base_dir = parent_dir(*layout);
+        request.kinds = {"tp"};  // classification is not needed here; keep it cheap
+        const Report report = plan(request);
+        std::vector<verify::RankPlacement> placement;
+        for (std::int64_t r = 0; r < report.placement.world(); ++r) {
+            const auto i = static_cast<std::size_t>(r);
+            const int gpu = report.placement.gpu[i];
+            const int rail = report.cluster.facts_of(report.placement.node[i]).gpu_rail[static_cast<std::size_t>(gpu)];
+            placement.push_back({static_cast<int>(r), report.placement.node[i], gpu, rail});
+        }
+        std::vector<std::string> nics;
+        const NodeTemplate& t = report.cluster.templates.front();
+        for (const int idx : report.cluster.facts.front().rail_nics) {
+            const Nic& nic = t.nics[static_cast<std::size_t>(idx)];
+            nics.push_back(nic.device.empty() ? nic.name : nic.device);
+        }
+        expectation = verify::expectation_from_placement(placement, nics, expect);
+    } else {
+        if (!a.has("--nodes") || !a.has("--gpus-per-node")) {
+            throw input_error("plan-layout verify", "the plan is missing",
+                              "give --layout LAYOUT, or --nodes N --gpus-per-node G (rank r on node r/G, NIC r%G)");
+        }
+        const auto nodes = static_cast<int>(*a.get_int("--nodes", 1, 100000));
+        const auto gpus = static_cast<int>(*a.get_int("--gpus-per-node", 1, 1024));
+        if (static_cast<long long>(nodes) * gpus > 1000000) {
+            throw input_error("plan-layout verify", "more than 1000000 ranks",
+                              "check --nodes and --gpus-per-node");
+        }
+        std::vector<std::string> nics;
+        if (const auto list = a.get("--nics")) {
+            nics = split_commas(*list);
+            if (nics.size() < static_cast<std::size_t>(gpus)) {
+                throw input_error("plan-layout verify --nics " + *list,
+                                  "names " + std::to_string(nics.size()) + " NICs for " +
+                                      std::to_string(gpus) + " GPUs per node",
+                                  "list one NIC per GPU, in GPU order (the rail of GPU i is NIC i)");
+            }
+        }
+        expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
+    }
+    verify::NcclLog log;
+    for (const auto& path : a.positionals()) {
+        verify::parse_nccl_log_into(read_input(path, ctx), base_name(path), log);
+    }
+    verify::resolve_nic_names(log);
+    const auto report = verify::verify_log(log, expectation);
+    write_output(a, format == "json" ? verify::to_json(report).dump(2) + "\n"
+                                     : verify::render_text(report),
+                 ctx);
+    return report.passed() ? 0 : static_cast<int>(ExitCode::CheckFailed);
+}
+
+}  // namespace planlayout::cli

@@ -1,0 +1,106 @@
+// CLI: shared flags of the cost commands.
+#include "cost_options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout::cli {
+
+std::vector<OptionSpec> hardware_options() {
+    return {
+        {"--nic-gbit", "GBIT", "line rate of one rail NIC in Gbit/s (default 400)"},
+        {"--nics-per-node", "N", "rail NICs per node (default: one per GPU, GPU i <-> NIC i)"},
+        {"--nvlink-gbyte", "GBYTE", "NVLink bandwidth per GPU, one direction, GB/s (default 450)"},
+        {"--pcie-gbyte", "GBYTE", "PCIe bandwidth per GPU, GB/s (default 64, gen5 x16)"},
+        {"--no-nvlink", "", "GPUs inside a node talk over PCIe"},
+        {"--tcp-gbit", "GBIT", "line rate of the socket interface NCCL_SOCKET_IFNAME picks (default 100)"},
+        {"--tcp-interfaces", "N", "socket interfaces per node, shared by all its GPUs (default 1)"},
+        {"--tree-gain", "X", "two-node all-reduce tree gain on the NIC term, 1 to 2 (default 1.5)"},
+    };
+}
+
+NodeHardware hardware_from(const ParsedArgs& args) {
+    NodeHardware hw;
+    if (const auto v = args.get_double("--nic-gbit", 0.001, 1e5)) {
+        hw.nic_gbit_s = *v;
+    }
+    if (const auto v = args.get_int("--nics-per-node", 1, 1024)) {
+        hw.nics_per_node = static_cast<int>(*v);
+    }
+    if (const auto v = args.get_double("--nvlink-gbyte", 0.001, 1e5)) {
+        hw.nvlink_gbyte_s = *v;
+    }
+    if (const auto v = args.get_double("--pcie-gbyte", 0.001, 1e5)) {
+        hw.pcie_gbyte_s = *v;
+    }
+    hw.nvlink = !args.has("--no-nvlink");
+    if (const auto v = args.get_double("--tcp-gbit", 0.001, 1e5)) {
+        hw.tcp_gbit_s = *v;
+    }
+    if (const auto v = args.get_int("--tcp-interfaces", 1, 64)) {
+        hw.tcp_interfaces_per_node = static_cast<int>(*v);
+    }
+    return hw;
+}
+
+CostShape shape_from(const ParsedArgs& args, const std::string& command) {
+    const auto nodes = args.get_int("--nodes", 1, 100000);
+    const auto gpus = args.get_int("--gpus-per-node", 1, 1024);
+    if (!gpus) {
+        throw input_error("plan-layout " + command, "missing --gpus-per-node",
+                          "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
+    }
+    CostShape g = make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args));
+    if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
+        g.two_node_tree_gain = *v;
+    }
+    return g;
+}
+
+double parse_size_bytes(const std::string& text, const std::string& flag) {
+    char* end = nullptr;
+    const double number = std::strtod(text.c_str(), &end);
+    std::string unit(end);
+    struct Unit {
+        const char* name;
+        double factor;
+    };
+    static const Unit kUnits[] = {{"", 1},       {"B", 1},     {"K", 0x1p10}, {"KiB", 0x1p10}, {"KB", 1e3},
+                                  {"M", 0x1p20}, {"MiB", 0x1p20}, {"MB", 1e6}, {"G", 0x1p30}, {"GiB", 0x1p30},
+                                  {"GB", 1e9},   {"T", 0x1p40}, {"TiB", 0x1p40}, {"TB", 1e12}};
+    if (end != text.c_str() && number > 0 && std::isfinite(number)) {
+        for (const auto& u : kUnits) {
+            if (unit == u.name) {
+                return std::round(number * u.factor);
+            }
+        }
+    }
+    throw input_error(flag + " " + text, "'" + text + "' is not a size",
+                      "write bytes with an optional unit: 4096, 256MiB, 1G (binary), 1GB (decimal)");
+}
+
+Transport transport_from(const ParsedArgs& args, const std::string& fallback) {
+    const std::string name = args.get_or("--transport", fallback);
+    const auto t = parse_transport(name);
+    if (!t) {
+        throw input_error("--transport " + name, "unknown transport '" + name + "'", "use tcp, rdma or gdrdma");
+    }
+    return *t;
+}
+
+bool json_format(const ParsedArgs& args) {
+    const std::string f = args.get_or("--format", "text");
+    if (f != "text" && f != "json") {
+        throw input_error("--format " + f, "unknown format '" + f + "'", "use text or json");
+    }
+    return f == "json";
+}
+
+double rounded(double x, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(x * scale) / scale;
+}
+
+}  // namespace planlayout::cli

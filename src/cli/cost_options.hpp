@@ -1,0 +1,34 @@
+// CLI: flags shared by `collective` and `calibrate` (hardware numbers, sizes, transports).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "planlayout/analysis/cost.hpp"
+
+namespace planlayout::cli {
+
+/// The hardware flags, for CommandHelp::options.
+[[nodiscard]] std::vector<OptionSpec> hardware_options();
+
+/// NodeHardware from the hardware flags (defaults: H100/H200 HGX, 400G rail NICs, 100G TCP).
+[[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);
+
+/// CostShape for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
+[[nodiscard]] CostShape shape_from(const ParsedArgs& args, const std::string& command);
+
+/// "256MiB", "1G", "4096", "1.5GB" → bytes (K/M/G/T and KiB/MiB/GiB/TiB binary, KB/MB/GB/TB
+/// decimal). Throws a usage Error naming flag.
+[[nodiscard]] double parse_size_bytes(const std::string& text, const std::string& flag);
+
+/// --transport, required to be one of tcp|rdma|gdrdma.
+[[nodiscard]] Transport transport_from(const ParsedArgs& args, const std::string& fallback);
+
+/// --format text|json.
+[[nodiscard]] bool json_format(const ParsedArgs& args);
+
+/// x rounded to a fixed number of decimals, for deterministic JSON.
+[[nodiscard]] double rounded(double x, int decimals);
+
+}  // namespace planlayout::cli

@@ -1,0 +1,199 @@
+// Ingest: small text and PCI helpers shared by the topology readers.
+#include "ingest_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace planlayout::ingest_detail {
+
+std::string trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) {
+        return {};
+    }
+    const auto e = s.find_last_not_of(" \t\r\n");
+    return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (i == s.size() || s[i] == sep) {
+            out.emplace_back(s.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> split_ws(std::string_view s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char c : s) {
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            if (!cur.empty()) {
+                out.push_back(cur);
+                cur.clear();
+            }
+        } else {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) {
+        out.push_back(cur);
+    }
+    return out;
+}
+
+std::string strip_ansi(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+            std::size_t j = i + 2;
+            while (j < s.size() && !std::isalpha(static_cast<unsigned char>(s[j]))) {
+                ++j;
+            }
+            i = j;  // skip the final letter too
+            continue;
+        }
+        out += s[i];
+    }
+    return out;
+}
+
+bool looks_binary(std::string_view s) {
+    std::size_t bad = 0;
+    const std::size_t n = std::min<std::size_t>(s.size(), 65536);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == 0) {
+            return true;
+        }
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\x1b' && c != '\f') {
+            ++bad;
+        }
+    }
+    return n > 0 && bad * 100 > n;  // more than 1 % control bytes
+}
+
+std::vector<std::string> lines_of(std::string_view s) {
+    std::vector<std::string> out = split(s, '\n');
+    for (auto& l : out) {
+        if (!l.empty() && l.back() == '\r') {
+            l.pop_back();
+        }
+    }
+    if (!out.empty() && out.back().empty()) {
+        out.pop_back();
+    }
+    return out;
+}
+
+std::string nvidia_model(unsigned device_id) {
+    static const std::map<unsigned, std::string> kModels = {
+        {0x1bb3, "Tesla P4"},          {0x1db1, "V100-SXM2-16GB"}, {0x1db5, "V100-SXM2-32GB"},
+        {0x1db8, "V100-SXM3-32GB"},    {0x1df6, "V100S-PCIE-32GB"}, {0x1023, "K40m"},
+        {0x20b0, "A100-SXM4-40GB"},    {0x20b2, "A100-SXM4-80GB"}, {0x20b5, "A100 80GB PCIe"},
+        {0x20f1, "A100-PCIE-40GB"},    {0x2204, "GeForce RTX 3090"}, {0x2237, "A10G"},
+        {0x2330, "H100 80GB HBM3"},    {0x2331, "H100 PCIe"},      {0x2335, "H200"},
+        {0x2684, "GeForce RTX 4090"},  {0x26b5, "L40"},            {0x26ba, "L20"},
+    };
+    const auto it = kModels.find(device_id);
+    return it == kModels.end() ? std::string() : it->second;
+}
+
+namespace {
+bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+}  // namespace
+
+int nvlinks_for_model(const std::string& model) {
+    if (contains(model, "V100")) {
+        return 6;
+    }
+    if (contains(model, "A100") || contains(model, "A800")) {
+        return 12;
+    }
+    if (contains(model, "H100") || contains(model, "H200") || contains(model, "H20") ||
+        contains(model, "B200")) {
+        return 18;
+    }
+    return 0;
+}
+
+double nvlink_gbyte_s_for_model(const std::string& model) {
+    if (contains(model, "B200")) {
+        return 50;
+    }
+    if (contains(model, "V100") || contains(model, "A100") || contains(model, "A800") ||
+        contains(model, "H100") || contains(model, "H200") || contains(model, "H800")) {
+        return 25;
+    }
+    return 0;
+}
+
+std::string cpulist_from_mask(std::string_view mask) {
+    const auto words = split(trim(mask), ',');
+    std::vector<bool> bits;
+    for (auto it = words.rbegin(); it != words.rend(); ++it) {
+        std::string w = trim(*it);
+        if (w.rfind("0x", 0) == 0) {
+            w = w.substr(2);
+        }
+        if (w.empty() || w.size() > 8 ||
+            w.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+            return {};
+        }
+        const unsigned long v = std::stoul(w, nullptr, 16);
+        for (unsigned b = 0; b < 32; ++b) {
+            bits.push_back(((v >> b) & 1UL) != 0);
+        }
+    }
+    std::string out;
+    for (std::size_t i = 0; i < bits.size();) {
+        if (!bits[i]) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j + 1 < bits.size() && bits[j + 1]) {
+            ++j;
+        }
+        out += (out.empty() ? "" : ",") + std::to_string(i);
+        if (j > i) {
+            out += "-" + std::to_string(j);
+        }
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string normalize_bus_id(std::string_view s) {
+    std::string t = trim(s);
+    std::transform(t.begin(), t.end(), t.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const auto parts = split(t, ':');
+    if (parts.size() == 3 && parts[0].size() > 4 &&
+        parts[0].find_first_not_of('0') >= parts[0].size() - 4) {
+        return parts[0].substr(parts[0].size() - 4) + ":" + parts[1] + ":" + parts[2];
+    }
+    return t;
+}
+
+long parse_uint(std::string_view s) {
+    if (s.empty() || s.size() > 9) {
+        return -1;
+    }
+    long v = 0;
+    for (const char c : s) {
+        if (c < '0' || c > '9') {
+            return -1;
+        }
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+}  // namespace planlayout::ingest_detail

@@ -1,0 +1,48 @@
+// Ingest: small text and PCI helpers shared by the topology readers (private to src/ingest).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace planlayout::ingest_detail {
+
+/// Trims spaces, tabs and carriage returns at both ends.
+[[nodiscard]] std::string trim(std::string_view s);
+
+/// Splits on one character, keeping empty fields.
+[[nodiscard]] std::vector<std::string> split(std::string_view s, char sep);
+
+/// Splits on runs of whitespace, dropping empty fields.
+[[nodiscard]] std::vector<std::string> split_ws(std::string_view s);
+
+/// Removes ANSI escape sequences (ESC [ ... letter).
+[[nodiscard]] std::string strip_ansi(std::string_view s);
+
+/// True when the text has bytes that no text capture contains (NUL, most control bytes).
+[[nodiscard]] bool looks_binary(std::string_view s);
+
+/// Lines of text (without '\n' and '\r').
+[[nodiscard]] std::vector<std::string> lines_of(std::string_view s);
+
+/// Known NVIDIA PCI device ids → marketing model; empty when unknown.
+[[nodiscard]] std::string nvidia_model(unsigned device_id);
+
+/// NVLinks per GPU of a model family (V100 6, A100 12, H100/H200 18, B200 18); 0 unknown.
+[[nodiscard]] int nvlinks_for_model(const std::string& model);
+
+/// Unidirectional GB/s per NVLink of a model family (NVLink2 25, 3 25, 4 25, 5 50); 0 unknown.
+[[nodiscard]] double nvlink_gbyte_s_for_model(const std::string& model);
+
+/// Linux cpumap ("0000ffff,ffffffff": hex 32-bit words, most significant first) → cpulist
+/// ("0-47"); empty when not a valid mask.
+[[nodiscard]] std::string cpulist_from_mask(std::string_view mask);
+
+/// "0000:1B:00.0" / "00000000:1b:00.0" → "0000:1b:00.0"; unchanged if not a bus id.
+[[nodiscard]] std::string normalize_bus_id(std::string_view s);
+
+/// Parses a non-negative decimal integer; -1 if s is not one.
+[[nodiscard]] long parse_uint(std::string_view s);
+
+}  // namespace planlayout::ingest_detail

@@ -1,0 +1,361 @@
+// Ingest: `nvidia-smi topo -m` matrices → NodeTemplate (formats.md §1).
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "ingest_util.hpp"
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+namespace {
+
+using ingest_detail::lines_of;
+using ingest_detail::split;
+using ingest_detail::split_ws;
+using ingest_detail::trim;
+
+const std::regex& cell_re() {
+    static const std::regex re("X|NV\\d+|PIX|PXB|PHB|NODE|SYS|PSB");
+    return re;
+}
+
+const std::set<std::string>& metadata_titles() {
+    static const std::set<std::string> titles = {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"};
+    return titles;
+}
+
+/// Splits a token made of glued cells ("SYSSYS", "NV12PXB") into cells; empty if it is not one.
+std::vector<std::string> split_cells(const std::string& token) {
+    std::vector<std::string> cells;
+    std::size_t pos = 0;
+    const auto& re = cell_re();
+    while (pos < token.size()) {
+        std::smatch m;
+        const std::string rest = token.substr(pos);
+        if (!std::regex_search(rest, m, re, std::regex_constants::match_continuous)) {
+            return {};
+        }
+        cells.push_back(m.str());
+        pos += static_cast<std::size_t>(m.length());
+    }
+    return cells;
+}
+
+/// Header titles: tab-separated when tabs are present, else runs of 2+ spaces; glued device
+/// titles ("GPU7NIC0") are split apart.
+std::vector<std::string> header_titles(const std::string& line) {
+    std::vector<std::string> raw;
+    if (line.find('\t') != std::string::npos) {
+        raw = split(line, '\t');
+    } else {
+        static const std::regex sep(" {2,}");
+        raw.assign(std::sregex_token_iterator(line.begin(), line.end(), sep, -1),
+                   std::sregex_token_iterator());
+    }
+    std::vector<std::string> out;
+    static const std::regex dev("(GPU\\d+|NIC\\d+)");
+    for (auto& r : raw) {
+        const std::string t = trim(r);
+        if (t.empty()) {
+            continue;
+        }
+        if (metadata_titles().count(t) == 0 && t.find(' ') == std::string::npos &&
+            std::regex_match(t, std::regex("((GPU|NIC)\\d+){2,}"))) {
+            for (auto it = std::sregex_iterator(t.begin(), t.end(), dev);
+                 it != std::sregex_iterator(); ++it) {
+                out.push_back(it->str());
+            }
+        } else if (t.find(' ') != std::string::npos && metadata_titles().count(t) == 0) {
+            for (const auto& w : split_ws(t)) {  // "GPU0 GPU1" separated by one space
+                out.push_back(w);
+            }
+        } else {
+            out.push_back(t);
+        }
+    }
+    return out;
+}
+
+/// "3" → 3; "0-7"/"N/A"/"" → -1 (unknown or several nodes).
+int parse_numa(const std::string& cell) { return static_cast<int>(ingest_detail::parse_uint(cell)); }
+
+}  // namespace
+
+NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& where) {
+    const std::string text = ingest_detail::strip_ansi(input);
+    const auto lines = lines_of(text);
+    std::size_t header_at = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto toks = header_titles(lines[i]);
+        if (std::find(toks.begin(), toks.end(), "GPU0") != toks.end()) {
+            header_at = i;
+            break;
+        }
+    }
+    if (header_at == lines.size()) {
+        throw input_error(where, "no nvidia-smi topology header (a line with GPU0, GPU1, ...)",
+                          "pass the output of 'nvidia-smi topo -m'");
+    }
+    const std::string hdr_where = where + ":" + std::to_string(header_at + 1);
+    const auto titles = header_titles(lines[header_at]);
+    std::vector<std::string> devices;  // column labels in order
+    std::vector<std::string> meta;     // metadata titles in order
+    for (const auto& t : titles) {
+        if (metadata_titles().count(t) > 0) {
+            meta.push_back(t);
+        } else if (!meta.empty()) {
+            throw input_error(hdr_where, "device column '" + t + "' after the metadata columns",
+                              "check that the header line is complete");
+        } else {
+            devices.push_back(t);
+        }
+    }
+    const std::size_t ndev = devices.size();
+
+    // NIC Legend: NICk → RDMA device name.
+    std::map<std::string, std::string> legend;
+    static const std::regex legend_re("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
+    for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
+        std::smatch m;
+        if (std::regex_match(lines[i], m, legend_re)) {
+            legend[m[1].str()] = m[2].str();
+        }
+    }
+
+    // Canonical names: GPUs keep their numbers, NICs are numbered in column order.
+    NodeTemplate t;
+    t.source = where;
+    std::vector<std::string> canon(ndev);
+    std::map<std::string, std::size_t> index_of;
+    int nic_count = 0;
+    for (std::size_t c = 0; c < ndev; ++c) {
+        const std::string& d = devices[c];
+        if (index_of.count(d) > 0) {
+            throw input_error(hdr_where, "column '" + d + "' appears twice",
+                              "check the header line");
+        }
+        index_of[d] = c;
+        if (std::regex_match(d, std::regex("GPU\\d+"))) {
+            canon[c] = d;
+            Gpu g;
+            g.name = d;
+            t.gpus.push_back(g);
+        } else {
+            canon[c] = "NIC" + std::to_string(nic_count++);
+            Nic n;
+            n.name = canon[c];
+            if (std::regex_match(d, std::regex("NIC\\d+"))) {
+                const auto it = legend.find(d);
+                n.device = it == legend.end() ? std::string() : it->second;
+            } else {
+                n.device = d;  // legacy header: the column is the RDMA device itself
+            }
+            t.nics.push_back(n);
+        }
+    }
+    if (nic_count > 0 && legend.empty() &&
+        std::any_of(devices.begin(), devices.end(),
+                    [](const std::string& d) { return d.rfind("NIC", 0) == 0; })) {
+        t.warnings.push_back("no NIC Legend: NIC device names (mlx5_*) are unknown");
+    }
+
+    // Rows.
+    std::vector<std::vector<std::string>> cells(ndev, std::vector<std::string>(ndev));
+    std::vector<bool> seen(ndev, false);
+    std::vector<std::size_t> row_line(ndev, 0);
+    std::map<std::string, std::pair<int, std::string>> gpu_meta;  // GPU → (NUMA, CPU list)
+    for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
+        const std::string line = lines[i];
+        const auto toks = split_ws(line);
+        if (toks.empty() || toks[0].rfind("Legend", 0) == 0) {
+            break;
+        }
+        const std::string lw = where + ":" + std::to_string(i + 1);
+        const auto it = index_of.find(toks[0]);
+        if (it == index_of.end()) {
+            throw input_error(lw, "row label '" + toks[0] + "' is not a column of the header",
+                              "rows must be labelled GPUk, NICk or the RDMA device names of "
+                              "the header");
+        }
+        const std::size_t r = it->second;
+        if (seen[r]) {
+            throw input_error(lw, "row '" + toks[0] + "' appears twice", "keep one row per device");
+        }
+        seen[r] = true;
+        row_line[r] = i + 1;
+        std::vector<std::string> rel;
+        std::vector<std::string> rest;
+        for (std::size_t k = 1; k < toks.size(); ++k) {
+            if (rel.size() < ndev) {
+                auto parts = split_cells(toks[k]);
+                if (parts.empty()) {
+                    throw input_error(lw,
+                                      "row " + toks[0] + " has " + std::to_string(rel.size()) +
+                                          " relation cells before '" + toks[k] + "', expected " +
+                                          std::to_string(ndev),
+                                      "each row needs one of X, NV#, PIX, PXB, PHB, NODE, SYS per "
+                                      "device column; is a column missing?");
+                }
+                if (rel.size() + parts.size() > ndev) {
+                    throw input_error(lw, "row " + toks[0] + " has more relation cells than the "
+                                              "header's " + std::to_string(ndev) + " devices",
+                                      "check the header line");
+                }
+                rel.insert(rel.end(), parts.begin(), parts.end());
+            } else {
+                rest.push_back(toks[k]);
+            }
+        }
+        if (rel.size() < ndev) {
+            throw input_error(lw,
+                              "row " + toks[0] + " has " + std::to_string(rel.size()) +
+                                  " relation cells, expected " + std::to_string(ndev),
+                              "each row needs one cell per device column; is a column missing?");
+        }
+        if (rel[r] != "X") {
+            throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + rel[r] + "', not X",
+                              "check the column order of the header");
+        }
+        cells[r] = rel;
+        // Metadata: non-empty cells align to the right-most titles (empty cells vanish).
+        if (canon[r].rfind("GPU", 0) == 0 && !rest.empty()) {
+            if (rest.size() > meta.size()) {
+                t.warnings.push_back("line " + std::to_string(i + 1) + ": " + toks[0] + " has " + std::to_string(rest.size()) +
+                                     " metadata cells for " + std::to_string(meta.size()) +
+                                     " columns; extra cells ignored");
+                rest.resize(meta.size());
+            }
+            const std::size_t off = meta.size() - rest.size();
+            auto& info = gpu_meta.emplace(canon[r], std::make_pair(-1, std::string())).first->second;
+            for (std::size_t k = 0; k < rest.size(); ++k) {
+                const std::string& title = meta[off + k];
+                if (title == "CPU Affinity" && rest[k] != "N/A") {
+                    info.second = rest[k];
+                } else if (title == "NUMA Affinity") {
+                    info.first = parse_numa(rest[k]);
+                    if (info.first < 0 && rest[k] != "N/A" &&
+                        !std::regex_match(rest[k], std::regex("\\d+(-\\d+)?(,\\d+(-\\d+)?)*"))) {
+                        t.warnings.push_back("line " + std::to_string(i + 1) + ": NUMA affinity '" + rest[k] + "' of " +
+                                             toks[0] + " is not a NUMA id; treated as unknown");
+                    }
+                }
+            }
+        } else if (!rest.empty()) {
+            t.warnings.push_back("line " + std::to_string(i + 1) + ": extra cells after the matrix in row " + toks[0] +
+                                 " ignored");
+        }
+    }
+    for (std::size_t c = 0; c < ndev; ++c) {
+        if (!seen[c]) {
+            throw input_error(where + ":" + std::to_string(header_at + 1),
+                              "column " + devices[c] + " has no row", "the matrix is incomplete");
+        }
+    }
+
+    // NUMA and CPUs (one Cpu per distinct NUMA/CPU-affinity pair, in GPU order).
+    for (auto& g : t.gpus) {
+        const auto it = gpu_meta.find(g.name);
+        if (it == gpu_meta.end()) {
+            continue;
+        }
+        g.numa = it->second.first;
+        const bool known = std::any_of(t.cpus.begin(), t.cpus.end(), [&](const Cpu& c) {
+            return c.numa == g.numa && c.cpuset == it->second.second;
+        });
+        if (!known && (g.numa >= 0 || !it->second.second.empty())) {
+            t.cpus.push_back({"CPU" + std::to_string(t.cpus.size()), g.numa, it->second.second});
+        }
+    }
+
+    // Paths, from the row of the first device of each pair; asymmetry is reported, not fixed.
+    std::vector<std::string> asym;
+    for (std::size_t a = 0; a < ndev; ++a) {
+        for (std::size_t b = a + 1; b < ndev; ++b) {
+            const std::string& v = cells[a][b];
+            if (v != cells[b][a]) {
+                asym.push_back(devices[a] + "/" + devices[b] + " is " + v + " but " + devices[b] +
+                               "/" + devices[a] + " is " + cells[b][a]);
+            }
+            if (v == "X") {
+                throw input_error(where + ":" + std::to_string(row_line[a]),
+                                  "cell " + devices[a] + "/" + devices[b] + " is X off the diagonal",
+                                  "X marks a device with itself only");
+            }
+            DevicePath d;
+            d.a = canon[a];
+            d.b = canon[b];
+            d.path_class = v == "PSB" ? PathClass::Pix : parse_path_class(v).value_or(PathClass::Sys);
+            if (d.path_class == PathClass::Nv) {
+                if (canon[a].rfind("GPU", 0) != 0 || canon[b].rfind("GPU", 0) != 0) {
+                    throw input_error(where + ":" + std::to_string(row_line[a]),
+                                      "cell " + devices[a] + "/" + devices[b] + " is " + v +
+                                          ", but NVLink joins GPUs only",
+                                      "check the column order of the header");
+                }
+                d.nvlinks = static_cast<int>(ingest_detail::parse_uint(v.substr(2)));
+            }
+            t.paths.push_back(d);
+        }
+    }
+    for (const auto& w : asym) {
+        t.warnings.push_back("asymmetric matrix: " + w + " (kept " + w.substr(0, w.find(' ')) +
+                             ")");
+    }
+
+    // NIC NUMA: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA node.
+    for (auto& n : t.nics) {
+        for (const auto& p : t.paths) {
+            const std::string other = p.a == n.name ? p.b : (p.b == n.name ? p.a : "");
+            if (other.rfind("GPU", 0) != 0 || p.path_class == PathClass::Sys) {
+                continue;
+            }
+            for (const auto& g : t.gpus) {
+                if (g.name == other && g.numa >= 0 && n.numa < 0) {
+                    n.numa = g.numa;
+                }
+            }
+        }
+    }
+
+    // NVLink: every GPU pair NV# with one count that no GPU could wire point-to-point
+    // (count × (GPUs − 1) > 18 links) means an NVSwitch fabric.
+    int common = -1;
+    bool all_nv = t.gpus.size() > 1;
+    int max_sum = 0;
+    std::map<std::string, int> sums;
+    for (const auto& p : t.paths) {
+        if (p.a.rfind("GPU", 0) == 0 && p.b.rfind("GPU", 0) == 0) {
+            if (p.path_class != PathClass::Nv) {
+                all_nv = false;
+                continue;
+            }
+            common = (common == -1 || common == p.nvlinks) ? p.nvlinks : -2;
+            sums[p.a] += p.nvlinks;
+            sums[p.b] += p.nvlinks;
+        }
+    }
+    for (const auto& kv : sums) {
+        max_sum = std::max(max_sum, kv.second);
+    }
+    const int ngpu = static_cast<int>(t.gpus.size());
+    if (all_nv && common > 0 && common * (ngpu - 1) > 18) {
+        t.nvlink.nvswitch = true;
+        t.nvlink.links_per_gpu = common;
+        for (auto& g : t.gpus) {
+            g.nvswitch_links = common;
+        }
+    } else {
+        t.nvlink.links_per_gpu = max_sum;
+        if (all_nv && common > 0) {
+            t.warnings.push_back("every GPU pair is NV" + std::to_string(common) +
+                                 ": NVSwitch or direct links cannot be told apart from this "
+                                 "matrix; assumed direct links");
+        }
+    }
+    return t;
+}
+
+}  // namespace planlayout

@@ -1,0 +1,321 @@
+// Ingest: step-time logs of training runs (CSV with tags or JSON), for `plan-layout ab`.
+#include "planlayout/ingest/step_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+namespace planlayout {
+namespace {
+
+constexpr double kMaxStepSeconds = 1e7;  // ~4 months: anything above is a unit mix-up
+
+std::string trim(const std::string& s) {
+    std::size_t a = 0;
+    std::size_t b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a])) != 0) {
+        ++a;
+    }
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1])) != 0) {
+        --b;
+    }
+    std::string out = s.substr(a, b - a);
+    if (out.size() >= 2 && out.front() == '"' && out.back() == '"') {
+        out = out.substr(1, out.size() - 2);
+    }
+    return out;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cell;
+    bool quoted = false;
+    for (char ch : line) {
+        if (ch == '"') {
+            quoted = !quoted;
+            cell += ch;
+        } else if (ch == ',' && !quoted) {
+            out.push_back(trim(cell));
+            cell.clear();
+        } else {
+            cell += ch;
+        }
+    }
+    out.push_back(trim(cell));
+    return out;
+}
+
+std::optional<StepValueKind> kind_of_column(const std::string& name) {
+    const std::string n = lower(name);
+    for (const char* c : {"train_speed(s/it)", "train_speed", "s_per_it", "cumulative_s_per_it"}) {
+        if (n == c) {
+            return StepValueKind::CumulativeMean;
+        }
+    }
+    for (const char* c : {"step_time", "step_time_s", "time_s", "iteration_time_s", "instant_s"}) {
+        if (n == c) {
+            return StepValueKind::Instant;
+        }
+    }
+    return std::nullopt;
+}
+
+StepValueKind parse_kind(const std::string& text, const std::string& where) {
+    const std::string t = lower(text);
+    if (t == "cumulative" || t == "cumulative_mean") {
+        return StepValueKind::CumulativeMean;
+    }
+    if (t == "instant" || t == "instantaneous") {
+        return StepValueKind::Instant;
+    }
+    throw input_error(where, "unknown kind '" + text + "'", "use cumulative or instant");
+}
+
+int parse_step(const std::string& text, const std::string& where) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || v < 1 || v > 100000000) {
+        throw input_error(where, "step '" + text + "' is not a positive whole number",
+                          "steps count optimizer steps from 1");
+    }
+    return static_cast<int>(v);
+}
+
+double check_seconds(double v, const std::string& text, const std::string& where) {
+    if (!std::isfinite(v) || v <= 0.0 || v > kMaxStepSeconds) {
+        throw input_error(where, "value '" + text + "' is not a positive number of seconds",
+                          "give seconds per iteration, e.g. 4.49");
+    }
+    return v;
+}
+
+double parse_seconds(const std::string& text, const std::string& where) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+        throw input_error(where, "value '" + text + "' is not a number",
+                          "give seconds per iteration, e.g. 4.49");
+    }
+    return check_seconds(v, text, where);
+}
+
+void add_point(StepSeries& s, StepPoint p, const std::string& where) {
+    if (!s.points.empty() && p.step <= s.points.back().step) {
+        throw input_error(where,
+                          "step " + std::to_string(p.step) + " does not follow step " +
+                              std::to_string(s.points.back().step),
+                          "sort the rows by step and drop duplicates");
+    }
+    s.points.push_back(p);
+}
+
+void set_tag(std::string& slot, const std::string& value, const std::string& what,
+             const std::string& where) {
+    if (value.empty()) {
+        return;
+    }
+    if (!slot.empty() && slot != value) {
+        throw input_error(where, what + " changes from '" + slot + "' to '" + value + "'",
+                          "one file holds one run: split it, one arm and round per file");
+    }
+    slot = value;
+}
+
+StepSeries parse_csv(const std::string& text, const std::string& source) {
+    StepSeries s;
+    s.source = source;
+    std::optional<StepValueKind> tagged_kind;
+    int step_col = -1;
+    int value_col = -1;
+    int arm_col = -1;
+    int round_col = -1;
+    std::size_t columns = 0;
+    bool have_header = false;
+    std::size_t start = 0;
+    int line_no = 0;
+    while (start <= text.size()) {
+        auto end = text.find('\n', start);
+        if (end == std::string::npos) {
+            end = text.size();
+        }
+        std::string line = text.substr(start, end - start);
+        start = end + 1;
+        ++line_no;
+        const std::string where = source + ":" + std::to_string(line_no);
+        if (line.find('\0') != std::string::npos) {
+            throw input_error(where, "binary data in a step log",
+                              "pass a CSV or JSON export of the run");
+        }
+        line = trim(line);
+        if (line.empty()) {
+            continue;
+        }
+        if (line[0] == '#') {
+            const std::string body = trim(line.substr(1));
+            const auto colon = body.find_first_of(":=");
+            if (colon != std::string::npos) {
+                const std::string key = lower(trim(body.substr(0, colon)));
+                const std::string value = trim(body.substr(colon + 1));
+                if (key == "arm") {
+                    set_tag(s.arm, value, "arm", where);
+                } else if (key == "round") {
+                    set_tag(s.round, value, "round", where);
+                } else if (key == "kind") {
+                    tagged_kind = parse_kind(value, where);
+                }
+            }
+            continue;
+        }
+        const auto cells = split_csv(line);
+        if (!have_header) {
+            have_header = true;
+            columns = cells.size();
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const std::string n = lower(cells[i]);
+                const int idx = static_cast<int>(i);
+                if (n == "step" || n == "iteration" || n == "iter" || n == "_step") {
+                    step_col = idx;
+                } else if (n == "arm") {
+                    arm_col = idx;
+                } else if (n == "round") {
+                    round_col = idx;
+                } else if (kind_of_column(n) && value_col < 0) {
+                    value_col = idx;
+                    s.kind = *kind_of_column(n);
+                    s.value_column = cells[i];
+                } else if (n == "value" && value_col < 0) {
+                    value_col = idx;
+                    s.value_column = cells[i];
+                    if (!tagged_kind) {
+                        throw input_error(where, "column 'value' needs a '# kind: cumulative' or "
+                                                 "'# kind: instant' line before the header",
+                                          "or name the column train_speed(s/it) or step_time");
+                    }
+                }
+            }
+            if (step_col < 0 || value_col < 0) {
+                throw input_error(where,
+                                  "header needs a step column and a step-time column",
+                                  "name them step and train_speed(s/it) (cumulative mean) or "
+                                  "step_time (seconds per step)");
+            }
+            if (tagged_kind) {
+                s.kind = *tagged_kind;
+            }
+            continue;
+        }
+        if (cells.size() != columns) {
+            throw input_error(where,
+                              "row has " + std::to_string(cells.size()) + " cells, the header " +
+                                  std::to_string(columns),
+                              "check for a truncated line or an unquoted comma");
+        }
+        if (arm_col >= 0) {
+            set_tag(s.arm, cells[static_cast<std::size_t>(arm_col)], "arm", where);
+        }
+        if (round_col >= 0) {
+            set_tag(s.round, cells[static_cast<std::size_t>(round_col)], "round", where);
+        }
+        const std::string& v = cells[static_cast<std::size_t>(value_col)];
+        if (v.empty()) {
+            continue;  // trackers leave cells empty on steps that did not log this metric
+        }
+        StepPoint p;
+        p.step = parse_step(cells[static_cast<std::size_t>(step_col)], where);
+        p.seconds = parse_seconds(v, where);
+        p.line = line_no;
+        add_point(s, p, where);
+    }
+    if (!have_header) {
+        throw input_error(source, "no header line", "the first line names the columns, e.g. "
+                                                    "step,train_speed(s/it)");
+    }
+    return s;
+}
+
+std::string json_tag(const nlohmann::json& j, const char* key, const std::string& where) {
+    if (!j.contains(key) || j[key].is_null()) {
+        return {};
+    }
+    if (j[key].is_string()) {
+        return j[key].get<std::string>();
+    }
+    if (j[key].is_number_integer()) {
+        return std::to_string(j[key].get<long long>());
+    }
+    throw input_error(where + " (/" + key + ")", std::string(key) + " must be a string or integer",
+                      "e.g. \"arm\": \"tcp\", \"round\": 1");
+}
+
+StepSeries parse_json(const std::string& text, const std::string& source) {
+    const nlohmann::json j = parse_json_text(text, source);
+    if (!j.is_object() || !j.contains("steps") || !j["steps"].is_array()) {
+        throw input_error(source, "expected an object with a \"steps\" array",
+                          "{\"arm\": \"tcp\", \"round\": 1, \"kind\": \"cumulative\", "
+                          "\"steps\": [{\"step\": 1, \"value\": 9.1}]}");
+    }
+    StepSeries s;
+    s.source = source;
+    s.arm = json_tag(j, "arm", source);
+    s.round = json_tag(j, "round", source);
+    if (j.contains("kind")) {
+        if (!j["kind"].is_string()) {
+            throw input_error(source + " (/kind)", "kind must be a string",
+                              "use \"cumulative\" or \"instant\"");
+        }
+        s.kind = parse_kind(j["kind"].get<std::string>(), source + " (/kind)");
+    }
+    s.value_column = "value";
+    const auto& steps = j["steps"];
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const std::string where = source + " (/steps/" + std::to_string(i) + ")";
+        const auto& e = steps[i];
+        if (!e.is_object() || !e.contains("step") || !e.contains("value") ||
+            !e["step"].is_number_integer() || !e["value"].is_number()) {
+            throw input_error(where, "each entry needs an integer \"step\" and a numeric \"value\"",
+                              "{\"step\": 6, \"value\": 4.49}");
+        }
+        const long long step = e["step"].get<long long>();
+        if (step < 1 || step > 100000000) {
+            throw input_error(where, "step must be a positive whole number",
+                              "steps count optimizer steps from 1");
+        }
+        StepPoint p;
+        p.step = static_cast<int>(step);
+        const double v = e["value"].get<double>();
+        p.seconds = check_seconds(v, e["value"].dump(), where);
+        add_point(s, p, where);
+    }
+    return s;
+}
+
+}  // namespace
+
+const char* to_string(StepValueKind kind) {
+    return kind == StepValueKind::CumulativeMean ? "cumulative" : "instant";
+}
+
+StepSeries parse_step_log(const std::string& text, const std::string& source) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    StepSeries s = first != std::string::npos && text[first] == '{' ? parse_json(text, source)
+                                                                    : parse_csv(text, source);
+    if (s.points.empty()) {
+        throw input_error(source, "no step rows", "export the run's per-step metric");
+    }
+    return s;
+}
+
+}  // namespace planlayout

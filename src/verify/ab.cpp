@@ -1,0 +1,420 @@
+// Verify: A/B step-time statistics (the seed's method: reconstruct instantaneous step times
+// from cumulative means, average a stable window, median over rounds, compare arms).
+#include "planlayout/verify/ab.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout::verify {
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string percent(double fraction) {
+    if (std::fabs(fraction) < 5e-5) {
+        fraction = 0.0;  // no "-0.00%"
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100.0);
+    return buf;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/// Rounds compare numerically when both are numbers ("2" < "10"), else as text.
+bool round_less(const std::string& a, const std::string& b) {
+    char* ea = nullptr;
+    char* eb = nullptr;
+    const long na = std::strtol(a.c_str(), &ea, 10);
+    const long nb = std::strtol(b.c_str(), &eb, 10);
+    const bool num_a = !a.empty() && *ea == '\0';
+    const bool num_b = !b.empty() && *eb == '\0';
+    if (num_a && num_b) {
+        return na < nb;
+    }
+    return a < b;
+}
+
+/// JSON numbers at a fixed precision (6 decimals), so golden files do not depend on the last ulp.
+double r6(double v) { return std::round(v * 1e6) / 1e6; }
+
+std::vector<double> r6(const std::vector<double>& v) {
+    std::vector<double> out;
+    for (double x : v) {
+        out.push_back(r6(x));
+    }
+    return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+StepWindow parse_window(const std::string& text, const std::string& where) {
+    const auto colon = text.find(':');
+    const auto bad = [&]() {
+        return input_error(where, "window '" + text + "' is not FIRST:LAST",
+                           "give two steps, e.g. --window 6:20 (inclusive, warm-up excluded)");
+    };
+    if (colon == std::string::npos) {
+        throw bad();
+    }
+    const std::string a = text.substr(0, colon);
+    const std::string b = text.substr(colon + 1);
+    char* ea = nullptr;
+    char* eb = nullptr;
+    const long first = std::strtol(a.c_str(), &ea, 10);
+    const long last = std::strtol(b.c_str(), &eb, 10);
+    if (a.empty() || b.empty() || *ea != '\0' || *eb != '\0') {
+        throw bad();
+    }
+    if (first < 1 || last < first || last > 100000000) {
+        throw input_error(where, "window needs 1 <= FIRST <= LAST",
+                          "e.g. --window 6:20 (steps are counted from 1)");
+    }
+    return {static_cast<int>(first), static_cast<int>(last)};
+}
+
+std::optional<bool> AbComparison::within_band() const {
+    if (!prediction || !prediction->band_low || !prediction->band_high) {
+        return std::nullopt;
+    }
+    const double lo = std::min(*prediction->band_low, *prediction->band_high);
+    const double hi = std::max(*prediction->band_low, *prediction->band_high);
+    return step_time_change >= lo && step_time_change <= hi;
+}
+
+std::vector<double> window_step_times(const StepSeries& series, StepWindow window) {
+    std::map<int, double> by_step;
+    for (const auto& p : series.points) {
+        by_step[p.step] = p.seconds;
+    }
+    const int last = series.points.empty() ? 0 : series.points.back().step;
+    if (last < window.last) {
+        throw input_error(series.source,
+                          "the run ends at step " + std::to_string(last) + " but the window is " +
+                              std::to_string(window.first) + ":" + std::to_string(window.last),
+                          "pass --window " + std::to_string(std::min(window.first, last)) + ":" +
+                              std::to_string(last) + " or a longer run");
+    }
+    std::vector<double> out;
+    for (int n = window.first; n <= window.last; ++n) {
+        const auto it = by_step.find(n);
+        if (it == by_step.end()) {
+            throw input_error(series.source, "step " + std::to_string(n) + " is missing",
+                              "export every step of the window");
+        }
+        if (series.kind == StepValueKind::Instant || n == 1) {
+            out.push_back(it->second);
+            continue;
+        }
+        const auto prev = by_step.find(n - 1);
+        if (prev == by_step.end()) {
+            throw input_error(series.source,
+                              "step " + std::to_string(n - 1) + " is missing; a cumulative mean at "
+                                  "step " + std::to_string(n) + " needs the one before it",
+                              "export every step from " + std::to_string(window.first - 1) +
+                                  " to " + std::to_string(window.last));
+        }
+        const double dn = n;
+        out.push_back(dn * it->second - (dn - 1.0) * prev->second);
+    }
+    return out;
+}
+
+AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& options) {
+    AbReport report;
+    report.options = options;
+    if (runs.empty()) {
+        throw input_error("plan-layout ab", "no runs given", "pass one step log per run");
+    }
+    std::vector<std::string> arm_order;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& s : runs) {
+        if (s.arm.empty() || s.round.empty()) {
+            throw input_error(s.source, "the run names no arm or round",
+                              "add `# arm: tcp` and `# round: 1` lines (or arm/round columns), "
+                              "or pass it as --run tcp:1=FILE");
+        }
+        if (!seen.insert({s.arm, s.round}).second) {
+            throw input_error(s.source, "arm " + s.arm + " round " + s.round + " given twice",
+                              "give each run its own round");
+        }
+        if (std::find(arm_order.begin(), arm_order.end(), s.arm) == arm_order.end()) {
+            arm_order.push_back(s.arm);
+        }
+        RunStats r;
+        r.source = s.source;
+        r.arm = s.arm;
+        r.round = s.round;
+        r.kind = s.kind;
+        r.last_step = s.points.back().step;
+        r.instant_s = window_step_times(s, options.window);
+        double sum = 0.0;
+        for (std::size_t i = 0; i < r.instant_s.size(); ++i) {
+            sum += r.instant_s[i];
+            if (r.instant_s[i] <= 0.0) {
+                const int step = options.window.first + static_cast<int>(i);
+                report.findings.push_back(
+                    {Severity::Warning, "negative-step-time", -1, -1,
+                     s.source + ": step " + std::to_string(step) + " reconstructs to " +
+                         fixed(r.instant_s[i], 3) + " s",
+                     "check that the column is a cumulative mean (train_speed(s/it)); "
+                     "use step_time for per-step times"});
+            }
+        }
+        r.mean_s = sum / static_cast<double>(r.instant_s.size());
+        report.runs.push_back(std::move(r));
+    }
+    // Baseline first, then the rest in order of appearance.
+    std::string base = options.baseline;
+    if (base.empty()) {
+        base = std::find(arm_order.begin(), arm_order.end(), "tcp") != arm_order.end()
+                   ? "tcp"
+                   : arm_order.front();
+    }
+    const auto bit = std::find(arm_order.begin(), arm_order.end(), base);
+    if (bit == arm_order.end()) {
+        std::string names;
+        for (const auto& a : arm_order) {
+            names += (names.empty() ? "" : ", ") + a;
+        }
+        throw input_error("--baseline " + base, "no run belongs to arm '" + base + "'",
+                          "use one of: " + names);
+    }
+    std::rotate(arm_order.begin(), bit, bit + 1);
+    const auto arm_index = [&](const std::string& a) {
+        return std::find(arm_order.begin(), arm_order.end(), a) - arm_order.begin();
+    };
+    std::stable_sort(report.runs.begin(), report.runs.end(),
+                     [&](const RunStats& a, const RunStats& b) {
+                         if (a.arm != b.arm) {
+                             return arm_index(a.arm) < arm_index(b.arm);
+                         }
+                         return round_less(a.round, b.round);
+                     });
+    for (const auto& arm : arm_order) {
+        ArmStats st;
+        st.arm = arm;
+        std::vector<double> means;
+        for (const auto& r : report.runs) {
+            if (r.arm == arm) {
+                means.push_back(r.mean_s);
+            }
+        }
+        st.rounds = means.size();
+        st.median_s = median(means);
+        st.min_s = *std::min_element(means.begin(), means.end());
+        st.max_s = *std::max_element(means.begin(), means.end());
+        if (options.global_batch > 0) {
+            st.samples_per_s = options.global_batch / st.median_s;
+        }
+        for (auto& r : report.runs) {
+            if (r.arm == arm) {
+                r.deviation = r.mean_s / st.median_s - 1.0;
+                r.outlier = std::fabs(r.deviation) > options.threshold;
+                if (r.outlier) {
+                    report.findings.push_back(
+                        {Severity::Warning, "outlier-round", -1, -1,
+                         "arm " + arm + " round " + r.round + " (" + r.source + ") deviates " +
+                             percent(r.deviation) + " from the arm median " +
+                             fixed(st.median_s, 3) + " s (threshold " +
+                             fixed(options.threshold * 100.0, 1) + "%)",
+                         "look for a slow rank or node in that run (GPU, NIC counters, "
+                         "NCCL log); keep it in the median and report it"});
+                }
+            }
+        }
+        if (st.rounds < 3) {
+            report.findings.push_back({Severity::Info, "few-rounds", -1, -1,
+                                       "arm " + arm + " has " + std::to_string(st.rounds) +
+                                           (st.rounds == 1 ? " round" : " rounds"),
+                                       "run at least three rounds per arm and report the median"});
+        }
+        report.arms.push_back(st);
+    }
+    const ArmStats& b = report.arms.front();
+    for (std::size_t i = 1; i < report.arms.size(); ++i) {
+        const ArmStats& a = report.arms[i];
+        AbComparison c;
+        c.baseline = b.arm;
+        c.arm = a.arm;
+        c.step_time_change = a.median_s / b.median_s - 1.0;
+        c.throughput_gain = b.median_s / a.median_s - 1.0;
+        c.baseline_samples_per_s = b.samples_per_s;
+        c.arm_samples_per_s = a.samples_per_s;
+        report.comparisons.push_back(c);
+    }
+    if (report.arms.size() < 2) {
+        report.findings.push_back({Severity::Info, "one-arm", -1, -1,
+                                   "only arm " + b.arm + " was given; nothing to compare",
+                                   "pass the runs of both arms (e.g. tcp and rdma)"});
+    }
+    return report;
+}
+
+bool attach_prediction(AbReport& report, const std::string& arm, const AbPrediction& prediction) {
+    for (auto& c : report.comparisons) {
+        if (c.arm == arm) {
+            c.prediction = prediction;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string prediction_text(const AbComparison& c) {
+    if (!c.prediction) {
+        return {};
+    }
+    const AbPrediction& p = *c.prediction;
+    std::string s = "predicted step time " + percent(p.step_time_change);
+    if (p.band_low && p.band_high) {
+        s += " (band " + percent(*p.band_low) + " .. " + percent(*p.band_high) + ")";
+    }
+    if (!p.source.empty()) {
+        s += " from " + p.source;
+    }
+    if (const auto in = c.within_band()) {
+        s += *in ? "; measured is inside the band" : "; measured is OUTSIDE the band";
+    }
+    return s;
+}
+
+std::string render_text(const AbReport& report) {
+    const AbOptions& o = report.options;
+    std::ostringstream out;
+    out << "ab: " << report.runs.size() << " runs, stable window steps " << o.window.first << "-"
+        << o.window.last << " (" << (o.window.last - o.window.first + 1) << " steps)";
+    if (o.global_batch > 0) {
+        out << ", global batch " << o.global_batch;
+    }
+    out << ", outlier threshold " << fixed(o.threshold * 100.0, 1) << "%\n\n";
+    out << pad("run", 22) << pad("arm", 8) << pad("round", 7) << pad("form", 12) << pad("steps", 7)
+        << pad("mean s/step", 13) << "vs arm median\n";
+    for (const auto& r : report.runs) {
+        out << pad(r.source, 22) << pad(r.arm, 8) << pad(r.round, 7) << pad(to_string(r.kind), 12)
+            << pad(std::to_string(r.last_step), 7) << pad(fixed(r.mean_s, 3), 13)
+            << percent(r.deviation) << (r.outlier ? "  OUTLIER" : "") << "\n";
+    }
+    out << "\n"
+        << pad("arm", 8) << pad("rounds", 8) << pad("median s/step", 15) << pad("min", 8)
+        << pad("max", 8) << "samples/s\n";
+    for (const auto& a : report.arms) {
+        out << pad(a.arm, 8) << pad(std::to_string(a.rounds), 8) << pad(fixed(a.median_s, 3), 15)
+            << pad(fixed(a.min_s, 3), 8) << pad(fixed(a.max_s, 3), 8)
+            << (a.samples_per_s ? fixed(*a.samples_per_s, 3) : "-") << "\n";
+    }
+    if (!report.comparisons.empty()) {
+        out << "\n";
+    }
+    for (const auto& c : report.comparisons) {
+        out << c.arm << " vs " << c.baseline << ": step time " << percent(c.step_time_change)
+            << ", throughput " << percent(c.throughput_gain);
+        if (c.baseline_samples_per_s && c.arm_samples_per_s) {
+            out << " (" << fixed(*c.baseline_samples_per_s, 3) << " -> "
+                << fixed(*c.arm_samples_per_s, 3) << " samples/s)";
+        }
+        out << "\n";
+        if (const std::string p = prediction_text(c); !p.empty()) {
+            out << "  " << p << "\n";
+        }
+    }
+    std::size_t outliers = 0;
+    for (const auto& r : report.runs) {
+        outliers += r.outlier ? 1 : 0;
+    }
+    if (!report.findings.empty()) {
+        out << "\nfindings:\n";
+        for (const auto& f : report.findings) {
+            out << "  " << pad(to_string(f.severity), 8) << f.code << ": " << f.message << "\n";
+            if (!f.fix.empty()) {
+                out << "           fix: " << f.fix << "\n";
+            }
+        }
+    }
+    out << "\nab: " << report.arms.size() << " arms " << report.runs.size() << " runs " << outliers
+        << " outlier rounds\n";
+    return out.str();
+}
+
+nlohmann::json to_json(const AbReport& report) {
+    using nlohmann::json;
+    const auto opt = [](const std::optional<double>& v) { return v ? json(r6(*v)) : json(nullptr); };
+    json runs = json::array();
+    for (const auto& r : report.runs) {
+        runs.push_back({{"source", r.source},
+                        {"arm", r.arm},
+                        {"round", r.round},
+                        {"form", to_string(r.kind)},
+                        {"last_step", r.last_step},
+                        {"window_step_times_s", r6(r.instant_s)},
+                        {"mean_s", r6(r.mean_s)},
+                        {"deviation", r6(r.deviation)},
+                        {"outlier", r.outlier}});
+    }
+    json arms = json::array();
+    for (const auto& a : report.arms) {
+        arms.push_back({{"arm", a.arm},
+                        {"rounds", a.rounds},
+                        {"median_s", r6(a.median_s)},
+                        {"min_s", r6(a.min_s)},
+                        {"max_s", r6(a.max_s)},
+                        {"samples_per_s", opt(a.samples_per_s)}});
+    }
+    json comps = json::array();
+    for (const auto& c : report.comparisons) {
+        json p = nullptr;
+        if (c.prediction) {
+            p = {{"step_time_change", r6(c.prediction->step_time_change)},
+                 {"band_low", opt(c.prediction->band_low)},
+                 {"band_high", opt(c.prediction->band_high)},
+                 {"source", c.prediction->source}};
+            const auto in = c.within_band();
+            p["within_band"] = in ? json(*in) : json(nullptr);
+        }
+        comps.push_back({{"baseline", c.baseline},
+                         {"arm", c.arm},
+                         {"step_time_change", r6(c.step_time_change)},
+                         {"throughput_gain", r6(c.throughput_gain)},
+                         {"baseline_samples_per_s", opt(c.baseline_samples_per_s)},
+                         {"arm_samples_per_s", opt(c.arm_samples_per_s)},
+                         {"prediction", p}});
+    }
+    json findings = json::array();
+    for (const auto& f : report.findings) {
+        findings.push_back({{"severity", to_string(f.severity)},
+                            {"code", f.code},
+                            {"message", f.message},
+                            {"fix", f.fix}});
+    }
+    const AbOptions& o = report.options;
+    return json{{"schema_version", 1},
+                {"command", "ab"},
+                {"window", {{"first", o.window.first}, {"last", o.window.last}}},
+                {"global_batch", o.global_batch > 0 ? json(o.global_batch) : json(nullptr)},
+                {"threshold", r6(o.threshold)},
+                {"runs", runs},
+                {"arms", arms},
+                {"comparisons", comps},
+                {"findings", findings}};
+}
+
+}  // namespace planlayout::verify

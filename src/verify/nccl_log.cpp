@@ -1,0 +1,734 @@
+// Verify: NCCL_DEBUG=INFO log parser. Hand-written scanning (no std::regex: its recursion can
+// overflow the stack on the multi-megabyte binary "lines" a damaged log may contain).
+#include "planlayout/verify/nccl_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+namespace planlayout::verify {
+namespace {
+
+constexpr std::size_t kMaxDiagnostics = 5;
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// A small cursor over one message; every read is bounds-checked.
+class Scanner {
+public:
+    explicit Scanner(std::string_view s) : s_(s) {}
+
+    void skip_spaces() {
+        while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) {
+            ++pos_;
+        }
+    }
+
+    bool eat(std::string_view lit) {
+        if (s_.substr(pos_, lit.size()) == lit) {
+            pos_ += lit.size();
+            return true;
+        }
+        return false;
+    }
+
+    /// A non-negative decimal of at most 9 digits (larger numbers are not ranks or channels).
+    bool integer(int& out) {
+        std::size_t end = pos_;
+        while (end < s_.size() && is_digit(s_[end]) && end - pos_ < 10) {
+            ++end;
+        }
+        if (end == pos_ || end - pos_ > 9 || (end < s_.size() && is_digit(s_[end]))) {
+            return false;
+        }
+        int v = 0;
+        for (std::size_t i = pos_; i < end; ++i) {
+            v = v * 10 + (s_[i] - '0');
+        }
+        out = v;
+        pos_ = end;
+        return true;
+    }
+
+    /// A possibly negative integer (tree listings use -1).
+    bool signed_integer(int& out) {
+        const bool neg = eat("-");
+        if (!integer(out)) {
+            return false;
+        }
+        out = neg ? -out : out;
+        return true;
+    }
+
+    /// Text up to (not including) `close`; fails when close never comes.
+    bool until(char close, std::string& out) {
+        const auto end = s_.find(close, pos_);
+        if (end == std::string_view::npos) {
+            return false;
+        }
+        out = std::string(s_.substr(pos_, end - pos_));
+        pos_ = end + 1;
+        return true;
+    }
+
+    [[nodiscard]] std::string_view rest() const { return s_.substr(pos_); }
+
+    [[nodiscard]] bool done() const { return pos_ >= s_.size(); }
+
+private:
+    std::string_view s_;
+    std::size_t pos_ = 0;
+};
+
+/// The `host:pid:tid [dev]` envelope in front of "NCCL INFO".
+struct Envelope {
+    std::string host;
+    int pid = -1;
+    int dev = -1;
+};
+
+/// Splits "…host:pid:tid [dev] NCCL INFO msg" into envelope and message. Launcher prefixes
+/// (`[1,0]<stdout>:`, `[155] `, timestamps) sit before the host and are dropped.
+bool split_envelope(std::string_view line, Envelope& env, std::string_view& msg) {
+    constexpr std::string_view kInfo = "NCCL INFO ";
+    const auto at = line.find(kInfo);
+    if (at == std::string_view::npos) {
+        return false;
+    }
+    msg = line.substr(at + kInfo.size());
+    std::string_view head = trim(line.substr(0, at));
+    // [dev]
+    if (!head.empty() && head.back() == ']') {
+        const auto open = head.rfind('[');
+        if (open != std::string_view::npos) {
+            Scanner sc(head.substr(open + 1, head.size() - open - 2));
+            int dev = -1;
+            if (sc.integer(dev) && sc.done()) {
+                env.dev = dev;
+            }
+            head = trim(head.substr(0, open));
+        }
+    }
+    // host:pid:tid is the last whitespace-separated token.
+    const auto space = head.find_last_of(" \t");
+    std::string_view token = space == std::string_view::npos ? head : head.substr(space + 1);
+    const auto c2 = token.rfind(':');
+    if (c2 == std::string_view::npos || c2 == 0) {
+        return true;
+    }
+    const auto c1 = token.rfind(':', c2 - 1);
+    if (c1 == std::string_view::npos) {
+        return true;
+    }
+    Scanner pid_sc(token.substr(c1 + 1, c2 - c1 - 1));
+    int pid = -1;
+    if (!pid_sc.integer(pid) || !pid_sc.done()) {
+        return true;
+    }
+    env.pid = pid;
+    std::string_view host = token.substr(0, c1);
+    if (const auto c0 = host.rfind(':'); c0 != std::string_view::npos) {
+        host = host.substr(c0 + 1);  // "[1,0]<stdout>:gpu34" → "gpu34"
+    }
+    env.host = std::string(host);
+    return true;
+}
+
+std::string process_key(const std::string& host, int pid) {
+    return host + ":" + std::to_string(pid);
+}
+
+/// Splits s on '/'.
+std::vector<std::string_view> split_slash(std::string_view s) {
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (i == s.size() || s[i] == '/') {
+            parts.push_back(s.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    return parts;
+}
+
+/// Fills kind, net_name, net_dev, relay and flags from the text after "via ".
+void classify_via(Connection& c) {
+    const std::string_view via = c.via;
+    const auto parts = split_slash(via);
+    auto has_part = [&](std::string_view word) {
+        return std::any_of(parts.begin() + 1, parts.end(), [&](std::string_view p) {
+            return p.find(word) != std::string_view::npos;
+        });
+    };
+    if (starts_with(via, "NET/") && parts.size() >= 3) {
+        c.net_name = std::string(parts[1]);
+        c.kind = starts_with(parts[1], "IB")       ? TransportKind::NetIb
+                 : starts_with(parts[1], "Socket") ? TransportKind::NetSocket
+                                                   : TransportKind::NetOther;
+        Scanner sc(parts[2]);
+        int dev = -1;
+        if (sc.integer(dev)) {
+            c.net_dev = dev;
+            int relay = -1;
+            if (sc.eat("(") && sc.integer(relay) && sc.eat(")")) {
+                c.pxn_relay_rank = relay;
+            }
+        }
+        c.gdr = has_part("GDRDMA");
+        c.shared = has_part("Shared");
+    } else if (starts_with(via, "P2P/")) {
+        c.kind = starts_with(via, "P2P/IPC")              ? TransportKind::P2pIpc
+                 : starts_with(via, "P2P/CUMEM")          ? TransportKind::P2pCumem
+                 : starts_with(via, "P2P/direct pointer") ? TransportKind::P2pDirect
+                                                          : TransportKind::P2pOther;
+        c.read = has_part("read");
+        c.copy_engine = std::any_of(parts.begin() + 1, parts.end(),
+                                    [](std::string_view p) { return p == "CE"; });
+    } else if (starts_with(via, "SHM") || via.find("shared memory") != std::string_view::npos) {
+        c.kind = TransportKind::Shm;
+    } else if (starts_with(via, "COLLNET")) {
+        c.kind = TransportKind::CollNet;
+    }
+}
+
+enum class ParseResult { NotConnection, Connection, Malformed };
+
+/// `(Ring|Channel) ch[/k] : a[x] -> b[y] [send|receive] via T`.
+ParseResult parse_connection(std::string_view msg, Connection& c) {
+    Scanner sc(msg);
+    if (!sc.eat("Channel ") && !sc.eat("Ring ")) {
+        return ParseResult::NotConnection;
+    }
+    if (msg.find(" via ") == std::string_view::npos) {
+        // Ring/channel listings ("Channel 00/02 : 0 1 2") and GRAPH "Ring 00 : 0 -> 1 -> 2" have
+        // no "via"; a Channel line with an arrow but no transport was cut short.
+        return starts_with(msg, "Channel ") && msg.find("->") != std::string_view::npos
+                   ? ParseResult::Malformed
+                   : ParseResult::NotConnection;
+    }
+    sc.skip_spaces();
+    if (!sc.integer(c.channel)) {
+        return ParseResult::Malformed;
+    }
+    if (sc.eat("/") && !sc.integer(c.conn_index)) {
+        return ParseResult::Malformed;
+    }
+    sc.skip_spaces();
+    if (!sc.eat(":")) {
+        return ParseResult::Malformed;
+    }
+    sc.skip_spaces();
+    if (!sc.integer(c.src_rank)) {
+        return ParseResult::Malformed;
+    }
+    if (sc.eat("[") && !sc.until(']', c.src_dev)) {
+        return ParseResult::Malformed;
+    }
+    sc.skip_spaces();
+    if (!sc.eat("->")) {
+        return ParseResult::Malformed;
+    }
+    sc.skip_spaces();
+    if (!sc.integer(c.dst_rank)) {
+        return ParseResult::Malformed;
+    }
+    if (sc.eat("[") && !sc.until(']', c.dst_dev)) {
+        return ParseResult::Malformed;
+    }
+    sc.skip_spaces();
+    if (sc.eat("[send]")) {
+        c.direction = Direction::Send;
+    } else if (sc.eat("[receive]")) {
+        c.direction = Direction::Receive;
+    }
+    sc.skip_spaces();
+    if (!sc.eat("via ")) {
+        return ParseResult::Malformed;
+    }
+    c.via = std::string(trim(sc.rest()));
+    if (c.via.empty()) {
+        return ParseResult::Malformed;
+    }
+    classify_via(c);
+    return ParseResult::Connection;
+}
+
+/// `NET/IB : Using [0]mlx5_0:1/IB/SHARP [1]… [RO]; OOB …` and `NET/Socket : Using [0]eno2:ip<0>`.
+bool parse_using(std::string_view msg, ProcessNet& proc) {
+    if (!starts_with(msg, "NET/")) {
+        return false;
+    }
+    const auto using_at = msg.find(": Using");
+    if (using_at == std::string_view::npos) {
+        return false;
+    }
+    const std::string_view net = trim(msg.substr(4, using_at - 4));
+    const bool socket = net.find("Socket") != std::string_view::npos;
+    std::string_view list = msg.substr(using_at + 7);
+    if (const auto oob = list.find(';'); oob != std::string_view::npos) {
+        list = list.substr(0, oob);
+    }
+    std::vector<NetDevice> devices;
+    std::size_t i = 0;
+    while (i < list.size()) {
+        while (i < list.size() && list[i] == ' ') {
+            ++i;
+        }
+        auto end = list.find(' ', i);
+        if (end == std::string_view::npos) {
+            end = list.size();
+        }
+        const std::string_view token = list.substr(i, end - i);
+        i = end;
+        Scanner sc(token);
+        NetDevice d;
+        if (!sc.eat("[") || !sc.integer(d.index) || !sc.eat("]")) {
+            continue;  // "[RO]" and anything else
+        }
+        const std::string_view body = sc.rest();
+        const auto colon = body.find(':');
+        d.name = std::string(body.substr(0, colon));
+        if (!socket && colon != std::string_view::npos) {
+            const auto fields = split_slash(body.substr(colon + 1));
+            d.port = std::string(fields[0]);
+            if (fields.size() > 1) {
+                d.link_layer = std::string(fields[1]);
+            }
+            d.sharp = std::find(fields.begin(), fields.end(), "SHARP") != fields.end();
+        }
+        if (!d.name.empty()) {
+            devices.push_back(d);
+        }
+    }
+    (socket ? proc.socket_devices : proc.ib_devices) = std::move(devices);
+    return true;
+}
+
+/// `GPU Direct RDMA Enabled for HCA 0 'mlx5_0'` or `… Disabled for GPU 0 / HCA 0 (distance 4 > 2)`.
+bool parse_gdr(std::string_view msg, GdrLine& g) {
+    const auto at = msg.find("GPU Direct RDMA ");
+    if (at == std::string_view::npos) {
+        return false;
+    }
+    Scanner sc(msg.substr(at + 16));
+    if (sc.eat("Enabled")) {
+        g.enabled = true;
+    } else if (!sc.eat("Disabled")) {
+        return false;
+    }
+    const std::string_view rest = sc.rest();
+    if (const auto hca = rest.find("HCA "); hca != std::string_view::npos) {
+        Scanner hs(rest.substr(hca + 4));
+        int idx = -1;
+        if (hs.integer(idx)) {
+            g.hca_index = idx;
+        }
+        hs.skip_spaces();
+        std::string name;
+        if (hs.eat("'") && hs.until('\'', name)) {
+            g.hca = name;
+        }
+    }
+    return true;
+}
+
+/// `Trees [0] 1/4/-1->0->-1 [1] …`; the ≤2.11 form adds `|p->me->c0/c1/c2` (dropped).
+void parse_trees(std::string_view msg, std::vector<TreeListing>& out) {
+    Scanner sc(msg.substr(6));
+    while (true) {
+        sc.skip_spaces();
+        TreeListing t;
+        if (!sc.eat("[") || !sc.integer(t.channel) || !sc.eat("]")) {
+            return;
+        }
+        sc.skip_spaces();
+        for (int k = 0; k < 3; ++k) {
+            int child = -1;
+            if (!sc.signed_integer(child)) {
+                return;
+            }
+            if (child >= 0) {
+                t.children.push_back(child);
+            }
+            if (k < 2 && !sc.eat("/")) {
+                return;
+            }
+        }
+        if (!sc.eat("->") || !sc.signed_integer(t.rank) || !sc.eat("->") ||
+            !sc.signed_integer(t.parent)) {
+            return;
+        }
+        out.push_back(t);
+        if (sc.eat("|")) {  // old down-tree half: skip to the next space
+            const auto rest = sc.rest();
+            const auto sp = rest.find(' ');
+            if (sp == std::string_view::npos) {
+                return;
+            }
+            sc = Scanner(rest.substr(sp));
+        }
+    }
+}
+
+/// `Channel 00/02 :    0   1   2   3` (2.7+).
+bool parse_ring_listing(std::string_view msg, RingListing& r) {
+    Scanner sc(msg);
+    if (!sc.eat("Channel ") || !sc.integer(r.channel) || !sc.eat("/") || !sc.integer(r.total)) {
+        return false;
+    }
+    sc.skip_spaces();
+    if (!sc.eat(":")) {
+        return false;
+    }
+    while (true) {
+        sc.skip_spaces();
+        if (sc.done()) {
+            break;
+        }
+        int rank = -1;
+        if (!sc.integer(rank)) {
+            return false;
+        }
+        r.ranks.push_back(rank);
+    }
+    return !r.ranks.empty();
+}
+
+/// Looks for `word N` in msg and stores N.
+bool find_int_after(std::string_view msg, std::string_view word, int& out) {
+    std::size_t from = 0;
+    while (true) {
+        const auto at = msg.find(word, from);
+        if (at == std::string_view::npos) {
+            return false;
+        }
+        const bool word_start = at == 0 || msg[at - 1] == ' ';
+        Scanner sc(msg.substr(at + word.size()));
+        if (word_start && sc.eat(" ") && sc.integer(out)) {
+            return true;
+        }
+        from = at + 1;
+    }
+}
+
+void note_rank(NcclLog& log, int rank, const Envelope& env) {
+    if (rank < 0) {
+        return;
+    }
+    RankInfo& info = log.ranks[rank];
+    info.rank = rank;
+    if (info.host.empty() && !env.host.empty()) {
+        info.host = env.host;
+    }
+    if (info.pid < 0) {
+        info.pid = env.pid;
+    }
+    if (info.cuda_dev < 0) {
+        info.cuda_dev = env.dev;
+    }
+}
+
+/// `comm 0x… rank R nRanks N …` (2.19+) or `comm 0x… rank R nranks N cudaDev d … busId b …`.
+void parse_comm(std::string_view msg, const Envelope& env, NcclLog& log) {
+    const auto at = msg.find("comm 0x");
+    if (at == std::string_view::npos || msg.find("Destroy") != std::string_view::npos) {
+        return;
+    }
+    const std::string_view body = msg.substr(at);
+    int rank = -1;
+    if (!find_int_after(body, "rank", rank)) {
+        return;
+    }
+    note_rank(log, rank, env);
+    RankInfo& info = log.ranks[rank];
+    int n = -1;
+    if (find_int_after(body, "nRanks", n) || find_int_after(body, "nranks", n)) {
+        info.nranks = n;
+    }
+    int dev = -1;
+    if (find_int_after(body, "cudaDev", dev)) {
+        info.cuda_dev = dev;
+    }
+    if (const auto b = body.find("busId "); b != std::string_view::npos) {
+        const auto rest = body.substr(b + 6);
+        info.bus_id = std::string(rest.substr(0, rest.find(' ')));
+    }
+}
+
+std::string connection_key(const Connection& c) {
+    return std::to_string(c.channel) + "/" + std::to_string(c.conn_index) + ":" +
+           std::to_string(c.src_rank) + ">" + std::to_string(c.dst_rank) + ":" +
+           to_string(c.direction) + ":" + c.via;
+}
+
+void add_connection(Connection c, NcclLog& log, std::set<std::string>& seen) {
+    if (!seen.insert(connection_key(c)).second) {
+        ++log.duplicate_connections;
+        return;
+    }
+    log.connections.push_back(std::move(c));
+}
+
+void parse_line(std::string_view line,
+                const std::string& source,
+                int line_no,
+                NcclLog& log,
+                std::set<std::string>& seen) {
+    Envelope env;
+    std::string_view msg;
+    if (!split_envelope(line, env, msg)) {
+        // No envelope: a pasted connection line, or "NCCL version 2.7.8+cuda10.1" on its own.
+        msg = trim(line);
+        if (const auto ch = msg.find("Channel "); ch != std::string_view::npos) {
+            msg = msg.substr(ch);
+        } else if (const auto ring = msg.find("Ring "); ring != std::string_view::npos) {
+            msg = msg.substr(ring);
+        }
+    }
+    msg = trim(msg);
+    if (msg.empty()) {
+        return;
+    }
+    Connection c;
+    switch (parse_connection(msg, c)) {
+        case ParseResult::Connection:
+            c.source = source;
+            c.line = line_no;
+            c.host = env.host;
+            c.pid = env.pid;
+            note_rank(log, c.local_rank(), env);
+            add_connection(std::move(c), log, seen);
+            return;
+        case ParseResult::Malformed:
+            ++log.skipped_connection_lines;
+            if (log.diagnostics.size() < kMaxDiagnostics) {
+                log.diagnostics.push_back(source + ":" + std::to_string(line_no));
+            }
+            return;
+        case ParseResult::NotConnection:
+            break;
+    }
+    if (const auto v = msg.find("NCCL version "); v != std::string_view::npos) {
+        if (log.nccl_version.empty()) {
+            const auto rest = msg.substr(v + 13);
+            log.nccl_version = std::string(rest.substr(0, rest.find_first_of("+ ")));
+        }
+        return;
+    }
+    ProcessNet& proc = log.processes[process_key(env.host, env.pid)];
+    proc.host = env.host;
+    proc.pid = env.pid;
+    if (parse_using(msg, proc)) {
+        return;
+    }
+    if (starts_with(msg, "Using network ")) {
+        proc.network = std::string(trim(msg.substr(14)));
+        return;
+    }
+    if (starts_with(msg, "Assigned NET plugin ")) {
+        const auto rest = msg.substr(20);
+        proc.network = std::string(rest.substr(0, rest.find(' ')));
+        return;
+    }
+    GdrLine g;
+    if (parse_gdr(msg, g)) {
+        g.source = source;
+        g.line = line_no;
+        g.host = env.host;
+        log.gdr_lines.push_back(g);
+        return;
+    }
+    if (starts_with(msg, "Connected all rings")) {
+        int v = -1;
+        if (find_int_after(msg, "PXN", v)) {
+            log.rings_connected_pxn = v;
+        }
+        if (find_int_after(msg, "GDR", v)) {
+            log.rings_connected_gdr = v;
+        }
+        return;
+    }
+    if (starts_with(msg, "Trees ")) {
+        parse_trees(msg, log.trees);
+        return;
+    }
+    RingListing r;
+    if (parse_ring_listing(msg, r)) {
+        r.host = env.host;
+        r.pid = env.pid;
+        log.rings.push_back(std::move(r));
+        return;
+    }
+    parse_comm(msg, env, log);
+}
+
+}  // namespace
+
+const char* to_string(TransportKind kind) {
+    switch (kind) {
+        case TransportKind::P2pIpc: return "P2P/IPC";
+        case TransportKind::P2pCumem: return "P2P/CUMEM";
+        case TransportKind::P2pDirect: return "P2P/direct";
+        case TransportKind::P2pOther: return "P2P";
+        case TransportKind::Shm: return "SHM";
+        case TransportKind::NetIb: return "NET/IB";
+        case TransportKind::NetSocket: return "NET/Socket";
+        case TransportKind::NetOther: return "NET";
+        case TransportKind::CollNet: return "COLLNET";
+        case TransportKind::Unknown: break;
+    }
+    return "unknown";
+}
+
+bool is_p2p(TransportKind kind) {
+    return kind == TransportKind::P2pIpc || kind == TransportKind::P2pCumem ||
+           kind == TransportKind::P2pDirect || kind == TransportKind::P2pOther;
+}
+
+bool is_net(TransportKind kind) {
+    return kind == TransportKind::NetIb || kind == TransportKind::NetSocket ||
+           kind == TransportKind::NetOther;
+}
+
+const char* to_string(Direction d) {
+    switch (d) {
+        case Direction::Send: return "send";
+        case Direction::Receive: return "receive";
+        case Direction::None: break;
+    }
+    return "-";
+}
+
+std::vector<std::string> NcclLog::networks() const {
+    std::set<std::string> names;
+    for (const auto& [key, proc] : processes) {
+        if (!proc.network.empty()) {
+            names.insert(proc.network);
+        }
+    }
+    return {names.begin(), names.end()};
+}
+
+std::size_t NcclLog::channel_count() const {
+    std::set<int> ids;
+    for (const auto& c : connections) {
+        ids.insert(c.channel);
+    }
+    return ids.size();
+}
+
+void parse_nccl_log_into(const std::string& text, const std::string& source, NcclLog& log) {
+    log.sources.push_back(source);
+    std::set<std::string> seen;
+    for (const auto& c : log.connections) {
+        seen.insert(connection_key(c));
+    }
+    const std::string_view all = text;
+    std::size_t start = 0;
+    int line_no = 0;
+    while (start < all.size()) {
+        auto end = all.find('\n', start);
+        if (end == std::string_view::npos) {
+            end = all.size();
+        }
+        ++line_no;
+        ++log.lines;
+        parse_line(all.substr(start, end - start), source, line_no, log, seen);
+        start = end + 1;
+    }
+    // Drop processes that only got a key (lines without network facts).
+    for (auto it = log.processes.begin(); it != log.processes.end();) {
+        const ProcessNet& p = it->second;
+        if (p.ib_devices.empty() && p.socket_devices.empty() && p.network.empty()) {
+            it = log.processes.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+NcclLog parse_nccl_log(const std::string& text, const std::string& source) {
+    NcclLog log;
+    parse_nccl_log_into(text, source, log);
+    resolve_nic_names(log);
+    return log;
+}
+
+void resolve_nic_names(NcclLog& log) {
+    // The list printed by the owning process; else one printed on the same host; else, for
+    // lines without an envelope, the only distinct list in the whole log.
+    auto devices_of = [&](const ProcessNet& p, bool socket) -> const std::vector<NetDevice>& {
+        return socket ? p.socket_devices : p.ib_devices;
+    };
+    for (auto& c : log.connections) {
+        if (!is_net(c.kind) || c.net_dev < 0) {
+            continue;
+        }
+        const bool socket = c.kind == TransportKind::NetSocket;
+        const std::vector<NetDevice>* found = nullptr;
+        if (const auto it = log.processes.find(process_key(c.host, c.pid));
+            it != log.processes.end() && !devices_of(it->second, socket).empty()) {
+            found = &devices_of(it->second, socket);
+        }
+        std::set<std::vector<std::string>> distinct;
+        const std::vector<NetDevice>* only = nullptr;
+        for (const auto& [key, p] : log.processes) {
+            const auto& d = devices_of(p, socket);
+            if (d.empty()) {
+                continue;
+            }
+            if (found == nullptr && p.host == c.host && !c.host.empty()) {
+                found = &d;
+            }
+            std::vector<std::string> names;
+            for (const auto& n : d) {
+                names.push_back(std::to_string(n.index) + n.name);
+            }
+            distinct.insert(names);
+            only = &d;
+        }
+        // Another host's list is only a guess (NIC order differs between hosts): use it only
+        // for lines that name no host at all.
+        if (found == nullptr && distinct.size() == 1 && c.host.empty()) {
+            found = only;
+        }
+        if (found != nullptr) {
+            for (const auto& d : *found) {
+                if (d.index == c.net_dev) {
+                    c.nic_device = d.name;
+                }
+            }
+        }
+    }
+    // PXN relay: the relay rank's own bracket, from any line where it is an end.
+    std::map<int, std::string> dev_of;
+    for (const auto& c : log.connections) {
+        dev_of.emplace(c.src_rank, c.src_dev);
+        dev_of.emplace(c.dst_rank, c.dst_dev);
+    }
+    for (auto& c : log.connections) {
+        if (c.pxn_relay_rank >= 0) {
+            if (const auto it = dev_of.find(c.pxn_relay_rank); it != dev_of.end()) {
+                c.pxn_relay_dev = it->second;
+            }
+        }
+    }
+}
+
+}  // namespace planlayout::verify

@@ -1,0 +1,586 @@
+// Verify: checks of NCCL's chosen connections against the plan (transport, rail NIC, P2P inside
+// a node), and the text/JSON forms of the result.
+#include "planlayout/verify/verify.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout::verify {
+namespace {
+
+/// Groups repeated findings (one per rank and cause) and remembers their channels.
+class FindingSink {
+public:
+    void add(Severity sev, const std::string& code, int rank, int channel, const std::string& key,
+             const std::string& message, const std::string& fix) {
+        const auto id = std::make_tuple(code, rank, key);
+        auto it = index_.find(id);
+        if (it == index_.end()) {
+            index_.emplace(id, findings_.size());
+            findings_.push_back({sev, code, rank, channel, message, fix});
+            channels_.emplace_back();
+            if (channel >= 0) {
+                channels_.back().insert(channel);
+            }
+            return;
+        }
+        if (channel >= 0) {
+            channels_[it->second].insert(channel);
+        }
+    }
+
+    std::vector<Finding> take() {
+        for (std::size_t i = 0; i < findings_.size(); ++i) {
+            const auto& ch = channels_[i];
+            if (ch.empty()) {
+                continue;
+            }
+            findings_[i].channel = *ch.begin();
+            std::string list;
+            for (int c : ch) {
+                list += (list.empty() ? "" : ",") + std::to_string(c);
+            }
+            findings_[i].message += (ch.size() == 1 ? " (channel " : " (channels ") + list + ")";
+        }
+        return std::move(findings_);
+    }
+
+private:
+    std::map<std::tuple<std::string, int, std::string>, std::size_t> index_;
+    std::vector<Finding> findings_;
+    std::vector<std::set<int>> channels_;
+};
+
+std::string nic_text(int index, const std::string& name) {
+    std::string s = index >= 0 ? "NIC " + std::to_string(index) : "NIC ?";
+    return name.empty() ? s : s + " (" + name + ")";
+}
+
+const char* kFixSocket =
+    "NCCL found no usable RDMA device: check NCCL_IB_DISABLE/NCCL_NET, that rdma-core "
+    "(libibverbs) is in the container and that the job requests the RDMA devices";
+const char* kFixNoGdr =
+    "load nvidia-peermem or enable DMA-BUF (NCCL_DMABUF_ENABLE=1), check NCCL_NET_GDR_LEVEL, and "
+    "keep each GPU and its NIC under one PCIe switch (PIX/PXB in nvidia-smi topo -m)";
+const char* kFixNotTcp = "set NCCL_IB_DISABLE=1 (or NCCL_NET=Socket) for the TCP arm";
+const char* kFixGdrInRdma =
+    "set NCCL_NET_GDR_LEVEL=LOC for the rdma arm so the A/B isolates host-staged RDMA";
+const char* kFixShm =
+    "GPUs of one node talk through host memory: check NCCL_P2P_DISABLE/NCCL_P2P_LEVEL, ACS and "
+    "IOMMU settings and `nvidia-smi topo -p2p r`; the plan assumes NVLink P2P";
+const char* kFixNetInNode =
+    "either the ranks really run on different hosts (launch them in the plan's order) or NCCL "
+    "found neither P2P nor SHM between them (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, containers "
+    "without a shared /dev/shm or IPC namespace)";
+const char* kFixWrongNic =
+    "keep each rank on its rail: NCCL_CROSS_NIC=0, NCCL_IB_HCA listing the NICs in GPU order, and "
+    "check the GPU<->NIC affinity (PIX) in nvidia-smi topo -m; or correct --nics";
+const char* kFixPlacement =
+    "launch ranks in the plan's order (node-major: rank r on node r/G) or describe the real "
+    "placement with --layout";
+
+void check_connection(const Connection& c,
+                      const std::map<int, RankExpectation>& plan,
+                      ExpectedTransport expect,
+                      FindingSink& sink,
+                      bool& saw_cross_node) {
+    const auto src = plan.find(c.src_rank);
+    const auto dst = plan.find(c.dst_rank);
+    const bool both_known = src != plan.end() && dst != plan.end();
+    const bool cross = both_known ? src->second.node != dst->second.node : is_net(c.kind);
+    const int me = c.local_rank();
+    const std::string pair = std::to_string(c.src_rank) + "->" + std::to_string(c.dst_rank);
+    if (both_known && !cross) {
+        if (c.kind == TransportKind::Shm) {
+            sink.add(Severity::Error, "intra-node-shm", me, c.channel, pair,
+                     "ranks " + pair + " share node " + std::to_string(src->second.node) +
+                         " but NCCL staged through host memory (" + c.via + ")",
+                     kFixShm);
+        } else if (is_net(c.kind)) {
+            sink.add(Severity::Error, "intra-node-net", me, c.channel, pair,
+                     "ranks " + pair + " share node " + std::to_string(src->second.node) +
+                         " but NCCL used the network (" + c.via + ")",
+                     kFixNetInNode);
+        }
+        return;
+    }
+    if (!cross) {
+        return;
+    }
+    saw_cross_node = true;
+    if (both_known && !is_net(c.kind) && c.kind != TransportKind::CollNet) {
+        sink.add(Severity::Error, "placement-mismatch", me, c.channel, pair,
+                 "ranks " + pair + " are planned on nodes " + std::to_string(src->second.node) +
+                     " and " + std::to_string(dst->second.node) + " but NCCL connected them with " +
+                     to_string(c.kind) + ", so they share a host",
+                 kFixPlacement);
+        return;
+    }
+    if (c.kind == TransportKind::NetSocket) {
+        if (expect != ExpectedTransport::Tcp) {
+            sink.add(Severity::Error, "cross-node-socket", me, c.channel, "",
+                     "cross-node traffic goes over TCP (" + c.via + ") where " +
+                         to_string(expect) + " was expected",
+                     kFixSocket);
+        } else if (c.gdr) {
+            sink.add(Severity::Info, "socket-gdr-label", me, c.channel, "",
+                     "NET/Socket line carries /GDRDMA (" + c.via +
+                         "); a socket cannot do GPUDirect RDMA, treated as TCP",
+                     "");
+        }
+    } else if (c.kind == TransportKind::NetIb) {
+        if (expect == ExpectedTransport::Tcp) {
+            sink.add(Severity::Error, "cross-node-not-tcp", me, c.channel, "",
+                     "cross-node traffic uses RDMA (" + c.via + ") in the TCP arm", kFixNotTcp);
+        } else if (expect == ExpectedTransport::GdrDma && !c.gdr) {
+            sink.add(Severity::Error, "cross-node-no-gdr", me, c.channel, "",
+                     "cross-node traffic uses RDMA without GPUDirect (" + c.via +
+                         "): data is staged through host memory",
+                     kFixNoGdr);
+        } else if (expect == ExpectedTransport::Rdma && c.gdr) {
+            sink.add(Severity::Warning, "cross-node-gdr", me, c.channel, "",
+                     "GPUDirect RDMA is on (" + c.via + ") in the rdma arm", kFixGdrInRdma);
+        }
+    } else if (c.kind == TransportKind::NetOther) {
+        sink.add(Severity::Warning, "cross-node-unknown-net", me, c.channel, c.net_name,
+                 "network plugin '" + c.net_name + "' is neither IB nor Socket; transport not checked",
+                 "");
+    }
+    // Rails are RDMA NICs; a socket interface (eth0, ib0) is not one.
+    if (!is_net(c.kind) || c.kind == TransportKind::NetSocket || c.net_dev < 0) {
+        return;
+    }
+    // The NIC belongs to the local rank's rail, or to the relay's rail when PXN forwards it.
+    int owner = me;
+    if (c.pxn_relay_rank >= 0 && c.pxn_relay_rank != me) {
+        owner = c.pxn_relay_rank;
+        sink.add(Severity::Info, "pxn-relay", me, c.channel, std::to_string(owner),
+                 "rank " + std::to_string(me) + " sends to rank " + std::to_string(c.dst_rank) +
+                     " through rank " + std::to_string(owner) +
+                     (c.pxn_relay_dev.empty() ? "" : " (GPU " + c.pxn_relay_dev + ")") + "'s " +
+                     nic_text(c.net_dev, c.nic_device) + " (PXN)",
+                 "");
+    }
+    const auto own = plan.find(owner);
+    if (own == plan.end()) {
+        return;
+    }
+    const RankExpectation& want = own->second;
+    const bool by_name = !c.nic_device.empty() && !want.nic_device.empty();
+    const bool wrong = by_name ? c.nic_device != want.nic_device
+                               : (want.nic_index >= 0 && c.net_dev != want.nic_index);
+    if (wrong) {
+        sink.add(Severity::Error, "wrong-nic", me, c.channel,
+                 std::to_string(c.net_dev) + c.nic_device,
+                 "rank " + std::to_string(me) + " " + to_string(c.direction) + "s through " +
+                     nic_text(c.net_dev, c.nic_device) + " but " +
+                     (owner == me ? "its" : "relay rank " + std::to_string(owner) + "'s") +
+                     " rail is " + nic_text(want.nic_index, want.nic_device),
+                 kFixWrongNic);
+    }
+}
+
+void check_hosts(const std::map<int, std::string>& hosts,
+                 const std::map<int, RankExpectation>& plan,
+                 FindingSink& sink) {
+    std::map<int, std::pair<int, std::string>> first_of_node;  // node → (rank, host)
+    std::map<std::string, std::pair<int, int>> node_of_host;   // host → (node, rank)
+    for (const auto& [rank, host] : hosts) {
+        const auto it = plan.find(rank);
+        if (it == plan.end() || host.empty()) {
+            continue;
+        }
+        const int node = it->second.node;
+        const auto [f, fresh] = first_of_node.emplace(node, std::make_pair(rank, host));
+        if (!fresh && f->second.second != host) {
+            sink.add(Severity::Error, "placement-mismatch", rank, -1, "host",
+                     "rank " + std::to_string(rank) + " runs on host " + host + " but rank " +
+                         std::to_string(f->second.first) + " of the same planned node " +
+                         std::to_string(node) + " runs on " + f->second.second,
+                     kFixPlacement);
+        }
+        const auto [h, new_host] = node_of_host.emplace(host, std::make_pair(node, rank));
+        if (!new_host && h->second.first != node) {
+            sink.add(Severity::Warning, "host-shared", rank, -1, "host",
+                     "ranks " + std::to_string(h->second.second) + " and " + std::to_string(rank) +
+                         " are planned on nodes " + std::to_string(h->second.first) + " and " +
+                         std::to_string(node) + " but both log host '" + host + "'",
+                     "unless host names were anonymised, " + std::string(kFixPlacement));
+        }
+    }
+}
+
+void check_global(const NcclLog& log,
+                  const VerifyExpectation& e,
+                  bool multi_node,
+                  bool saw_cross_node,
+                  FindingSink& sink) {
+    const std::string expect = to_string(e.expect);
+    if (log.connections.empty()) {
+        sink.add(Severity::Error, "no-connections", -1, -1, "",
+                 "no 'Channel ... via ...' connection lines in the log, nothing to verify",
+                 "run with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS, if set, must include INIT,NET) and "
+                 "pass every rank's log (NCCL_DEBUG_FILE=/path/nccl.%h.%p)");
+    }
+    if (log.skipped_connection_lines > 0) {
+        std::string where;
+        for (const auto& d : log.diagnostics) {
+            where += (where.empty() ? ": " : ", ") + d;
+        }
+        const bool one = log.skipped_connection_lines == 1;
+        sink.add(Severity::Warning, "unparsed-lines", -1, -1, "",
+                 std::to_string(log.skipped_connection_lines) +
+                     (one ? " connection line does" : " connection lines do") +
+                     " not parse (truncated or damaged)" + where,
+                 "pass the complete, unedited log");
+    }
+    if (multi_node) {
+        for (const auto& net : log.networks()) {
+            const bool socket = net.find("Socket") != std::string::npos;
+            const bool ib = net.rfind("IB", 0) == 0;
+            if (socket && e.expect != ExpectedTransport::Tcp) {
+                sink.add(Severity::Error, "network-socket", -1, -1, net,
+                         "NCCL chose 'Using network " + net + "' where " + expect + " was expected",
+                         kFixSocket);
+            } else if (ib && e.expect == ExpectedTransport::Tcp) {
+                sink.add(Severity::Error, "network-not-tcp", -1, -1, net,
+                         "NCCL chose 'Using network " + net + "' in the TCP arm", kFixNotTcp);
+            }
+        }
+        if (!saw_cross_node && !log.connections.empty()) {
+            sink.add(Severity::Warning, "no-cross-node", -1, -1, "",
+                     "the plan spans nodes but the log shows no cross-node connection, so the "
+                     "transport between nodes is unverified",
+                     "pass the logs of ranks at node boundaries (or all ranks)");
+        }
+        if (e.expect == ExpectedTransport::GdrDma && log.rings_connected_gdr == 0) {
+            sink.add(Severity::Warning, "rings-gdr-0", -1, -1, "",
+                     "'Connected all rings, use ring PXN " +
+                         std::to_string(log.rings_connected_pxn) + " GDR 0': rings run without "
+                                                                   "GPUDirect RDMA",
+                     kFixNoGdr);
+        }
+    }
+    for (const auto& g : log.gdr_lines) {
+        const std::string hca = nic_text(g.hca_index, g.hca);
+        if (!g.enabled && e.expect == ExpectedTransport::GdrDma) {
+            sink.add(Severity::Error, "gdr-disabled", -1, -1, hca + g.host,
+                     "GPU Direct RDMA Disabled for " + hca +
+                         (g.host.empty() ? "" : " on " + g.host),
+                     kFixNoGdr);
+        } else if (g.enabled && e.expect == ExpectedTransport::Rdma) {
+            sink.add(Severity::Warning, "gdr-enabled", -1, -1, hca + g.host,
+                     "GPU Direct RDMA Enabled for " + hca + " in the rdma arm", kFixGdrInRdma);
+        }
+    }
+}
+
+int severity_order(Severity s) { return static_cast<int>(s); }
+
+}  // namespace
+
+const char* to_string(ExpectedTransport t) {
+    switch (t) {
+        case ExpectedTransport::GdrDma: return "gdrdma";
+        case ExpectedTransport::Rdma: return "rdma";
+        case ExpectedTransport::Tcp: break;
+    }
+    return "tcp";
+}
+
+ExpectedTransport parse_expected_transport(const std::string& text, const std::string& where) {
+    if (text == "gdrdma") {
+        return ExpectedTransport::GdrDma;
+    }
+    if (text == "rdma") {
+        return ExpectedTransport::Rdma;
+    }
+    if (text == "tcp") {
+        return ExpectedTransport::Tcp;
+    }
+    throw input_error(where, "unknown transport '" + text + "'", "use gdrdma, rdma or tcp");
+}
+
+const char* to_string(Severity s) {
+    switch (s) {
+        case Severity::Error: return "error";
+        case Severity::Warning: return "warning";
+        case Severity::Info: break;
+    }
+    return "info";
+}
+
+VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& placement,
+                                             const std::vector<std::string>& nic_names,
+                                             ExpectedTransport expect) {
+    VerifyExpectation e;
+    e.expect = expect;
+    std::set<int> seen;
+    for (const auto& p : placement) {
+        const std::string where = "placement rank " + std::to_string(p.rank);
+        if (p.rank < 0 || p.node < 0 || p.local_gpu < 0) {
+            throw input_error(where, "rank, node and GPU must be non-negative",
+                              "fix the layout's placement");
+        }
+        if (!seen.insert(p.rank).second) {
+            throw input_error(where, "rank listed twice", "give each rank one placement");
+        }
+        RankExpectation r;
+        r.rank = p.rank;
+        r.node = p.node;
+        r.local_gpu = p.local_gpu;
+        r.nic_index = p.nic_index >= 0 ? p.nic_index : p.local_gpu;
+        const auto idx = static_cast<std::size_t>(r.nic_index);
+        r.nic_device = idx < nic_names.size() && !nic_names[idx].empty()
+                           ? nic_names[idx]
+                           : "mlx5_" + std::to_string(r.nic_index);
+        e.ranks.push_back(r);
+    }
+    std::sort(e.ranks.begin(), e.ranks.end(),
+              [](const RankExpectation& a, const RankExpectation& b) { return a.rank < b.rank; });
+    return e;
+}
+
+std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) {
+    if (nodes <= 0 || gpus_per_node <= 0) {
+        throw input_error("--nodes/--gpus-per-node", "both must be positive",
+                          "e.g. --nodes 2 --gpus-per-node 8");
+    }
+    std::vector<RankPlacement> out;
+    for (int r = 0; r < nodes * gpus_per_node; ++r) {
+        out.push_back({r, r / gpus_per_node, r % gpus_per_node, r % gpus_per_node});
+    }
+    return out;
+}
+
+VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation) {
+    VerifyReport report;
+    report.log = log;
+    report.expectation = expectation;
+    std::map<int, RankExpectation> plan;
+    std::set<int> nodes;
+    for (const auto& r : expectation.ranks) {
+        plan.emplace(r.rank, r);
+        nodes.insert(r.node);
+    }
+    FindingSink sink;
+    bool saw_cross_node = false;
+    std::set<int> ranks;
+    for (const auto& c : log.connections) {
+        ranks.insert(c.src_rank);
+        ranks.insert(c.dst_rank);
+        check_connection(c, plan, expectation.expect, sink, saw_cross_node);
+    }
+    for (const auto& [rank, info] : log.ranks) {
+        if (!info.host.empty()) {
+            report.rank_hosts[rank] = info.host;
+        }
+    }
+    if (!plan.empty()) {
+        for (int r : ranks) {
+            if (plan.count(r) == 0) {
+                sink.add(Severity::Warning, "rank-not-in-plan", r, -1, "",
+                         "rank " + std::to_string(r) + " appears in the log but not in the plan (" +
+                             std::to_string(plan.size()) + " ranks)",
+                         "check --nodes/--gpus-per-node against the job's world size");
+            }
+        }
+        std::size_t silent = 0;
+        for (const auto& [r, e] : plan) {
+            silent += ranks.count(r) == 0 ? 1 : 0;
+        }
+        if (silent > 0 && !log.connections.empty()) {
+            sink.add(Severity::Info, "ranks-not-in-log", -1, -1, "",
+                     std::to_string(silent) + " of " + std::to_string(plan.size()) +
+                         " planned ranks have no connection lines in the log",
+                     "pass every rank's log to check them all");
+        }
+        check_hosts(report.rank_hosts, plan, sink);
+    }
+    check_global(log, expectation, nodes.size() > 1, saw_cross_node, sink);
+    report.findings = sink.take();
+    std::stable_sort(report.findings.begin(), report.findings.end(),
+                     [](const Finding& a, const Finding& b) {
+                         return std::make_tuple(severity_order(a.severity), a.rank, a.channel,
+                                                a.code) <
+                                std::make_tuple(severity_order(b.severity), b.rank, b.channel,
+                                                b.code);
+                     });
+    for (const auto& f : report.findings) {
+        report.errors += f.severity == Severity::Error ? 1 : 0;
+        report.warnings += f.severity == Severity::Warning ? 1 : 0;
+        report.infos += f.severity == Severity::Info ? 1 : 0;
+    }
+    report.ranks_seen = ranks.size();
+    return report;
+}
+
+std::string summary_line(const VerifyReport& report) {
+    std::ostringstream out;
+    out << "verify: " << (report.passed() ? "PASS " : "FAIL ") << report.errors << " errors "
+        << report.warnings << " warnings " << report.ranks_seen << " ranks "
+        << report.log.channel_count() << " channels";
+    return out.str();
+}
+
+namespace {
+
+std::vector<const Connection*> sorted_connections(const NcclLog& log) {
+    std::vector<const Connection*> out;
+    for (const auto& c : log.connections) {
+        out.push_back(&c);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Connection* a, const Connection* b) {
+        return std::make_tuple(a->local_rank(), a->channel, a->conn_index,
+                               static_cast<int>(a->direction), a->peer_rank()) <
+               std::make_tuple(b->local_rank(), b->channel, b->conn_index,
+                               static_cast<int>(b->direction), b->peer_rank());
+    });
+    return out;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+std::string render_text(const VerifyReport& report) {
+    const NcclLog& log = report.log;
+    std::ostringstream out;
+    std::set<int> nodes;
+    for (const auto& r : report.expectation.ranks) {
+        nodes.insert(r.node);
+    }
+    std::string networks;
+    for (const auto& n : log.networks()) {
+        networks += (networks.empty() ? "" : ",") + n;
+    }
+    out << "verify: " << log.sources.size() << (log.sources.size() == 1 ? " log" : " logs")
+        << ", NCCL " << (log.nccl_version.empty() ? "version unknown" : log.nccl_version)
+        << ", network " << (networks.empty() ? "not named" : networks) << ", expect "
+        << to_string(report.expectation.expect) << ", plan " << report.expectation.ranks.size()
+        << " ranks on " << nodes.size() << (nodes.size() == 1 ? " node\n" : " nodes\n");
+    if (!log.connections.empty()) {
+        out << "\n"
+            << pad("rank", 6) << pad("host", 14) << pad("ch", 4) << pad("dir", 9) << pad("peer", 6)
+            << pad("transport", 12) << pad("nic", 14) << pad("gdr", 5) << pad("pxn", 8) << "via\n";
+        for (const Connection* c : sorted_connections(log)) {
+            const auto host = report.rank_hosts.find(c->local_rank());
+            std::string ch = std::to_string(c->channel);
+            if (c->conn_index > 0) {
+                ch += "/" + std::to_string(c->conn_index);
+            }
+            std::string nic = "-";
+            if (c->net_dev >= 0) {
+                nic = std::to_string(c->net_dev) + (c->nic_device.empty() ? "" : " " + c->nic_device);
+            }
+            std::string pxn = "-";
+            if (c->pxn_relay_rank >= 0) {
+                pxn = std::to_string(c->pxn_relay_rank) +
+                      (c->pxn_relay_dev.empty() ? "" : "[" + c->pxn_relay_dev + "]");
+            }
+            out << pad(std::to_string(c->local_rank()), 6)
+                << pad(host == report.rank_hosts.end() ? "-" : host->second, 14) << pad(ch, 4)
+                << pad(to_string(c->direction), 9) << pad(std::to_string(c->peer_rank()), 6)
+                << pad(to_string(c->kind), 12) << pad(nic, 14)
+                << pad(is_net(c->kind) ? (c->gdr ? "on" : "off") : "-", 5) << pad(pxn, 8)
+                << c->via << "\n";
+        }
+    }
+    if (!report.findings.empty()) {
+        out << "\nfindings:\n";
+        for (const auto& f : report.findings) {
+            out << "  " << pad(to_string(f.severity), 8) << f.code;
+            if (f.rank >= 0) {
+                out << " rank " << f.rank;
+            }
+            out << ": " << f.message << "\n";
+            if (!f.fix.empty()) {
+                out << "           fix: " << f.fix << "\n";
+            }
+        }
+    }
+    out << "\n" << summary_line(report) << "\n";
+    return out.str();
+}
+
+nlohmann::json to_json(const VerifyReport& report) {
+    using nlohmann::json;
+    const NcclLog& log = report.log;
+    json conns = json::array();
+    for (const Connection* c : sorted_connections(log)) {
+        json j = {{"rank", c->local_rank()},
+                  {"peer", c->peer_rank()},
+                  {"src", c->src_rank},
+                  {"dst", c->dst_rank},
+                  {"channel", c->channel},
+                  {"conn_index", c->conn_index},
+                  {"direction", to_string(c->direction)},
+                  {"transport", to_string(c->kind)},
+                  {"via", c->via},
+                  {"source", c->source},
+                  {"line", c->line}};
+        if (is_net(c->kind)) {
+            j["net"] = c->net_name;
+            j["nic_index"] = c->net_dev;
+            j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device);
+            j["gdr"] = c->gdr;
+            j["shared"] = c->shared;
+            j["pxn_relay_rank"] = c->pxn_relay_rank >= 0 ? json(c->pxn_relay_rank) : json(nullptr);
+        }
+        if (is_p2p(c->kind)) {
+            j["read"] = c->read;
+        }
+        conns.push_back(std::move(j));
+    }
+    json findings = json::array();
+    for (const auto& f : report.findings) {
+        findings.push_back({{"severity", to_string(f.severity)},
+                            {"code", f.code},
+                            {"rank", f.rank >= 0 ? json(f.rank) : json(nullptr)},
+                            {"channel", f.channel >= 0 ? json(f.channel) : json(nullptr)},
+                            {"message", f.message},
+                            {"fix", f.fix}});
+    }
+    json hosts = json::object();
+    for (const auto& [rank, host] : report.rank_hosts) {
+        hosts[std::to_string(rank)] = host;
+    }
+    json expect_ranks = json::array();
+    for (const auto& r : report.expectation.ranks) {
+        expect_ranks.push_back({{"rank", r.rank},
+                                {"node", r.node},
+                                {"local_gpu", r.local_gpu},
+                                {"nic_index", r.nic_index},
+                                {"nic_device", r.nic_device}});
+    }
+    return json{{"schema_version", 1},
+                {"command", "verify"},
+                {"logs", log.sources},
+                {"nccl_version", log.nccl_version},
+                {"networks", log.networks()},
+                {"expect", to_string(report.expectation.expect)},
+                {"plan", expect_ranks},
+                {"rank_hosts", hosts},
+                {"connections", conns},
+                {"findings", findings},
+                {"summary",
+                 {{"status", report.passed() ? "PASS" : "FAIL"},
+                  {"errors", report.errors},
+                  {"warnings", report.warnings},
+                  {"infos", report.infos},
+                  {"ranks", report.ranks_seen},
+                  {"channels", log.channel_count()},
+                  {"connections", log.connections.size()},
+                  {"duplicate_lines", log.duplicate_connections},
+                  {"unparsed_lines", log.skipped_connection_lines},
+                  {"line", summary_line(report)}}}};
+}
+
+}  // namespace planlayout::verify

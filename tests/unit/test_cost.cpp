@@ -1,0 +1,180 @@
+// Tests: one collective on one placement, against hand-computed values (model.md §2–§4).
+#include <doctest/doctest.h>
+
+#include "planlayout/analysis/cost.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+// 2 nodes × 8 GPUs, NVLink 450 GB/s × 0.8 = 360 GB/s, rail NICs 400 Gbit/s = 50 GB/s.
+CostShape two_by_eight(double nic_gbit = 400) {
+    NodeHardware hw;
+    hw.nic_gbit_s = nic_gbit;
+    return make_cost_shape(2, 8, hw);
+}
+
+TransportModel gdr() { return transport_model(TransportSpec{}, Transport::Gdrdma); }  // 0.9 / 0.8 / 14 us
+TransportModel tcp() { return transport_model(TransportSpec{}, Transport::Tcp); }     // 0.4 / 0.4 / 20 us
+
+constexpr double kGB = 1e9;
+
+}  // namespace
+
+TEST_CASE("make_cost_shape places every GPU of K nodes rail aligned") {
+    const CostShape g = two_by_eight();
+    CHECK(g.n == 16);
+    CHECK(g.max_per_node == 8);
+    CHECK(g.rails_per_node == 8);
+    CHECK(g.worst_intra == PathClass::Nv);
+    CHECK(g.worst_cross == PathClass::Rail);
+    CHECK_FALSE(g.one_rank_per_node);
+    CHECK(make_cost_shape(4, 1, {}).one_rank_per_node);
+}
+
+TEST_CASE("all_reduce inside one node: 2(n-1)/n S over NVLink, 2(n-1) NVLink steps") {
+    const CostShape g = make_cost_shape(1, 8, {});
+    const CollectiveCost c = all_reduce(g, kGB, gdr());
+    CHECK(c.intra_s == doctest::Approx(1.75 / 360.0));
+    CHECK(c.alpha_s == doctest::Approx(14 * 3.4e-6));
+    CHECK(c.time_s == doctest::Approx(1.75 / 360.0 + 47.6e-6));
+    CHECK(c.busbw_gbyte_s == doctest::Approx(c.algbw_gbyte_s * 1.75));
+    CHECK(c.bottleneck == "NVLink");
+    // The transport does not matter inside a node.
+    CHECK(all_reduce(g, kGB, tcp()).time_s == doctest::Approx(c.time_s));
+}
+
+TEST_CASE("all_reduce over two nodes: the slowest of NVLink and the rail NICs (tree gain on k=2)") {
+    const CostShape g = two_by_eight();
+    const CollectiveCost r = all_reduce(g, kGB, gdr());
+    // NIC: 1.875 GB / (8 rails × 45 GB/s × 1.5) = 3.472 ms; NVLink: 1.875/360 = 5.208 ms → NVLink wins.
+    CHECK(r.nic_s == doctest::Approx(1.875 / 540.0));
+    CHECK(r.intra_s == doctest::Approx(1.875 / 360.0));
+    CHECK(r.net_steps == 2);
+    CHECK(r.alpha_s == doctest::Approx((28 * 3.4 + 2 * 14) * 1e-6));
+    CHECK(r.time_s == doctest::Approx(1.875 / 360.0 + 123.2e-6));
+    CHECK(r.bottleneck == "NVLink");
+    // TCP: one 100 Gbit/s interface × 0.4 = 5 GB/s for the whole node, × 1.5 tree gain.
+    const CollectiveCost t = all_reduce(g, kGB, tcp());
+    CHECK(t.nic_s == doctest::Approx(1.875 / 7.5));
+    CHECK(t.intra_s == doctest::Approx(r.intra_s));  // NVLink terms unchanged across transports
+    CHECK(t.time_s == doctest::Approx(0.25 + (28 * 3.4 + 2 * 20) * 1e-6));
+    CHECK(t.bottleneck == "TCP interface");
+}
+
+TEST_CASE("the two-node tree gain is bounded to [1, 2] and absent beyond two nodes") {
+    CostShape g = two_by_eight(100);  // 12.5 GB/s NICs: NIC bound
+    g.two_node_tree_gain = 5.0;
+    const double nic2 = all_reduce(g, kGB, gdr()).nic_s;
+    CHECK(nic2 == doctest::Approx(1.875 / (8 * 11.25 * 2.0)));
+    CostShape g3 = make_cost_shape(3, 8, NodeHardware{450, 64, true, 100, 0, 100, 1});
+    g3.two_node_tree_gain = 5.0;
+    const double v = 2.0 * 23.0 / 24.0;
+    CHECK(all_reduce(g3, kGB, gdr()).nic_s == doctest::Approx(v / (8 * 11.25)));
+}
+
+TEST_CASE("all_gather and reduce_scatter: (n-1)/n S over min(NVLink, r x NIC)") {
+    const CostShape g = two_by_eight(200);  // 8 × 22.5 = 180 GB/s per node
+    for (const auto& c : {all_gather(g, kGB, gdr()), reduce_scatter(g, kGB, gdr())}) {
+        CHECK(c.nic_s == doctest::Approx(0.9375 / 180.0));
+        CHECK(c.steps == 15);
+        CHECK(c.net_steps == 1);
+        CHECK(c.time_s == doctest::Approx(0.9375 / 180.0 + (14 * 3.4 + 14) * 1e-6));
+        CHECK(c.busbw_gbyte_s == doctest::Approx(c.algbw_gbyte_s * 15.0 / 16.0));
+    }
+}
+
+TEST_CASE("all_to_all leaves by each GPU's own rail NIC; busbw tends to B_nic (n-1)/(n-g)") {
+    const CostShape g = two_by_eight();
+    const CollectiveCost c = all_to_all(g, kGB, gdr());
+    CHECK(c.nic_s == doctest::Approx(0.5 / 40.0));           // half the buffer, 50 GB/s × 0.8
+    CHECK(c.intra_s == doctest::Approx(7.0 / 16.0 / 360.0));
+    CHECK(c.alpha_s == doctest::Approx((7 * 3.4 + 8 * 14) * 1e-6));
+    TransportModel no_alpha = gdr();
+    no_alpha.alpha_us = 0;
+    CostShape g0 = g;
+    g0.nvlink_alpha_us = 0;
+    CHECK(all_to_all(g0, kGB, no_alpha).busbw_gbyte_s == doctest::Approx(40.0 * 15.0 / 8.0));
+    // TCP: 8 GPUs share one interface: 12.5 × 0.4 / 8 = 0.625 GB/s each.
+    CHECK(all_to_all(g, kGB, tcp()).nic_s == doctest::Approx(0.5 / 0.625));
+}
+
+TEST_CASE("broadcast pipelines S through the ring") {
+    const CostShape g = two_by_eight(200);
+    const CollectiveCost c = broadcast(g, kGB, gdr());
+    CHECK(c.time_s == doctest::Approx(1.0 / 180.0 + 61.6e-6));
+    CHECK(c.busbw_gbyte_s == doctest::Approx(c.algbw_gbyte_s));
+}
+
+TEST_CASE("sendrecv: NVLink inside a node, the rail NIC across, plus an NVLink hop with PXN") {
+    const double s = 4194304;
+    CostShape pair = make_cost_shape(2, 1, {});
+    CHECK(sendrecv(pair, s, gdr()).time_s == doctest::Approx(s / 45e9 + 14e-6));
+    pair.worst_cross = PathClass::Pxn;
+    CHECK(sendrecv(pair, s, gdr()).time_s == doctest::Approx(s / 45e9 + s / 360e9 + 14e-6));
+    CostShape local = make_cost_shape(1, 2, {});
+    CHECK(sendrecv(local, s, tcp()).time_s == doctest::Approx(s / 360e9 + 3.4e-6));
+    // Eight pp pairs at once share the node's TCP interface.
+    CostShape shared = make_cost_shape(2, 1, {});
+    shared.concurrent_groups_per_node = 8;
+    CHECK(sendrecv(shared, s, tcp()).time_s == doctest::Approx(s / 0.625e9 + 20e-6));
+}
+
+TEST_CASE("the slowest path decides: one SYS-distance GPU-NIC pair makes the group host-staged") {
+    CostShape g = two_by_eight();
+    g.gpu_nic_sys = true;
+    // host-staged 0.45 × (0.8 / 0.9) for all-to-all = 0.4 of 50 GB/s.
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
+}
+
+TEST_CASE("cross rail without PXN pays the spine oversubscription") {
+    CostShape g = two_by_eight();
+    g.worst_cross = PathClass::Xrail;
+    g.pxn = false;
+    g.spine_oversubscription = 2.0;
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
+    g.pxn = true;
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 40.0));
+}
+
+TEST_CASE("the TCP per-stream cap limits each rank") {
+    TransportSpec spec;
+    spec.tcp.per_stream_gbit_s = 2.0;  // 2 Gbit/s × 0.4 efficiency = 0.1 GB/s per rank
+    const CostShape g = two_by_eight();
+    CHECK(all_to_all(g, kGB, transport_model(spec, Transport::Tcp)).nic_s == doctest::Approx(0.5 / 0.1));
+}
+
+TEST_CASE("a singleton group costs nothing") {
+    const CostShape g = make_cost_shape(1, 1, {});
+    CHECK(all_reduce(g, kGB, gdr()).time_s == 0);
+    CHECK(collective_cost(CollectiveOp::AllToAll, g, kGB, tcp()).time_s == 0);
+}
+
+TEST_CASE("collective names and bus factors follow nccl-tests") {
+    CHECK(parse_collective_op("alltoall_perf") == CollectiveOp::AllToAll);
+    CHECK(parse_collective_op("all_reduce") == CollectiveOp::AllReduce);
+    CHECK_FALSE(parse_collective_op("gather").has_value());
+    CHECK(bus_factor(CollectiveOp::AllReduce, 16) == doctest::Approx(1.875));
+    CHECK(bus_factor(CollectiveOp::AllToAll, 16) == doctest::Approx(0.9375));
+    CHECK(bus_factor(CollectiveOp::SendRecv, 2) == 1.0);
+    CHECK(count_for_size(CollectiveOp::AllToAll, 268435456, 64, 4) == 1048576);
+}
+
+#include "planlayout/analysis/cost_shape.hpp"
+
+TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sharing per node") {
+    GroupShape e;
+    e.n = 2;
+    e.nodes = 2;
+    e.max_per_node = 1;
+    e.min_rails_per_node = 1;
+    e.worst_intra = PathClass::Loc;
+    e.worst_cross = PathClass::Rail;
+    e.worst_gpu_nic = PathClass::Sys;
+    const CostShape c = cost_shape_from_edges(e, 8, {});
+    CHECK(c.n == 2);
+    CHECK(c.one_rank_per_node);
+    CHECK(c.concurrent_groups_per_node == 8);
+    CHECK(c.gpu_nic_sys);
+    CHECK(c.worst_cross == PathClass::Rail);
+}

@@ -1,0 +1,200 @@
+// Tests: the RDMA-benefit score, first on the seed experiment (model.md §7).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "planlayout/analysis/score.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+const std::string kSeedFile = std::string(PLANLAYOUT_TEST_DATA_DIR) + "/seed-model.json";
+
+ScoreInput seed_input() {
+    const auto j = parse_json_text(read_text_file(kSeedFile), kSeedFile);
+    ScoreInput in;
+    in.model = ModelSpec::from_json(j.at("model"), kSeedFile);
+    in.training = TrainingSpec::from_json(j.at("training"), kSeedFile);
+    in.transport = TransportSpec::from_json(j.at("transport"), kSeedFile);
+    return in;
+}
+
+/// 2 nodes × 8 GPUs, GPU i ↔ NIC i at PIX, rail aligned, NVLink inside a node, 400G rail NICs.
+CostShape seed_shape(int n, int nodes, int per_node, int concurrent) {
+    CostShape g;
+    g.n = n;
+    g.nodes = nodes;
+    g.max_per_node = per_node;
+    g.rails_per_node = per_node;
+    g.concurrent_groups_per_node = concurrent;
+    g.worst_intra = per_node > 1 ? PathClass::Nv : PathClass::Loc;
+    g.worst_cross = nodes > 1 ? PathClass::Rail : PathClass::Loc;
+    g.one_rank_per_node = per_node == 1 && nodes > 1;
+    g.nic_gbit_s = 400;
+    return g;
+}
+
+/// A: PP=1, EP=16, DP=16: ep and dp are the 16 ranks of both nodes (8 per node, 8 rails).
+ScoreInput seed_a() {
+    ScoreInput in = seed_input();
+    in.sizes = {1, 1, 1, 16, 16, 1, 1, 1};
+    in.shapes["ep"] = seed_shape(16, 2, 8, 1);
+    in.shapes["dp"] = seed_shape(16, 2, 8, 1);
+    return in;
+}
+
+/// B: PP=2, EP=8, DP=8: ep and dp inside a node on NVLink; the 8 pp pairs [i, i+8] cross on
+/// their own rail, all at once, one rank per node each.
+ScoreInput seed_b() {
+    ScoreInput in = seed_input();
+    in.sizes = {1, 2, 1, 8, 8, 1, 1, 1};
+    in.shapes["ep"] = seed_shape(8, 1, 8, 1);
+    in.shapes["dp"] = seed_shape(8, 1, 8, 1);
+    in.shapes["pp"] = seed_shape(2, 2, 1, 8);
+    return in;
+}
+
+bool mentions(const Score& s, const std::string& text) {
+    for (const auto& r : s.reasons) {
+        if (r.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("seed A (EP=16 across two nodes) predicts the measured 32% step-time reduction") {
+    const Score s = compute_score(seed_a());
+    MESSAGE(render_text(s));
+    CHECK(s.rdma_benefit >= 0.27);
+    CHECK(s.rdma_benefit <= 0.37);
+    CHECK(s.throughput_gain == doctest::Approx(1.0 / (1.0 - s.rdma_benefit) - 1.0));
+    REQUIRE(!s.by_kind.empty());
+    CHECK(s.by_kind.front().kind == "ep");
+    CHECK(s.by_kind.front().collective == "all_to_all");
+    CHECK(mentions(s, "ep all_to_all over RAIL"));
+    // The product form equals the step-time form when nothing is given.
+    CHECK(s.cross_node_share * s.eliminable * s.non_overlapped == doctest::Approx(s.rdma_benefit));
+}
+
+TEST_CASE("seed B (PP=2, EP and DP inside a node) predicts no measurable benefit") {
+    const Score s = compute_score(seed_b());
+    MESSAGE(render_text(s));
+    CHECK(s.rdma_benefit >= -0.03);
+    CHECK(s.rdma_benefit <= 0.03);
+    CHECK(mentions(s, "pp sendrecv over RAIL"));
+    for (const auto& k : s.by_kind) {
+        if (k.kind == "ep" || k.kind == "dp") {
+            CHECK_FALSE(k.cross_node);
+            CHECK(k.time_s[0] == doctest::Approx(k.time_s[1]));  // NVLink terms do not move
+        }
+    }
+}
+
+TEST_CASE("the band contains the point estimate") {
+    for (const auto& in : {seed_a(), seed_b()}) {
+        const Score s = compute_score(in);
+        CHECK(s.band_low <= s.rdma_benefit);
+        CHECK(s.rdma_benefit <= s.band_high);
+    }
+    const Score a = compute_score(seed_a());
+    CHECK(a.band_low < a.band_high);
+}
+
+namespace {
+
+/// A dense model whose only traffic is a cross-node DP all-reduce, hidden under the backward.
+ScoreInput hidden_dp(double compute_s) {
+    ScoreInput in;
+    ModelSpec m;
+    m.layers = 2;
+    m.hidden = 1024;
+    m.heads = 8;
+    m.dense_params = 1e8;
+    TrainingSpec t;
+    t.global_batch = 16;
+    t.seq_len = 128;
+    t.compute_time_s = compute_s;
+    in.model = m;
+    in.training = t;
+    in.sizes.dp = 16;
+    in.shapes["dp"] = seed_shape(16, 2, 8, 1);
+    return in;
+}
+
+}  // namespace
+
+TEST_CASE("a collective hidden under compute stays hidden under both transports") {
+    const Score s = compute_score(hidden_dp(100.0));
+    REQUIRE(s.by_kind.size() == 1);
+    const KindBreakdown& dp = s.by_kind.front();
+    CHECK(dp.time_s[0] > dp.time_s[1]);  // TCP is slower ...
+    CHECK(dp.exposed_s[0] == 0.0);       // ... but both are hidden
+    CHECK(dp.exposed_s[1] == 0.0);
+    CHECK(dp.u == 0.0);
+    CHECK(s.rdma_benefit == 0.0);
+    CHECK(s.step_time_s[0] == doctest::Approx(s.step_time_s[1]));
+    CHECK(s.band_low == 0.0);
+    CHECK(s.band_high == 0.0);
+    // With little compute to hide under, the same all-reduce shows.
+    CHECK(compute_score(hidden_dp(0.01)).rdma_benefit > 0.0);
+}
+
+TEST_CASE("factors given in the layout replace the computed ones; alone they multiply") {
+    ScoreInput only;
+    only.given = ScoreFactors::from_json(
+        nlohmann::json::parse(R"({"cross_node_share": 0.5, "eliminable": 0.8, "non_overlapped": 0.75})"), "l.json");
+    const Score s = compute_score(only);
+    CHECK(s.rdma_benefit == doctest::Approx(0.3));
+    CHECK(s.throughput_gain == doctest::Approx(1.0 / 0.7 - 1.0));
+    CHECK(s.given_share);
+    CHECK_FALSE(s.has_model);
+    const auto j = to_json(s);
+    CHECK(j["given"].size() == 3);
+    CHECK(j["step_time_s"].is_null());
+
+    ScoreInput partial = seed_a();
+    partial.given.non_overlapped = 0.5;
+    const Score p = compute_score(partial);
+    const Score full = compute_score(seed_a());
+    CHECK(p.rdma_benefit == doctest::Approx(full.cross_node_share * full.eliminable * 0.5));
+    CHECK(p.given_non_overlapped);
+    CHECK_FALSE(p.given_share);
+
+    ScoreInput missing;
+    missing.given.eliminable = 0.9;
+    CHECK_THROWS_WITH_AS((void)compute_score(missing), doctest::Contains("needs all three factors"), Error);
+    CHECK_THROWS_WITH_AS(ScoreFactors::from_json(nlohmann::json::parse(R"({"eliminable": 1.5})"), "l.json"),
+                         "l.json (/score/eliminable): value 1.5 is out of range [0, 1]; give a number in that range",
+                         Error);
+}
+
+TEST_CASE("the JSON report has the documented shape") {
+    const auto j = to_json(compute_score(seed_a()));
+    for (const char* key : {"rdma_benefit", "throughput_gain", "step_time_s", "factors", "band", "by_kind"}) {
+        CHECK(j.contains(key));
+    }
+    CHECK(j["step_time_s"].contains("tcp"));
+    CHECK(j["step_time_s"].contains("gdrdma"));
+    CHECK(j["factors"].contains("cross_node_share"));
+    CHECK(j["by_kind"]["ep"]["class"] == "RAIL");
+    CHECK(j["by_kind"]["ep"]["collective"] == "all_to_all");
+    for (const char* key : {"bytes_per_step", "time_s", "share", "phi", "u"}) {
+        CHECK(j["by_kind"]["ep"].contains(key));
+    }
+}
+
+TEST_CASE("a measured step time on the baseline fixes the compute time") {
+    ScoreInput in = seed_a();
+    in.training->measured_step_time_s = 4.490;
+    in.training->measured_transport = "tcp";
+    const Score s = compute_score(in);
+    CHECK(s.step_time_s[0] == doctest::Approx(4.490).epsilon(1e-6));
+    CHECK(s.rdma_benefit > 0.27);
+    CHECK(s.rdma_benefit < 0.40);
+}

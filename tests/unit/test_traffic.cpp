@@ -1,0 +1,132 @@
+// Tests: bytes and calls per group kind per stable step (model.md §5).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/error.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+ModelSpec moe_model() {
+    ModelSpec m;
+    m.layers = 43;
+    m.first_dense_layers = 3;
+    m.moe_layers = 40;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.experts = 256;
+    m.topk = 6;
+    m.dense_params = 4e9;
+    m.expert_params = 256e9;
+    return m;
+}
+
+TrainingSpec lora_training() {
+    TrainingSpec t;
+    t.global_batch = 16;
+    t.seq_len = 512;
+    t.finetune = FineTune::Lora;
+    t.lora_adapter_params = 1e8;
+    return t;
+}
+
+const TrafficItem* find(const std::vector<TrafficItem>& items, const std::string& kind, CollectiveOp op) {
+    const auto it = std::find_if(items.begin(), items.end(),
+                                 [&](const TrafficItem& i) { return i.kind == kind && i.op == op; });
+    return it == items.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("seed A: EP=16 all-to-all of T·k·h·β, 4 per MoE layer; LoRA DP moves only adapters") {
+    const auto items = traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, moe_model(), lora_training());
+    const auto* ep = find(items, "ep", CollectiveOp::AllToAll);
+    REQUIRE(ep != nullptr);
+    CHECK(ep->size_bytes == 512.0 * 6 * 4096 * 2);
+    CHECK(ep->calls == 160);  // m = 16 / 16 = 1; 4 × 40 MoE layers
+    const auto* dp = find(items, "dp", CollectiveOp::AllReduce);
+    REQUIRE(dp != nullptr);
+    CHECK(dp->size_bytes == 2e8);
+    CHECK(dp->overlap == OverlapKind::Backward);
+    CHECK(find(items, "pp", CollectiveOp::SendRecv) == nullptr);
+    CHECK(find(items, "expt_dp", CollectiveOp::AllReduce) == nullptr);
+}
+
+TEST_CASE("seed B: PP=2 sends b·s·h·β twice per micro-batch; fill and drain are never hidden") {
+    const auto items = traffic_per_step({1, 2, 1, 8, 8, 1, 1, 1}, moe_model(), lora_training());
+    const auto* pp = find(items, "pp", CollectiveOp::SendRecv);
+    REQUIRE(pp != nullptr);
+    CHECK(pp->size_bytes == 512.0 * 4096 * 2);
+    CHECK(pp->calls == 4);  // 2 · m · v with m = 16 / 8 = 2
+    CHECK(pp->exposed_calls == 2);
+    CHECK(find(items, "ep", CollectiveOp::AllToAll)->calls == 160);  // 2 micro-batches × 4 × 20 layers
+}
+
+TEST_CASE("TP with sequence parallelism turns each all-reduce into RS + AG of the same size") {
+    ModelSpec m = moe_model();
+    m.experts = 0;
+    m.moe_layers = 0;
+    TrainingSpec t = lora_training();
+    t.finetune = FineTune::Full;
+    t.sequence_parallel = true;
+    t.recompute = Recompute::Full;
+    const auto items = traffic_per_step({4, 1, 1, 2, 1, 1, 1, 1}, m, t);
+    const auto* rs = find(items, "tp", CollectiveOp::ReduceScatter);
+    const auto* ag = find(items, "tp", CollectiveOp::AllGather);
+    REQUIRE(rs != nullptr);
+    REQUIRE(ag != nullptr);
+    CHECK(rs->calls == 8 * 43 * 6.0);  // m = 8, 6 per layer with full recompute
+    CHECK(ag->size_bytes == rs->size_bytes);
+    CHECK(find(items, "tp", CollectiveOp::AllReduce) == nullptr);
+}
+
+TEST_CASE("the distributed optimizer reduce-scatters grads and all-gathers params; ZeRO-3 gathers frozen weights") {
+    TrainingSpec t = lora_training();
+    t.finetune = FineTune::Full;
+    t.distributed_optimizer = true;
+    auto items = traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, moe_model(), t);
+    CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->size_bytes == 8e9);
+    CHECK(find(items, "dp", CollectiveOp::AllGather)->size_bytes == 8e9);
+    t = lora_training();
+    t.zero_stage = 3;
+    items = traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, moe_model(), t);
+    int gathers = 0;
+    for (const auto& i : items) {
+        if (i.kind == "dp" && i.op == CollectiveOp::AllGather) {
+            CHECK(i.size_bytes == 8e9);  // the frozen 4e9 dense params in bf16, still sharded
+            ++gathers;
+        }
+    }
+    CHECK(gathers == 2);
+    CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->size_bytes == 2e8);
+}
+
+TEST_CASE("expert DP reduces expert grads over expt_dp; CP passes KV around its ring") {
+    TrainingSpec t = lora_training();
+    t.finetune = FineTune::Full;
+    const auto items = traffic_per_step({1, 1, 2, 4, 4, 1, 2, 1}, moe_model(), t);
+    CHECK(find(items, "expt_dp", CollectiveOp::AllReduce)->size_bytes == doctest::Approx(256e9 / 4 * 2));
+    CHECK(find(items, "dp_cp", CollectiveOp::AllReduce) != nullptr);
+    const auto* cp = find(items, "cp", CollectiveOp::SendRecv);
+    REQUIRE(cp != nullptr);
+    CHECK(cp->calls == 4 * 43 * 6.0);  // m = 16 / 4, (c − 1) = 1
+}
+
+TEST_CASE("a batch that does not divide is refused") {
+    TrainingSpec t = lora_training();
+    t.global_batch = 10;
+    CHECK_THROWS_WITH_AS(traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, moe_model(), t),
+                         "parallel: global_batch 10 is not a multiple of micro_batch × dp = 1 × 16; "
+                         "change global_batch, micro_batch or dp",
+                         Error);
+}
+
+TEST_CASE("expected remote nodes under uniform top-k routing") {
+    CHECK(expected_remote_nodes(256, 6, 1) == 0.0);
+    // P(no expert on the other node) = C(128,6)/C(256,6) ≈ 0.0146
+    CHECK(expected_remote_nodes(256, 6, 2) == doctest::Approx(0.98537).epsilon(1e-4));
+    CHECK(expected_remote_nodes(8, 8, 2) == 1.0);
+}
