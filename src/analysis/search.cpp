@@ -18,36 +18,6 @@
 namespace planlayout {
 namespace {
 
-// The cost model's hardware numbers (as plan() derives them): the slowest template wins.
-NodeHardware hardware_of(const Cluster& c) {
-    NodeHardware hw;
-    bool first = true;
-    for (const auto& f : c.facts) {
-        double nic = 0;
-        for (double v : f.rail_gbit_s) {
-            nic = nic == 0 ? v : std::min(nic, v);
-        }
-        const NodeHardware one{f.nvlink_gbyte_s > 0 ? f.nvlink_gbyte_s : hw.nvlink_gbyte_s,
-                               f.pcie_gbyte_s > 0 ? f.pcie_gbyte_s : hw.pcie_gbyte_s,
-                               f.nvlink_gbyte_s > 0,
-                               nic > 0 ? nic : hw.nic_gbit_s,
-                               static_cast<int>(f.rail_nics.size()),
-                               f.tcp_gbit_s > 0 ? f.tcp_gbit_s : hw.tcp_gbit_s,
-                               std::max(1, f.tcp_interfaces)};
-        if (first) {
-            hw = one;
-            first = false;
-            continue;
-        }
-        hw.nvlink_gbyte_s = std::min(hw.nvlink_gbyte_s, one.nvlink_gbyte_s);
-        hw.pcie_gbyte_s = std::min(hw.pcie_gbyte_s, one.pcie_gbyte_s);
-        hw.nvlink = hw.nvlink && one.nvlink;
-        hw.nic_gbit_s = std::min(hw.nic_gbit_s, one.nic_gbit_s);
-        hw.tcp_gbit_s = std::min(hw.tcp_gbit_s, one.tcp_gbit_s);
-    }
-    return hw;
-}
-
 std::vector<int> divisors(std::int64_t n) {
     std::vector<int> out;
     for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
@@ -111,7 +81,7 @@ struct Evaluator {
 };
 
 Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world) {
-    return Evaluator{cluster, model, node_major_placement(cluster, world), hardware_of(cluster),
+    return Evaluator{cluster, model, node_major_placement(cluster, world), node_hardware(cluster),
                      cluster.facts.front().gpu_count};
 }
 

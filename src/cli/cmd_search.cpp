@@ -48,17 +48,6 @@ CommandHelp search_help() {
     return h;
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) {
-        if (!item.empty()) {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 int cmd_search(const std::vector<std::string>& args, Context& ctx) {
@@ -99,7 +88,7 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
     options.max_cp = static_cast<int>(parsed.get_int("--max-cp", 1, 1 << 20).value_or(8));
     options.even_pp = parsed.has("--even-pp");
     if (const auto eps = parsed.get("--ep")) {
-        for (const auto& v : split_list(*eps)) {
+        for (const auto& v : split_csv(*eps)) {
             char* end = nullptr;
             const long n = std::strtol(v.c_str(), &end, 10);
             if (end == v.c_str() || *end != '\0' || n < 1 || n > (1L << 30)) {
@@ -109,7 +98,7 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
         }
     }
     if (const auto orders = parsed.get("--orders")) {
-        options.orders = split_list(*orders);
+        options.orders = split_csv(*orders);
     }
     if (const auto mem = parsed.get("--gpu-memory")) {
         options.gpu_memory_bytes = parse_size_bytes(*mem, "--gpu-memory");
