@@ -64,7 +64,7 @@ GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& 
         i = j;
     }
     if (ranks.size() <= 1) {
-        s.min_rails_per_node = 0;
+        s.min_rails_per_node = 1;  // as classify_groups keys a singleton
         s.worst_intra = PathClass::Loc;
         return s;
     }
@@ -148,6 +148,8 @@ std::vector<KindEdges> classify_groups_sampled(const Groups& groups, const Clust
                 ++it->second.groups;
             }
         }
+        // classify_groups keeps its shapes in a map by key: the same order before the stable sort.
+        std::sort(shapes.begin(), shapes.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
         e.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
         const auto sampled = static_cast<std::int64_t>(seen.size());
         for (auto& [key, s] : shapes) {
