@@ -34,6 +34,9 @@ std::vector<Bench> benches(const std::string& tmp) {
           "1", "--format", "json", "-o", tmp + "/groups-1m.json"}},
         {"analyze-16384x8", "<= 1 s, <= 1 GB (structure)",
          {"plan-layout", "analyze", tmp + "/layout-16384x8.json", "--format", "json", "-o", tmp + "/analyze.json"}},
+        {"svg-1024-aggregated", "<= 5 s",
+         {"plan-layout", "analyze", tmp + "/layout-1024x8.json", "--format", "svg", "--view", "groups", "--kind", "ep", "-o",
+          tmp + "/groups-1024.svg"}},
     };
 }
 
@@ -43,6 +46,11 @@ void write_layouts(const std::string& tmp) {
         << R"({"cluster": {"nodes": 16384, "node": "h100-hgx-8gpu-8nic",
                "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 512, "pxn": true}},
                "parallel": {"tp": 8, "pp": 16, "cp": 2, "ep": 64}})";
+    // 1,024 nodes (8,192 GPUs) in 32 scalable units: EP=64 all-to-all spans 8 nodes per group.
+    std::ofstream(tmp + "/layout-1024x8.json")
+        << R"({"cluster": {"nodes": 1024, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
+               "parallel": {"tp": 1, "pp": 4, "cp": 1, "ep": 64}})";
 }
 
 }  // namespace
