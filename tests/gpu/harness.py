@@ -281,7 +281,7 @@ def run_moe(c, cfg, transport, rnd, outdir):
             g = dist.group.WORLD if ep == c.world else dist.new_group(ranks)
             if c.rank in ranks:
                 ep_group = g
-        for j in range(ep):
+        for j in range(ep if dp > 1 else 0):  # DP=1: no expert gradient all-reduce, no group
             ranks = list(range(j, c.world, ep))
             g = dist.group.WORLD if dp == c.world else dist.new_group(ranks)
             if c.rank in ranks:
