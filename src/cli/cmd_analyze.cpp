@@ -20,7 +20,8 @@ CommandHelp analyze_help() {
     h.usage =
         "plan-layout analyze [LAYOUT|-] [--format text|json] [--ranks] [--kinds K,...] [-o FILE]\n"
         "       plan-layout analyze [LAYOUT|-] --format dot|svg [--view node|groups|fabric] [--kind K] [--node HOST]\n"
-        "                           [--style FILE] [-o FILE]";
+        "                           [--style FILE] [-o FILE]\n"
+        "       plan-layout analyze [LAYOUT|-] --format scheduler|hostfile|launch [-o FILE]";
     h.description =
         "Places every rank of the layout's parallel spec on its cluster, builds every communication group\n"
         "as Megatron-Core does, and classifies the GPU pairs each group's collective uses: NV, PIX, PXB,\n"
@@ -31,9 +32,14 @@ CommandHelp analyze_help() {
         "--format dot|svg draws a diagram for design reviews instead (docs/diagrams.md): --view node (one\n"
         "node's GPUs, NVSwitch, PCIe switches, NICs and NUMA nodes), groups (every node with its GPUs coloured\n"
         "by the --kind's groups and the pairs its collective uses, styled by class), or fabric (nodes, rails,\n"
-        "leaves, spines). Past 16 nodes or 256 GPUs, diagrams draw one box per node or scalable unit.";
+        "leaves, spines). Past 16 nodes or 256 GPUs, diagrams draw one box per node or scalable unit.\n"
+        "--format scheduler writes versioned JSON for a scheduler or launcher (per rank: host, local rank,\n"
+        "GPU, NIC as NCCL_IB_HCA, NUMA node and CPUs; per node: CUDA_VISIBLE_DEVICES and the NCCL\n"
+        "environment; the groups; the score), hostfile an MPI/DeepSpeed hostfile, launch torchrun and\n"
+        "Slurm srun snippets.";
     h.options = {
-        {"--format", "text|json|dot|svg", "output format (default text); dot and svg draw a diagram"},
+        {"--format", "text|json|dot|svg|scheduler|hostfile|launch",
+         "output format (default text); dot and svg draw a diagram; scheduler, hostfile and launch feed launchers"},
         {"--ranks", "", "also list every rank's GPU, NIC and GPU-NIC class (text)"},
         {"--kinds", "K,K,...", "only these group kinds"},
         {"--view", "node|groups|fabric", "dot/svg: what the diagram shows (default groups)"},
@@ -50,6 +56,7 @@ CommandHelp analyze_help() {
         "plan-layout analyze layouts/seed-2x8-ep16.json --ranks --kinds ep,dp",
         "plan-layout analyze layouts/seed-2x8-ep16.json --format svg --view groups --kind ep -o a-ep.svg",
         "plan-layout analyze layouts/seed-2x8-ep16.json --format dot --view node --node node1",
+        "plan-layout analyze layouts/seed-2x8-ep16.json --format scheduler -o plan.json",
     };
     return h;
 }
