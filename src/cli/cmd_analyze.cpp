@@ -122,10 +122,11 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
         }
         request.kinds = split_csv(*k);
     }
-    if (diagram) {
-        // Only the drawn kind needs classifying; the other views classify nothing.
-        request.kinds = {diagram_options.view == DiagramView::Groups ? diagram_options.kind : std::string("tp")};
-    }
+    if (diagram && diagram_options.view == DiagramView::Groups) {
+        request.kinds = {diagram_options.kind};  // only the drawn kind needs classifying
+    } else if (diagram && diagram_options.view == DiagramView::Node) {
+        request.kinds = {"tp"};  // the node view classifies nothing
+    }  // the fabric view classifies every kind: its rail traffic comes from the score
     if (ctx.err_is_terminal) {
         request.progress = [&ctx](std::int64_t done, std::int64_t total) {
             ctx.err << "\rclassifying groups: " << (100 * done / std::max<std::int64_t>(total, 1)) << "%" << std::flush;

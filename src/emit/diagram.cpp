@@ -1223,14 +1223,55 @@ const DiagramStyle& default_diagram_style() {
     return kStyle;
 }
 
+// Estimated bytes per step each rail carries, from the score: every cross-node kind's bytes per
+// rank, times the share of its used pairs that cross nodes, summed over the ranks of its
+// node-spanning groups on each rail.
+std::map<int, double> rail_traffic_from_score(const Report& report) {
+    std::map<int, double> out;
+    const PairClassifier classifier(report.cluster, report.placement);
+    for (const auto& kb : report.score->by_kind) {
+        if (!kb.cross_node || kb.bytes_per_step <= 0) {
+            continue;
+        }
+        const GroupKind* kind = report.groups.find(kb.kind);
+        const KindEdges* edges = nullptr;
+        for (const auto& k : report.kinds) {
+            if (k.kind == kb.kind) {
+                edges = &k;
+            }
+        }
+        if (kind == nullptr || edges == nullptr || edges->total_pairs() == 0) {
+            continue;
+        }
+        const double cross_share = static_cast<double>(edges->cross_pairs()) / static_cast<double>(edges->total_pairs());
+        for (std::int64_t g = 0; g < kind->group_count(); ++g) {
+            const auto ranks = kind->group(g);
+            const auto first = report.placement.node[static_cast<std::size_t>(ranks.front())];
+            const bool spans = std::any_of(ranks.begin(), ranks.end(), [&](std::int64_t r) {
+                return report.placement.node[static_cast<std::size_t>(r)] != first;
+            });
+            if (!spans) {
+                continue;
+            }
+            for (const auto r : ranks) {
+                const int rail = classifier.rail_of(r);
+                if (rail >= 0) {
+                    out[rail] += kb.bytes_per_step * cross_share;
+                }
+            }
+        }
+    }
+    return out;
+}
+
 std::map<int, double> rail_traffic(const Report& report) {
     std::map<int, double> out;
     if (!report.sections.is_object() || !report.sections.contains("score")) {
-        return out;
+        return report.score ? rail_traffic_from_score(report) : out;
     }
     const auto& score = report.sections.at("score");
     if (!score.is_object() || !score.contains("rail_bytes")) {
-        return out;
+        return report.score ? rail_traffic_from_score(report) : out;
     }
     const auto& rb = score.at("rail_bytes");
     if (rb.is_array()) {

@@ -83,9 +83,10 @@ struct DiagramOptions {
     std::map<int, double> rail_bytes;
 };
 
-/// The traffic hook: rail → bytes per step from the report's "score" section, when a score
-/// provides "rail_bytes" (an array indexed by rail, or an object {"0": bytes, ...}). Empty when
-/// there is none.
+/// The traffic hook: rail → bytes per step. Given directly by the layout's "score" section
+/// ("rail_bytes": an array indexed by rail, or {"0": bytes, ...}), else estimated from the
+/// computed score (each cross-node kind's bytes per rank × its share of cross-node pairs, summed
+/// over the ranks of node-spanning groups on each rail). Empty when there is no score.
 [[nodiscard]] std::map<int, double> rail_traffic(const Report& report);
 
 /// True when the view draws one box per node / block instead of every GPU.
