@@ -34,6 +34,12 @@ std::vector<Bench> benches(const std::string& tmp) {
           "1", "--format", "json", "-o", tmp + "/groups-1m.json"}},
         {"analyze-16384x8", "<= 1 s, <= 1 GB (structure)",
          {"plan-layout", "analyze", tmp + "/layout-16384x8.json", "--format", "json", "-o", tmp + "/analyze.json"}},
+        {"search-16384-gpus-moe", "<= 5 s (every layout)",
+         {"plan-layout", "search", tmp + "/layout-2048x8-moe.json", "--model", tmp + "/layout-2048x8-moe.json", "--top",
+          "0", "--format", "json", "-o", tmp + "/search.json"}},
+        {"svg-1024-aggregated", "<= 5 s",
+         {"plan-layout", "analyze", tmp + "/layout-1024x8.json", "--format", "svg", "--view", "groups", "--kind", "ep", "-o",
+          tmp + "/groups-1024.svg"}},
     };
 }
 
@@ -43,6 +49,21 @@ void write_layouts(const std::string& tmp) {
         << R"({"cluster": {"nodes": 16384, "node": "h100-hgx-8gpu-8nic",
                "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 512, "pxn": true}},
                "parallel": {"tp": 8, "pp": 16, "cp": 2, "ep": 64}})";
+    // 16,384 GPUs (2,048 nodes), a DeepSeek-V3-sized MoE model: the search benchmark.
+    std::ofstream(tmp + "/layout-2048x8-moe.json")
+        << R"({"cluster": {"nodes": 2048, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 64, "pxn": true}},
+               "parallel": {"tp": 8, "pp": 16, "ep": 64},
+               "model": {"layers": 64, "first_dense_layers": 3, "hidden": 7168, "heads": 128, "kv_heads": 128,
+                         "head_dim": 128, "ffn_hidden": 18432, "vocab": 129280,
+                         "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
+               "training": {"global_batch": 16384, "micro_batch": 1, "seq_len": 4096, "distributed_optimizer": true},
+               "transport": {"compare": ["tcp", "gdrdma"]}})";
+    // 1,024 nodes (8,192 GPUs) in 32 scalable units: EP=64 all-to-all spans 8 nodes per group.
+    std::ofstream(tmp + "/layout-1024x8.json")
+        << R"({"cluster": {"nodes": 1024, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
+               "parallel": {"tp": 1, "pp": 4, "cp": 1, "ep": 64}})";
 }
 
 }  // namespace

@@ -42,3 +42,21 @@ inline constexpr EmbeddedNode kEmbeddedNodes[] = {
 }  // namespace planlayout
 ")
 configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp @ONLY)
+
+# The diagram style viz/style.json is compiled in too (issue 6): one place for colours and dashes.
+set(PLANLAYOUT_STYLE_FILE ${CMAKE_CURRENT_SOURCE_DIR}/viz/style.json)
+if(EXISTS ${PLANLAYOUT_STYLE_FILE})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PLANLAYOUT_STYLE_FILE})
+    file(READ ${PLANLAYOUT_STYLE_FILE} PLANLAYOUT_STYLE_TEXT)
+else()
+    set(PLANLAYOUT_STYLE_TEXT "{}")
+endif()
+file(WRITE ${PLANLAYOUT_GENERATED}/planlayout_embedded_style.hpp.in
+"// Generated from viz/style.json by cmake/planlayout_embed.cmake. Do not edit.
+#pragma once
+namespace planlayout {
+inline constexpr const char* kEmbeddedStyleName = \"viz/style.json (embedded)\";
+inline constexpr const char* kEmbeddedStyle = R\"PLJSON(@PLANLAYOUT_STYLE_TEXT@)PLJSON\";
+}  // namespace planlayout
+")
+configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_style.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_style.hpp @ONLY)

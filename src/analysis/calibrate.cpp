@@ -78,6 +78,10 @@ Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape, Tra
         }
         c.rows.push_back(row);
     }
+    if (shape.n < 2) {
+        throw input_error("calibrate", "the rows come from a run of one rank: nothing was communicated, so there is no bandwidth to fit",
+                          "calibrate from a run of two or more GPUs (--nodes/--gpus-per-node must match the run)");
+    }
     if (c.rows_used < 2) {
         throw input_error("calibrate",
                           "only " + std::to_string(c.rows_used) + " row(s) to fit; two or more sizes are needed",

@@ -18,4 +18,35 @@ CostShape cost_shape_from_edges(const GroupShape& shape, int gpus_per_node, cons
     return c;
 }
 
+// The hardware numbers the cost model needs, from the cluster's first node template (a mixed
+// cluster runs at the pace of its slowest node: take the minimum over templates).
+NodeHardware node_hardware(const Cluster& c) {
+    NodeHardware hw;
+    bool first = true;
+    for (const auto& f : c.facts) {
+        double nic = 0;
+        for (double v : f.rail_gbit_s) {
+            nic = nic == 0 ? v : std::min(nic, v);
+        }
+        const NodeHardware one{f.nvlink_gbyte_s > 0 ? f.nvlink_gbyte_s : hw.nvlink_gbyte_s,
+                               f.pcie_gbyte_s > 0 ? f.pcie_gbyte_s : hw.pcie_gbyte_s,
+                               f.nvlink_gbyte_s > 0,
+                               nic > 0 ? nic : hw.nic_gbit_s,
+                               static_cast<int>(f.rail_nics.size()),
+                               f.tcp_gbit_s > 0 ? f.tcp_gbit_s : hw.tcp_gbit_s,
+                               std::max(1, f.tcp_interfaces)};
+        if (first) {
+            hw = one;
+            first = false;
+            continue;
+        }
+        hw.nvlink_gbyte_s = std::min(hw.nvlink_gbyte_s, one.nvlink_gbyte_s);
+        hw.pcie_gbyte_s = std::min(hw.pcie_gbyte_s, one.pcie_gbyte_s);
+        hw.nvlink = hw.nvlink && one.nvlink;
+        hw.nic_gbit_s = std::min(hw.nic_gbit_s, one.nic_gbit_s);
+        hw.tcp_gbit_s = std::min(hw.tcp_gbit_s, one.tcp_gbit_s);
+    }
+    return hw;
+}
+
 }  // namespace planlayout

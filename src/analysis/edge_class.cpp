@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace planlayout {
 
@@ -126,6 +127,7 @@ namespace {
 struct Scratch {
     std::vector<std::tuple<int, int, std::int64_t>> ordered;  // (node slot, local GPU, rank)
     std::vector<std::int32_t> nodes;                          // node of each slot, first appearance order
+    std::unordered_map<std::int32_t, std::size_t> slot_of;    // node → slot
     std::vector<std::size_t> starts;                          // slot → first index in `ordered`
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     std::vector<int> rails;
@@ -160,17 +162,19 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
     } else {
         // Ring: nodes in order of first appearance, each node's ranks consecutive by local GPU.
         sc.nodes.clear();
+        sc.slot_of.clear();
         sc.ordered.clear();
         for (const auto r : ranks) {
             const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
+            // Ranks of one node usually come together: try the last node, then an index.
             std::size_t slot = sc.nodes.size();
-            for (std::size_t k = sc.nodes.size(); k-- > 0;) {
-                if (sc.nodes[k] == node) {
-                    slot = k;
-                    break;
-                }
+            if (!sc.nodes.empty() && sc.nodes.back() == node) {
+                slot = sc.nodes.size() - 1;
+            } else if (const auto it = sc.slot_of.find(node); it != sc.slot_of.end()) {
+                slot = it->second;
             }
             if (slot == sc.nodes.size()) {
+                sc.slot_of.emplace(node, slot);
                 sc.nodes.push_back(node);
             }
             sc.ordered.emplace_back(static_cast<int>(slot), placement.gpu[static_cast<std::size_t>(r)], r);

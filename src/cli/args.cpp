@@ -225,6 +225,17 @@ std::string render_help(const CommandHelp& help) {
     return out.str();
 }
 
+std::vector<std::string> split_csv(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) {
+        if (!item.empty()) {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
 std::vector<std::string> split_shell_words(const std::string& text) {
     std::vector<std::string> words;
     std::string cur;

@@ -75,6 +75,9 @@ private:
 /// `--help` text: usage, description, every option with its metavar, the examples.
 [[nodiscard]] std::string render_help(const CommandHelp& help);
 
+/// "a,b,,c" → {"a", "b", "c"} (empty items dropped).
+[[nodiscard]] std::vector<std::string> split_csv(const std::string& text);
+
 /// Splits text into shell-like words: whitespace, single/double quotes, backslash-newline
 /// continuations and `#` comments at the start of a word.
 [[nodiscard]] std::vector<std::string> split_shell_words(const std::string& text);

@@ -1,6 +1,8 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
 #include "commands.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/plan.hpp"
 #include "planlayout/ingest/step_log.hpp"
 #include "planlayout/verify/ab.hpp"
 
@@ -25,7 +27,7 @@ const CommandHelp& ab_help() {
          {"--global-batch", "N", "samples per optimizer step, for samples/s"},
          {"--threshold", "FRACTION", "flag rounds this far from their arm's median (default 0.05)"},
          {"--baseline", "ARM", "arm to compare against (default tcp if present, else the first)"},
-         {"--layout", "LAYOUT", "print the predicted benefit of a layout beside it (not wired yet)"},
+         {"--layout", "LAYOUT", "print the layout's predicted step-time change and band beside the measured one"},
          {"--format", "text|json", "output format (default text)"},
          {"-o,--output", "FILE", "write the report to FILE (atomically)"},
          {"--help,-h", "", "show this help"}},
@@ -50,10 +52,6 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
     if (format != "text" && format != "json") {
         throw input_error("plan-layout ab --format " + format, "unknown format", "use text or json");
-    }
-    if (a.has("--layout")) {
-        throw input_error("plan-layout ab --layout", "--layout is not supported yet",
-                          "compare measured runs without it for now");
     }
     verify::AbOptions options;
     if (const auto w = a.get("--window")) {
@@ -88,7 +86,28 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
         throw input_error("plan-layout ab", "no runs given",
                           "pass one step log per run, or --run ARM:ROUND=FILE");
     }
-    const auto report = verify::analyze_ab(runs, options);
+    auto report = verify::analyze_ab(runs, options);
+    if (const auto layout = a.get("--layout")) {
+        // The plan's predicted benefit (and its band) beside every measured comparison.
+        PlanRequest request;
+        request.layout_text = read_input(*layout, ctx);
+        request.layout_name = *layout;
+        request.base_dir = parent_dir(*layout);
+        const Report plan_report = plan(request);
+        if (!plan_report.score) {
+            throw input_error(*layout, "the layout has no model/training/transport (or score) sections, so it predicts nothing",
+                              "add them (see layouts/seed-2x8-ep16.json) or drop --layout");
+        }
+        const Score& sc = *plan_report.score;
+        verify::AbPrediction p;
+        p.step_time_change = -sc.rdma_benefit;
+        p.band_low = -sc.band_high;
+        p.band_high = -sc.band_low;
+        p.source = *layout;
+        for (const auto& c : report.comparisons) {
+            verify::attach_prediction(report, c.arm, p);
+        }
+    }
     write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),
                  ctx);

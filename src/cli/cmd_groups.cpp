@@ -41,16 +41,6 @@ CommandHelp groups_help() {
     return h;
 }
 
-std::vector<std::string> split_csv(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) {
-        if (!item.empty()) {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
 
 }  // namespace
 

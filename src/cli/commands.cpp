@@ -24,6 +24,8 @@ const std::vector<Command>& commands() {
         {"ab", "step-time logs of an A/B run: stable-step medians and the measured benefit", cmd_ab},
 
         // -- search and compare go here --
+        {"search", "every valid layout for a cluster and a model, ranked by predicted step time or RDMA benefit", cmd_search},
+        {"compare", "two layouts side by side, kind by kind: where they cross nodes and what it costs", cmd_compare},
     };
     return kCommands;
 }

@@ -21,4 +21,8 @@ int cmd_import(const std::vector<std::string>& args, Context& ctx);
 int cmd_discover(const std::vector<std::string>& args, Context& ctx);
 int cmd_lint(const std::vector<std::string>& args, Context& ctx);
 
+// -- search and compare --
+int cmd_search(const std::vector<std::string>& args, Context& ctx);
+int cmd_compare(const std::vector<std::string>& args, Context& ctx);
+
 }  // namespace planlayout::cli

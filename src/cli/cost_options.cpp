@@ -4,12 +4,19 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "planlayout/analysis/cost_shape.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
 
 std::vector<OptionSpec> hardware_options() {
     return {
+        {"--cluster", "FILE", "take the hardware numbers from a cluster spec (or a layout's cluster); flags below override"},
+        {"--layout", "FILE", "with --kind: the group shape of that kind in the layout (placement, rails, classes)"},
+        {"--kind", "KIND", "the group kind of --layout to predict for (e.g. ep, dp, pp)"},
         {"--nic-gbit", "GBIT", "line rate of one rail NIC in Gbit/s (default 400)"},
         {"--nics-per-node", "N", "rail NICs per node (default: one per GPU, GPU i <-> NIC i)"},
         {"--nvlink-gbyte", "GBYTE", "NVLink bandwidth per GPU, one direction, GB/s (default 450)"},
@@ -23,6 +30,9 @@ std::vector<OptionSpec> hardware_options() {
 
 NodeHardware hardware_from(const ParsedArgs& args) {
     NodeHardware hw;
+    if (const auto c = args.get("--cluster")) {
+        hw = node_hardware(load_cluster_file(*c));
+    }
     if (const auto v = args.get_double("--nic-gbit", 0.001, 1e5)) {
         hw.nic_gbit_s = *v;
     }
@@ -46,6 +56,39 @@ NodeHardware hardware_from(const ParsedArgs& args) {
 }
 
 CostShape shape_from(const ParsedArgs& args, const std::string& command) {
+    if (args.has("--layout") || args.has("--kind")) {
+        const auto layout = args.get("--layout");
+        const auto kind = args.get("--kind");
+        if (!layout || !kind) {
+            throw input_error("plan-layout " + command, "--layout and --kind go together",
+                              "e.g. --layout layouts/seed-2x8-ep16.json --kind ep");
+        }
+        PlanRequest request;
+        request.layout_text = read_text_file(*layout);
+        request.layout_name = *layout;
+        request.base_dir = parent_dir(*layout);
+        request.kinds = {*kind};
+        const Report report = plan(request);
+        if (report.kinds.empty() || report.kinds.front().shapes.empty()) {
+            throw input_error("--kind " + *kind, "the layout creates no '" + *kind + "' groups",
+                              "see 'plan-layout analyze " + *layout + "' for its kinds");
+        }
+        CostShape g = cost_shape_from_edges(report.kinds.front().shapes.front(), report.cluster.facts.front().gpu_count,
+                                            node_hardware(report.cluster), report.cluster.fabric.pxn);
+        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
+            g.two_node_tree_gain = *v;
+        }
+        return g;
+    }
+    if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {
+        const Cluster cluster = load_cluster_file(*c);
+        CostShape g = make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())),
+                                      cluster.facts.front().gpu_count, hardware_from(args));
+        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
+            g.two_node_tree_gain = *v;
+        }
+        return g;
+    }
     const auto nodes = args.get_int("--nodes", 1, 100000);
     const auto gpus = args.get_int("--gpus-per-node", 1, 1024);
     if (!gpus) {

@@ -7,7 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/detect_format.hpp"
+#include "planlayout/ingest/hwloc_topology.hpp"
 #include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/nccl_topo_xml.hpp"
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_nodes.hpp"
 
@@ -47,8 +51,7 @@ public:
                 t.source = name;
             }
         } else if (ref.is_object() && ref.contains("import")) {
-            throw input_error(where + "/import", "importing captures inside a cluster spec is not available in this build",
-                              "run 'plan-layout import FORMAT FILE > node.json' and reference node.json");
+            t = import_capture(JsonObject(ref, file_, pointer));
         } else if (ref.is_object()) {
             t = node_template_from_json(ref, where);
         } else {
@@ -65,6 +68,35 @@ public:
     }
 
     std::vector<NodeTemplate> take() { return std::move(templates_); }
+
+    // {"import": "captures/h100.xml", "format": "auto"}: a capture read by its format's reader.
+    NodeTemplate import_capture(const JsonObject& o) const {
+        o.check_keys({"import", "format"});
+        const std::string rel = o.get_string("import").value_or("");
+        const std::string path = join_path(base_dir_, rel);
+        std::string format = o.get_string("format").value_or("auto");
+        const std::string text = read_text_file(path, std::size_t{64} << 20U);
+        if (format == "auto") {
+            format = std::string(to_string(detect_format(text)));
+        }
+        NodeTemplate t;
+        if (format == "hwloc") {
+            t = read_hwloc_xml(text, path);
+        } else if (format == "nvidia-smi") {
+            t = read_nvidia_smi_topo(text, path);
+        } else if (format == "nccl-xml") {
+            t = read_nccl_topo_xml(text, path);
+        } else {
+            throw input_error(o.where("format"), "cannot import '" + rel + "' as a node (format " + format + ")",
+                              "name a node capture: hwloc XML, nvidia-smi topo -m output or NCCL topology XML, "
+                              "or set \"format\" explicitly");
+        }
+        t.source = rel;
+        if (t.name.empty()) {
+            t.name = rel;
+        }
+        return t;
+    }
 
 private:
     std::string file_;
@@ -244,6 +276,10 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
         out.rails = std::max(out.rails, static_cast<int>(out.facts.back().rail_nics.size()));
         for (const auto& w : t.warnings) {
             out.warnings.push_back(t.name + ": " + w);
+        }
+        const auto& speeds = out.facts.back().rail_gbit_s;
+        if (std::any_of(speeds.begin(), speeds.end(), [](double v) { return v <= 0; })) {
+            out.warnings.push_back(t.name + ": the template does not give its NIC speeds (speed_gbit_s); the cost model assumes 400 Gbit/s");
         }
     }
     read_fabric(c, out);

@@ -419,38 +419,32 @@ ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& 
                               "write e.g. \"" + key + "\": 1");
         }
         const auto v = value.get<std::int64_t>();
-        if (key == "tp") s.tp = v;
-        else if (key == "pp") s.pp = v;
-        else if (key == "cp") s.cp = v;
-        else if (key == "ep") s.ep = v;
-        else if (key == "etp") s.etp = v;
-        else if (key == "dp") s.dp = v;
-        else if (key == "vpp") s.vpp = v;
-        else if (key == "rank_offset") s.rank_offset = v;
-        else if (key == "local_world_size") s.local_world_size = v;
-        else if (key == "dist_opt_instances") s.dist_opt_instances = v;
-        else if (key == "gtp") s.gtp = v;
-        else if (key == "egtp") s.egtp = v;
-        else if (key == "world") s.world = v;
+        // Plain and optional integer fields, by key.
+        static const std::map<std::string, std::int64_t ParallelSpec::*> kPlain = {
+            {"tp", &ParallelSpec::tp}, {"pp", &ParallelSpec::pp}, {"cp", &ParallelSpec::cp},
+            {"ep", &ParallelSpec::ep}, {"rank_offset", &ParallelSpec::rank_offset},
+            {"dist_opt_instances", &ParallelSpec::dist_opt_instances}, {"gtp", &ParallelSpec::gtp},
+            {"egtp", &ParallelSpec::egtp}, {"world", &ParallelSpec::world}};
+        static const std::map<std::string, std::optional<std::int64_t> ParallelSpec::*> kOptional = {
+            {"etp", &ParallelSpec::etp}, {"dp", &ParallelSpec::dp}, {"vpp", &ParallelSpec::vpp},
+            {"local_world_size", &ParallelSpec::local_world_size}};
+        if (const auto it = kPlain.find(key); it != kPlain.end()) {
+            s.*(it->second) = v;
+        } else {
+            s.*(kOptional.at(key)) = v;
+        }
     }
     return s;
 }
 
 nlohmann::json to_json(const ResolvedSpec& s) {
     nlohmann::json j;
-    j["world"] = s.world;
-    j["grid_world"] = s.grid_world;
-    j["rank_offset"] = s.rank_offset;
-    j["tp"] = s.tp;
-    j["pp"] = s.pp;
-    j["cp"] = s.cp;
-    j["ep"] = s.ep;
-    j["etp"] = s.etp;
-    j["dp"] = s.dp;
-    j["expert_dp"] = s.expert_dp;
-    j["gtp"] = s.gtp;
-    j["egtp"] = s.egtp;
-    j["dist_opt_instances"] = s.dist_opt_instances;
+    for (const auto& [key, value] : std::vector<std::pair<const char*, std::int64_t>>{
+             {"world", s.world}, {"grid_world", s.grid_world}, {"rank_offset", s.rank_offset}, {"tp", s.tp},
+             {"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep}, {"etp", s.etp}, {"dp", s.dp}, {"expert_dp", s.expert_dp},
+             {"gtp", s.gtp}, {"egtp", s.egtp}, {"dist_opt_instances", s.dist_opt_instances}}) {
+        j[key] = value;
+    }
     j["vpp"] = s.vpp ? nlohmann::json(*s.vpp) : nlohmann::json(nullptr);
     j["hierarchical_cp"] = s.hierarchical_cp;
     j["hybrid_cp"] = s.hybrid_cp;

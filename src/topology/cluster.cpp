@@ -5,11 +5,8 @@
 #include <map>
 
 namespace planlayout {
-namespace {
 
-
-// One direction GB/s of a PCIe link: per-lane rate by generation × width.
-double pcie_gbyte_s(const PcieLink& l) {
+double pcie_link_gbyte_s(const PcieLink& l) {
     if (l.gbyte_s > 0) {
         return l.gbyte_s;
     }
@@ -18,8 +15,6 @@ double pcie_gbyte_s(const PcieLink& l) {
     const int width = l.width > 0 ? l.width : 16;
     return kPerLane[gen] * width;
 }
-
-}  // namespace
 
 TemplateFacts template_facts(const NodeTemplate& t) {
     TemplateFacts f;
@@ -106,7 +101,7 @@ TemplateFacts template_facts(const NodeTemplate& t) {
         }
         f.nvlink_gbyte_s = best * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : 25.0);
     }
-    f.pcie_gbyte_s = t.gpus.empty() ? 0 : pcie_gbyte_s(t.gpus.front().pcie);
+    f.pcie_gbyte_s = t.gpus.empty() ? 0 : pcie_link_gbyte_s(t.gpus.front().pcie);
     for (const auto& tcp : t.tcp) {
         f.tcp_gbit_s += tcp.speed_gbit_s;
         ++f.tcp_interfaces;

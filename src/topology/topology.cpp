@@ -13,15 +13,6 @@
 namespace planlayout {
 namespace {
 
-double pcie_link_gbyte_s(const PcieLink& l) {
-    if (l.gbyte_s > 0) {
-        return l.gbyte_s;
-    }
-    static const double kPerLane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-    const int gen = std::clamp(static_cast<int>(l.gen > 0 ? l.gen : 4), 1, 6);
-    return kPerLane[gen] * (l.width > 0 ? l.width : 16);
-}
-
 Link pcie(const PcieLink& l) {
     Link k;
     k.kind = LinkKind::Pcie;

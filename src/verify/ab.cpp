@@ -15,6 +15,17 @@
 namespace planlayout::verify {
 namespace {
 
+// Seconds with at least 4 significant digits: 4.490, 0.008260 (millisecond steps stay readable).
+std::string seconds(double v) {
+    int digits = 3;
+    for (double x = std::fabs(v); x > 0 && x < 1.0 && digits < 9; x *= 10) {
+        ++digits;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(3, digits), v);
+    return buf;
+}
+
 std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -175,7 +186,7 @@ AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& option
                 report.findings.push_back(
                     {Severity::Warning, "negative-step-time", -1, -1,
                      s.source + ": step " + std::to_string(step) + " reconstructs to " +
-                         fixed(r.instant_s[i], 3) + " s",
+                         seconds(r.instant_s[i]) + " s",
                      "check that the column is a cumulative mean (train_speed(s/it)); "
                      "use step_time for per-step times"});
             }
@@ -235,7 +246,7 @@ AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& option
                         {Severity::Warning, "outlier-round", -1, -1,
                          "arm " + arm + " round " + r.round + " (" + r.source + ") deviates " +
                              percent(r.deviation) + " from the arm median " +
-                             fixed(st.median_s, 3) + " s (threshold " +
+                             seconds(st.median_s) + " s (threshold " +
                              fixed(options.threshold * 100.0, 1) + "%)",
                          "look for a slow rank or node in that run (GPU, NIC counters, "
                          "NCCL log); keep it in the median and report it"});
@@ -311,15 +322,15 @@ std::string render_text(const AbReport& report) {
         << pad("mean s/step", 13) << "vs arm median\n";
     for (const auto& r : report.runs) {
         out << pad(r.source, 22) << pad(r.arm, 8) << pad(r.round, 7) << pad(to_string(r.kind), 12)
-            << pad(std::to_string(r.last_step), 7) << pad(fixed(r.mean_s, 3), 13)
+            << pad(std::to_string(r.last_step), 7) << pad(seconds(r.mean_s), 13)
             << percent(r.deviation) << (r.outlier ? "  OUTLIER" : "") << "\n";
     }
     out << "\n"
         << pad("arm", 8) << pad("rounds", 8) << pad("median s/step", 15) << pad("min", 8)
         << pad("max", 8) << "samples/s\n";
     for (const auto& a : report.arms) {
-        out << pad(a.arm, 8) << pad(std::to_string(a.rounds), 8) << pad(fixed(a.median_s, 3), 15)
-            << pad(fixed(a.min_s, 3), 8) << pad(fixed(a.max_s, 3), 8)
+        out << pad(a.arm, 8) << pad(std::to_string(a.rounds), 8) << pad(seconds(a.median_s), 15)
+            << pad(seconds(a.min_s), 9) << pad(seconds(a.max_s), 9)
             << (a.samples_per_s ? fixed(*a.samples_per_s, 3) : "-") << "\n";
     }
     if (!report.comparisons.empty()) {

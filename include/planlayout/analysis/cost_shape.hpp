@@ -3,6 +3,7 @@
 
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {
 
@@ -12,5 +13,9 @@ namespace planlayout {
 /// the group host-staged for GPUDirect.
 [[nodiscard]] CostShape cost_shape_from_edges(const GroupShape& shape, int gpus_per_node,
                                               const NodeHardware& hw, bool pxn = true);
+
+/// The hardware numbers of a cluster (NVLink, PCIe, rail NIC and TCP speeds, NICs per node),
+/// the minimum over its node templates: a mixed cluster runs at its slowest node's pace.
+[[nodiscard]] NodeHardware node_hardware(const Cluster& cluster);
 
 }  // namespace planlayout

@@ -27,6 +27,10 @@ struct TemplateFacts {
     int tcp_interfaces = 0;
 };
 
+/// One-direction GB/s of a PCIe link: the reported figure, else per-lane rate by generation ×
+/// width (gen 4 ×16 when unknown).
+[[nodiscard]] double pcie_link_gbyte_s(const PcieLink& link);
+
 /// Computes the facts: each GPU's NIC is the nearest compute RDMA NIC; equally near NICs are
 /// spread over the GPUs that share them in index order, as NCCL does (ties by index).
 [[nodiscard]] TemplateFacts template_facts(const NodeTemplate& t);

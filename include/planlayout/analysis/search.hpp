@@ -1,0 +1,81 @@
+// Search: every valid (tp, pp, cp, ep, etp, dp, order) for a cluster and a model, evaluated with
+// the structure and cost model and ranked by predicted step time (or RDMA benefit).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planlayout/analysis/memory.hpp"
+#include "planlayout/analysis/score.hpp"
+#include "planlayout/topology/cluster.hpp"
+
+namespace planlayout {
+
+/// How search ranks layouts: by one transport's predicted step time (fastest first), or by the
+/// RDMA benefit (most sensitive to the transport first).
+enum class SearchSort { Baseline, Candidate, Benefit };
+
+struct SearchOptions {
+    std::int64_t world = 0;         // 0: every GPU of the cluster
+    int max_tp = 8;
+    int max_cp = 8;
+    std::vector<int> ep;            // only these ep sizes (empty: every divisor of the experts)
+    std::vector<std::string> orders{"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
+    bool even_pp = false;           // true: pp must divide the layers; false: stages may differ by one layer
+    double gpu_memory_bytes = 80.0 * 1024 * 1024 * 1024;
+    SearchSort sort = SearchSort::Candidate;
+    std::function<void(std::int64_t, std::int64_t)> progress;  // (done, total) now and then
+};
+
+/// The model side of a search: the layout's model/training/transport sections.
+struct SearchModel {
+    ModelSpec model;
+    TrainingSpec training;
+    TransportSpec transport;
+};
+
+/// One heavy kind of one layout: how far its worst group reaches.
+struct KindReach {
+    std::string kind;                // ep, dp, tp, pp, cp (dp_cp stands in for dp when cp > 1)
+    std::int64_t size = 1;
+    int max_nodes = 1;
+    PathClass worst = PathClass::Loc;
+};
+
+struct SearchLayout {
+    ParallelSizes sizes;
+    std::string order;
+    MemoryEstimate memory;
+    Score score;
+    std::vector<KindReach> kinds;    // ep, dp, tp, pp, cp
+
+    /// "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp": a stable name, also the last tie-break.
+    [[nodiscard]] std::string name() const;
+};
+
+struct SearchResult {
+    std::int64_t world = 0;
+    std::int64_t candidates = 0;     // size combinations whose product divides the world
+    std::int64_t rejected = 0;       // failed a model or Megatron constraint
+    std::int64_t pruned_memory = 0;  // valid but over the memory budget
+    std::int64_t evaluated = 0;
+    std::map<std::string, std::int64_t> reasons;  // reason → count, rejections and memory
+    double smallest_pruned_bytes = 0;             // least memory any pruned layout needed
+    std::vector<SearchLayout> layouts;            // evaluated, in rank order
+};
+
+/// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory, evaluates
+/// and sorts. base_dir resolves a calibration file named by the transport. Throws Error when the
+/// cluster has no GPUs or the world exceeds them.
+[[nodiscard]] SearchResult search_layouts(const Cluster& cluster, const SearchModel& model,
+                                          const SearchOptions& options, const std::string& base_dir = ".");
+
+/// The sampled evaluation of one layout (what search does per candidate), for tests and compare.
+[[nodiscard]] SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model,
+                                           const ParallelSizes& sizes, const std::string& order);
+
+}  // namespace planlayout

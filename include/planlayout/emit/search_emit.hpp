@@ -1,0 +1,26 @@
+// Emit: search results as a ranked table and as versioned JSON.
+#pragma once
+
+#include <string>
+
+#include "planlayout/analysis/search.hpp"
+
+namespace planlayout {
+
+/// What the emitters print besides the result: where things came from and how it was sorted.
+struct SearchHeader {
+    std::string cluster_source;  // the CLUSTER argument
+    std::string model_source;    // the --model argument
+    std::string sort;            // "tcp", "gdrdma", "benefit"
+    double gpu_memory_bytes = 0;
+    std::int64_t top = 0;        // layouts shown (0: all)
+};
+
+/// The ranked table: per layout sizes, order, memory, step time per transport, benefit,
+/// cross-node share and the worst class of ep, dp, tp, pp, cp. Then the counts.
+[[nodiscard]] std::string search_text(const SearchResult& r, const Cluster& cluster, const SearchHeader& h);
+
+/// {"schema_version":1,"command":"search",...,"counts":{...},"layouts":[...]}.
+[[nodiscard]] std::string search_json(const SearchResult& r, const Cluster& cluster, const SearchHeader& h);
+
+}  // namespace planlayout

@@ -1,0 +1,271 @@
+// Search: enumerate, validate, prune by memory, evaluate on sampled group shapes, rank.
+#include "planlayout/analysis/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "planlayout/analysis/calibrate.hpp"
+#include "planlayout/analysis/cost_shape.hpp"
+#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/parallel/groups.hpp"
+#include "planlayout/parallel/placement.hpp"
+
+namespace planlayout {
+namespace {
+
+std::vector<int> divisors(std::int64_t n) {
+    std::vector<int> out;
+    for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
+        if (n % d == 0) {
+            out.push_back(static_cast<int>(d));
+        }
+    }
+    return out;
+}
+
+// The kinds whose reach search shows, and the kind that carries the dense DP traffic.
+const char* const kShownKinds[] = {"ep", "dp", "tp", "pp", "cp"};
+
+struct Evaluator {
+    const Cluster& cluster;
+    const SearchModel& model;
+    Placement placement;
+    NodeHardware hw;
+    int gpus_per_node = 0;
+
+    SearchLayout evaluate(const ResolvedSpec& spec, const ParallelSizes& sizes) const {
+        SearchLayout out;
+        out.sizes = sizes;
+        out.order = spec.order;
+        out.memory = estimate_memory(sizes, model.model, model.training);
+        const Groups groups = build_groups(spec);
+        // Only the kinds that carry traffic, plus the shown ones.
+        std::set<std::string> wanted(std::begin(kShownKinds), std::end(kShownKinds));
+        wanted.insert("dp_cp");
+        for (const auto& item : traffic_per_step(sizes, model.model, model.training)) {
+            wanted.insert(item.kind);
+        }
+        const std::vector<std::string> kinds(wanted.begin(), wanted.end());
+        const std::vector<KindEdges> edges = classify_groups_sampled(groups, cluster, placement, kinds);
+        ScoreInput in;
+        in.model = model.model;
+        in.training = model.training;
+        in.transport = model.transport;
+        in.sizes = sizes;
+        for (const auto& k : edges) {
+            if (!k.shapes.empty()) {
+                in.shapes[k.kind] = cost_shape_from_edges(k.shapes.front(), gpus_per_node, hw, cluster.fabric.pxn);
+            }
+        }
+        out.score = compute_score(in);
+        for (const char* name : kShownKinds) {
+            const std::string kind = std::string(name) == "dp" && sizes.cp > 1 ? "dp_cp" : name;
+            KindReach reach;
+            reach.kind = name;
+            for (const auto& k : edges) {
+                if (k.kind == kind) {
+                    reach.size = k.size;
+                    reach.max_nodes = k.max_nodes;
+                    reach.worst = k.worst;
+                }
+            }
+            out.kinds.push_back(reach);
+        }
+        return out;
+    }
+};
+
+Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world) {
+    return Evaluator{cluster, model, node_major_placement(cluster, world), node_hardware(cluster),
+                     cluster.facts.front().gpu_count};
+}
+
+ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::string& order) {
+    ParallelSpec spec;
+    spec.world = world;
+    spec.tp = s.tp;
+    spec.pp = s.pp;
+    spec.cp = s.cp;
+    spec.ep = s.ep;
+    spec.etp = s.etp;
+    spec.order = order;
+    return spec;
+}
+
+double sort_key(const SearchLayout& l, SearchSort sort) {
+    switch (sort) {
+        case SearchSort::Baseline:
+            return l.score.step_time_s[0];
+        case SearchSort::Candidate:
+            return l.score.step_time_s[1];
+        case SearchSort::Benefit:
+            return -l.score.rdma_benefit;
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::string SearchLayout::name() const {
+    return "tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) + "-cp" + std::to_string(sizes.cp) + "-ep" +
+           std::to_string(sizes.ep) + "-etp" + std::to_string(sizes.etp) + "-dp" + std::to_string(sizes.dp) + " " + order;
+}
+
+SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
+                             const std::string& order) {
+    const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
+    const Evaluator ev = make_evaluator(cluster, model, world);
+    return ev.evaluate(resolve_spec(to_spec(world, sizes, order)), sizes);
+}
+
+SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in, const SearchOptions& options,
+                            const std::string& base_dir) {
+    SearchModel model = model_in;
+    if (!model.transport.calibration.empty()) {
+        const std::string& rel = model.transport.calibration;
+        const std::string path = (rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
+        apply_calibration(calibration_from_json(parse_json_text(read_text_file(path), path), path), model.transport);
+    }
+    const std::int64_t gpus = cluster.total_gpus();
+    SearchResult result;
+    result.world = options.world > 0 ? options.world : gpus;
+    if (gpus <= 0) {
+        throw input_error("search", "the cluster has no GPUs", "check the cluster file");
+    }
+    if (result.world > gpus) {
+        throw input_error("--world " + std::to_string(result.world), "exceeds the cluster's " + std::to_string(gpus) + " GPUs",
+                          "drop --world to use every GPU, or add nodes");
+    }
+    const ModelSpec& m = model.model;
+    const TrainingSpec& t = model.training;
+    const std::int64_t world = result.world;
+    auto reject = [&](const std::string& why) {
+        ++result.rejected;
+        ++result.reasons[why];
+    };
+
+    // 1. Enumerate the size combinations and check them (cheap), collecting the survivors.
+    struct Pending {
+        ParallelSizes sizes;
+        std::string order;
+        ResolvedSpec spec;
+    };
+    std::vector<Pending> pending;
+    for (const int tp : divisors(world)) {
+        if (tp > options.max_tp) {
+            continue;
+        }
+        for (const int cp : divisors(world / tp)) {
+            if (cp > options.max_cp) {
+                continue;
+            }
+            for (const int pp : divisors(world / (static_cast<std::int64_t>(tp) * cp))) {
+                const auto dp = static_cast<int>(world / (static_cast<std::int64_t>(tp) * cp * pp));
+                std::set<int> etps{1, tp};
+                const std::vector<int> eps = m.experts > 0 ? divisors(world / pp) : std::vector<int>{1};
+                for (const int ep : eps) {
+                    if (!options.ep.empty() && std::find(options.ep.begin(), options.ep.end(), ep) == options.ep.end()) {
+                        continue;
+                    }
+                    for (const int etp : etps) {
+                        if ((world / pp) % (static_cast<std::int64_t>(ep) * etp) != 0) {
+                            continue;
+                        }
+                        for (const auto& order : options.orders) {
+                            // pp-dp orders only differ from dp-pp ones when both are > 1.
+                            const bool pp_last = order.size() >= 2 && order.substr(order.size() - 2) == "pp";
+                            if (!pp_last && (pp == 1 || dp == 1) && options.orders.size() > 1) {
+                                continue;
+                            }
+                            ++result.candidates;
+                            ParallelSizes sizes{tp, pp, cp, dp, ep, etp,
+                                                static_cast<int>(world / (static_cast<std::int64_t>(ep) * etp * pp)), 1};
+                            if (m.heads > 0 && m.heads % tp != 0) {
+                                reject("tp does not divide the heads");
+                                continue;
+                            }
+                            if (m.experts > 0 && m.experts % ep != 0) {
+                                reject("ep does not divide the experts");
+                                continue;
+                            }
+                            if (pp > m.layers || (options.even_pp && m.layers % pp != 0)) {
+                                reject(options.even_pp ? "pp does not divide the layers" : "pp exceeds the layers");
+                                continue;
+                            }
+                            if (cp > 1 && t.seq_len % (2 * cp) != 0) {
+                                reject("seq_len is not a multiple of 2·cp");
+                                continue;
+                            }
+                            if (t.global_batch % (t.micro_batch * dp) != 0) {
+                                reject("global_batch is not a multiple of micro_batch·dp");
+                                continue;
+                            }
+                            if (t.micro_batches(dp) < pp) {
+                                reject("fewer micro-batches than pipeline stages");
+                                continue;
+                            }
+                            try {
+                                ResolvedSpec spec = resolve_spec(to_spec(world, sizes, order));
+                                pending.push_back({sizes, order, std::move(spec)});
+                            } catch (const Error&) {
+                                reject("Megatron rejects the spec (groups.md §3)");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // 2. Memory, then the evaluation of what fits.
+    const Evaluator ev = make_evaluator(cluster, model, world);
+    const auto total = static_cast<std::int64_t>(pending.size());
+    std::int64_t done = 0;
+    for (const auto& p : pending) {
+        ++done;
+        if (options.progress && (done % 16 == 0 || done == total)) {
+            options.progress(done, total);
+        }
+        const MemoryEstimate mem = estimate_memory(p.sizes, m, t);
+        if (mem.total_bytes() > options.gpu_memory_bytes) {
+            ++result.pruned_memory;
+            ++result.reasons["needs more memory per GPU than the budget"];
+            result.smallest_pruned_bytes = result.smallest_pruned_bytes == 0
+                                               ? mem.total_bytes()
+                                               : std::min(result.smallest_pruned_bytes, mem.total_bytes());
+            continue;
+        }
+        result.layouts.push_back(ev.evaluate(p.spec, p.sizes));
+        ++result.evaluated;
+    }
+    const SearchSort sort = options.sort;
+    std::vector<std::string> names;
+    names.reserve(result.layouts.size());
+    std::vector<std::size_t> index(result.layouts.size());
+    for (std::size_t i = 0; i < index.size(); ++i) {
+        index[i] = i;
+        names.push_back(result.layouts[i].name());
+    }
+    // Ties (within 1e-9 relative) fall back to the other step time, then the name: deterministic.
+    auto rounded = [](double v) { return std::round(v * 1e9) / 1e9; };
+    std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
+        const auto& la = result.layouts[a];
+        const auto& lb = result.layouts[b];
+        return std::make_tuple(rounded(sort_key(la, sort)), rounded(la.score.step_time_s[1]), names[a]) <
+               std::make_tuple(rounded(sort_key(lb, sort)), rounded(lb.score.step_time_s[1]), names[b]);
+    });
+    std::vector<SearchLayout> sorted;
+    sorted.reserve(index.size());
+    for (const auto i : index) {
+        sorted.push_back(std::move(result.layouts[i]));
+    }
+    result.layouts = std::move(sorted);
+    return result;
+}
+
+}  // namespace planlayout

@@ -1,0 +1,38 @@
+// CLI: the scheduler, hostfile and launch formats of analyze (kept apart from cmd_analyze.cpp).
+#include "analyze_launch.hpp"
+
+#include "planlayout/emit/scheduler_emit.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/plan.hpp"
+
+namespace planlayout::cli {
+
+bool is_launch_format(const std::string& format) {
+    return format == "scheduler" || format == "hostfile" || format == "launch";
+}
+
+int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
+    if (parsed.positionals().size() > 1) {
+        throw input_error("plan-layout analyze", "more than one layout given", "analyze one layout at a time");
+    }
+    PlanRequest request = embedded_default_request();
+    if (!parsed.positionals().empty()) {
+        const std::string& path = parsed.positionals().front();
+        request.layout_text = read_input(path, ctx);
+        request.layout_name = path == "-" ? "<stdin>" : path;
+        request.base_dir = path == "-" ? "." : parent_dir(path);
+    }
+    // Launchers need every group and every rank: --kinds does not apply.
+    const Report report = plan(request);
+    if (format == "scheduler") {
+        write_output(parsed, scheduler_json(report), ctx);
+    } else if (format == "hostfile") {
+        write_output(parsed, hostfile_text(report), ctx);
+    } else {
+        write_output(parsed, launch_text(report), ctx);
+    }
+    return 0;
+}
+
+}  // namespace planlayout::cli

@@ -1,0 +1,132 @@
+// Emit: search results (table and JSON). Fixed precision, no DOM order surprises.
+#include "planlayout/emit/search_emit.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/emit/report_emit.hpp"
+
+namespace planlayout {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+// Rounds for JSON so the output is stable across platforms' last-bit differences.
+double round_to(double v, int digits) {
+    const double scale = std::pow(10.0, digits);
+    return std::round(v * scale) / scale;
+}
+
+std::size_t shown(const SearchResult& r, const SearchHeader& h) {
+    return h.top > 0 ? std::min(r.layouts.size(), static_cast<std::size_t>(h.top)) : r.layouts.size();
+}
+
+std::string reach_text(const KindReach& k) {
+    if (k.size <= 1) {
+        return "-";
+    }
+    return std::string(to_string(k.worst)) + (k.max_nodes > 1 ? "/" + std::to_string(k.max_nodes) + "n" : "");
+}
+
+}  // namespace
+
+std::string search_text(const SearchResult& r, const Cluster& cluster, const SearchHeader& h) {
+    std::ostringstream out;
+    const std::string base(r.layouts.empty() ? "tcp" : to_string(r.layouts.front().score.baseline));
+    const std::string cand(r.layouts.empty() ? "gdrdma" : to_string(r.layouts.front().score.candidate));
+    out << "search: " << r.world << " GPUs on " << cluster.node_count() << " node(s) of " << h.cluster_source << "\n";
+    out << "model: " << h.model_source << "; transports " << base << " vs " << cand << "; sorted by "
+        << (h.sort == "benefit" ? "RDMA benefit (most transport-sensitive first)" : h.sort + " step time (fastest first)")
+        << "\n";
+    out << "layouts: " << r.candidates << " candidate(s), " << r.rejected << " rejected, " << r.pruned_memory
+        << " pruned for memory (> " << fixed(h.gpu_memory_bytes / kGiB, 1) << " GiB per GPU), " << r.evaluated
+        << " evaluated\n";
+    for (const auto& [why, n] : r.reasons) {
+        out << "  " << n << " x " << why << "\n";
+    }
+    if (r.pruned_memory > 0) {
+        out << "  the smallest pruned layout needs " << fixed(r.smallest_pruned_bytes / kGiB, 1) << " GiB per GPU\n";
+    }
+    out << "\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout", "mem GiB",
+                  (base + " s").c_str(), (cand + " s").c_str(), "benefit", "x-node", "ep", "dp", "tp", "pp", "cp");
+    out << line;
+    for (std::size_t i = 0; i < shown(r, h); ++i) {
+        const SearchLayout& l = r.layouts[i];
+        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %7s%% %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
+                      l.name().c_str(), fixed(l.memory.total_bytes() / kGiB, 1).c_str(),
+                      fixed(l.score.step_time_s[0], 3).c_str(), fixed(l.score.step_time_s[1], 3).c_str(),
+                      fixed(100.0 * l.score.rdma_benefit, 1).c_str(), fixed(100.0 * l.score.cross_node_share, 1).c_str(),
+                      reach_text(l.kinds[0]).c_str(), reach_text(l.kinds[1]).c_str(), reach_text(l.kinds[2]).c_str(),
+                      reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
+        out << line;
+    }
+    if (shown(r, h) < r.layouts.size()) {
+        out << "  ... " << r.layouts.size() - shown(r, h) << " more (--top 0 shows all)\n";
+    }
+    out << "\nx-node: the cross-node share of the " << base
+        << " step; per kind: worst path class of its worst group, /Nn = nodes it spans.\n";
+    return out.str();
+}
+
+std::string search_json(const SearchResult& r, const Cluster& cluster, const SearchHeader& h) {
+    nlohmann::ordered_json j;
+    j["schema_version"] = 1;
+    j["command"] = "search";
+    j["cluster"] = cluster_summary_json(cluster);
+    j["world"] = r.world;
+    j["model"] = h.model_source;
+    j["sort"] = h.sort;
+    j["gpu_memory_gib"] = round_to(h.gpu_memory_bytes / kGiB, 3);
+    j["counts"] = {{"candidates", r.candidates},
+                   {"rejected", r.rejected},
+                   {"pruned_memory", r.pruned_memory},
+                   {"evaluated", r.evaluated},
+                   {"shown", shown(r, h)}};
+    nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
+    for (const auto& [why, n] : r.reasons) {
+        reasons[why] = n;
+    }
+    j["reasons"] = reasons;
+    j["smallest_pruned_gib"] = round_to(r.smallest_pruned_bytes / kGiB, 3);
+    nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < shown(r, h); ++i) {
+        const SearchLayout& l = r.layouts[i];
+        nlohmann::ordered_json o;
+        o["rank"] = i + 1;
+        o["name"] = l.name();
+        o["parallel"] = {{"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp}, {"ep", l.sizes.ep},
+                         {"etp", l.sizes.etp}, {"dp", l.sizes.dp}, {"expert_dp", l.sizes.expert_dp}, {"order", l.order}};
+        o["memory_gib"] = {{"params", round_to(l.memory.params_bytes / kGiB, 3)},
+                           {"grads", round_to(l.memory.grads_bytes / kGiB, 3)},
+                           {"optimizer", round_to(l.memory.optimizer_bytes / kGiB, 3)},
+                           {"activations", round_to(l.memory.activations_bytes / kGiB, 3)},
+                           {"total", round_to(l.memory.total_bytes() / kGiB, 3)}};
+        o["step_time_s"] = {{std::string(to_string(l.score.baseline)), round_to(l.score.step_time_s[0], 6)},
+                            {std::string(to_string(l.score.candidate)), round_to(l.score.step_time_s[1], 6)}};
+        o["rdma_benefit"] = round_to(l.score.rdma_benefit, 6);
+        o["throughput_gain"] = round_to(l.score.throughput_gain, 6);
+        o["band"] = {{"low", round_to(l.score.band_low, 6)}, {"high", round_to(l.score.band_high, 6)}};
+        o["cross_node_share"] = round_to(l.score.cross_node_share, 6);
+        nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
+        for (const auto& k : l.kinds) {
+            kinds[k.kind] = {{"size", k.size}, {"max_nodes", k.max_nodes}, {"worst", std::string(to_string(k.worst))}};
+        }
+        o["kinds"] = kinds;
+        layouts.push_back(o);
+    }
+    j["layouts"] = layouts;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace planlayout

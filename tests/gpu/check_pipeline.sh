@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# CPU-only check of the GPU validation pipeline (issue 10): no torch, no GPU.
+# Runs the built plan-layout over the measurements kept in tests/gpu/data, compares every output
+# with tests/gpu/expected/NAME.out, and checks that the figures quoted in tests/gpu/RESULTS.md are
+# the ones the pipeline gives (GPU count of the import, ab medians and changes, calibrate's answer).
+#
+#   check_pipeline.sh PLAN_LAYOUT_BINARY SOURCE_DIR [--update]
+set -u
+BIN=${1:?usage: check_pipeline.sh PLAN_LAYOUT_BINARY SOURCE_DIR [--update]}
+SRC=${2:?usage: check_pipeline.sh PLAN_LAYOUT_BINARY SOURCE_DIR [--update]}
+UPDATE=${3:-}
+HERE=$SRC/tests/gpu
+EXP=$HERE/expected
+RESULTS=$HERE/RESULTS.md
+export LC_ALL=C
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+# name | arguments (relative to tests/gpu/data; globs expand in C order)
+CASES=$(cat <<'EOF'
+import-h200-1gpu|import nvidia-smi h200-1gpu/nvidia-smi-topo-m.txt
+calibrate-h200-1gpu-all_reduce|calibrate h200-1gpu/sweep-all_reduce-g1-fast-r1.txt --nodes 1 --gpus-per-node 1 --transport gdrdma
+calibrate-h200-1gpu-all_to_all|calibrate h200-1gpu/sweep-all_to_all-g1-tcp-r1.txt --nodes 1 --gpus-per-node 1 --transport tcp
+collective-h200-1gpu-all_reduce|collective --op all_reduce --nodes 1 --gpus-per-node 1 --measured h200-1gpu/sweep-all_reduce-g1-fast-r1.txt
+collective-h200-1gpu-all_to_all|collective --op all_to_all --nodes 1 --gpus-per-node 1 --measured h200-1gpu/sweep-all_to_all-g1-fast-r1.txt
+ab-h200-1gpu-ep1-dp1|ab h200-1gpu/moe-ep1-dp1/*.csv --format json
+ab-h200-1gpu-ep1-dp1-text|ab h200-1gpu/moe-ep1-dp1/*.csv
+calibrate-gloo-w4-all_reduce-g4|calibrate cpu-gloo-w4/sweep-all_reduce-g4-tcp-r1.txt --nodes 1 --gpus-per-node 4 --transport tcp
+calibrate-gloo-w4-all_to_all-g4|calibrate cpu-gloo-w4/sweep-all_to_all-g4-tcp-r1.txt --nodes 1 --gpus-per-node 4 --transport tcp
+ab-gloo-w2-ep2-dp1|ab cpu-gloo-w2/moe-ep2-dp1/*.csv --format json
+ab-gloo-w4-ep4-dp1|ab cpu-gloo-w4/moe-ep4-dp1/*.csv --format json
+ab-gloo-w4-ep2-dp2|ab cpu-gloo-w4/moe-ep2-dp2/*.csv --format json
+ab-gloo-w4-layouts|ab --baseline ep4-dp1 --run ep4-dp1:1=cpu-gloo-w4/moe-ep4-dp1/fast-round1.csv --run ep4-dp1:2=cpu-gloo-w4/moe-ep4-dp1/fast-round2.csv --run ep4-dp1:3=cpu-gloo-w4/moe-ep4-dp1/fast-round3.csv --run ep2-dp2:1=cpu-gloo-w4/moe-ep2-dp2/fast-round1.csv --run ep2-dp2:2=cpu-gloo-w4/moe-ep2-dp2/fast-round2.csv --run ep2-dp2:3=cpu-gloo-w4/moe-ep2-dp2/fast-round3.csv --format json
+EOF
+)
+
+cd "$HERE/data" || { echo "FAIL: no $HERE/data"; exit 1; }
+[ "$UPDATE" = "--update" ] && mkdir -p "$EXP"
+while IFS='|' read -r name args; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086  # word splitting and globbing of the arguments are wanted
+    "$BIN" $args >"$TMP/$name.out" 2>&1
+    echo "exit $?" >>"$TMP/$name.out"
+    if [ "$UPDATE" = "--update" ]; then
+        cp "$TMP/$name.out" "$EXP/$name.out"
+    elif ! diff -u "$EXP/$name.out" "$TMP/$name.out" >"$TMP/$name.diff"; then
+        err "$name differs from expected/$name.out"
+        head -40 "$TMP/$name.diff"
+    fi
+done <<<"$CASES"
+
+# --- the figures RESULTS.md quotes -------------------------------------------------------------
+quoted() {  # quoted TEXT WHY: RESULTS.md must contain TEXT
+    grep -qF -- "$1" "$RESULTS" || err "RESULTS.md does not quote '$1' ($2)"
+}
+# import: one GPU, no NVLink
+gpus=$(grep -c '"name": "GPU' "$TMP/import-h200-1gpu.out")
+[ "$gpus" = 1 ] || err "import gives $gpus GPUs, expected 1"
+grep -q '"links_per_gpu": 0' "$TMP/import-h200-1gpu.out" || err "import reports NVLink links on the 1-GPU host"
+quoted "import: 1 GPU" "import-h200-1gpu"
+# calibrate on a one-rank sweep: refused (exit 2)
+for op in all_reduce all_to_all; do
+    tail -1 "$TMP/calibrate-h200-1gpu-$op.out" | grep -qx 'exit 2' || err "calibrate on the 1-GPU $op sweep did not exit 2"
+done
+quoted "nothing was communicated, so there is no bandwidth to fit" "calibrate on the 1-GPU sweep"
+# calibrate on the gloo world-4 sweeps: the fitted line
+for op in all_reduce all_to_all; do
+    fit=$(sed -n 's/^# fit: //p' "$TMP/calibrate-gloo-w4-$op-g4.out")
+    [ -n "$fit" ] || err "calibrate gloo w4 $op: no fit line"
+    quoted "$fit" "calibrate-gloo-w4-$op-g4"
+done
+# ab: arm medians, min, max and the change against the baseline, as printed in the JSON
+for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w4-ep2-dp2 ab-gloo-w4-layouts; do
+    f=$TMP/$name.out
+    arms=$(sed -n 's/^ *"arm": "\(.*\)",$/\1/p' "$f" | head -2 | tr '\n' ' ')
+    medians=$(sed -n 's/^ *"median_s": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f" | tr '\n' ' ')
+    change=$(sed -n 's/^ *"step_time_change": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f" | head -1)
+    [ -n "$medians" ] && [ -n "$change" ] || { err "$name: no medians or change in the ab JSON"; continue; }
+    set -- $arms
+    a1=$1 a2=$2
+    set -- $medians
+    quoted "| $name | $a1 | $1 |" "$name median of $a1"
+    quoted "| $name | $a2 | $2 |" "$name median of $a2"
+    quoted "| $name | $a2 vs $a1 | $change |" "$name change"
+done
+
+if [ "$UPDATE" = "--update" ]; then
+    echo "updated $EXP"
+    exit 0
+fi
+[ $fail = 0 ] && echo "gpu pipeline: all outputs match expected/ and RESULTS.md"
+exit $fail

@@ -1,0 +1,209 @@
+// Tests: sampled classification against the full one, memory, search and its negative control.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/analysis/search.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+SearchModel seed_model() {
+    const std::string path = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string();
+    const json j = parse_json_text(read_text_file(path), path);
+    SearchModel m;
+    m.model = ModelSpec::from_json(j.at("model"), path);
+    m.training = TrainingSpec::from_json(j.at("training"), path);
+    m.transport = TransportSpec::from_json(j.at("transport"), path);
+    return m;
+}
+
+Cluster seed_cluster() {
+    return load_cluster_file((fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string());
+}
+
+bool same_shape(const GroupShape& a, const GroupShape& b) {
+    return a.n == b.n && a.nodes == b.nodes && a.max_per_node == b.max_per_node &&
+           a.min_rails_per_node == b.min_rails_per_node && a.worst_intra == b.worst_intra &&
+           a.worst_cross == b.worst_cross && a.worst_gpu_nic == b.worst_gpu_nic &&
+           a.bottleneck_gbyte_s == doctest::Approx(b.bottleneck_gbyte_s) && a.pairs == b.pairs;
+}
+
+const KindReach& reach(const SearchLayout& l, const std::string& kind) {
+    for (const auto& k : l.kinds) {
+        if (k.kind == kind) {
+            return k;
+        }
+    }
+    FAIL("no kind " << kind);
+    return l.kinds.front();
+}
+
+}  // namespace
+
+TEST_CASE("sampled classification finds the same worst shape as the full one on small clusters") {
+    const char* clusters[] = {
+        R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic"})",
+        R"({"nodes": 8, "node": "h100-hgx-8gpu-8nic", "fabric": {"nodes_per_su": 2, "sus_per_pod": 2}})",
+        R"({"nodes": 6, "node": "h100-hgx-8gpu-8nic", "fabric": {"nodes_per_su": 3, "pxn": false}})",
+        R"({"nodes": 4, "node": "pcie-8gpu-4nic"})",
+    };
+    const std::vector<std::array<std::int64_t, 5>> specs = {
+        {1, 1, 1, 16, 1}, {2, 2, 1, 4, 1}, {4, 1, 2, 2, 2}, {8, 2, 1, 8, 1}, {1, 4, 1, 4, 1}, {2, 1, 1, 8, 2}};
+    int compared = 0;
+    for (const char* text : clusters) {
+        const Cluster cluster = cluster_from_json(json::parse(text), "c.json", "/cluster", ".");
+        const Placement placement = node_major_placement(cluster, cluster.total_gpus());
+        for (const auto& sizes : specs) {
+            const std::int64_t tp = sizes[0];
+            const std::int64_t pp = sizes[1];
+            const std::int64_t cp = sizes[2];
+            const std::int64_t ep = sizes[3];
+            const std::int64_t etp = sizes[4];
+            for (const char* order : {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}) {
+                ParallelSpec spec;
+                spec.world = cluster.total_gpus();
+                spec.tp = tp;
+                spec.pp = pp;
+                spec.cp = cp;
+                spec.ep = ep;
+                spec.etp = etp;
+                spec.order = order;
+                ResolvedSpec resolved;
+                try {
+                    resolved = resolve_spec(spec);
+                } catch (const Error&) {
+                    continue;
+                }
+                const Groups groups = build_groups(resolved);
+                const auto full = classify_groups(groups, cluster, placement, {});
+                const auto sampled = classify_groups_sampled(groups, cluster, placement, {});
+                REQUIRE(full.size() == sampled.size());
+                for (std::size_t i = 0; i < full.size(); ++i) {
+                    CAPTURE(text);
+                    CAPTURE(order);
+                    CAPTURE(full[i].kind);
+                    CAPTURE(tp);
+                    CAPTURE(pp);
+                    CAPTURE(ep);
+                    CHECK(full[i].kind == sampled[i].kind);
+                    CHECK(full[i].worst == sampled[i].worst);
+                    CHECK(full[i].max_nodes == sampled[i].max_nodes);
+                    CHECK(full[i].groups == sampled[i].groups);
+                    REQUIRE(!sampled[i].shapes.empty());
+                    CHECK(same_shape(full[i].shapes.front(), sampled[i].shapes.front()));
+                    ++compared;
+                }
+            }
+        }
+    }
+    CHECK(compared > 200);
+}
+
+TEST_CASE("memory per GPU: experts shard over ep and pp, LoRA keeps the optimizer small") {
+    const SearchModel m = seed_model();
+    const ParallelSizes a{1, 1, 1, 16, 16, 1, 1, 1};
+    const ParallelSizes b{1, 2, 1, 8, 8, 1, 1, 1};
+    const ParallelSizes none{1, 1, 1, 16, 1, 1, 16, 1};
+    const MemoryEstimate ma = estimate_memory(a, m.model, m.training);
+    const MemoryEstimate mb = estimate_memory(b, m.model, m.training);
+    const MemoryEstimate mn = estimate_memory(none, m.model, m.training);
+    CHECK(ma.total_bytes() < 80.0 * (1 << 30));
+    CHECK(mb.total_bytes() < 80.0 * (1 << 30));
+    CHECK(mn.total_bytes() > 400e9);  // every expert on every GPU
+    // LoRA: 12 bytes of optimizer state per adapter parameter only.
+    CHECK(ma.optimizer_bytes == doctest::Approx(12.0 * 1e8));
+    CHECK(ma.activations_bytes > 0);
+}
+
+TEST_CASE("search on the seed's 2x8 cluster rediscovers layout B in the least transport-sensitive band and A-like layouts on top") {
+    const Cluster cluster = seed_cluster();
+    SearchOptions options;
+    options.sort = SearchSort::Benefit;
+    const SearchResult r = search_layouts(cluster, seed_model(), options);
+    REQUIRE(r.layouts.size() >= 2);
+    CHECK(r.pruned_memory > 0);  // ep·pp too small to hold 256 experts
+    CHECK(r.candidates == r.rejected + r.pruned_memory + r.evaluated);
+    const SearchLayout& least = r.layouts.back();
+    const SearchLayout& most = r.layouts.front();
+    CAPTURE(least.name());
+    CAPTURE(most.name());
+    // Least sensitive: the all-to-all never crosses nodes; the bottom band (within the seed's
+    // measured noise of 0.35%) holds B and only layouts whose ep stays inside a node. (Layouts
+    // whose dp also crosses, but only with LoRA adapter gradients hidden under the backward,
+    // score 0.0% and sit in the same band: the model sees nothing for RDMA to remove there.)
+    CHECK(reach(least, "ep").max_nodes == 1);
+    CHECK(least.score.rdma_benefit < 0.0035);
+    const SearchLayout* b = nullptr;
+    const SearchLayout* a = nullptr;
+    for (const auto& l : r.layouts) {
+        if (l.score.rdma_benefit < 0.0035) {
+            CHECK(reach(l, "ep").max_nodes == 1);
+        }
+        if (l.name() == "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp") {
+            b = &l;
+        }
+        if (l.name() == "tp1-pp1-cp1-ep16-etp1-dp16 tp-cp-ep-dp-pp") {
+            a = &l;
+        }
+    }
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    CHECK(reach(*b, "ep").max_nodes == 1);
+    CHECK(reach(*b, "dp").max_nodes == 1);
+    CHECK(b->score.rdma_benefit < 0.0035);
+    // Among the layouts whose ep and dp both stay inside a node, none is less sensitive than
+    // B by more than the noise, and B-like layouts (pp crossing only) form the bottom.
+    for (const auto& l : r.layouts) {
+        if (reach(l, "ep").max_nodes > 1 || reach(l, "dp").max_nodes > 1) {
+            continue;
+        }
+        CHECK(l.score.rdma_benefit >= b->score.rdma_benefit - 0.0035);
+    }
+    // Most sensitive: A-like, the all-to-all crosses nodes; A itself is far above B.
+    CHECK(reach(most, "ep").max_nodes == 2);
+    CHECK(most.score.rdma_benefit > 0.2);
+    CHECK(a->score.rdma_benefit > 0.3);
+    CHECK(a->score.rdma_benefit > 100 * b->score.rdma_benefit);
+    for (std::size_t i = 0; i < 10; ++i) {
+        CHECK(reach(r.layouts[i], "ep").max_nodes == 2);
+    }
+}
+
+TEST_CASE("search ranks by step time and honours --ep and the memory budget") {
+    const Cluster cluster = seed_cluster();
+    SearchOptions options;
+    options.ep = {8};
+    const SearchResult r = search_layouts(cluster, seed_model(), options);
+    for (std::size_t i = 0; i < r.layouts.size(); ++i) {
+        CHECK(r.layouts[i].sizes.ep == 8);
+        if (i > 0) {
+            CHECK(r.layouts[i - 1].score.step_time_s[1] <= r.layouts[i].score.step_time_s[1] + 1e-9);
+        }
+    }
+    options.gpu_memory_bytes = 1e9;
+    const SearchResult none = search_layouts(cluster, seed_model(), options);
+    CHECK(none.layouts.empty());
+    CHECK(none.pruned_memory > 0);
+}
+
+TEST_CASE("search evaluation agrees with plan() on the seed layouts") {
+    const Cluster cluster = seed_cluster();
+    const SearchModel m = seed_model();
+    const SearchLayout a = evaluate_layout(cluster, m, {1, 1, 1, 16, 16, 1, 1, 1}, "tp-cp-ep-dp-pp");
+    const SearchLayout b = evaluate_layout(cluster, m, {1, 2, 1, 8, 8, 1, 1, 1}, "tp-cp-ep-dp-pp");
+    // analyze's seed numbers (test_plan.cpp): A 27-37%, B within 3%.
+    CHECK(a.score.rdma_benefit > 0.27);
+    CHECK(a.score.rdma_benefit < 0.37);
+    CHECK(b.score.rdma_benefit < 0.03);
+}
