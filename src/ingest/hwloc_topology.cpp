@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -53,10 +54,21 @@ std::tuple<unsigned, unsigned, unsigned, unsigned> bus_key(hwloc_obj_t o) {
 /// hwloc stores GB/s as a float: keep three decimals so outputs do not carry float noise.
 double gbyte_s(float v) { return std::round(static_cast<double>(v) * 1000.0) / 1000.0; }
 
+/// An enum field of an hwloc object as the integer libhwloc stored. libhwloc copies XML values
+/// into these fields unchecked (bridge_type="2"): loading one as the enum type is undefined
+/// behaviour (found by fuzzing with UBSan), reading the bytes as an integer is not.
+template <typename Enum>
+unsigned raw_enum(const Enum& field) {
+    static_assert(sizeof(Enum) == sizeof(unsigned), "hwloc enums are int-sized");
+    unsigned v = 0;
+    std::memcpy(&v, &field, sizeof v);
+    return v;
+}
+
 bool is_bridge(hwloc_obj_t o) { return o != nullptr && o->type == HWLOC_OBJ_BRIDGE; }
 
 bool is_host_bridge(hwloc_obj_t o) {
-    return is_bridge(o) && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+    return is_bridge(o) && raw_enum(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST;
 }
 
 bool same_pci_id(hwloc_obj_t a, hwloc_obj_t b) {
@@ -102,7 +114,7 @@ bool is_gpu_osdev(hwloc_obj_t o) {
 }
 
 bool is_rdma_osdev(hwloc_obj_t o) {
-    if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) {
+    if (raw_enum(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS) {
         return true;
     }
     const std::string n = o->name ? o->name : "";
@@ -146,7 +158,7 @@ public:
                     }
                 } else if (is_rdma_osdev(c)) {
                     rdma.push_back(c);
-                } else if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) {
+                } else if (raw_enum(c->attr->osdev.type) == HWLOC_OBJ_OSDEV_NETWORK) {
                     netdevs.push_back(c);
                 }
             }
@@ -463,6 +475,7 @@ void check_hwloc_objects(const boost::property_tree::ptree& topology, const std:
 
 NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
     ingest_detail::require_utf8(text, where);
+    ingest_detail::require_xml_depth(text, where);
     std::string version;
     // Well-formedness first: libhwloc's own messages go to stderr and carry no line numbers.
     try {
