@@ -372,9 +372,9 @@ std::string downgrade_v3(const std::string& text) {
 }
 
 /// hwloc bitmap text as lstopo writes it: comma-separated hex words ("0x0000ffff,0xffffffff"),
-/// the first may be the infinite prefix "0xf...f".
+/// the first may be the infinite prefix "0xf...f", a zero word may be left empty ("0x3,,0x1").
 bool valid_bitmap(const std::string& v) {
-    if (v.empty()) {
+    if (v.empty() || v.find_first_not_of(',') == std::string::npos) {
         return false;
     }
     std::size_t start = 0;
@@ -384,8 +384,11 @@ bool valid_bitmap(const std::string& v) {
         if (!(first && word == "0xf...f")) {
             if (word.rfind("0x", 0) == 0) {
                 word = word.substr(2);
+                if (word.empty()) {
+                    return false;
+                }
             }
-            if (word.empty() || word.size() > 16 ||
+            if (word.size() > 16 ||
                 word.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
                 return false;
             }
@@ -456,6 +459,18 @@ void check_hwloc_objects(const boost::property_tree::ptree& topology, const std:
                 throw input_error(where + " (" + path + ")",
                                   "a " + type + " object inside a " + parent_type + " object",
                                   "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
+            }
+            // A PU or NUMANode without os_index (or a huge one) made libhwloc build a bitmap of
+            // 2^32 bits (512 MiB, seconds per file; found by fuzzing): lstopo always writes it.
+            if (type == "PU" || type == "NUMANode") {
+                const std::string os_index = child.get<std::string>("<xmlattr>.os_index", "");
+                if (os_index.empty() || os_index.size() > 7 ||
+                    os_index.find_first_not_of("0123456789") != std::string::npos ||
+                    std::stol(os_index) > (1L << 20)) {
+                    throw input_error(where + " (" + path + ")",
+                                      type + " object with " + (os_index.empty() ? "no os_index" : "os_index=\"" + os_index.substr(0, 20) + "\""),
+                                      "lstopo writes the OS index of every PU and NUMA node (at most 2^20 here)");
+                }
             }
             const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
             // A missing (complete_)nodeset crashed libhwloc 2.9 too (hwloc_bitmap_set on NULL when
