@@ -9,6 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         r.layout_name = "fuzz.json";
         r.base_dir = "/nonexistent-fuzz-dir";  // relative imports must fail cleanly, not read the disk
         (void)planlayout::plan(r);
-    });
+    }, /*input_names_files=*/true);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -53,10 +54,21 @@ std::tuple<unsigned, unsigned, unsigned, unsigned> bus_key(hwloc_obj_t o) {
 /// hwloc stores GB/s as a float: keep three decimals so outputs do not carry float noise.
 double gbyte_s(float v) { return std::round(static_cast<double>(v) * 1000.0) / 1000.0; }
 
+/// An enum field of an hwloc object as the integer libhwloc stored. libhwloc copies XML values
+/// into these fields unchecked (bridge_type="2"): loading one as the enum type is undefined
+/// behaviour (found by fuzzing with UBSan), reading the bytes as an integer is not.
+template <typename Enum>
+unsigned raw_enum(const Enum& field) {
+    static_assert(sizeof(Enum) == sizeof(unsigned), "hwloc enums are int-sized");
+    unsigned v = 0;
+    std::memcpy(&v, &field, sizeof v);
+    return v;
+}
+
 bool is_bridge(hwloc_obj_t o) { return o != nullptr && o->type == HWLOC_OBJ_BRIDGE; }
 
 bool is_host_bridge(hwloc_obj_t o) {
-    return is_bridge(o) && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+    return is_bridge(o) && raw_enum(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST;
 }
 
 bool same_pci_id(hwloc_obj_t a, hwloc_obj_t b) {
@@ -102,7 +114,7 @@ bool is_gpu_osdev(hwloc_obj_t o) {
 }
 
 bool is_rdma_osdev(hwloc_obj_t o) {
-    if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) {
+    if (raw_enum(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS) {
         return true;
     }
     const std::string n = o->name ? o->name : "";
@@ -146,7 +158,7 @@ public:
                     }
                 } else if (is_rdma_osdev(c)) {
                     rdma.push_back(c);
-                } else if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) {
+                } else if (raw_enum(c->attr->osdev.type) == HWLOC_OBJ_OSDEV_NETWORK) {
                     netdevs.push_back(c);
                 }
             }
@@ -360,9 +372,9 @@ std::string downgrade_v3(const std::string& text) {
 }
 
 /// hwloc bitmap text as lstopo writes it: comma-separated hex words ("0x0000ffff,0xffffffff"),
-/// the first may be the infinite prefix "0xf...f".
+/// the first may be the infinite prefix "0xf...f", a zero word may be left empty ("0x3,,0x1").
 bool valid_bitmap(const std::string& v) {
-    if (v.empty()) {
+    if (v.empty() || v.find_first_not_of(',') == std::string::npos) {
         return false;
     }
     std::size_t start = 0;
@@ -372,8 +384,11 @@ bool valid_bitmap(const std::string& v) {
         if (!(first && word == "0xf...f")) {
             if (word.rfind("0x", 0) == 0) {
                 word = word.substr(2);
+                if (word.empty()) {
+                    return false;
+                }
             }
-            if (word.empty() || word.size() > 16 ||
+            if (word.size() > 16 ||
                 word.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
                 return false;
             }
@@ -445,6 +460,18 @@ void check_hwloc_objects(const boost::property_tree::ptree& topology, const std:
                                   "a " + type + " object inside a " + parent_type + " object",
                                   "pass the unmodified output of 'lstopo --of xml' (hwloc 2.x)");
             }
+            // A PU or NUMANode without os_index (or a huge one) made libhwloc build a bitmap of
+            // 2^32 bits (512 MiB, seconds per file; found by fuzzing): lstopo always writes it.
+            if (type == "PU" || type == "NUMANode") {
+                const std::string os_index = child.get<std::string>("<xmlattr>.os_index", "");
+                if (os_index.empty() || os_index.size() > 7 ||
+                    os_index.find_first_not_of("0123456789") != std::string::npos ||
+                    std::stol(os_index) > (1L << 20)) {
+                    throw input_error(where + " (" + path + ")",
+                                      type + " object with " + (os_index.empty() ? "no os_index" : "os_index=\"" + os_index.substr(0, 20) + "\""),
+                                      "lstopo writes the OS index of every PU and NUMA node (at most 2^20 here)");
+                }
+            }
             const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
             // A missing (complete_)nodeset crashed libhwloc 2.9 too (hwloc_bitmap_set on NULL when
             // a NUMANode is inserted below): lstopo writes all four sets on every CPU-side object.
@@ -463,6 +490,7 @@ void check_hwloc_objects(const boost::property_tree::ptree& topology, const std:
 
 NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
     ingest_detail::require_utf8(text, where);
+    ingest_detail::require_xml_depth(text, where);
     std::string version;
     // Well-formedness first: libhwloc's own messages go to stderr and carry no line numbers.
     try {

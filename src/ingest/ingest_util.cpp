@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "planlayout/error.hpp"
@@ -117,6 +118,44 @@ void require_utf8(const std::string& text, const std::string& where) {
     throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
                       std::string("not UTF-8 text (byte ") + byte + ")",
                       "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or check that it is the right file");
+}
+
+void require_xml_depth(const std::string& text, const std::string& where, std::size_t max_depth) {
+    std::size_t depth = 0;
+    const auto skip_to = [&text](std::size_t from, const char* end) {
+        const std::size_t at = text.find(end, from);
+        return at == std::string::npos ? text.size() : at + std::strlen(end) - 1;
+    };
+    for (std::size_t i = text.find('<'); i < text.size(); i = text.find('<', i + 1)) {
+        if (text.compare(i, 4, "<!--") == 0) {
+            i = skip_to(i + 4, "-->");
+        } else if (text.compare(i, 9, "<![CDATA[") == 0) {
+            i = skip_to(i + 9, "]]>");
+        } else if (text.compare(i, 2, "<?") == 0) {
+            i = skip_to(i + 2, "?>");
+        } else if (text.compare(i, 2, "<!") == 0 || text.compare(i, 2, "</") == 0) {
+            if (text[i + 1] == '/' && depth > 0) {
+                --depth;
+            }
+            i = skip_to(i + 2, ">");
+        } else {
+            const std::size_t start = i;
+            char quote = 0;
+            for (++i; i < text.size() && (quote != 0 || text[i] != '>'); ++i) {
+                if (quote != 0 && text[i] == quote) {
+                    quote = 0;
+                } else if (quote == 0 && (text[i] == '"' || text[i] == '\'')) {
+                    quote = text[i];
+                }
+            }
+            if (i < text.size() && text[i - 1] != '/' && ++depth > max_depth) {
+                const TextPosition p = position_of(text, start);
+                throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
+                                  "XML elements nested more than " + std::to_string(max_depth) + " levels deep",
+                                  "real topology files are under 20 levels deep: check that this is the right file");
+            }
+        }
+    }
 }
 
 bool looks_binary(std::string_view s) {

@@ -31,6 +31,11 @@ namespace planlayout::ingest_detail {
 /// Readers whose names reach JSON output call it first, so the output is always valid JSON.
 void require_utf8(const std::string& text, const std::string& where);
 
+/// Throws Error (BadInput) naming "where:line:column" when XML elements nest deeper than
+/// max_depth. boost::property_tree's parser recurses once per level: 100000 nested elements
+/// overflowed the stack (a crash, not an error), so the XML readers check this first.
+void require_xml_depth(const std::string& text, const std::string& where, std::size_t max_depth = 256);
+
 /// Lines of text (without '\n' and '\r').
 [[nodiscard]] std::vector<std::string> lines_of(std::string_view s);
 

@@ -311,6 +311,7 @@ double nvlink_gbyte_s_for_sm(int sm) {
 
 NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& where) {
     ingest_detail::require_utf8(text, where);
+    ingest_detail::require_xml_depth(text, where);
     ptree doc;
     try {
         std::istringstream in(text);

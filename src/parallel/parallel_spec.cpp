@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -345,10 +346,10 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
     // Rule 8: hierarchical and hybrid CP.
     if (!r.hierarchical_cp.empty()) {
         std::int64_t prod = 1;
-        bool over = false;  // the product passed cp: stop multiplying (found by fuzzing: it overflowed)
+        bool over = false;  // the product would overflow int64 (found by fuzzing): stop multiplying
         for (auto h : r.hierarchical_cp) {
             require_positive(n, "hierarchical_cp", h);
-            if (over || prod > r.cp / h) {
+            if (over || prod > std::numeric_limits<std::int64_t>::max() / h) {
                 over = true;
             } else {
                 prod *= h;

@@ -12,11 +12,14 @@
 //                   repeat FILE COUNT TEXT   append TEXT COUNT times
 //                   size FILE BYTES          a sparse file of that size (limits without the disk)
 //                   mkdir DIR                make a folder
+//                   copy FILE PATH           copy PATH (${SRC} expands) to FILE
+//                   replace FILE FROM TO     replace every FROM by TO in FILE (no spaces in either)
 //                   chmod PATH OCTAL         change permissions
 //   check         optional: after the run, one directive a line:
 //                   same FILE                FILE is byte-identical to before the run
 //                   absent FILE              FILE does not exist
 //                   no-temp-files            nothing named *.tmp.* anywhere under ${TMP}
+//   PLANLAYOUT_UPDATE_BAD_INPUTS=1 writes err.contains for cases that have none (review them).
 //   exit.root, err.root.contains
 //                 optional: what happens instead when the tests run as root (CI does), where
 //                 permission bits do not stop reads or writes; the case then checks that honestly.
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -123,6 +127,17 @@ void run_setup(const std::string& text, const Vars& vars) {
             words >> bytes;
             std::ofstream(p, std::ios::binary | std::ios::app).close();
             fs::resize_file(p, bytes);
+        } else if (op == "copy") {
+            std::string from;
+            words >> from;
+            fs::copy_file(vars.expand(from), p, fs::copy_options::overwrite_existing);
+        } else if (op == "replace") {
+            std::string from;
+            std::string to;
+            words >> from >> to;
+            const std::string content = slurp(p);
+            REQUIRE_MESSAGE(content.find(from) != std::string::npos, "setup: '" << from << "' not in " << p);
+            std::ofstream(p, std::ios::binary | std::ios::trunc) << replace_all(content, from, to);
         } else if (op == "chmod") {
             std::string mode;
             words >> mode;
@@ -181,6 +196,7 @@ void run_checks(const Vars& vars, const std::string& check, const std::map<std::
 TEST_CASE("every bad input ends with its documented exit code and message, never a crash") {
     const fs::path root = fs::path(PLANLAYOUT_SOURCE_DIR) / "tests" / "bad-inputs";
     const bool as_root = ::geteuid() == 0;
+    const bool update = std::getenv("PLANLAYOUT_UPDATE_BAD_INPUTS") != nullptr;
     std::vector<fs::path> cases;
     for (const auto& e : fs::directory_iterator(root)) {
         if (e.is_directory() && fs::exists(e.path() / "args")) {
@@ -228,7 +244,12 @@ TEST_CASE("every bad input ends with its documented exit code and message, never
         if (!root_variant && fs::exists(dir / "expected.err")) {
             CHECK(got_err == slurp(dir / "expected.err"));
         }
-        if (code != 0) {
+        if (update && !root_variant && !fs::exists(contains) && !got_err.empty()) {
+            // PLANLAYOUT_UPDATE_BAD_INPUTS=1 pins a new case's message: its first line, cut short.
+            std::string line = got_err.substr(0, got_err.find('\n'));
+            std::ofstream(contains) << line.substr(0, 200) << "\n";
+        }
+        if (code >= 2) {
             // Every message the user sees says what is wrong and where, in one line.
             CHECK(got_err.rfind("plan-layout: ", 0) == 0);
             CHECK(got_err.find("internal error") == std::string::npos);
