@@ -29,7 +29,7 @@ CommandHelp analyze_help() {
         "the spine), XPOD (beyond one spine tier) across nodes. With no LAYOUT it analyzes the embedded\n"
         "default: the seed's layout A (2 x 8 H100, 8 rail-aligned NICs, PP=1 EP=16 DP=16).\n"
         "LAYOUT is a JSON file (// comments allowed) with \"cluster\" and \"parallel\" sections; see README.md.\n"
-        "--format dot|svg draws a diagram for design reviews instead (docs/diagrams.md): --view node (one\n"
+        "--format dot|svg draws a diagram for design reviews instead (README.md, Diagrams): --view node (one\n"
         "node's GPUs, NVSwitch, PCIe switches, NICs and NUMA nodes), groups (every node with its GPUs coloured\n"
         "by the --kind's groups and the pairs its collective uses, styled by class), or fabric (nodes, rails,\n"
         "leaves, spines). Past 16 nodes or 256 GPUs, diagrams draw one box per node or scalable unit.\n"
