@@ -131,6 +131,7 @@ struct Scratch {
     std::vector<std::size_t> starts;                          // slot → first index in `ordered`
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     std::vector<int> rails;
+    std::vector<std::pair<std::int32_t, int>> where;  // (node, rail) of a group's members
 };
 
 // Calls fn(a, b) for every pair the pattern uses, each unordered pair once (a < b).
@@ -239,10 +240,116 @@ std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, c
     return out;
 }
 
+bool uniform_cluster(const Cluster& cluster) {
+    bool uniform = cluster.homogeneous();
+    for (const auto& f : cluster.facts) {
+        for (double v : f.rail_gbit_s) {
+            uniform = uniform && v == f.rail_gbit_s.front();
+        }
+    }
+    return uniform;
+}
+
+namespace {
+
+GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+                              const Placement& placement, bool uniform, Scratch& sc) {
+    GroupShape s;
+    s.n = static_cast<std::int64_t>(ranks.size());
+    s.groups = 1;
+    // (node, rail) of every member, sorted: nodes spanned, ranks and distinct rails per node.
+    auto& where = sc.where;
+    where.clear();
+    for (const auto r : ranks) {
+        where.emplace_back(placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r));
+        s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
+    }
+    std::sort(where.begin(), where.end());
+    s.min_rails_per_node = std::numeric_limits<int>::max();
+    for (std::size_t i = 0; i < where.size();) {
+        std::size_t j = i;
+        int rails = 0;
+        for (; j < where.size() && where[j].first == where[i].first; ++j) {
+            if (j == i || where[j].second != where[j - 1].second) {
+                ++rails;
+            }
+        }
+        ++s.nodes;
+        s.max_per_node = std::max(s.max_per_node, static_cast<int>(j - i));
+        s.min_rails_per_node = std::min(s.min_rails_per_node, rails);
+        i = j;
+    }
+    if (ranks.size() <= 1) {
+        s.min_rails_per_node = 1;
+        return s;
+    }
+    s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
+    visit_pairs(pattern, ranks, classifier, placement, sc, [&](std::int64_t a, std::int64_t b) {
+        const PathClass c = classifier.classify(a, b);
+        auto& count = s.pairs[static_cast<std::size_t>(c)];
+        // On a uniform cluster a class has one bandwidth: look it up once per group.
+        if (count++ == 0 || !uniform) {
+            s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
+        }
+        if (is_cross_node(c)) {
+            s.worst_cross = worse(s.worst_cross, c);
+        } else {
+            s.worst_intra = worse(s.worst_intra, c);
+        }
+    });
+    if (s.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
+        s.bottleneck_gbyte_s = 0;
+    }
+    return s;
+}
+
+}  // namespace
+
+GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+                              const Placement& placement, bool uniform) {
+    Scratch sc;
+    return classify_one_group(pattern, ranks, classifier, placement, uniform, sc);
+}
+
+void ShapeTally::add(const GroupShape& s) {
+    const Key key{s.nodes, s.max_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
+                  static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
+    const auto [it, fresh] = shapes_.emplace(key, s);
+    if (!fresh) {
+        it->second.groups += s.groups;
+    }
+    classified_ += s.groups;
+}
+
+void ShapeTally::summarize_into(KindEdges& e) const {
+    e.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
+    for (const auto& [key, s] : shapes_) {
+        e.max_nodes = std::max(e.max_nodes, s.nodes);
+        for (std::size_t c = 0; c < s.pairs.size(); ++c) {
+            // Scaled to the kind's group count when only a sample was classified.
+            e.pairs[c] += classified_ > 0 ? s.pairs[c] * s.groups * e.groups / classified_ : 0;
+        }
+        e.worst = worse(e.worst, worse(s.worst_intra, s.worst_cross));
+        if (s.bottleneck_gbyte_s > 0) {
+            e.bottleneck_gbyte_s = std::min(e.bottleneck_gbyte_s, s.bottleneck_gbyte_s);
+        }
+        e.shapes.push_back(s);
+    }
+    if (e.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
+        e.bottleneck_gbyte_s = 0;
+    }
+    // Worst shape first: most nodes, then worst cross class, then narrowest link.
+    std::stable_sort(e.shapes.begin(), e.shapes.end(), [](const GroupShape& a, const GroupShape& b) {
+        return std::make_tuple(-a.nodes, -static_cast<int>(a.worst_cross), a.bottleneck_gbyte_s) <
+               std::make_tuple(-b.nodes, -static_cast<int>(b.worst_cross), b.bottleneck_gbyte_s);
+    });
+}
+
 std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& cluster, const Placement& placement,
                                        const std::vector<std::string>& kinds,
                                        const std::function<void(std::int64_t, std::int64_t)>& progress) {
     const PairClassifier classifier(cluster, placement);
+    const bool uniform = uniform_cluster(cluster);
     std::vector<KindEdges> out;
     std::int64_t total = 0;
     for (const auto& k : groups.kinds) {
@@ -251,13 +358,6 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
     std::int64_t done = 0;
     std::vector<std::int64_t> ranks;
     Scratch scratch;
-    // Uniform: one template whose rail NICs all run at one speed.
-    bool uniform = cluster.homogeneous();
-    for (const auto& f : cluster.facts) {
-        for (double v : f.rail_gbit_s) {
-            uniform = uniform && v == f.rail_gbit_s.front();
-        }
-    }
     for (const auto& k : groups.kinds) {
         if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), k.name) == kinds.end()) {
             done += k.group_count();
@@ -268,101 +368,19 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
         e.pattern = k.pattern;
         e.groups = k.group_count();
         e.size = k.group_size();
-        e.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
-        using Key = std::tuple<int, int, int, int, int, int, double, ClassCounts>;
-        std::map<Key, std::int64_t> shapes;
+        ShapeTally tally;
         ranks.resize(static_cast<std::size_t>(e.size));
-        if (e.size == 1) {
-            // Singleton groups use no pair; only the ranks' GPU↔NIC classes differ.
-            std::map<int, std::int64_t> by_nic_class;
-            for (std::int64_t g = 0; g < e.groups; ++g) {
-                ++by_nic_class[static_cast<int>(classifier.nic_class_of(k.member(g, 0)))];
-            }
-            for (const auto& [c, count] : by_nic_class) {
-                shapes[Key{1, 1, 1, 0, 0, c, 0.0, ClassCounts{}}] = count;
-            }
-            done += e.groups;
-        }
-        std::vector<std::pair<std::int32_t, std::pair<int, std::vector<int>>>> per_node;  // node → count, rails
-        for (std::int64_t g = 0; g < e.groups && e.size > 1; ++g) {
+        for (std::int64_t g = 0; g < e.groups; ++g) {
             for (std::int64_t i = 0; i < e.size; ++i) {
                 ranks[static_cast<std::size_t>(i)] = k.member(g, i);
             }
-            GroupShape s;
-            s.n = e.size;
-            per_node.clear();
-            for (const auto r : ranks) {
-                const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
-                auto it = std::find_if(per_node.rbegin(), per_node.rend(), [&](const auto& x) { return x.first == node; });
-                if (it == per_node.rend()) {
-                    per_node.push_back({node, {0, {}}});
-                    it = per_node.rbegin();
-                }
-                auto& [count, rails] = it->second;
-                ++count;
-                const int rail = classifier.rail_of(r);
-                if (std::find(rails.begin(), rails.end(), rail) == rails.end()) {
-                    rails.push_back(rail);
-                }
-                s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
-            }
-            s.nodes = static_cast<int>(per_node.size());
-            s.min_rails_per_node = std::numeric_limits<int>::max();
-            for (const auto& [node, v] : per_node) {
-                s.max_per_node = std::max(s.max_per_node, v.first);
-                s.min_rails_per_node = std::min(s.min_rails_per_node, static_cast<int>(v.second.size()));
-            }
-            s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
-            visit_pairs(k.pattern, ranks, classifier, placement, scratch, [&](std::int64_t a, std::int64_t b) {
-                const PathClass c = classifier.classify(a, b);
-                auto& count = s.pairs[static_cast<std::size_t>(c)];
-                // On a uniform cluster a class has one bandwidth: look it up once per group.
-                if (count++ == 0 || !uniform) {
-                    s.bottleneck_gbyte_s = std::min(s.bottleneck_gbyte_s, classifier.bandwidth_gbyte_s(a, b, c));
-                }
-                if (is_cross_node(c)) {
-                    s.worst_cross = worse(s.worst_cross, c);
-                } else {
-                    s.worst_intra = worse(s.worst_intra, c);
-                }
-            });
-            if (s.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
-                s.bottleneck_gbyte_s = 0;
-            }
-            ++shapes[Key{s.nodes, s.max_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
-                         static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs}];
+            tally.add(classify_one_group(k.pattern, ranks, classifier, placement, uniform, scratch));
             ++done;
             if (progress && (done & 0xFFFF) == 0) {
                 progress(done, total);
             }
         }
-        for (const auto& [key, count] : shapes) {
-            GroupShape s;
-            s.n = e.size;
-            std::tie(s.nodes, s.max_per_node, s.min_rails_per_node, std::ignore, std::ignore, std::ignore,
-                     s.bottleneck_gbyte_s, s.pairs) = key;
-            s.worst_intra = static_cast<PathClass>(std::get<3>(key));
-            s.worst_cross = static_cast<PathClass>(std::get<4>(key));
-            s.worst_gpu_nic = static_cast<PathClass>(std::get<5>(key));
-            s.groups = count;
-            e.max_nodes = std::max(e.max_nodes, s.nodes);
-            for (std::size_t c = 0; c < s.pairs.size(); ++c) {
-                e.pairs[c] += s.pairs[c] * count;
-            }
-            e.worst = worse(e.worst, worse(s.worst_intra, s.worst_cross));
-            if (s.bottleneck_gbyte_s > 0) {
-                e.bottleneck_gbyte_s = std::min(e.bottleneck_gbyte_s, s.bottleneck_gbyte_s);
-            }
-            e.shapes.push_back(s);
-        }
-        if (e.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
-            e.bottleneck_gbyte_s = 0;
-        }
-        // Worst shape first: most nodes, then worst cross class, then narrowest link.
-        std::stable_sort(e.shapes.begin(), e.shapes.end(), [](const GroupShape& a, const GroupShape& b) {
-            return std::make_tuple(-a.nodes, -static_cast<int>(a.worst_cross), a.bottleneck_gbyte_s) <
-                   std::make_tuple(-b.nodes, -static_cast<int>(b.worst_cross), b.bottleneck_gbyte_s);
-        });
+        tally.summarize_into(e);
         out.push_back(std::move(e));
     }
     return out;

@@ -4,7 +4,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "planlayout/parallel/groups.hpp"
@@ -74,6 +76,32 @@ struct KindEdges {
                                                                           const std::vector<std::int64_t>& ranks,
                                                                           const PairClassifier& classifier,
                                                                           const Placement& placement);
+
+/// True when one template with one NIC speed: a path class then has one bandwidth.
+[[nodiscard]] bool uniform_cluster(const Cluster& cluster);
+
+/// The shape of one group (ranks in group order), with groups = 1. uniform: look each class's
+/// bandwidth up once (uniform_cluster()).
+[[nodiscard]] GroupShape classify_one_group(Pattern pattern,
+                                            const std::vector<std::int64_t>& ranks,
+                                            const PairClassifier& classifier,
+                                            const Placement& placement,
+                                            bool uniform);
+
+/// Collects the group shapes of one kind and turns them into its summary (distinct shapes,
+/// worst first; pair totals scaled to the kind's group count when only some groups were added).
+class ShapeTally {
+public:
+    void add(const GroupShape& shape);
+
+    /// Fills e.max_nodes, pairs, worst, bottleneck and shapes; e.groups must be set.
+    void summarize_into(KindEdges& e) const;
+
+private:
+    using Key = std::tuple<int, int, int, int, int, int, double, ClassCounts>;
+    std::map<Key, GroupShape> shapes_;
+    std::int64_t classified_ = 0;
+};
 
 /// Classifies every group of every kind (in `kinds` if non-empty). `progress(done, total)` is
 /// called now and then for long runs (may be empty).

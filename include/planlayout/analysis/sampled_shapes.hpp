@@ -24,15 +24,4 @@ namespace planlayout {
                                                              const Placement& placement,
                                                              const std::vector<std::string>& kinds);
 
-/// True when one template with one NIC speed: a path class then has one bandwidth.
-[[nodiscard]] bool uniform_cluster(const Cluster& cluster);
-
-/// The shape of one group (ranks in group order), as classify_groups computes it (groups = 1).
-/// uniform: look each class's bandwidth up once (uniform_cluster()).
-[[nodiscard]] GroupShape classify_one_group(Pattern pattern,
-                                            const std::vector<std::int64_t>& ranks,
-                                            const PairClassifier& classifier,
-                                            const Placement& placement,
-                                            bool uniform);
-
 }  // namespace planlayout
