@@ -20,43 +20,26 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/cli/run.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::replace_all;
+using planlayout::testing::slurp;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 void spit(const fs::path& p, const std::string& s) {
     std::ofstream out(p, std::ios::binary);
     out << s;
 }
 
-std::string expand(std::string s, const fs::path& case_dir) {
-    const std::pair<std::string, std::string> vars[] = {{"${SRC}", PLANLAYOUT_SOURCE_DIR},
-                                                        {"${CASE}", case_dir.string()}};
-    for (const auto& [k, v] : vars) {
-        for (auto pos = s.find(k); pos != std::string::npos; pos = s.find(k)) {
-            s.replace(pos, k.size(), v);
-        }
-    }
-    return s;
+std::string expand(const std::string& s, const fs::path& case_dir) {
+    return replace_all(replace_all(s, "${SRC}", PLANLAYOUT_SOURCE_DIR), "${CASE}", case_dir.string());
 }
 
-std::string unexpand(std::string s, const fs::path& case_dir) {
-    const std::pair<std::string, std::string> vars[] = {{case_dir.string(), "${CASE}"},
-                                                        {PLANLAYOUT_SOURCE_DIR, "${SRC}"}};
-    for (const auto& [k, v] : vars) {
-        for (auto pos = s.find(k); pos != std::string::npos; pos = s.find(k, pos + v.size())) {
-            s.replace(pos, k.size(), v);
-        }
-    }
-    return s;
+// The case folder lies inside the source folder: fold it first.
+std::string unexpand(const std::string& s, const fs::path& case_dir) {
+    return replace_all(replace_all(s, case_dir.string(), "${CASE}"), PLANLAYOUT_SOURCE_DIR, "${SRC}");
 }
 
 struct Outcome {

@@ -8,16 +8,12 @@
 
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::slurp;
 
 namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 }  // namespace
 
 TEST_CASE("an atomic write replaces the file and leaves no temporary behind") {

@@ -37,24 +37,16 @@
 #include <vector>
 
 #include "planlayout/cli/run.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::slurp;
+using planlayout::testing::replace_all;
+using planlayout::testing::lines_of;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
-        s.replace(pos, from.size(), to);
-    }
-    return s;
-}
 
 struct Vars {
     fs::path src;
@@ -79,16 +71,6 @@ struct Vars {
     }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) {
-            out.push_back(line);
-        }
-    }
-    return out;
-}
 
 // \n, \t, \\ and \xHH; everything else as written.
 std::string unescape(const std::string& s) {

@@ -22,8 +22,10 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::slurp;
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
 namespace {
@@ -66,12 +68,6 @@ void collect_titles(const ptree& t, const std::string& cls, std::vector<std::str
     }
 }
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::uint32_t be32(const std::string& s, std::size_t at) {
     return (static_cast<std::uint32_t>(static_cast<unsigned char>(s[at])) << 24U) |

@@ -10,29 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "json_schema.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::slurp;
+using planlayout::testing::lines_of;
 using planlayout::testing::SchemaValidator;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) {
-            out.push_back(line);
-        }
-    }
-    return out;
-}
 
 // The schema a case's output follows: the command, refined by analyze's --format.
 std::string schema_name(const std::vector<std::string>& args) {

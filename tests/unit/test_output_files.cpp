@@ -16,24 +16,15 @@
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/parallel/groups.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
+using planlayout::testing::slurp;
+using planlayout::testing::replace_all;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
-        s.replace(pos, from.size(), to);
-    }
-    return s;
-}
 
 struct Run {
     int code = 0;
