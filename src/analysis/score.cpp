@@ -154,16 +154,6 @@ std::string fixed(double x, int decimals) {
     return buf;
 }
 
-std::string human_bytes(double b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024.0 && u < 4) {
-        b /= 1024.0;
-        ++u;
-    }
-    return fixed(b, u == 0 ? 0 : 1) + " " + units[u];
-}
-
 void reasons_for(Score& s) {
     const std::string base(to_string(s.baseline));
     const std::string cand(to_string(s.candidate));
@@ -216,6 +206,16 @@ ScoreFactors ScoreFactors::from_json(const nlohmann::json& j, const std::string&
     s.non_overlapped = f.number("non_overlapped", 0, 1);
     f.finish();
     return s;
+}
+
+std::string human_bytes(double b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fixed(b, u == 0 ? 0 : 1) + " " + units[u];
 }
 
 Score compute_score(const ScoreInput& in) {

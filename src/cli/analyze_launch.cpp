@@ -3,7 +3,6 @@
 
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -18,10 +17,7 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     }
     PlanRequest request = embedded_default_request();
     if (!parsed.positionals().empty()) {
-        const std::string& path = parsed.positionals().front();
-        request.layout_text = read_input(path, ctx);
-        request.layout_name = path == "-" ? "<stdin>" : path;
-        request.base_dir = path == "-" ? "." : parent_dir(path);
+        request = layout_request(parsed.positionals().front(), ctx);
     }
     // Launchers need every group and every rank: --kinds does not apply.
     const Report report = plan(request);

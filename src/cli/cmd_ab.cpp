@@ -1,7 +1,6 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
 #include "commands.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/ingest/step_log.hpp"
 #include "planlayout/verify/ab.hpp"
@@ -89,10 +88,7 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
     auto report = verify::analyze_ab(runs, options);
     if (const auto layout = a.get("--layout")) {
         // The plan's predicted benefit (and its band) beside every measured comparison.
-        PlanRequest request;
-        request.layout_text = read_input(*layout, ctx);
-        request.layout_name = *layout;
-        request.base_dir = parent_dir(*layout);
+        PlanRequest request = layout_request(*layout, ctx);
         const Report plan_report = plan(request);
         if (!plan_report.score) {
             throw input_error(*layout, "the layout has no model/training/transport (or score) sections, so it predicts nothing",

@@ -8,7 +8,6 @@
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -111,10 +110,7 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
     }
     PlanRequest request = embedded_default_request();
     if (!parsed.positionals().empty()) {
-        const std::string& path = parsed.positionals().front();
-        request.layout_text = read_input(path, ctx);
-        request.layout_name = path == "-" ? "<stdin>" : path;
-        request.base_dir = path == "-" ? "." : parent_dir(path);
+        request = layout_request(parsed.positionals().front(), ctx);
     }
     if (const auto k = parsed.get("--kinds")) {
         if (diagram) {

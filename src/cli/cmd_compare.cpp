@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "planlayout/emit/compare_emit.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -26,11 +25,7 @@ CommandHelp compare_help() {
 }
 
 Report plan_file(const std::string& path, Context& ctx) {
-    PlanRequest request;
-    request.layout_text = read_input(path, ctx);
-    request.layout_name = path == "-" ? "<stdin>" : path;
-    request.base_dir = path == "-" ? "." : parent_dir(path);
-    return plan(request);
+    return plan(layout_request(path, ctx));
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 
 #include "commands.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
 
@@ -70,10 +69,7 @@ int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
     verify::VerifyExpectation expectation;
     if (const auto layout = a.get("--layout")) {
         // The plan's own placement: each rank's node, GPU and rail NIC (NCCL's choice).
-        PlanRequest request;
-        request.layout_text = read_input(*layout, ctx);
-        request.layout_name = *layout;
-        request.base_dir = parent_dir(*layout);
+        PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {"tp"};  // classification is not needed here; keep it cheap
         const Report report = plan(request);
         std::vector<verify::RankPlacement> placement;

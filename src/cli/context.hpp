@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
 
@@ -29,6 +30,10 @@ struct Command {
 
 /// Reads a named input: "-" is standard input, anything else a file (through ingest).
 [[nodiscard]] std::string read_input(const std::string& path, Context& ctx);
+
+/// A plan request for a layout file ("-" = standard input, named "<stdin>"), with relative
+/// paths in it resolved against the file's folder.
+[[nodiscard]] PlanRequest layout_request(const std::string& path, Context& ctx);
 
 /// Writes a result to `-o FILE` atomically when given, else to ctx.out.
 void write_output(const ParsedArgs& args, const std::string& content, Context& ctx);

@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/version.hpp"
 
@@ -32,6 +33,14 @@ std::string read_input(const std::string& path, Context& ctx) {
         return text;
     }
     return read_text_file(path);
+}
+
+PlanRequest layout_request(const std::string& path, Context& ctx) {
+    PlanRequest request;
+    request.layout_text = read_input(path, ctx);
+    request.layout_name = path == "-" ? "<stdin>" : path;
+    request.base_dir = path == "-" ? "." : parent_dir(path);
+    return request;
 }
 
 void write_output(const ParsedArgs& args, const std::string& content, Context& ctx) {

@@ -65,18 +65,6 @@ bool differs(const Side& x, const Side& y) {
            x.edges->worst != y.edges->worst || x.edges->pairs != y.edges->pairs || cost_differs;
 }
 
-std::string human_bytes(double b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024.0 && u < 4) {
-        b /= 1024.0;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
-    return buf;
-}
-
 double round_to(double v, int digits) {
     const double scale = std::pow(10.0, digits);
     return std::round(v * scale) / scale;

@@ -77,6 +77,9 @@ struct Score {
     std::vector<std::string> warnings;
 };
 
+/// Bytes in binary units: "512 B", "16.0 MiB", "3.8 GiB".
+[[nodiscard]] std::string human_bytes(double bytes);
+
 /// The score. Throws Error when neither a model nor all three factors are given.
 [[nodiscard]] Score compute_score(const ScoreInput& in);
 
