@@ -42,7 +42,7 @@ std::int32_t lookup_host(const std::map<std::string, std::int32_t>& hosts, const
 }  // namespace
 
 Placement node_major_placement(const Cluster& cluster, std::int64_t world, const std::vector<std::int32_t>& node_order,
-                               const std::vector<std::int32_t>& local_order) {
+                               const std::vector<std::int32_t>& local_order, const std::string& where) {
     Placement p;
     p.description = "node-major";
     p.node.reserve(static_cast<std::size_t>(world));
@@ -57,9 +57,10 @@ Placement node_major_placement(const Cluster& cluster, std::int64_t world, const
         }
     }
     if (p.world() < world) {
-        throw input_error("placement", "the world of " + std::to_string(world) + " ranks needs more GPUs than the " +
+        throw input_error(where, "the world of " + std::to_string(world) + " ranks needs more GPUs than the " +
                                            std::to_string(p.world()) + " the placement offers",
-                          "add nodes to the cluster or reduce the world size");
+                          node_order.empty() ? "add nodes to the cluster or reduce the world size"
+                                             : "list more hosts (each host's GPUs take ranks in turn), or reduce the world size");
     }
     return p;
 }
@@ -181,7 +182,7 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         }
         description += ", local GPU order " + lo.dump();
     }
-    Placement p = node_major_placement(cluster, world, order, local);
+    Placement p = node_major_placement(cluster, world, order, local, o.where());
     p.description = description;
     return p;
 }

@@ -22,11 +22,12 @@ struct Placement {
 /// Rank r on the node that holds the r-th GPU in node order (node-major: ⌊r/G⌋ for uniform G),
 /// local GPU in index order, or in `local_order` (a CUDA_VISIBLE_DEVICES permutation) when given.
 /// `node_order` (hostfile order) lists node indices in the order ranks fill them; empty = all
-/// nodes in cluster order. Throws Error when world exceeds the GPUs available.
+/// nodes in cluster order. Throws Error naming `where` when world exceeds the GPUs available.
 [[nodiscard]] Placement node_major_placement(const Cluster& cluster,
                                              std::int64_t world,
                                              const std::vector<std::int32_t>& node_order = {},
-                                             const std::vector<std::int32_t>& local_order = {});
+                                             const std::vector<std::int32_t>& local_order = {},
+                                             const std::string& where = "placement");
 
 /// Reads a layout's "placement" section: {"hosts": [...] | "hostfile": "path", "local_order":
 /// [...]} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}. base_dir resolves a hostfile path.
