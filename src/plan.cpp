@@ -30,16 +30,12 @@ Score score_of(const Report& report, const JsonObject& top, const std::string& b
     if (top.has("score")) {
         in.given = ScoreFactors::from_json(top.at("score"), file);
     }
-    if (!in.transport.calibration.empty()) {
-        const std::string& rel = in.transport.calibration;
-        const std::string path = (rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
-        apply_calibration(calibration_from_json(parse_json_text(read_text_file(path), path), path), in.transport);
-    }
     const ResolvedSpec& s = report.groups.spec;
     auto narrow = [](std::int64_t v) { return static_cast<int>(v); };
     in.sizes = {narrow(s.tp), narrow(s.pp), narrow(s.cp), narrow(s.dp), narrow(s.ep), narrow(s.etp), narrow(s.expert_dp),
                 narrow(s.vpp.value_or(1))};
-    const NodeHardware hw = node_hardware(report.cluster);
+    NodeHardware hw = node_hardware(report.cluster);
+    apply_calibration_files(in.transport.calibrations, base_dir, in.transport, hw);
     const int gpus_per_node = report.cluster.facts.front().gpu_count;
     for (const auto& k : report.kinds) {
         if (!k.shapes.empty()) {

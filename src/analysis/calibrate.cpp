@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {
 namespace {
@@ -31,14 +32,16 @@ double line_time_us(CollectiveOp op, const CostShape& shape, double size, Transp
 
 }  // namespace
 
-Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape, Transport transport,
-                            std::optional<PathClass> link_class, double min_size_bytes) {
+Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed, Transport transport,
+                            std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
     Calibration c;
     c.transport = transport;
     c.op = run.op;
-    c.nodes = shape.nodes;
-    c.gpus_per_node = shape.max_per_node;
-    c.ranks = shape.n;
+    c.nodes = placed.nodes;
+    c.gpus_per_node = placed.max_per_node;
+    c.ranks = placed.n;
+    c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
+    const CostShape shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
     const bool cross = is_cross(shape);
     c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
     if (cross) {
@@ -172,6 +175,7 @@ nlohmann::json to_json(const Calibration& c) {
             {"nodes", c.nodes},
             {"gpus_per_node", c.gpus_per_node},
             {"ranks", c.ranks},
+            {"socket_inside_node", c.socket_inside_node},
             {"alpha_us", fixed(c.alpha_us, 4)},
             {"efficiency", fixed(c.efficiency, 6)},
             {"line", c.line},
@@ -235,6 +239,9 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& wh
     c.nodes = static_cast<int>(number("nodes"));
     c.gpus_per_node = static_cast<int>(number("gpus_per_node"));
     c.ranks = c.nodes * c.gpus_per_node;
+    if (j.contains("socket_inside_node") && j.at("socket_inside_node").is_boolean()) {
+        c.socket_inside_node = j.at("socket_inside_node").get<bool>();
+    }
     if (j.contains("line") && j.at("line").is_string()) {
         c.line = j.at("line").get<std::string>();
     }
@@ -268,6 +275,25 @@ void apply_calibration(const Calibration& c, CostShape& shape) {
     }
 }
 
+void apply_calibration(const Calibration& c, NodeHardware& hw) {
+    CostShape s = make_cost_shape(1, 2, hw);
+    apply_calibration(c, s);
+    hw.nvlink_efficiency = s.nvlink_efficiency;
+    hw.nvlink_alpha_us = s.nvlink_alpha_us;
+    hw.pcie_efficiency = s.pcie_efficiency;
+    hw.pcie_alpha_us = s.pcie_alpha_us;
+}
+
+void apply_calibration_files(const std::vector<std::string>& files, const std::string& base_dir,
+                             TransportSpec& spec, NodeHardware& hw) {
+    for (const auto& rel : files) {
+        const std::string path = (rel.empty() || rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
+        const Calibration c = calibration_from_json(parse_json_text(read_text_file(path), path), path);
+        apply_calibration(c, spec);
+        apply_calibration(c, hw);
+    }
+}
+
 std::string render_text(const Calibration& c) {
     std::ostringstream out;
     char buf[256];
@@ -275,6 +301,9 @@ std::string render_text(const Calibration& c) {
                   std::string(to_string(c.op)).c_str(), c.ranks, c.nodes, c.gpus_per_node,
                   std::string(to_string(c.transport)).c_str(), std::string(to_string(c.link_class)).c_str());
     out << buf;
+    if (c.socket_inside_node) {
+        out << "# sockets inside the node (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1): every rank a socket endpoint\n";
+    }
     std::snprintf(buf, sizeof buf,
                   "# fit: alpha %.2f us per step, efficiency %.3f of the %s line rate (%.2f GB/s), busbw %.2f GB/s\n",
                   c.alpha_us, c.efficiency, c.line.c_str(), c.line_gbyte_s, c.busbw_gbyte_s);

@@ -68,6 +68,10 @@ CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw) 
     g.nic_gbit_s = hw.nic_gbit_s;
     g.tcp_gbit_s = hw.tcp_gbit_s;
     g.tcp_interfaces_per_node = hw.tcp_interfaces_per_node;
+    g.nvlink_efficiency = hw.nvlink_efficiency;
+    g.nvlink_alpha_us = hw.nvlink_alpha_us;
+    g.pcie_efficiency = hw.pcie_efficiency;
+    g.pcie_alpha_us = hw.pcie_alpha_us;
     return g;
 }
 
@@ -81,6 +85,7 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     x.host_staged_efficiency = pick(spec.rdma_params.efficiency, end);
     x.sockets = spec.tcp.sockets_per_thread * spec.tcp.socket_threads;
     x.per_stream_gbit_s = spec.tcp.per_stream_gbit_s;
+    x.socket_inside_node = t == Transport::Tcp && spec.tcp.inside_node;
     return x;
 }
 
@@ -249,8 +254,24 @@ CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportMo
     return finish(CollectiveOp::SendRecv, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
+CostShape socket_endpoints(const CostShape& g) {
+    CostShape s = g;
+    if (g.n < 2 || g.max_per_node < 2) {
+        return s;  // no two ranks share a node: nothing changes
+    }
+    s.concurrent_groups_per_node = g.max_per_node * std::max(1, g.concurrent_groups_per_node);
+    s.nodes = g.n;
+    s.max_per_node = 1;
+    s.rails_per_node = 1;
+    s.one_rank_per_node = true;
+    s.worst_cross = g.nodes >= 2 ? g.worst_cross : PathClass::Rail;
+    s.two_node_tree_gain = 1.0;  // the tree gain comes from several GPUs per node
+    return s;
+}
+
+CollectiveCost collective_cost(CollectiveOp op, const CostShape& shape, double size_bytes,
                                const TransportModel& x) {
+    const CostShape g = x.kind == Transport::Tcp && x.socket_inside_node ? socket_endpoints(shape) : shape;
     switch (op) {
         case CollectiveOp::AllReduce:
             return all_reduce(g, size_bytes, x);

@@ -1,6 +1,7 @@
 // Analysis inputs: reading the model, training and transport sections; derived sizes.
 #include "planlayout/analysis/model_spec.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "json_fields.hpp"
@@ -79,6 +80,7 @@ ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where
         set_if(moe->integer("topk", 1, kMaxInt), m.topk);
         set_if(moe->integer("ffn_hidden", 1, kMaxInt), m.moe_ffn_hidden);
         set_if(moe->integer("shared_experts", 0, kMaxInt), m.shared_experts);
+        set_if(moe->number("capacity_factor", 0.01, 64), m.capacity_factor);
         moe->finish();
         if (m.experts == 0 || m.topk == 0) {
             throw input_error(moe->at(m.experts == 0 ? "experts" : "topk"),
@@ -312,6 +314,7 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
         set_if(tcp->integer("nsocks_perthread", 1, 64), t.tcp.sockets_per_thread);
         set_if(tcp->integer("socket_nthreads", 1, 64), t.tcp.socket_threads);
         set_if(tcp->number("per_stream_gbit_s", 0, 1e5), t.tcp.per_stream_gbit_s);
+        set_if(tcp->boolean("inside_node"), t.tcp.inside_node);
         read_params(*tcp, t.tcp_params);
         tcp->finish();
     }
@@ -323,7 +326,21 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
         read_params(*gdr, t.gdrdma_params);
         gdr->finish();
     }
-    set_if(f.string("calibration"), t.calibration);
+    if (const auto* c = f.raw("calibration")) {
+        // One file or a list of them: a NIC/TCP-class fit per transport and collective, an NV/PCIe one.
+        const bool list = c->is_array() && !c->empty() &&
+                          std::all_of(c->begin(), c->end(), [](const nlohmann::json& e) { return e.is_string(); });
+        if (c->is_string()) {
+            t.calibrations.push_back(c->get<std::string>());
+        } else if (list) {
+            for (const auto& e : *c) {
+                t.calibrations.push_back(e.get<std::string>());
+            }
+        } else {
+            throw input_error(f.at("calibration"), "expected a file name or a list of file names, found " + c->dump(),
+                              "write \"calibration\": \"calib.json\" or [\"tcp-a2a.json\", \"tcp-ar.json\"]");
+        }
+    }
     f.finish();
     return t;
 }

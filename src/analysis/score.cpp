@@ -159,13 +159,16 @@ void reasons_for(Score& s) {
     const std::string cand(to_string(s.candidate));
     int named = 0;
     for (const auto& k : s.by_kind) {
-        if (!k.cross_node || named >= 3) {
+        if ((!k.cross_node && !k.socket_inside) || named >= 3) {
             continue;
         }
         if (named > 0 && k.contribution < 0.005) {
             break;
         }
-        std::string line = k.kind + " " + k.collective + " over " + std::string(to_string(k.path_class)) +
+        const std::string path = k.socket_inside ? "sockets inside the node (" + std::string(to_string(k.path_class)) +
+                                                       " in the " + (s.baseline == Transport::Tcp ? cand : base) + " arm)"
+                                                 : std::string(to_string(k.path_class));
+        std::string line = k.kind + " " + k.collective + " over " + path +
                            ": " + percent(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
         if (k.phi > 0) {
             line += "; " + cand + " removes " + percent(k.phi, 0) + " of it";
@@ -179,7 +182,7 @@ void reasons_for(Score& s) {
     }
     std::vector<std::string> local;
     for (const auto& k : s.by_kind) {
-        if (!k.cross_node && k.time_s[0] > 0) {
+        if (!k.cross_node && !k.socket_inside && k.time_s[0] > 0) {
             local.push_back(k.kind + " (" + std::string(to_string(k.path_class)) + ")");
         }
     }
@@ -219,6 +222,11 @@ std::string human_bytes(double b) {
 }
 
 Score compute_score(const ScoreInput& in) {
+    // Kinds the transport changes: those that cross nodes, and with sockets inside the node
+    // (tcp.inside_node, TCP in the comparison) every group of two or more ranks.
+    const bool socketed = in.transport.tcp.inside_node &&
+                          (in.transport.baseline == Transport::Tcp || in.transport.candidate == Transport::Tcp);
+    const auto via_transport = [&](const CostShape& g) { return g.n >= 2 && (g.nodes >= 2 || socketed); };
     Score s;
     s.baseline = in.transport.baseline;
     s.candidate = in.transport.candidate;
@@ -271,6 +279,7 @@ Score compute_score(const ScoreInput& in) {
             KindBreakdown k;
             k.kind = traffic[i].kind;
             k.cross_node = shapes[i]->nodes >= 2 && shapes[i]->n >= 2;
+            k.socket_inside = !k.cross_node && via_transport(*shapes[i]);
             k.path_class = k.cross_node ? shapes[i]->worst_cross : shapes[i]->worst_intra;
             s.by_kind.push_back(k);
             it = s.by_kind.end() - 1;
@@ -292,7 +301,7 @@ Score compute_score(const ScoreInput& in) {
         k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
         k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
         k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
-        if (k.cross_node) {
+        if (k.cross_node || k.socket_inside) {
             cross_t0 += k.time_s[0];
             cross_dt += k.time_s[0] - k.time_s[1];
             cross_de += k.exposed_s[0] - k.exposed_s[1];
@@ -321,7 +330,7 @@ Score compute_score(const ScoreInput& in) {
         }
         double t0 = 0, dt = 0, de = 0;
         for (std::size_t i = 0; i < traffic.size(); ++i) {
-            if (shapes[i] != nullptr && shapes[i]->nodes >= 2 && shapes[i]->n >= 2) {
+            if (shapes[i] != nullptr && via_transport(*shapes[i])) {
                 t0 += b.items[0][i].time_s;
                 dt += b.items[0][i].time_s - b.items[1][i].time_s;
                 de += b.items[0][i].exposed_s - b.items[1][i].exposed_s;

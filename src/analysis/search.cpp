@@ -11,7 +11,6 @@
 #include "planlayout/analysis/sampled_shapes.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/json_fields.hpp"
-#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 
@@ -80,9 +79,8 @@ struct Evaluator {
     }
 };
 
-Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world) {
-    return Evaluator{cluster, model, node_major_placement(cluster, world), node_hardware(cluster),
-                     cluster.facts.front().gpu_count};
+Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world, const NodeHardware& hw) {
+    return Evaluator{cluster, model, node_major_placement(cluster, world), hw, cluster.facts.front().gpu_count};
 }
 
 ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::string& order) {
@@ -119,18 +117,15 @@ std::string SearchLayout::name() const {
 SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
                              const std::string& order) {
     const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
-    const Evaluator ev = make_evaluator(cluster, model, world);
+    const Evaluator ev = make_evaluator(cluster, model, world, node_hardware(cluster));
     return ev.evaluate(resolve_spec(to_spec(world, sizes, order)), sizes);
 }
 
 SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in, const SearchOptions& options,
                             const std::string& base_dir) {
     SearchModel model = model_in;
-    if (!model.transport.calibration.empty()) {
-        const std::string& rel = model.transport.calibration;
-        const std::string path = (rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
-        apply_calibration(calibration_from_json(parse_json_text(read_text_file(path), path), path), model.transport);
-    }
+    NodeHardware hw = node_hardware(cluster);
+    apply_calibration_files(model.transport.calibrations, base_dir, model.transport, hw);
     const std::int64_t gpus = cluster.total_gpus();
     SearchResult result;
     result.world = options.world > 0 ? options.world : gpus;
@@ -223,7 +218,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in,
     }
 
     // 2. Memory, then the evaluation of what fits.
-    const Evaluator ev = make_evaluator(cluster, model, world);
+    const Evaluator ev = make_evaluator(cluster, model, world, hw);
     const auto total = static_cast<std::int64_t>(pending.size());
     std::int64_t done = 0;
     for (const auto& p : pending) {

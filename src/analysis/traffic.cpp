@@ -99,7 +99,7 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
     }
     if (m.experts > 0 && m.moe_layers > 0) {
         const double tokens = t.sequence_parallel ? tokens_cp / p.tp : tokens_cp;
-        const double size = tokens * m.topk * h * beta;
+        const double size = tokens * m.topk * m.capacity_factor * h * beta;
         if (p.ep > 1) {
             // Dispatch + combine, forward and backward: 4 per MoE layer per micro-batch.
             add(out, {"ep", CollectiveOp::AllToAll, "dispatch+combine", size,

@@ -96,7 +96,7 @@ int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx) {
         min_size = parse_size_bytes(*m, "--min-size");
     }
     const NcclTestsRun run = parse_nccl_tests(read_input(path, ctx), path, opt);
-    Calibration c = fit_calibration(run, shape, transport, cls, min_size);
+    Calibration c = fit_calibration(run, shape, transport, cls, min_size, socket_inside_node(args, transport));
     c.source = name;
     for (auto w : run.warnings) {
         if (w.rfind(path, 0) == 0) {

@@ -86,6 +86,7 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
     CostShape shape = shape_from(args, "collective");
     const Transport transport = transport_from(args, "gdrdma");
     TransportSpec spec;
+    spec.tcp.inside_node = socket_inside_node(args, transport);
     if (const auto path = args.get("--calibration")) {
         const Calibration c = calibration_from_json(parse_json_text(read_input(*path, ctx), *path), *path);
         apply_calibration(c, spec);
@@ -163,13 +164,15 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
             << "\n";
     } else {
         const bool cross = shape.nodes >= 2;
+        const bool socket = x.socket_inside_node && shape.n >= 2 && shape.max_per_node >= 2;
         char buf[320];
-        std::snprintf(buf, sizeof buf, "# plan-layout collective: %s, %d ranks = %d nodes x %d GPUs, transport %s, class %s\n",
+        std::snprintf(buf, sizeof buf, "# plan-layout collective: %s, %d ranks = %d nodes x %d GPUs, transport %s, class %s%s\n",
                       std::string(to_string(*op)).c_str(), shape.n, shape.nodes, shape.max_per_node,
                       std::string(to_string(transport)).c_str(),
-                      std::string(to_string(cross ? shape.worst_cross : shape.worst_intra)).c_str());
+                      std::string(to_string(cross ? shape.worst_cross : shape.worst_intra)).c_str(),
+                      socket ? " (P2P and SHM off: every rank a socket endpoint)" : "");
         out << buf;
-        if (cross && transport == Transport::Tcp) {
+        if ((cross || socket) && transport == Transport::Tcp) {
             std::snprintf(buf, sizeof buf,
                           "# links: %s %.0f GB/s x %.2f; %d TCP interface(s) of %.0f Gbit/s per node x %.2f, shared by %d GPUs; "
                           "alpha %.1f us/step\n",

@@ -25,6 +25,9 @@ std::vector<OptionSpec> hardware_options() {
         {"--tcp-gbit", "GBIT", "line rate of the socket interface NCCL_SOCKET_IFNAME picks (default 100)"},
         {"--tcp-interfaces", "N", "socket interfaces per node, shared by all its GPUs (default 1)"},
         {"--tree-gain", "X", "two-node all-reduce tree gain on the NIC term, 1 to 2 (default 1.5)"},
+        {"--socket-inside-node", "",
+         "with --transport tcp: the run had NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so ranks of one node "
+         "talk through sockets too"},
     };
 }
 
@@ -122,6 +125,17 @@ double parse_size_bytes(const std::string& text, const std::string& flag) {
     }
     throw input_error(flag + " " + text, "'" + text + "' is not a size",
                       "write bytes with an optional unit: 4096, 256MiB, 1G (binary), 1GB (decimal)");
+}
+
+bool socket_inside_node(const ParsedArgs& args, Transport transport) {
+    if (!args.has("--socket-inside-node")) {
+        return false;
+    }
+    if (transport != Transport::Tcp) {
+        throw input_error("--socket-inside-node", "it describes the socket transport, not " + std::string(to_string(transport)),
+                          "give --transport tcp, or drop --socket-inside-node");
+    }
+    return true;
 }
 
 Transport transport_from(const ParsedArgs& args, const std::string& fallback) {

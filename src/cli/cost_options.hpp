@@ -25,6 +25,9 @@ namespace planlayout::cli {
 /// --transport, required to be one of tcp|rdma|gdrdma.
 [[nodiscard]] Transport transport_from(const ParsedArgs& args, const std::string& fallback);
 
+/// --socket-inside-node (only with --transport tcp: a usage Error otherwise).
+[[nodiscard]] bool socket_inside_node(const ParsedArgs& args, Transport transport);
+
 /// --format text|json.
 [[nodiscard]] bool json_format(const ParsedArgs& args);
 

@@ -96,3 +96,36 @@ TEST_CASE("a calibration file that is not one is refused with its pointer") {
     CHECK_THROWS_WITH_AS((void)calibration_from_json(nlohmann::json::object(), "c.json"),
                          "c.json (/kind): missing 'kind'; write the file with plan-layout calibrate -o FILE", Error);
 }
+
+TEST_CASE("round trip: a socket-forced run inside one node fits the shared interface, and says so") {
+    const CostShape g = make_cost_shape(1, 2, {});
+    TransportSpec truth;
+    truth.tcp.inside_node = true;
+    truth.tcp_params.efficiency.value = 0.47;
+    truth.tcp_params.alpha_us = 19;
+    const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model(truth, Transport::Tcp));
+    const Calibration c = fit_calibration(run, g, Transport::Tcp, std::nullopt, 0, true);
+    CHECK(c.socket_inside_node);
+    CHECK(c.nodes == 1);
+    CHECK(c.gpus_per_node == 2);
+    CHECK(c.link_class == PathClass::Rail);
+    CHECK(c.line == "TCP interface");
+    CHECK(c.efficiency == doctest::Approx(0.47).epsilon(1e-9));
+    CHECK(c.alpha_us == doctest::Approx(19).epsilon(1e-6));
+    const Calibration back = calibration_from_json(to_json(c), "calib.json");
+    CHECK(back.socket_inside_node);
+    CHECK(render_text(c).find("sockets inside the node") != std::string::npos);
+    // Without the flag the same rows are NVLink rows: a different (and wrong) line.
+    CHECK(fit_calibration(run, g, Transport::Tcp, std::nullopt).line == "NVLink");
+    // An NV-class fit reaches the node hardware every shape is built from.
+    Calibration nv = c;
+    nv.link_class = PathClass::Nv;
+    nv.efficiency = 0.7;
+    nv.alpha_us = 17;
+    NodeHardware hw;
+    apply_calibration(nv, hw);
+    CHECK(make_cost_shape(1, 8, hw).nvlink_efficiency == 0.7);
+    CHECK(make_cost_shape(1, 8, hw).nvlink_alpha_us == 17);
+    apply_calibration(c, hw);  // a TCP-class fit leaves it alone
+    CHECK(hw.nvlink_efficiency == 0.7);
+}

@@ -178,3 +178,34 @@ TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sha
     CHECK(c.gpu_nic_sys);
     CHECK(c.worst_cross == PathClass::Rail);
 }
+
+TEST_CASE("sockets inside the node (P2P and SHM off): every rank a socket endpoint sharing the interface") {
+    const CostShape g = make_cost_shape(1, 2, {});
+    const CostShape s = socket_endpoints(g);
+    CHECK(s.nodes == 2);
+    CHECK(s.max_per_node == 1);
+    CHECK(s.concurrent_groups_per_node == 2);  // both ranks share the node's interface
+    CHECK(s.worst_cross == PathClass::Rail);
+    CHECK(s.two_node_tree_gain == 1.0);
+    TransportSpec spec;
+    spec.tcp.inside_node = true;
+    const TransportModel x = transport_model(spec, Transport::Tcp);
+    CHECK(x.socket_inside_node);
+    // all_to_all of 1 GB over 2 ranks: half leaves by the socket, 100 Gbit/s × 0.4 shared by 2.
+    const CollectiveCost a = collective_cost(CollectiveOp::AllToAll, g, kGB, x);
+    CHECK(a.cross_node);
+    CHECK(a.nic_s == doctest::Approx(0.5 / 2.5));
+    CHECK(a.alpha_s == doctest::Approx(20e-6));
+    CHECK(a.bottleneck == "TCP interface");
+    // all_reduce: ring of 2 endpoints, 2(n-1)/n S = 1 GB, no tree gain.
+    CHECK(collective_cost(CollectiveOp::AllReduce, g, kGB, x).nic_s == doctest::Approx(1.0 / 2.5));
+    // Without the flag, or for GPUDirect, the pair stays on NVLink.
+    CHECK_FALSE(collective_cost(CollectiveOp::AllToAll, g, kGB, tcp()).cross_node);
+    CHECK_FALSE(transport_model(spec, Transport::Gdrdma).socket_inside_node);
+    // Across nodes, the ranks of a node become endpoints too: 2 × 4 → 8 endpoints, 4 per interface.
+    const CostShape w = socket_endpoints(make_cost_shape(2, 4, {}));
+    CHECK(w.nodes == 8);
+    CHECK(w.concurrent_groups_per_node == 4);
+    // One rank per node already: nothing to change.
+    CHECK(socket_endpoints(make_cost_shape(4, 1, {})).nodes == 4);
+}

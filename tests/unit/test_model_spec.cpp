@@ -64,6 +64,28 @@ TEST_CASE("every prior is overridable; a bare number keeps the band's relative w
     CHECK(x.tcp_params.alpha_us == 30);
     CHECK(x.tcp.interfaces_per_node == 2);
     CHECK(x.gdrdma_params.alltoall_efficiency.low == 0.5);
-    CHECK(x.calibration == "calib.json");
+    CHECK(x.calibrations == std::vector<std::string>{"calib.json"});
     CHECK(pick(x.gdrdma_params.alltoall_efficiency, PriorEnd::High) == 0.8);
+}
+
+TEST_CASE("sockets inside the node, an expert capacity factor and a list of calibration files") {
+    const TransportSpec x = TransportSpec::from_json(
+        js(R"({"tcp": {"interface": "lo", "inside_node": true}, "calibration": ["a.json", "b.json"]})"), "x.json");
+    CHECK(x.tcp.inside_node);
+    CHECK(x.tcp.interface_name == "lo");
+    CHECK(x.calibrations == std::vector<std::string>{"a.json", "b.json"});
+    CHECK_FALSE(TransportSpec::from_json(js("{}"), "x.json").tcp.inside_node);
+    try {
+        (void)TransportSpec::from_json(js(R"({"calibration": [1]})"), "x.json");
+        FAIL("a list of numbers was accepted");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("x.json (/transport/calibration)") != std::string::npos);
+        CHECK(std::string(e.what()).find("a list of file names") != std::string::npos);
+    }
+    const ModelSpec m = ModelSpec::from_json(
+        js(R"({"layers": 1, "hidden": 1024, "moe": {"experts": 8, "topk": 2, "capacity_factor": 1.25},
+               "params": {"dense": 4e6, "expert": 3e7}})"),
+        "m.json");
+    CHECK(m.capacity_factor == 1.25);
+    CHECK(ModelSpec::from_json(js(R"({"layers": 1, "hidden": 8, "heads": 1})"), "m.json").capacity_factor == 1.0);
 }

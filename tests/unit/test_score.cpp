@@ -1,6 +1,7 @@
 // Tests: the RDMA-benefit score, first on the seed experiment (model.md §7).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "planlayout/analysis/score.hpp"
@@ -197,4 +198,27 @@ TEST_CASE("a measured step time on the baseline fixes the compute time") {
     CHECK(s.step_time_s[0] == doctest::Approx(4.490).epsilon(1e-6));
     CHECK(s.rdma_benefit > 0.27);
     CHECK(s.rdma_benefit < 0.40);
+}
+
+TEST_CASE("with sockets inside the node (tcp.inside_node) the node-local kinds become transport-sensitive") {
+    const Score plain = compute_score(seed_b());
+    ScoreInput in = seed_b();
+    in.transport.tcp.inside_node = true;
+    const Score forced = compute_score(in);
+    CHECK(forced.rdma_benefit > plain.rdma_benefit + 0.1);
+    CHECK(forced.step_time_s[0] > plain.step_time_s[0]);
+    CHECK(forced.step_time_s[1] == doctest::Approx(plain.step_time_s[1]));  // the candidate is unchanged
+    CHECK(mentions(forced, "ep all_to_all over sockets inside the node (NV in the gdrdma arm)"));
+    CHECK_FALSE(mentions(forced, "inside a node, unchanged by the transport"));
+    const auto ep = std::find_if(forced.by_kind.begin(), forced.by_kind.end(),
+                                 [](const KindBreakdown& k) { return k.kind == "ep"; });
+    REQUIRE(ep != forced.by_kind.end());
+    CHECK(ep->socket_inside);
+    CHECK_FALSE(ep->cross_node);
+    CHECK(ep->phi > 0.5);
+    // GPUDirect against RDMA: no TCP arm, so the flag changes nothing.
+    in.transport.baseline = Transport::Rdma;
+    ScoreInput rdma = seed_b();
+    rdma.transport.baseline = Transport::Rdma;
+    CHECK(compute_score(in).rdma_benefit == doctest::Approx(compute_score(rdma).rdma_benefit));
 }

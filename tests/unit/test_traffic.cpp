@@ -130,3 +130,12 @@ TEST_CASE("expected remote nodes under uniform top-k routing") {
     CHECK(expected_remote_nodes(256, 6, 2) == doctest::Approx(0.98537).epsilon(1e-4));
     CHECK(expected_remote_nodes(8, 8, 2) == 1.0);
 }
+
+TEST_CASE("an expert capacity factor scales the all-to-all to the padded capacity") {
+    ModelSpec m = moe_model();
+    m.capacity_factor = 1.25;
+    const auto items = traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, m, lora_training());
+    const auto* ep = find(items, "ep", CollectiveOp::AllToAll);
+    REQUIRE(ep != nullptr);
+    CHECK(ep->size_bytes == 512.0 * 6 * 1.25 * 4096 * 2);
+}

@@ -33,6 +33,7 @@ struct Calibration {
     int nodes = 1;
     int gpus_per_node = 1;
     int ranks = 1;
+    bool socket_inside_node = false;  // a TCP run with P2P/SHM off: every rank a socket endpoint
     double alpha_us = 0;
     double efficiency = 0;
     double line_gbyte_s = 0;
@@ -48,10 +49,11 @@ struct Calibration {
 /// Fits alpha and efficiency. The shape gives the placement and line rates; link_class defaults
 /// to RAIL across nodes, NV (or PCIe) inside one. Rows below min_size_bytes are reported but
 /// not fitted. Weighted least squares on relative error, so small and large sizes both count.
-/// Throws Error when fewer than two rows remain.
+/// Throws Error when fewer than two rows remain. socket_inside_node (TCP only): the run had
+/// NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so the fit is on socket_endpoints(shape).
 [[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape,
                                           Transport transport, std::optional<PathClass> link_class,
-                                          double min_size_bytes = 0);
+                                          double min_size_bytes = 0, bool socket_inside_node = false);
 
 /// The calibration file: {"schema_version":1,"kind":"plan-layout calibration", transport,
 /// class, op, nodes, gpus_per_node, alpha_us, efficiency, line_gbyte_s, busbw_gbyte_s, ...}.
@@ -66,6 +68,14 @@ void apply_calibration(const Calibration& c, TransportSpec& spec);
 
 /// Applies an NV/PCIe-class calibration to a shape's intra-node efficiency and alpha.
 void apply_calibration(const Calibration& c, CostShape& shape);
+
+/// Applies an NV/PCIe-class calibration to the node hardware every shape is built from.
+void apply_calibration(const Calibration& c, NodeHardware& hw);
+
+/// Reads a layout's calibration files (paths relative to base_dir unless absolute) and applies
+/// each, in order, to the transport (NIC/TCP classes) or the node hardware (NV/PCIe classes).
+void apply_calibration_files(const std::vector<std::string>& files, const std::string& base_dir,
+                             TransportSpec& spec, NodeHardware& hw);
 
 /// The fit and per-row residuals as text.
 [[nodiscard]] std::string render_text(const Calibration& c);

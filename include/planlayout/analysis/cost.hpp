@@ -49,6 +49,11 @@ struct NodeHardware {
     int nics_per_node = 0;       // rail NICs; 0 = one per GPU
     double tcp_gbit_s = 100.0;
     int tcp_interfaces_per_node = 1;
+    // Intra-node efficiency and per-step latency (priors; an NV/PCIe calibration replaces them)
+    double nvlink_efficiency = 0.8;
+    double nvlink_alpha_us = 3.4;
+    double pcie_efficiency = 0.8;
+    double pcie_alpha_us = 5.7;
 };
 
 /// A group of every GPU on `nodes` nodes × `gpus_per_node` (nccl-tests' usual run): rail
@@ -64,6 +69,7 @@ struct TransportModel {
     double host_staged_efficiency = 0.45;  // GDRDMA where the GPU↔NIC path is NODE/SYS
     int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
     double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
+    bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -99,7 +105,11 @@ struct CollectiveCost {
 /// One point-to-point transfer between two ranks of the group (pp neighbours, CP ring).
 [[nodiscard]] CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x);
 
-/// Dispatches to the function above.
+/// The shape as NCCL sees it with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: every rank is its own
+/// socket endpoint (one rank per "node"), all ranks of a node still share its interface(s).
+[[nodiscard]] CostShape socket_endpoints(const CostShape& g);
+
+/// Dispatches to the function above; a TCP model with socket_inside_node costs socket_endpoints(g).
 [[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
                                              const TransportModel& x);
 

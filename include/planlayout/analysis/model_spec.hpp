@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,8 @@ struct ModelSpec {
     int topk = 0;
     int moe_ffn_hidden = 0;  // per expert; 0 = ffn_hidden / topk
     int shared_experts = 0;
+    double capacity_factor = 1.0;  // tokens sent per expert ÷ an even share of tokens·topk (an
+                                   // expert capacity the dispatch pads to; 1 = dropless)
     // Parameter counts (0 = derived)
     double dense_params = 0;   // everything that is not a routed expert
     double expert_params = 0;  // all routed experts of all layers
@@ -116,6 +119,8 @@ struct TcpSpec {
     int sockets_per_thread = 1;       // NCCL_NSOCKS_PERTHREAD
     int socket_threads = 1;           // NCCL_SOCKET_NTHREADS
     double per_stream_gbit_s = 0;     // one TCP stream's cap; 0 = no cap
+    bool inside_node = false;         // NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: ranks of one node
+                                      // talk through sockets too (every rank its own endpoint)
 };
 
 /// The transports the score compares, with their priors; all overridable from the layout.
@@ -126,7 +131,8 @@ struct TransportSpec {
     TransportParams tcp_params{{0.4, 0.2, 0.6}, {0.4, 0.2, 0.6}, 20.0};  // TCP's limit is the shared interface, not one QP per peer: no extra all-to-all penalty
     TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};
     TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
-    std::string calibration;  // a calibration file (plan-layout calibrate -o), read by the caller
+    std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
+                                            // order; read by the caller (load_calibrations)
 
     [[nodiscard]] const TransportParams& params(Transport t) const;
     [[nodiscard]] TransportParams& params(Transport t);

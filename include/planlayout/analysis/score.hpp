@@ -44,6 +44,7 @@ struct KindBreakdown {
     std::string collective;     // "all_to_all", "reduce_scatter+all_gather", ...
     PathClass path_class = PathClass::Loc;  // worst class its collective crosses
     bool cross_node = false;
+    bool socket_inside = false; // inside one node, but over sockets in the TCP arm (tcp.inside_node)
     double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank
     double calls = 0;
     double time_s[2] = {0, 0};     // total per step
