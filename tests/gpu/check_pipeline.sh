@@ -33,6 +33,31 @@ ab-gloo-w2-ep2-dp1|ab cpu-gloo-w2/moe-ep2-dp1/*.csv --format json
 ab-gloo-w4-ep4-dp1|ab cpu-gloo-w4/moe-ep4-dp1/*.csv --format json
 ab-gloo-w4-ep2-dp2|ab cpu-gloo-w4/moe-ep2-dp2/*.csv --format json
 ab-gloo-w4-layouts|ab --baseline ep4-dp1 --run ep4-dp1:1=cpu-gloo-w4/moe-ep4-dp1/fast-round1.csv --run ep4-dp1:2=cpu-gloo-w4/moe-ep4-dp1/fast-round2.csv --run ep4-dp1:3=cpu-gloo-w4/moe-ep4-dp1/fast-round3.csv --run ep2-dp2:1=cpu-gloo-w4/moe-ep2-dp2/fast-round1.csv --run ep2-dp2:2=cpu-gloo-w4/moe-ep2-dp2/fast-round2.csv --run ep2-dp2:3=cpu-gloo-w4/moe-ep2-dp2/fast-round3.csv --format json
+import-h200-2gpu|import nvidia-smi h200-2gpu/nvidia-smi-topo-m.txt
+calib-tcp-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
+calib-nv-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+calib-tcp-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
+calib-nv-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+collective-2gpu-all_reduce-tcp-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
+collective-2gpu-all_reduce-tcp-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
+collective-2gpu-all_reduce-tcp-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r3.txt
+collective-2gpu-all_reduce-fast-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
+collective-2gpu-all_reduce-fast-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
+collective-2gpu-all_reduce-fast-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r3.txt
+collective-2gpu-all_to_all-tcp-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
+collective-2gpu-all_to_all-tcp-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
+collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r3.txt
+collective-2gpu-all_to_all-fast-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
+collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
+collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
+analyze-h200-2gpu-ep2-dp1|analyze ../layouts/h200-2gpu-ep2-dp1.json
+ab-h200-2gpu-ep2-dp1-predicted|ab h200-2gpu/moe-ep2-dp1/*.csv --layout ../layouts/h200-2gpu-ep2-dp1.json --format json
+analyze-h200-2gpu-ep1-dp2|analyze ../layouts/h200-2gpu-ep1-dp2.json
+ab-h200-2gpu-ep1-dp2-predicted|ab h200-2gpu/moe-ep1-dp2/*.csv --layout ../layouts/h200-2gpu-ep1-dp2.json --format json
+analyze-h200-2gpu-large-ep2-dp1|analyze ../layouts/h200-2gpu-large-ep2-dp1.json
+ab-h200-2gpu-large-ep2-dp1-predicted|ab h200-2gpu-large/moe-ep2-dp1/*.csv --layout ../layouts/h200-2gpu-large-ep2-dp1.json --format json
+analyze-h200-2gpu-large-ep1-dp2|analyze ../layouts/h200-2gpu-large-ep1-dp2.json
+ab-h200-2gpu-large-ep1-dp2-predicted|ab h200-2gpu-large/moe-ep1-dp2/*.csv --layout ../layouts/h200-2gpu-large-ep1-dp2.json --format json
 EOF
 )
 
@@ -84,6 +109,44 @@ for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w
     quoted "| $name | $a1 | $1 |" "$name median of $a1"
     quoted "| $name | $a2 | $2 |" "$name median of $a2"
     quoted "| $name | $a2 vs $a1 | $change |" "$name change"
+done
+
+
+# --- the 2 x H200 runs (issue 10) ----------------------------------------------------------------
+# import: 2 GPUs joined by NV18
+grep -q '"nvlinks": 18' "$TMP/import-h200-2gpu.out" || err "import of the 2-GPU host lost its NV18 pair"
+quoted "import: 2 GPUs, NV18" "import-h200-2gpu"
+# the calibration files the layouts read are exactly what calibrate writes from round 1
+for c in tcp-all_reduce tcp-all_to_all nv-all_reduce nv-all_to_all; do
+    sed '$d' "$TMP/calib-$c.out" | diff -q - "$HERE/calib/$c.json" >/dev/null ||
+        err "calib/$c.json is not what calibrate writes from round 1 (regenerate it with -o)"
+    alpha=$(sed -n 's/^  "alpha_us": \(.*\),$/\1/p' "$HERE/calib/$c.json")
+    eff=$(sed -n 's/^  "efficiency": \(.*\),$/\1/p' "$HERE/calib/$c.json")
+    quoted "| $c | $alpha | $eff |" "calib/$c.json"
+done
+# collective busbw, predicted vs measured, every row of every out-of-sample round
+for f in "$TMP"/collective-2gpu-*.out; do
+    name=$(basename "$f" .out)
+    set -- $(echo "$name" | sed 's/^collective-2gpu-\([a-z_]*\)-\(tcp\|fast\)-\(.*\)$/\1 \2 \3/')
+    op=$1 t=$2 r=$3
+    while read -r size pbus mbus ratio; do
+        quoted "| $op | $t | $r | $size | $pbus | $mbus | $ratio |" "$name"
+    done < <(awk '!/^#/ && NF == 11 { print $1, $8, $10, $11 }' "$f")
+done
+# the step-time benefit: measured and predicted change, band, as ab --layout prints them
+for cfg in h200-2gpu h200-2gpu-large; do
+    for lay in ep2-dp1 ep1-dp2; do
+        f=$TMP/ab-$cfg-$lay-predicted.out
+        medians=$(sed -n 's/^      "median_s": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f" | tr '\n' ' ')
+        measured=$(sed -n 's/^      "step_time_change": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f")
+        predicted=$(sed -n 's/^        "step_time_change": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f")
+        low=$(sed -n 's/^        "band_low": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f")
+        high=$(sed -n 's/^        "band_high": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f")
+        inside=$(sed -n 's/^        "within_band": \([a-z]*\),\{0,1\}$/\1/p' "$f")
+        [ -n "$measured" ] && [ -n "$predicted" ] || { err "ab-$cfg-$lay-predicted: no measured or predicted change"; continue; }
+        set -- $medians
+        quoted "| $cfg | $lay | $1 | $2 | $measured | $predicted | $low .. $high | $inside |" "ab-$cfg-$lay-predicted"
+    done
 done
 
 if [ "$UPDATE" = "--update" ]; then
