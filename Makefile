@@ -54,7 +54,9 @@ sanitize: setup
 	@cmake -S . -B $(SANITIZE_DIR) -DPLANLAYOUT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPLANLAYOUT_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(SANITIZE_DIR) -j$(JOBS)
-	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	# HWLOC_COMPONENTS=-pci: hwloc's PCI plugin (libpciaccess) leaks on this host's discovery and is
+	# unloaded before LeakSanitizer reports, so no suppression can name it; discover still runs.
+	cd $(SANITIZE_DIR) && HWLOC_COMPONENTS=-pci ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
 

@@ -1,19 +1,54 @@
 // Errors: message rendering.
 #include "planlayout/error.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace planlayout {
 namespace {
 
+// Limits of one rendered part: a message quotes what it found, but a 100 MB value or file name
+// quoted whole would bury the message (and the terminal).
+constexpr std::size_t kMaxWhere = 400;
+constexpr std::size_t kMaxWhat = 2000;
+constexpr std::size_t kMaxHint = 1000;
+
+/// One line, at most max bytes (cut at a UTF-8 character boundary, the cut said in words):
+/// newlines and other control characters of quoted input are shown escaped.
+std::string one_line(const std::string& text, std::size_t max) {
+    std::string s;
+    s.reserve(std::min(text.size(), max) + 32);
+    std::size_t i = 0;
+    for (; i < text.size() && s.size() < max; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\n') {
+            s += "\\n";
+        } else if (c == '\r') {
+            s += "\\r";
+        } else if (c < 0x20 && c != '\t') {
+            s += '?';
+        } else {
+            s += static_cast<char>(c);
+        }
+    }
+    if (i < text.size()) {
+        while (i > 0 && (static_cast<unsigned char>(text[i]) & 0xC0U) == 0x80U) {  // inside a character
+            --i;
+            s.pop_back();
+        }
+        s += "... (" + std::to_string(text.size() - i) + " more bytes)";
+    }
+    return s;
+}
+
 std::string render(const std::string& where, const std::string& what, const std::string& hint) {
     std::string s;
     if (!where.empty()) {
-        s += where + ": ";
+        s += one_line(where, kMaxWhere) + ": ";
     }
-    s += what;
+    s += one_line(what, kMaxWhat);
     if (!hint.empty()) {
-        s += "; " + hint;
+        s += "; " + one_line(hint, kMaxHint);
     }
     return s;
 }

@@ -236,11 +236,12 @@ std::vector<std::string> split_csv(const std::string& text) {
     return out;
 }
 
-std::vector<std::string> split_shell_words(const std::string& text) {
+std::vector<std::string> split_shell_words(const std::string& text, const std::string& where) {
     std::vector<std::string> words;
     std::string cur;
     bool in_word = false;
     char quote = 0;
+    std::size_t quote_at = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (quote) {
@@ -264,6 +265,7 @@ std::vector<std::string> split_shell_words(const std::string& text) {
         }
         if (c == '\'' || c == '"') {
             quote = c;
+            quote_at = i;
             in_word = true;
             continue;
         }
@@ -283,6 +285,12 @@ std::vector<std::string> split_shell_words(const std::string& text) {
         }
         cur += c;
         in_word = true;
+    }
+    if (quote) {
+        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(quote_at), '\n');
+        throw input_error(where + ":" + std::to_string(line),
+                          std::string("unterminated ") + (quote == '"' ? "double" : "single") + " quote opened on this line",
+                          std::string("close it with ") + quote + " as the shell would need");
     }
     if (in_word) {
         words.push_back(cur);

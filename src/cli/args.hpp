@@ -80,6 +80,7 @@ private:
 
 /// Splits text into shell-like words: whitespace, single/double quotes, backslash-newline
 /// continuations and `#` comments at the start of a word.
-[[nodiscard]] std::vector<std::string> split_shell_words(const std::string& text);
+/// where names the text in errors (an unterminated quote: "where:LINE").
+[[nodiscard]] std::vector<std::string> split_shell_words(const std::string& text, const std::string& where = "arguments");
 
 }  // namespace planlayout::cli

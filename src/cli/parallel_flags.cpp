@@ -60,7 +60,7 @@ ParsedArgs parse_with_megatron_args(const std::vector<std::string>& args, const 
         const std::string text = read_input(*file, ctx);
         CommandHelp spec_only = help;
         spec_only.options = parallel_flag_options();
-        ParsedArgs from_file = parse_args(join_list_flags(split_shell_words(text)), spec_only, /*ignore_unknown=*/true);
+        ParsedArgs from_file = parse_args(join_list_flags(split_shell_words(text, *file == "-" ? "stdin" : *file)), spec_only, /*ignore_unknown=*/true);
         parsed.fill_from(from_file);
     }
     return parsed;

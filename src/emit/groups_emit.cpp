@@ -35,6 +35,20 @@ std::string list_text(const std::vector<std::int64_t>& ranks, std::size_t max_it
     return s + "]";
 }
 
+// The first max_items members of group g and its last one, without building the group (a dp
+// group of a 2^31-rank world has 2^28 members).
+std::string group_head_text(const GroupKind& k, std::int64_t g, std::size_t max_items) {
+    const auto n = static_cast<std::size_t>(k.group_size());
+    if (n <= max_items + 1) {
+        return list_text(k.group(g), max_items);
+    }
+    std::string s = "[";
+    for (std::size_t i = 0; i < max_items; ++i) {
+        s += (i ? " " : "") + std::to_string(k.member(g, static_cast<std::int64_t>(i)));
+    }
+    return s + " ... " + std::to_string(k.member(g, static_cast<std::int64_t>(n - 1))) + "]";
+}
+
 // Coordinates of a rank along each axis of a generator, e.g. "tp=0 cp=0 dp=3 pp=1".
 std::string coords(const std::vector<Axis>& axes, std::int64_t rel, const std::vector<std::string>& rename) {
     std::string s;
@@ -186,7 +200,7 @@ std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector
             continue;
         }
         out << name << " group " << found->first << " position " << found->second << ": "
-            << list_text(k.group(found->first), 16) << "\n";
+            << group_head_text(k, found->first, 16) << "\n";
     }
     return out.str();
 }

@@ -14,6 +14,8 @@
 namespace planlayout {
 namespace {
 
+constexpr long kMaxLinkWidth = 32;  // PCIe links are x1 to x32
+
 using boost::property_tree::ptree;
 using ingest_detail::normalize_bus_id;
 using ingest_detail::trim;
@@ -109,9 +111,12 @@ struct Reader {
             notes.add("non-standard link_speed read by its prefix", busid + " '" + speed + "'");
         }
         const long w = ingest_detail::parse_uint(width);
-        if (w <= 0) {
+        if (w <= 0 && (width.empty() || w == 0)) {
             l.width = 16;
             notes.add("link_width 0 or empty; assumed x16 as NCCL does", busid);
+        } else if (w < 0 || w > kMaxLinkWidth) {
+            l.width = 16;
+            notes.add("link_width is not a PCIe lane count (1 to 32); assumed x16", busid + " '" + width + "'");
         } else {
             l.width = static_cast<int>(w);
         }

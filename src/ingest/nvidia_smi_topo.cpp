@@ -12,6 +12,10 @@
 namespace planlayout {
 namespace {
 
+// NV# counts the bonded NVLinks of one GPU pair: 18 per GPU on Hopper and Blackwell, so a pair
+// never has more; 64 leaves room for what comes next.
+constexpr long kMaxNvlinksPerPair = 64;
+
 using ingest_detail::lines_of;
 using ingest_detail::split;
 using ingest_detail::split_ws;
@@ -296,7 +300,14 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                           ", but NVLink joins GPUs only",
                                       "check the column order of the header");
                 }
-                d.nvlinks = static_cast<int>(ingest_detail::parse_uint(v.substr(2)));
+                const long links = ingest_detail::parse_uint(v.substr(2));
+                if (links < 1 || links > kMaxNvlinksPerPair) {
+                    throw input_error(where + ":" + std::to_string(row_line[a]),
+                                      "cell " + devices[a] + "/" + devices[b] + " is " + v +
+                                          ": not a count of NVLinks (1 to " + std::to_string(kMaxNvlinksPerPair) + ")",
+                                      "re-capture the matrix with nvidia-smi topo -m; NV# counts the bonded links of the pair");
+                }
+                d.nvlinks = static_cast<int>(links);
             }
             t.paths.push_back(d);
         }

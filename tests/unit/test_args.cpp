@@ -44,3 +44,12 @@ TEST_CASE("shell words split like a launch script") {
     CHECK(split_shell_words("torchrun a.py \\\n  --tp 2 'x y' # comment\n--ep=4") ==
           std::vector<std::string>{"torchrun", "a.py", "--tp", "2", "x y", "--ep=4"});
 }
+
+TEST_CASE("an unterminated quote names the file and the line it opened on") {
+    CHECK_THROWS_WITH_AS((void)split_shell_words("torchrun a.py \\\n  --tp \"2\n--ep 4\n", "launch.sh"),
+                         "launch.sh:2: unterminated double quote opened on this line; close it with \" as the shell would need",
+                         planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)split_shell_words("# it's a comment\n--tp 'x"),
+                         "arguments:2: unterminated single quote opened on this line; close it with ' as the shell would need",
+                         planlayout::Error);
+}

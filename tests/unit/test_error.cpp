@@ -17,3 +17,26 @@ TEST_CASE("an error without a place or hint leaves those parts out") {
     const Error e(ExitCode::Internal, "", "boom");
     CHECK(std::string(e.what()) == "boom");
 }
+
+TEST_CASE("a message stays one line of bounded length whatever it quotes") {
+    const Error e = planlayout::input_error("f.txt:3", "value 'a\nb\rc' is wrong", "fix it");
+    CHECK(std::string(e.what()) == "f.txt:3: value 'a\\nb\\rc' is wrong; fix it");
+    // A 10 MB quoted value is cut, and the cut is said.
+    const Error big = planlayout::input_error("f.txt", "bad value " + std::string(10'000'000, 'x'), "shorten it");
+    const std::string m = big.what();
+    CHECK(m.size() < 2200);
+    CHECK(m.find("more bytes)") != std::string::npos);
+    CHECK(m.substr(m.size() - 12) == "; shorten it");
+    // A cut never splits a UTF-8 character: 2000 bytes of 3-byte characters end on a boundary.
+    std::string wide;
+    for (int i = 0; i < 1000; ++i) {
+        wide += "\xE2\x82\xAC";  // U+20AC
+    }
+    const std::string w = planlayout::input_error("", wide).what();
+    const std::string kept = w.substr(0, w.find("..."));
+    CHECK(kept.size() % 3 == 0);
+    CHECK(w.find("... (" + std::to_string(3000 - kept.size()) + " more bytes)") != std::string::npos);
+    // where, what and hint keep their own parts (the exit code does not change).
+    CHECK(big.code() == ExitCode::BadInput);
+    CHECK(big.problem().size() > 10'000'000);
+}
