@@ -65,7 +65,7 @@ sanitize: setup
 TIDY_STRICT ?= 0
 tidy: build
 	@run-clang-tidy -quiet -j $(JOBS) -p $(BUILD_DIR) '$(CURDIR)/src/' >$(BUILD_DIR)/tidy.log 2>&1; \
-	grep -E '^/.*: (warning|error): ' $(BUILD_DIR)/tidy.log | sort -u >$(BUILD_DIR)/tidy-findings.txt; \
+	sed 's/\x1b\[[0-9;]*m//g' $(BUILD_DIR)/tidy.log | grep -E '^/.*: (warning|error): ' | sort -u >$(BUILD_DIR)/tidy-findings.txt; \
 	n=$$(wc -l <$(BUILD_DIR)/tidy-findings.txt); cat $(BUILD_DIR)/tidy-findings.txt; \
 	echo "clang-tidy: $$n findings over src/ (full log: $(BUILD_DIR)/tidy.log)"; \
 	if [ "$(TIDY_STRICT)" = 1 ] && [ "$$n" -ne 0 ]; then exit 1; fi
