@@ -61,7 +61,7 @@ sanitize: setup
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
 
 # clang-tidy with the repo's .clang-tidy over src/ (uses build/compile_commands.json).
-# Prints every finding and a count; TIDY_STRICT=1 fails on any finding (CI: report-only for now).
+# Prints every finding and a count; TIDY_STRICT=1 (as .ci/run calls it) fails on any finding.
 TIDY_STRICT ?= 0
 tidy: build
 	@run-clang-tidy -quiet -j $(JOBS) -p $(BUILD_DIR) '$(CURDIR)/src/' >$(BUILD_DIR)/tidy.log 2>&1; \

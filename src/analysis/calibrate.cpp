@@ -139,7 +139,7 @@ Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed, Tr
         }
     }
     if (c.efficiency > 1.0) {
-        c.warnings.push_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
+        c.warnings.emplace_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
                              "gain above two_node_tree_gain, or a faster link than declared)");
     }
     return c;

@@ -55,7 +55,7 @@ std::optional<CollectiveOp> parse_collective_op(std::string_view s) {
 }
 
 double bus_factor(CollectiveOp op, int n) {
-    const double nd = static_cast<double>(n);
+    const auto nd = static_cast<double>(n);
     if (n <= 1) {
         return op == CollectiveOp::AllReduce || op == CollectiveOp::AllGather ||
                        op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll

@@ -155,6 +155,7 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
     }
     if (by_speed.size() > 1) {
         std::vector<std::string> parts;
+        parts.reserve(by_speed.size());
         for (const auto& [speed, nics] : by_speed) {
             parts.push_back(fmt(speed) + " Gb/s: " + join(nics));
         }

@@ -40,7 +40,7 @@ double ModelSpec::derived_dense_params() const {
     const double q_dim = static_cast<double>(heads) * hd;
     const double attention = 2.0 * h * q_dim + 2.0 * h * static_cast<double>(kv_dim());
     const double ffn = ffn_hidden > 0 ? ffn_hidden : 4.0 * h;
-    const double dense_layers = static_cast<double>(layers - moe_layers);
+    const auto dense_layers = static_cast<double>(layers - moe_layers);
     const double moe_ffn = moe_ffn_hidden > 0 ? moe_ffn_hidden : (topk > 0 ? ffn / topk : 0);
     const double per_moe_layer = h * experts + static_cast<double>(shared_experts) * 3.0 * h * moe_ffn;
     const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);

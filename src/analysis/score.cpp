@@ -194,7 +194,7 @@ void reasons_for(Score& s) {
         s.reasons.push_back(line);
     }
     if (named == 0 && s.has_model) {
-        s.reasons.push_back("no group crosses nodes: the transport cannot matter");
+        s.reasons.emplace_back("no group crosses nodes: the transport cannot matter");
     }
 }
 

@@ -9,8 +9,8 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx);
 int cmd_groups(const std::vector<std::string>& args, Context& ctx);
 
 // cost and calibration
-int cmd_collective(const std::vector<std::string>& args, Context& ctx);
-int cmd_calibrate(const std::vector<std::string>& args, Context& ctx);
+int cmd_collective(const std::vector<std::string>& raw, Context& ctx);
+int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx);
 
 // acceptance
 int cmd_verify(const std::vector<std::string>& args, Context& ctx);

@@ -247,7 +247,8 @@ public:
         return node(where, name, {{"shape", d.shape}, {"fillcolor", d.fillcolor}, {"label", label}});
     }
 
-    Agedge_t* edge(Agnode_t* a, Agnode_t* b, const Attrs& attrs) {
+    // Not const: it adds an edge to the graph this object owns (through a pointer).
+    Agedge_t* edge(Agnode_t* a, Agnode_t* b, const Attrs& attrs) {  // NOLINT(readability-make-member-function-const)
         Agedge_t* e = agedge(g(), a, b, nullptr, 1);
         set_attrs(e, attrs);
         return e;
@@ -281,7 +282,7 @@ public:
                         "check that the Graphviz core plugin is installed (dot -c)");
         }
         const std::unique_ptr<char, RenderDataFree> owned(data);
-        return std::string(data, length);
+        return {data, length};
     }
 
 private:
@@ -852,7 +853,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                             "", 1.0});
     }
     if (shown == 0) {
-        notes.push_back("boxes hold several groups each: white, with the range of groups they hold");
+        notes.emplace_back("boxes hold several groups each: white, with the range of groups they hold");
     } else if (groups > shown) {
         notes.push_back("groups G" + std::to_string(shown) + " and on: colours repeat (border style changes every " +
                         std::to_string(st.groups.size()) + " groups)");

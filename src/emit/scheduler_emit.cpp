@@ -235,7 +235,7 @@ std::string launch_text(const Report& r) {
     // The environment goes into the shell first: --export splits on commas, NCCL_IB_HCA has them.
     out << "\n# Slurm: one task per GPU, each bound to its GPU's NUMA node\n" << exports(nodes.front());
     out << "srun --nodes " << nodes.size() << " --ntasks-per-node " << per_node << " --gpus-per-node " << per_node
-        << " \\\n    --nodelist " << (nodes.size() <= 64 ? nodelist : std::string("<" + std::to_string(nodes.size()) + " hosts>"))
+        << " \\\n    --nodelist " << (nodes.size() <= 64 ? nodelist : "<" + std::to_string(nodes.size()) + " hosts>")
         << (numa_known ? " --cpu-bind=map_ldom:" + ldom : std::string()) << " \\\n"
         << "    --export=ALL \\\n"
         << "    python pretrain_gpt.py " << flags << "\n";

@@ -284,7 +284,7 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
     }
     read_fabric(c, out);
     if (!out.homogeneous()) {
-        out.warnings.push_back("the cluster mixes node templates; collectives run at the pace of the slowest node");
+        out.warnings.emplace_back("the cluster mixes node templates; collectives run at the pace of the slowest node");
     }
     return out;
 }

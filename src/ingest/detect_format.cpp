@@ -26,10 +26,10 @@ CaptureFormat detect_format(std::string_view text) {
         return CaptureFormat::Unknown;
     }
     // XML: the first element that is not a declaration, comment or doctype decides.
-    static const std::regex first_element("<([A-Za-z_][A-Za-z0-9_]*)[\\s>/]");
+    static const std::regex kFirstElement("<([A-Za-z_][A-Za-z0-9_]*)[\\s>/]");
     const std::string h(head);
     std::smatch m;
-    if (std::regex_search(h, m, first_element)) {
+    if (std::regex_search(h, m, kFirstElement)) {
         const std::string name = m[1].str();
         const auto before = h.substr(0, static_cast<std::size_t>(m.position(0)));
         if (ingest_detail::trim(before).empty() || before.find("?>") != std::string::npos ||

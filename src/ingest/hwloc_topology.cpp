@@ -296,7 +296,7 @@ private:
             }
         }
         if (t_.gpus.empty()) {
-            t_.warnings.push_back(this_host_ ? "no GPUs found on this host"
+            t_.warnings.emplace_back(this_host_ ? "no GPUs found on this host"
                                              : "no GPUs found in this topology");
         } else if (nvswitches > 0) {
             t_.nvlink.nvswitch = true;
@@ -307,14 +307,14 @@ private:
                                   std::to_string(t_.nvlink.links_per_gpu) +
                                   " links each (from the GPU model; hwloc has no NVLink counts)");
         } else if (t_.gpus.size() > 1) {
-            t_.warnings.push_back("hwloc does not describe NVLink: GPU pairs are classed by "
+            t_.warnings.emplace_back("hwloc does not describe NVLink: GPU pairs are classed by "
                                   "their PCIe path only");
         }
         if (std::any_of(t_.nics.begin(), t_.nics.end(), [](const Nic& n) { return n.rdma; })) {
-            t_.warnings.push_back("hwloc does not record NIC port speeds: speed_gbit_s is 0 "
+            t_.warnings.emplace_back("hwloc does not record NIC port speeds: speed_gbit_s is 0 "
                                   "(unknown)");
         } else {
-            t_.warnings.push_back("no RDMA NIC (OpenFabrics device) found");
+            t_.warnings.emplace_back("no RDMA NIC (OpenFabrics device) found");
         }
         for (auto& w : notes_) {
             t_.warnings.push_back(std::move(w));
@@ -345,9 +345,9 @@ HwlocTopology make_topology(const std::string& where) {
 std::string downgrade_v3(const std::string& text) {
     std::string out = std::regex_replace(text, std::regex("<topology version=\"3\\.[0-9]+\""),
                                          "<topology version=\"2.0\"");
-    static const std::regex osdev("osdev_type=\"([0-9]+)\"");
+    static const std::regex kOsdevType("osdev_type=\"([0-9]+)\"");
     std::string result;
-    auto begin = std::sregex_iterator(out.begin(), out.end(), osdev);
+    auto begin = std::sregex_iterator(out.begin(), out.end(), kOsdevType);
     std::size_t last = 0;
     for (auto it = begin; it != std::sregex_iterator(); ++it) {
         const long bits = ingest_detail::parse_uint((*it)[1].str());
@@ -517,7 +517,7 @@ NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
     }
     std::string xml = text;
     bool converted = false;
-    if (version.rfind("3", 0) == 0 && HWLOC_API_VERSION < 0x00030000) {
+    if (version.rfind('3', 0) == 0 && HWLOC_API_VERSION < 0x00030000) {
         xml = downgrade_v3(text);
         converted = true;
     }

@@ -445,9 +445,9 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
         r.t.paths.push_back({pair.first, pair.second, PathClass::Nv, count});
     }
     if (r.t.gpus.empty()) {
-        r.t.warnings.push_back("no GPUs in this file (a seed that lists only PCI ids?)");
+        r.t.warnings.emplace_back("no GPUs in this file (a seed that lists only PCI ids?)");
     } else if (max_links == 0) {
-        r.t.warnings.push_back("no <nvlink> elements: NVLink unknown, GPU pairs classed by PCIe "
+        r.t.warnings.emplace_back("no <nvlink> elements: NVLink unknown, GPU pairs classed by PCIe "
                                "only");
     }
     r.notes.flush(r.t.warnings);

@@ -22,13 +22,13 @@ using ingest_detail::split_ws;
 using ingest_detail::trim;
 
 const std::regex& cell_re() {
-    static const std::regex re("X|NV\\d+|PIX|PXB|PHB|NODE|SYS|PSB");
-    return re;
+    static const std::regex kCell("X|NV\\d+|PIX|PXB|PHB|NODE|SYS|PSB");
+    return kCell;
 }
 
 const std::set<std::string>& metadata_titles() {
-    static const std::set<std::string> titles = {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"};
-    return titles;
+    static const std::set<std::string> kTitles = {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"};
+    return kTitles;
 }
 
 /// Splits a token made of glued cells ("SYSSYS", "NV12PXB") into cells; empty if it is not one.
@@ -55,12 +55,12 @@ std::vector<std::string> header_titles(const std::string& line) {
     if (line.find('\t') != std::string::npos) {
         raw = split(line, '\t');
     } else {
-        static const std::regex sep(" {2,}");
-        raw.assign(std::sregex_token_iterator(line.begin(), line.end(), sep, -1),
+        static const std::regex kSep(" {2,}");
+        raw.assign(std::sregex_token_iterator(line.begin(), line.end(), kSep, -1),
                    std::sregex_token_iterator());
     }
     std::vector<std::string> out;
-    static const std::regex dev("(GPU\\d+|NIC\\d+)");
+    static const std::regex kDev("(GPU\\d+|NIC\\d+)");
     for (auto& r : raw) {
         const std::string t = trim(r);
         if (t.empty()) {
@@ -68,7 +68,7 @@ std::vector<std::string> header_titles(const std::string& line) {
         }
         if (metadata_titles().count(t) == 0 && t.find(' ') == std::string::npos &&
             std::regex_match(t, std::regex("((GPU|NIC)\\d+){2,}"))) {
-            for (auto it = std::sregex_iterator(t.begin(), t.end(), dev);
+            for (auto it = std::sregex_iterator(t.begin(), t.end(), kDev);
                  it != std::sregex_iterator(); ++it) {
                 out.push_back(it->str());
             }
@@ -122,10 +122,10 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
 
     // NIC Legend: NICk → RDMA device name.
     std::map<std::string, std::string> legend;
-    static const std::regex legend_re("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
+    static const std::regex kLegend("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
     for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
         std::smatch m;
-        if (std::regex_match(lines[i], m, legend_re)) {
+        if (std::regex_match(lines[i], m, kLegend)) {
             legend[m[1].str()] = m[2].str();
         }
     }
@@ -164,7 +164,7 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     if (nic_count > 0 && legend.empty() &&
         std::any_of(devices.begin(), devices.end(),
                     [](const std::string& d) { return d.rfind("NIC", 0) == 0; })) {
-        t.warnings.push_back("no NIC Legend: NIC device names (mlx5_*) are unknown");
+        t.warnings.emplace_back("no NIC Legend: NIC device names (mlx5_*) are unknown");
     }
 
     // Rows.
@@ -173,7 +173,7 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     std::vector<std::size_t> row_line(ndev, 0);
     std::map<std::string, std::pair<int, std::string>> gpu_meta;  // GPU → (NUMA, CPU list)
     for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
-        const std::string line = lines[i];
+        const std::string& line = lines[i];
         const auto toks = split_ws(line);
         if (toks.empty() || toks[0].rfind("Legend", 0) == 0) {
             break;

@@ -332,7 +332,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         }
     }
     if (f.plugin == "block" && f.block_sizes.empty()) {
-        f.warnings.push_back("no BlockSizes line: Slurm uses the block size alone");
+        f.warnings.emplace_back("no BlockSizes line: Slurm uses the block size alone");
     }
     return f;
 }

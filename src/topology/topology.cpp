@@ -39,18 +39,18 @@ struct LinkFilter {
 }  // namespace
 
 const char* to_string(DeviceKind k) {
-    static const char* kNames[] = {"gpu", "nic", "tcp", "pcie_switch", "cpu", "nvswitch", "leaf", "spine", "core"};
+    static const char* const kNames[] = {"gpu", "nic", "tcp", "pcie_switch", "cpu", "nvswitch", "leaf", "spine", "core"};
     return kNames[static_cast<int>(k)];
 }
 
 const char* to_string(LinkKind k) {
-    static const char* kNames[] = {"nvlink", "pcie", "smp", "network"};
+    static const char* const kNames[] = {"nvlink", "pcie", "smp", "network"};
     return kNames[static_cast<int>(k)];
 }
 
-Vertex Topology::add_device(Device d) {
+Vertex Topology::add_device(const Device& d) {
     const std::string name = d.name;
-    const Vertex v = boost::add_vertex(std::move(d), graph_);
+    const Vertex v = boost::add_vertex(d, graph_);
     index_.emplace(name, v);
     return v;
 }

@@ -66,6 +66,7 @@ double r6(double v) { return std::round(v * 1e6) / 1e6; }
 
 std::vector<double> r6(const std::vector<double>& v) {
     std::vector<double> out;
+    out.reserve(v.size());
     for (double x : v) {
         out.push_back(r6(x));
     }

@@ -697,6 +697,7 @@ void resolve_nic_names(NcclLog& log) {
                 found = &d;
             }
             std::vector<std::string> names;
+            names.reserve(d.size());
             for (const auto& n : d) {
                 names.push_back(std::to_string(n.index) + n.name);
             }

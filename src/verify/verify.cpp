@@ -61,26 +61,26 @@ std::string nic_text(int index, const std::string& name) {
     return name.empty() ? s : s + " (" + name + ")";
 }
 
-const char* kFixSocket =
+const char* const kFixSocket =
     "NCCL found no usable RDMA device: check NCCL_IB_DISABLE/NCCL_NET, that rdma-core "
     "(libibverbs) is in the container and that the job requests the RDMA devices";
-const char* kFixNoGdr =
+const char* const kFixNoGdr =
     "load nvidia-peermem or enable DMA-BUF (NCCL_DMABUF_ENABLE=1), check NCCL_NET_GDR_LEVEL, and "
     "keep each GPU and its NIC under one PCIe switch (PIX/PXB in nvidia-smi topo -m)";
-const char* kFixNotTcp = "set NCCL_IB_DISABLE=1 (or NCCL_NET=Socket) for the TCP arm";
-const char* kFixGdrInRdma =
+const char* const kFixNotTcp = "set NCCL_IB_DISABLE=1 (or NCCL_NET=Socket) for the TCP arm";
+const char* const kFixGdrInRdma =
     "set NCCL_NET_GDR_LEVEL=LOC for the rdma arm so the A/B isolates host-staged RDMA";
-const char* kFixShm =
+const char* const kFixShm =
     "GPUs of one node talk through host memory: check NCCL_P2P_DISABLE/NCCL_P2P_LEVEL, ACS and "
     "IOMMU settings and `nvidia-smi topo -p2p r`; the plan assumes NVLink P2P";
-const char* kFixNetInNode =
+const char* const kFixNetInNode =
     "either the ranks really run on different hosts (launch them in the plan's order) or NCCL "
     "found neither P2P nor SHM between them (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, containers "
     "without a shared /dev/shm or IPC namespace)";
-const char* kFixWrongNic =
+const char* const kFixWrongNic =
     "keep each rank on its rail: NCCL_CROSS_NIC=0, NCCL_IB_HCA listing the NICs in GPU order, and "
     "check the GPU<->NIC affinity (PIX) in nvidia-smi topo -m; or correct --nics";
-const char* kFixPlacement =
+const char* const kFixPlacement =
     "launch ranks in the plan's order (node-major: rank r on node r/G) or describe the real "
     "placement with --layout";
 
@@ -352,6 +352,7 @@ std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) 
                           "e.g. --nodes 2 --gpus-per-node 8");
     }
     std::vector<RankPlacement> out;
+    out.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node));
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
         out.push_back({r, r / gpus_per_node, r % gpus_per_node, r % gpus_per_node});
     }

@@ -51,7 +51,7 @@ struct Calibration {
 /// not fitted. Weighted least squares on relative error, so small and large sizes both count.
 /// Throws Error when fewer than two rows remain. socket_inside_node (TCP only): the run had
 /// NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so the fit is on socket_endpoints(shape).
-[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const CostShape& shape,
+[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed,
                                           Transport transport, std::optional<PathClass> link_class,
                                           double min_size_bytes = 0, bool socket_inside_node = false);
 

@@ -110,7 +110,7 @@ struct CollectiveCost {
 [[nodiscard]] CostShape socket_endpoints(const CostShape& g);
 
 /// Dispatches to the function above; a TCP model with socket_inside_node costs socket_endpoints(g).
-[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& g, double size_bytes,
+[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& shape, double size_bytes,
                                              const TransportModel& x);
 
 }  // namespace planlayout

@@ -21,7 +21,7 @@ struct MemoryEstimate {
 };
 
 /// The estimate for one layout. Uneven pipelines count the largest stage (⌈L/p⌉ layers).
-[[nodiscard]] MemoryEstimate estimate_memory(const ParallelSizes& sizes, const ModelSpec& model,
+[[nodiscard]] MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& model,
                                              const TrainingSpec& training);
 
 }  // namespace planlayout

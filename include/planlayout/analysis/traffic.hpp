@@ -46,7 +46,7 @@ struct TrafficItem {
 /// Every communicating collective per stable step for the given sizes; kinds whose group is a
 /// singleton are left out. LoRA: grads only for adapters; ZeRO-3: frozen weights are still
 /// all-gathered. Throws Error (where = "parallel") when sizes do not divide the batch.
-[[nodiscard]] std::vector<TrafficItem> traffic_per_step(const ParallelSizes& sizes,
+[[nodiscard]] std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p,
                                                         const ModelSpec& model,
                                                         const TrainingSpec& training);
 

@@ -45,7 +45,7 @@ using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 /// The graph and its name index, kept in step. Immutable once built.
 class Topology {
 public:
-    Vertex add_device(Device d);
+    Vertex add_device(const Device& d);
     void connect(const std::string& a, const std::string& b, Link link);
 
     [[nodiscard]] const Graph& graph() const { return graph_; }
