@@ -66,7 +66,7 @@ int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx) {
     const std::string name = path == "-" ? "stdin" : path.substr(path.find_last_of('/') == std::string::npos
                                                                       ? 0
                                                                       : path.find_last_of('/') + 1);
-    const CostShape shape = shape_from(args, "calibrate");
+    const CostShape shape = shape_from(args, "calibrate", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     std::optional<PathClass> cls;
     if (const auto c = args.get("--class")) {

@@ -83,7 +83,7 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
                           "use all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv");
     }
     const bool json = json_format(args);
-    CostShape shape = shape_from(args, "collective");
+    CostShape shape = shape_from(args, "collective", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     TransportSpec spec;
     spec.tcp.inside_node = socket_inside_node(args, transport);

@@ -7,7 +7,6 @@
 #include "planlayout/analysis/cost_shape.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
-#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -58,7 +57,7 @@ NodeHardware hardware_from(const ParsedArgs& args) {
     return hw;
 }
 
-CostShape shape_from(const ParsedArgs& args, const std::string& command) {
+CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx) {
     if (args.has("--layout") || args.has("--kind")) {
         const auto layout = args.get("--layout");
         const auto kind = args.get("--kind");
@@ -66,10 +65,7 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command) {
             throw input_error("plan-layout " + command, "--layout and --kind go together",
                               "e.g. --layout layouts/seed-2x8-ep16.json --kind ep");
         }
-        PlanRequest request;
-        request.layout_text = read_text_file(*layout);
-        request.layout_name = *layout;
-        request.base_dir = parent_dir(*layout);
+        PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {*kind};
         const Report report = plan(request);
         if (report.kinds.empty() || report.kinds.front().shapes.empty()) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "context.hpp"
 #include "planlayout/analysis/cost.hpp"
 
 namespace planlayout::cli {
@@ -16,7 +17,8 @@ namespace planlayout::cli {
 [[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);
 
 /// CostShape for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
-[[nodiscard]] CostShape shape_from(const ParsedArgs& args, const std::string& command);
+/// --layout FILE|- (with --kind) reads through the CLI (stdin allowed), like every other command.
+[[nodiscard]] CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx);
 
 /// "256MiB", "1G", "4096", "1.5GB" → bytes (K/M/G/T and KiB/MiB/GiB/TiB binary, KB/MB/GB/TB
 /// decimal). Throws a usage Error naming flag.
