@@ -377,6 +377,7 @@ nlohmann::json to_json(const Score& s) {
         kinds[k.kind] = {{"collective", k.collective},
                          {"class", std::string(to_string(k.path_class))},
                          {"cross_node", k.cross_node},
+                         {"socket_inside_node", k.socket_inside},
                          {"bytes_per_step", k.bytes_per_step},
                          {"calls_per_step", k.calls},
                          {"time_s", {{b, k.time_s[0]}, {c, k.time_s[1]}}},

@@ -216,6 +216,10 @@ TEST_CASE("with sockets inside the node (tcp.inside_node) the node-local kinds b
     CHECK(ep->socket_inside);
     CHECK_FALSE(ep->cross_node);
     CHECK(ep->phi > 0.5);
+    const auto j = to_json(forced);
+    CHECK(j.at("by_kind").at("ep").at("socket_inside_node") == true);
+    CHECK(j.at("by_kind").at("ep").at("cross_node") == false);
+    CHECK(to_json(plain).at("by_kind").at("ep").at("socket_inside_node") == false);
     // GPUDirect against RDMA: no TCP arm, so the flag changes nothing.
     in.transport.baseline = Transport::Rdma;
     ScoreInput rdma = seed_b();
