@@ -72,20 +72,23 @@ int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
         PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {"tp"};  // classification is not needed here; keep it cheap
         const Report report = plan(request);
+        // Each rank's rail NIC is named from its own node's template (clusters may mix them).
         std::vector<verify::RankPlacement> placement;
         for (std::int64_t r = 0; r < report.placement.world(); ++r) {
             const auto i = static_cast<std::size_t>(r);
+            const std::int64_t node = report.placement.node[i];
             const int gpu = report.placement.gpu[i];
-            const int rail = report.cluster.facts_of(report.placement.node[i]).gpu_rail[static_cast<std::size_t>(gpu)];
-            placement.push_back({static_cast<int>(r), report.placement.node[i], gpu, rail});
+            const TemplateFacts& facts = report.cluster.facts_of(node);
+            const int rail = facts.gpu_rail[static_cast<std::size_t>(gpu)];
+            std::string device;
+            if (rail >= 0 && static_cast<std::size_t>(rail) < facts.rail_nics.size()) {
+                const Nic& nic = report.cluster.template_of(node).nics[static_cast<std::size_t>(
+                    facts.rail_nics[static_cast<std::size_t>(rail)])];
+                device = nic.device.empty() ? nic.name : nic.device;
+            }
+            placement.push_back({static_cast<int>(r), static_cast<int>(node), gpu, rail, device});
         }
-        std::vector<std::string> nics;
-        const NodeTemplate& t = report.cluster.templates.front();
-        for (const int idx : report.cluster.facts.front().rail_nics) {
-            const Nic& nic = t.nics[static_cast<std::size_t>(idx)];
-            nics.push_back(nic.device.empty() ? nic.name : nic.device);
-        }
-        expectation = verify::expectation_from_placement(placement, nics, expect);
+        expectation = verify::expectation_from_placement(placement, {}, expect);
     } else {
         if (!a.has("--nodes") || !a.has("--gpus-per-node")) {
             throw input_error("plan-layout verify", "the plan is missing",

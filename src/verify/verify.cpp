@@ -336,9 +336,13 @@ VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& p
         r.local_gpu = p.local_gpu;
         r.nic_index = p.nic_index >= 0 ? p.nic_index : p.local_gpu;
         const auto idx = static_cast<std::size_t>(r.nic_index);
-        r.nic_device = idx < nic_names.size() && !nic_names[idx].empty()
-                           ? nic_names[idx]
-                           : "mlx5_" + std::to_string(r.nic_index);
+        if (!p.nic_device.empty()) {
+            r.nic_device = p.nic_device;
+        } else if (idx < nic_names.size() && !nic_names[idx].empty()) {
+            r.nic_device = nic_names[idx];
+        } else {
+            r.nic_device = "mlx5_" + std::to_string(r.nic_index);
+        }
         e.ranks.push_back(r);
     }
     std::sort(e.ranks.begin(), e.ranks.end(),
@@ -354,7 +358,7 @@ std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) 
     std::vector<RankPlacement> out;
     out.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node));
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
-        out.push_back({r, r / gpus_per_node, r % gpus_per_node, r % gpus_per_node});
+        out.push_back({r, r / gpus_per_node, r % gpus_per_node, r % gpus_per_node, {}});
     }
     return out;
 }

@@ -44,6 +44,7 @@ struct RankPlacement {
     int node = -1;
     int local_gpu = -1;
     int nic_index = -1;  // the rail NIC; -1 → same as local_gpu
+    std::string nic_device;  // its device name on this rank's node, when known (wins over nic_names)
 };
 
 /// Builds the expectation from a placement. nic_names[i] names NIC index i (e.g. from
