@@ -59,9 +59,7 @@ Report plan(const PlanRequest& request) {
     }
     const auto& cluster_json = top.at("cluster");
     if (cluster_json.is_string()) {
-        const std::string rel = cluster_json.get<std::string>();
-        const std::string path = (rel.empty() || rel[0] == '/' || request.base_dir == ".") ? rel : request.base_dir + "/" + rel;
-        report.cluster = load_cluster_file(path);
+        report.cluster = load_cluster_file(join_path(request.base_dir, cluster_json.get<std::string>()));
     } else {
         report.cluster = cluster_from_json(cluster_json, request.layout_name, "/cluster", request.base_dir);
     }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {
@@ -287,7 +288,7 @@ void apply_calibration(const Calibration& c, NodeHardware& hw) {
 void apply_calibration_files(const std::vector<std::string>& files, const std::string& base_dir,
                              TransportSpec& spec, NodeHardware& hw) {
     for (const auto& rel : files) {
-        const std::string path = (rel.empty() || rel[0] == '/' || base_dir == ".") ? rel : base_dir + "/" + rel;
+        const std::string path = join_path(base_dir, rel);
         const Calibration c = calibration_from_json(parse_json_text(read_text_file(path), path), path);
         apply_calibration(c, spec);
         apply_calibration(c, hw);

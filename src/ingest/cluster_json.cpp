@@ -20,13 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string join_path(const std::string& dir, const std::string& rel) {
-    if (rel.empty() || rel[0] == '/' || dir.empty() || dir == ".") {
-        return rel;
-    }
-    return dir + "/" + rel;
-}
-
 // Resolves a template reference to a template; `cache` dedupes identical references.
 class TemplateTable {
 public:
@@ -228,6 +221,13 @@ void read_fabric(const JsonObject& c, Cluster& out) {
 }
 
 }  // namespace
+
+std::string join_path(const std::string& dir, const std::string& rel) {
+    if (rel.empty() || rel[0] == '/' || dir.empty() || dir == ".") {
+        return rel;
+    }
+    return dir + "/" + rel;
+}
 
 std::string parent_dir(const std::string& path) {
     const auto slash = path.find_last_of('/');

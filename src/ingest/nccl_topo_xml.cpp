@@ -111,7 +111,7 @@ struct Reader {
             notes.add("non-standard link_speed read by its prefix", busid + " '" + speed + "'");
         }
         const long w = ingest_detail::parse_uint(width);
-        if (w <= 0 && (width.empty() || w == 0)) {
+        if (width.empty() || w == 0) {
             l.width = 16;
             notes.add("link_width 0 or empty; assumed x16 as NCCL does", busid);
         } else if (w < 0 || w > kMaxLinkWidth) {

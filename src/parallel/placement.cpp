@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/json_fields.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
@@ -153,7 +154,7 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         description = "node-major in the given host order";
     }
     if (const auto hf = o.get_string("hostfile")) {
-        const std::string path = (hf->empty() || (*hf)[0] == '/' || base_dir == ".") ? *hf : base_dir + "/" + *hf;
+        const std::string path = join_path(base_dir, *hf);
         const auto entries = parse_hostfile(read_text_file(path), path);
         for (const auto& [host, slots] : entries) {
             order.push_back(lookup_host(hosts, host, path));

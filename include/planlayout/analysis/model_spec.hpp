@@ -132,7 +132,7 @@ struct TransportSpec {
     TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};
     TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
-                                            // order; read by the caller (load_calibrations)
+                                            // order; read by the caller (apply_calibration_files)
 
     [[nodiscard]] const TransportParams& params(Transport t) const;
     [[nodiscard]] TransportParams& params(Transport t);

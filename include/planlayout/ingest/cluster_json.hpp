@@ -35,4 +35,7 @@ inline constexpr std::int64_t kMaxNodes = 262144;
 /// The folder part of a path ("a/b/c.json" → "a/b", "c.json" → ".").
 [[nodiscard]] std::string parent_dir(const std::string& path);
 
+/// A path a file names, resolved against that file's folder (absolute paths and "." unchanged).
+[[nodiscard]] std::string join_path(const std::string& dir, const std::string& rel);
+
 }  // namespace planlayout
