@@ -1,12 +1,14 @@
-// Plan: wires the stages; reads nothing but the layout text it is given (and files it names).
+// Plan: the library entry point. Reads the layout text it is given (and the files the layout
+// names, through ingest/), then runs the one pipeline (analysis/pipeline.hpp).
 #include "planlayout/plan.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/calibrate.hpp"
-#include "planlayout/analysis/cost_shape.hpp"
+#include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/json_fields.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_layout.hpp"
@@ -14,35 +16,41 @@
 namespace planlayout {
 namespace {
 
-// The score stage: traffic per kind on its worst group shape, per transport.
-Score score_of(const Report& report, const JsonObject& top, const std::string& base_dir) {
-    ScoreInput in;
-    const std::string& file = report.layout_name;
+// The score sections, and the calibration files the transport names (read here, relative to
+// the layout's folder).
+ScoreSetup score_setup_of(const JsonObject& top, const std::string& file, const std::string& base_dir) {
+    ScoreSetup setup;
     if (top.has("model")) {
-        in.model = ModelSpec::from_json(top.at("model"), file);
+        setup.model = ModelSpec::from_json(top.at("model"), file);
     }
     if (top.has("training")) {
-        in.training = TrainingSpec::from_json(top.at("training"), file);
+        setup.training = TrainingSpec::from_json(top.at("training"), file);
     }
     if (top.has("transport")) {
-        in.transport = TransportSpec::from_json(top.at("transport"), file);
+        setup.transport = TransportSpec::from_json(top.at("transport"), file);
     }
     if (top.has("score")) {
-        in.given = ScoreFactors::from_json(top.at("score"), file);
+        setup.given = ScoreFactors::from_json(top.at("score"), file);
     }
-    const ResolvedSpec& s = report.groups.spec;
-    auto narrow = [](std::int64_t v) { return static_cast<int>(v); };
-    in.sizes = {narrow(s.tp), narrow(s.pp), narrow(s.cp), narrow(s.dp), narrow(s.ep), narrow(s.etp), narrow(s.expert_dp),
-                narrow(s.vpp.value_or(1))};
-    NodeHardware hw = node_hardware(report.cluster);
-    apply_calibration_files(in.transport.calibrations, base_dir, in.transport, hw);
-    const int gpus_per_node = report.cluster.facts.front().gpu_count;
-    for (const auto& k : report.kinds) {
-        if (!k.shapes.empty()) {
-            in.shapes[k.kind] = cost_shape_from_edges(k.shapes.front(), gpus_per_node, hw, report.cluster.fabric.pxn);
+    setup.calibrations = read_calibration_files(setup.transport.calibrations, base_dir);
+    return setup;
+}
+
+Placement placement_of(const JsonObject& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world) {
+    if (!top.has("placement")) {
+        return node_major_placement(cluster, world);
+    }
+    const nlohmann::json& section = top.at("placement");
+    std::optional<NamedHostfile> hostfile;
+    if (const auto name = placement_hostfile_name(section)) {
+        const std::string path = join_path(request.base_dir, *name);
+        NamedHostfile h{*name, path, {}};
+        for (const auto& [host, slots] : parse_hostfile(read_text_file(path), path)) {
+            h.hosts.push_back(host);
         }
+        hostfile = std::move(h);
     }
-    return compute_score(in);
+    return placement_from_json(section, request.layout_name, "/placement", cluster, world, hostfile);
 }
 
 }  // namespace
@@ -77,28 +85,27 @@ Report plan(const PlanRequest& request) {
                           "drop \"world\" to use every GPU, or add nodes");
     }
     const ResolvedSpec resolved = resolve_spec(spec, source);
-    report.groups = build_groups(resolved);
-    if (top.has("placement")) {
-        report.placement = placement_from_json(top.at("placement"), request.layout_name, "/placement", request.base_dir,
-                                               report.cluster, resolved.world);
-    } else {
-        report.placement = node_major_placement(report.cluster, resolved.world);
-    }
-    report.kinds = classify_groups(report.groups, report.cluster, report.placement, request.kinds, request.progress);
+    report.placement = placement_of(top, request, report.cluster, resolved.world);
     report.warnings = report.cluster.warnings;
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
                                   std::to_string(gpus) + " GPUs");
     }
-    bool scored = false;
+    std::optional<ScoreSetup> setup;
     for (const char* key : {"model", "training", "transport", "score"}) {
         if (top.has(key)) {
             report.sections[key] = top.at(key);
-            scored = true;
         }
     }
-    if (scored) {
-        report.score = score_of(report, top, request.base_dir);
+    if (!report.sections.is_null()) {
+        setup = score_setup_of(top, request.layout_name, request.base_dir);
+    }
+    Evaluation evaluation =
+        evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);
+    report.groups = std::move(evaluation.groups);
+    report.kinds = std::move(evaluation.kinds);
+    report.score = std::move(evaluation.score);
+    if (report.score) {
         for (const auto& w : report.score->warnings) {
             report.warnings.push_back(w);
         }

@@ -8,7 +8,6 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
-#include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {
 namespace {
@@ -283,16 +282,6 @@ void apply_calibration(const Calibration& c, NodeHardware& hw) {
     hw.nvlink_alpha_us = s.nvlink_alpha_us;
     hw.pcie_efficiency = s.pcie_efficiency;
     hw.pcie_alpha_us = s.pcie_alpha_us;
-}
-
-void apply_calibration_files(const std::vector<std::string>& files, const std::string& base_dir,
-                             TransportSpec& spec, NodeHardware& hw) {
-    for (const auto& rel : files) {
-        const std::string path = join_path(base_dir, rel);
-        const Calibration c = calibration_from_json(parse_json_text(read_text_file(path), path), path);
-        apply_calibration(c, spec);
-        apply_calibration(c, hw);
-    }
 }
 
 std::string render_text(const Calibration& c) {

@@ -5,7 +5,7 @@
 
 namespace planlayout {
 
-CostShape cost_shape_from_edges(const GroupShape& shape, int gpus_per_node, const NodeHardware& hw, bool pxn) {
+CostShape cost_shape_from_edges(const GroupShape& shape, const NodeHardware& hw, bool pxn) {
     CostShape c = make_cost_shape(std::max(1, shape.nodes), std::max(1, shape.max_per_node), hw);
     c.n = static_cast<int>(shape.n);
     c.rails_per_node = std::max(1, shape.min_rails_per_node);
@@ -14,7 +14,7 @@ CostShape cost_shape_from_edges(const GroupShape& shape, int gpus_per_node, cons
     c.one_rank_per_node = shape.max_per_node == 1 && shape.nodes >= 2;
     c.gpu_nic_sys = shape.worst_gpu_nic >= PathClass::Node;
     c.pxn = pxn;
-    c.concurrent_groups_per_node = std::max(1, gpus_per_node / std::max(1, shape.max_per_node));
+    c.concurrent_groups_per_node = std::max(1, shape.gpus_per_node / std::max(1, shape.max_per_node));
     return c;
 }
 

@@ -22,6 +22,10 @@ PathClass PairClassifier::nic_class_of(std::int64_t rank) const {
     return cluster_.facts_of(placement_.node[r]).gpu_nic_class[static_cast<std::size_t>(placement_.gpu[r])];
 }
 
+int PairClassifier::gpus_on_node_of(std::int64_t rank) const {
+    return cluster_.facts_of(placement_.node[static_cast<std::size_t>(rank)]).gpu_count;
+}
+
 PathClass PairClassifier::classify(std::int64_t a, std::int64_t b) const {
     const auto ia = static_cast<std::size_t>(a);
     const auto ib = static_cast<std::size_t>(b);
@@ -263,6 +267,7 @@ GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& 
     for (const auto r : ranks) {
         where.emplace_back(placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r));
         s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
+        s.gpus_per_node = std::max(s.gpus_per_node, classifier.gpus_on_node_of(r));
     }
     std::sort(where.begin(), where.end());
     s.min_rails_per_node = std::numeric_limits<int>::max();
@@ -312,7 +317,7 @@ GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& 
 }
 
 void ShapeTally::add(const GroupShape& s) {
-    const Key key{s.nodes, s.max_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
+    const Key key{s.nodes, s.max_per_node, s.gpus_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
                   static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
     const auto [it, fresh] = shapes_.emplace(key, s);
     if (!fresh) {

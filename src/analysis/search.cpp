@@ -6,9 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "planlayout/analysis/calibrate.hpp"
-#include "planlayout/analysis/cost_shape.hpp"
-#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/json_fields.hpp"
 #include "planlayout/parallel/groups.hpp"
@@ -30,43 +28,33 @@ std::vector<int> divisors(std::int64_t n) {
 // The kinds whose reach search shows, and the kind that carries the dense DP traffic.
 const char* const kShownKinds[] = {"ep", "dp", "tp", "pp", "cp"};
 
+// Evaluates one candidate through the pipeline, on sampled group shapes.
 struct Evaluator {
     const Cluster& cluster;
-    const SearchModel& model;
+    ScoreSetup setup;
     Placement placement;
-    NodeHardware hw;
-    int gpus_per_node = 0;
 
-    SearchLayout evaluate(const ResolvedSpec& spec, const ParallelSizes& sizes) const {
+    SearchLayout evaluate_one(const ResolvedSpec& spec, const ParallelSizes& sizes) const {
         SearchLayout out;
         out.sizes = sizes;
         out.order = spec.order;
-        out.memory = estimate_memory(sizes, model.model, model.training);
-        const Groups groups = build_groups(spec);
+        out.memory = estimate_memory(sizes, *setup.model, *setup.training);
         // Only the kinds that carry traffic, plus the shown ones.
         std::set<std::string> wanted(std::begin(kShownKinds), std::end(kShownKinds));
         wanted.insert("dp_cp");
-        for (const auto& item : traffic_per_step(sizes, model.model, model.training)) {
+        for (const auto& item : traffic_per_step(sizes, *setup.model, *setup.training)) {
             wanted.insert(item.kind);
         }
-        const std::vector<std::string> kinds(wanted.begin(), wanted.end());
-        const std::vector<KindEdges> edges = classify_groups_sampled(groups, cluster, placement, kinds);
-        ScoreInput in;
-        in.model = model.model;
-        in.training = model.training;
-        in.transport = model.transport;
-        in.sizes = sizes;
-        for (const auto& k : edges) {
-            if (!k.shapes.empty()) {
-                in.shapes[k.kind] = cost_shape_from_edges(k.shapes.front(), gpus_per_node, hw, cluster.fabric.pxn);
-            }
-        }
-        out.score = compute_score(in);
+        PipelineOptions options;
+        options.kinds.assign(wanted.begin(), wanted.end());
+        options.coverage = Coverage::Sampled;
+        Evaluation ev = evaluate(cluster, placement, spec, options, setup);
+        out.score = std::move(*ev.score);
         for (const char* name : kShownKinds) {
             const std::string kind = std::string(name) == "dp" && sizes.cp > 1 ? "dp_cp" : name;
             KindReach reach;
             reach.kind = name;
-            for (const auto& k : edges) {
+            for (const auto& k : ev.kinds) {
                 if (k.kind == kind) {
                     reach.size = k.size;
                     reach.max_nodes = k.max_nodes;
@@ -79,8 +67,13 @@ struct Evaluator {
     }
 };
 
-Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world, const NodeHardware& hw) {
-    return Evaluator{cluster, model, node_major_placement(cluster, world), hw, cluster.facts.front().gpu_count};
+Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::int64_t world) {
+    ScoreSetup setup;
+    setup.model = model.model;
+    setup.training = model.training;
+    setup.transport = model.transport;
+    setup.calibrations = model.calibrations;
+    return Evaluator{cluster, std::move(setup), node_major_placement(cluster, world)};
 }
 
 ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::string& order) {
@@ -117,15 +110,11 @@ std::string SearchLayout::name() const {
 SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
                              const std::string& order) {
     const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
-    const Evaluator ev = make_evaluator(cluster, model, world, node_hardware(cluster));
-    return ev.evaluate(resolve_spec(to_spec(world, sizes, order)), sizes);
+    const Evaluator ev = make_evaluator(cluster, model, world);
+    return ev.evaluate_one(resolve_spec(to_spec(world, sizes, order)), sizes);
 }
 
-SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in, const SearchOptions& options,
-                            const std::string& base_dir) {
-    SearchModel model = model_in;
-    NodeHardware hw = node_hardware(cluster);
-    apply_calibration_files(model.transport.calibrations, base_dir, model.transport, hw);
+SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, const SearchOptions& options) {
     const std::int64_t gpus = cluster.total_gpus();
     SearchResult result;
     result.world = options.world > 0 ? options.world : gpus;
@@ -218,7 +207,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in,
     }
 
     // 2. Memory, then the evaluation of what fits.
-    const Evaluator ev = make_evaluator(cluster, model, world, hw);
+    const Evaluator ev = make_evaluator(cluster, model, world);
     const auto total = static_cast<std::int64_t>(pending.size());
     std::int64_t done = 0;
     for (const auto& p : pending) {
@@ -235,7 +224,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model_in,
                                                : std::min(result.smallest_pruned_bytes, mem.total_bytes());
             continue;
         }
-        result.layouts.push_back(ev.evaluate(p.spec, p.sizes));
+        result.layouts.push_back(ev.evaluate_one(p.spec, p.sizes));
         ++result.evaluated;
     }
     const SearchSort sort = options.sort;

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "cost_options.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/emit/search_emit.hpp"
 #include "planlayout/error.hpp"
@@ -82,6 +83,7 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
     if (mj.contains("transport")) {
         model.transport = TransportSpec::from_json(mj.at("transport"), *model_path);
     }
+    model.calibrations = read_calibration_files(model.transport.calibrations, parent_dir(*model_path));
     SearchOptions options;
     options.world = parsed.get_int("--world", 1, kMaxWorld).value_or(0);
     options.max_tp = static_cast<int>(parsed.get_int("--max-tp", 1, 1 << 20).value_or(8));
@@ -127,7 +129,7 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
                     << std::flush;
         };
     }
-    const SearchResult result = search_layouts(cluster, model, options, parent_dir(*model_path));
+    const SearchResult result = search_layouts(cluster, model, options);
     if (ctx.err_is_terminal) {
         ctx.err << "\r" << std::string(60, ' ') << "\r" << std::flush;
     }

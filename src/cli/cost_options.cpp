@@ -72,8 +72,8 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
             throw input_error("--kind " + *kind, "the layout creates no '" + *kind + "' groups",
                               "see 'plan-layout analyze " + *layout + "' for its kinds");
         }
-        CostShape g = cost_shape_from_edges(report.kinds.front().shapes.front(), report.cluster.facts.front().gpu_count,
-                                            node_hardware(report.cluster), report.cluster.fabric.pxn);
+        CostShape g = cost_shape_from_edges(report.kinds.front().shapes.front(), node_hardware(report.cluster),
+                                            report.cluster.fabric.pxn);
         if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
             g.two_node_tree_gain = *v;
         }
@@ -81,8 +81,17 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
     }
     if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {
         const Cluster cluster = load_cluster_file(*c);
+        const int gpus_per_node = cluster.facts_of(0).gpu_count;
+        for (std::int64_t n = 1; n < cluster.node_count(); ++n) {
+            if (cluster.facts_of(n).gpu_count != gpus_per_node) {
+                throw input_error(*c, "its nodes have different GPU counts (" + cluster.nodes[0].host + ": " +
+                                          std::to_string(gpus_per_node) + ", " + cluster.nodes[static_cast<std::size_t>(n)].host +
+                                          ": " + std::to_string(cluster.facts_of(n).gpu_count) + ")",
+                                  "give the placement with --gpus-per-node, or use --layout FILE --kind K");
+            }
+        }
         CostShape g = make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())),
-                                      cluster.facts.front().gpu_count, hardware_from(args));
+                                      gpus_per_node, hardware_from(args));
         if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
             g.two_node_tree_gain = *v;
         }

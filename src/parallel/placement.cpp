@@ -8,9 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/json_fields.hpp"
-#include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {
 namespace {
@@ -66,42 +64,15 @@ Placement node_major_placement(const Cluster& cluster, std::int64_t world, const
     return p;
 }
 
-std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text, const std::string& where) {
-    std::vector<std::pair<std::string, int>> out;
-    std::istringstream in(text);
-    std::string line;
-    for (int lineno = 1; std::getline(in, line); ++lineno) {
-        if (const auto hash = line.find('#'); hash != std::string::npos) {
-            line.resize(hash);
-        }
-        std::istringstream words(line);
-        std::string host;
-        if (!(words >> host)) {
-            continue;
-        }
-        int slots = 0;
-        if (const auto colon = host.find(':'); colon != std::string::npos) {
-            slots = std::atoi(host.c_str() + colon + 1);
-            host.resize(colon);
-        }
-        for (std::string w; words >> w;) {
-            if (w.rfind("slots=", 0) == 0) {
-                char* end = nullptr;
-                const long v = std::strtol(w.c_str() + 6, &end, 10);
-                if (*end != '\0' || v < 1 || v > 4096) {
-                    throw input_error(where + ":" + std::to_string(lineno), "bad slot count '" + w + "'",
-                                      "write slots=N with N from 1 to 4096");
-                }
-                slots = static_cast<int>(v);
-            }
-        }
-        out.emplace_back(host, slots);
+std::optional<std::string> placement_hostfile_name(const nlohmann::json& j) {
+    if (j.is_object() && j.contains("hostfile") && j.at("hostfile").is_string()) {
+        return j.at("hostfile").get<std::string>();
     }
-    return out;
+    return std::nullopt;
 }
 
 Placement placement_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
-                              const std::string& base_dir, const Cluster& cluster, std::int64_t world) {
+                              const Cluster& cluster, std::int64_t world, const std::optional<NamedHostfile>& hostfile) {
     const JsonObject o(j, file, pointer);
     o.check_keys({"hosts", "hostfile", "local_order", "ranks"});
     const auto hosts = host_index(cluster);
@@ -154,10 +125,11 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         description = "node-major in the given host order";
     }
     if (const auto hf = o.get_string("hostfile")) {
-        const std::string path = join_path(base_dir, *hf);
-        const auto entries = parse_hostfile(read_text_file(path), path);
-        for (const auto& [host, slots] : entries) {
-            order.push_back(lookup_host(hosts, host, path));
+        if (!hostfile || hostfile->name != *hf) {
+            throw Error(ExitCode::Internal, o.where("hostfile"), "the hostfile was not read before the placement");
+        }
+        for (const auto& host : hostfile->hosts) {
+            order.push_back(lookup_host(hosts, host, hostfile->path));
         }
         description = "node-major in hostfile order (" + *hf + ")";
     }

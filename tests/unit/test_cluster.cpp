@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/parallel/placement.hpp"
@@ -89,15 +90,22 @@ TEST_CASE("placement: node-major, host order, local GPU permutation, explicit ma
     CHECK(p.node[9] == 1);
     CHECK(p.gpu[9] == 1);
     const Placement q = placement_from_json(json::parse(R"({"hosts": ["node1", "node0"], "local_order": [1, 0, 3, 2, 5, 4, 7, 6]})"),
-                                            "l.json", "/placement", ".", c, 16);
+                                            "l.json", "/placement", c, 16);
     CHECK(q.node[0] == 1);
     CHECK(q.gpu[0] == 1);
     CHECK(q.node[8] == 0);
-    CHECK_THROWS_WITH_AS(placement_from_json(json::parse(R"({"hosts": ["node7"]})"), "l.json", "/placement", ".", c, 16),
+    CHECK_THROWS_WITH_AS(placement_from_json(json::parse(R"({"hosts": ["node7"]})"), "l.json", "/placement", c, 16),
                          "l.json (/placement/hosts/0): unknown host 'node7'; use a host of the cluster (node0, node1)", Error);
-    CHECK_THROWS_AS(placement_from_json(json::parse(R"({"local_order": [0, 0, 1, 2, 3, 4, 5, 6]})"), "l.json", "/placement", ".", c, 16),
+    CHECK_THROWS_AS(placement_from_json(json::parse(R"({"local_order": [0, 0, 1, 2, 3, 4, 5, 6]})"), "l.json", "/placement", c, 16),
                     Error);
     CHECK_THROWS_AS(node_major_placement(c, 17), Error);
+    const NamedHostfile hf{"hosts.txt", "dir/hosts.txt", {"node1", "node0"}};
+    const Placement h = placement_from_json(json::parse(R"({"hostfile": "hosts.txt"})"), "l.json", "/placement", c, 16, hf);
+    CHECK(h.node[0] == 1);
+    CHECK(h.description == "node-major in hostfile order (hosts.txt)");
+    CHECK_THROWS_WITH_AS(placement_from_json(json::parse(R"({"hostfile": "hosts.txt"})"), "l.json", "/placement", c, 16,
+                                             NamedHostfile{"hosts.txt", "dir/hosts.txt", {"node9"}}),
+                         "dir/hosts.txt: unknown host 'node9'; use a host of the cluster (node0, node1)", Error);
     CHECK(parse_hostfile("node0 slots=8\n# comment\nnode1:4\nnode2\n", "h") ==
           std::vector<std::pair<std::string, int>>{{"node0", 8}, {"node1", 4}, {"node2", 0}});
 }

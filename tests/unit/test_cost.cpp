@@ -171,7 +171,8 @@ TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sha
     e.worst_intra = PathClass::Loc;
     e.worst_cross = PathClass::Rail;
     e.worst_gpu_nic = PathClass::Sys;
-    const CostShape c = cost_shape_from_edges(e, 8, {});
+    e.gpus_per_node = 8;
+    const CostShape c = cost_shape_from_edges(e, {});
     CHECK(c.n == 2);
     CHECK(c.one_rank_per_node);
     CHECK(c.concurrent_groups_per_node == 8);

@@ -350,3 +350,24 @@ TEST_CASE("SVG renders to a non-blank PNG of the expected size (rsvg-convert)") 
     CHECK(colours.size() > 8);  // ink, group fill, RAIL blue, PXN green, greys...
     CHECK(non_background > pixels.size() / channels / 20);  // at least 5% drawn
 }
+
+TEST_CASE("DOT does not depend on what was rendered before: SVG first, then DOT equals the golden DOT") {
+    // Graphviz's layout leaves process-wide defaults behind (gvLayout once set node [label="\N"]
+    // on every later cgraph graph); our own DOT writer never reads that state.
+    const Report report = plan_file("layouts/seed-2x8-ep16.json");
+    struct Case {
+        DiagramView view;
+        const char* kind;
+        const char* golden;
+    };
+    for (const Case& c : {Case{DiagramView::Node, "ep", "dot-seed-a-node"}, Case{DiagramView::Groups, "ep", "dot-seed-a-groups-ep"},
+                          Case{DiagramView::Fabric, "ep", "dot-seed-a-fabric"}}) {
+        CAPTURE(c.golden);
+        DiagramOptions o;
+        o.view = c.view;
+        o.kind = c.kind;
+        CHECK(diagram_svg(report, o).find("<svg") != std::string::npos);
+        const std::string golden = slurp(fs::path(PLANLAYOUT_SOURCE_DIR) / "tests/golden" / c.golden / "expected.out");
+        CHECK(diagram_dot(report, o) == golden);
+    }
+}

@@ -72,11 +72,6 @@ void apply_calibration(const Calibration& c, CostShape& shape);
 /// Applies an NV/PCIe-class calibration to the node hardware every shape is built from.
 void apply_calibration(const Calibration& c, NodeHardware& hw);
 
-/// Reads a layout's calibration files (paths relative to base_dir unless absolute) and applies
-/// each, in order, to the transport (NIC/TCP classes) or the node hardware (NV/PCIe classes).
-void apply_calibration_files(const std::vector<std::string>& files, const std::string& base_dir,
-                             TransportSpec& spec, NodeHardware& hw);
-
 /// The fit and per-row residuals as text.
 [[nodiscard]] std::string render_text(const Calibration& c);
 

@@ -34,6 +34,9 @@ public:
 
     [[nodiscard]] PathClass nic_class_of(std::int64_t rank) const;
 
+    /// GPUs of the node a rank is placed on (its own template).
+    [[nodiscard]] int gpus_on_node_of(std::int64_t rank) const;
+
 private:
     const Cluster& cluster_;
     const Placement& placement_;
@@ -44,6 +47,7 @@ struct GroupShape {
     std::int64_t n = 0;            // ranks
     int nodes = 0;                 // nodes spanned
     int max_per_node = 0;          // g = max ranks on one node
+    int gpus_per_node = 0;         // most GPUs of any node it touches (that node's template)
     int min_rails_per_node = 0;    // r = fewest distinct rail NICs its ranks use on a node
     PathClass worst_intra = PathClass::Loc;
     PathClass worst_cross = PathClass::Loc;  // Loc when nothing crosses nodes
@@ -98,7 +102,7 @@ public:
     void summarize_into(KindEdges& e) const;
 
 private:
-    using Key = std::tuple<int, int, int, int, int, int, double, ClassCounts>;
+    using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts>;
     std::map<Key, GroupShape> shapes_;
     std::int64_t classified_ = 0;
 };

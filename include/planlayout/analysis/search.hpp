@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/memory.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/topology/cluster.hpp"
@@ -36,6 +37,7 @@ struct SearchModel {
     ModelSpec model;
     TrainingSpec training;
     TransportSpec transport;
+    std::vector<Calibration> calibrations;  // the files transport.calibrations names, read
 };
 
 /// One heavy kind of one layout: how far its worst group reaches.
@@ -69,10 +71,9 @@ struct SearchResult {
 };
 
 /// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory, evaluates
-/// and sorts. base_dir resolves a calibration file named by the transport. Throws Error when the
-/// cluster has no GPUs or the world exceeds them.
+/// and sorts. Throws Error when the cluster has no GPUs or the world exceeds them.
 [[nodiscard]] SearchResult search_layouts(const Cluster& cluster, const SearchModel& model,
-                                          const SearchOptions& options, const std::string& base_dir = ".");
+                                          const SearchOptions& options);
 
 /// The sampled evaluation of one layout (what search does per candidate), for tests and compare.
 [[nodiscard]] SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model,

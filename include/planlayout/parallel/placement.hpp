@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,17 +30,25 @@ struct Placement {
                                              const std::vector<std::int32_t>& local_order = {},
                                              const std::string& where = "placement");
 
+/// The hostfile a placement section names, already read by the caller: the name as the layout
+/// gives it, the path it was read from (for messages), and its hosts in file order.
+struct NamedHostfile {
+    std::string name;
+    std::string path;
+    std::vector<std::string> hosts;
+};
+
 /// Reads a layout's "placement" section: {"hosts": [...] | "hostfile": "path", "local_order":
-/// [...]} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}. base_dir resolves a hostfile path.
+/// [...]} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}. A section naming a hostfile needs
+/// `hostfile` (placement_hostfile_name() tells the caller which file to read).
 [[nodiscard]] Placement placement_from_json(const nlohmann::json& j,
                                             const std::string& file,
                                             const std::string& pointer,
-                                            const std::string& base_dir,
                                             const Cluster& cluster,
-                                            std::int64_t world);
+                                            std::int64_t world,
+                                            const std::optional<NamedHostfile>& hostfile = std::nullopt);
 
-/// Parses hostfile text (MPI/DeepSpeed style: "host slots=8" or "host:8" or "host" per line,
-/// # comments) into (host, slots) pairs; slots 0 when not given.
-[[nodiscard]] std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text, const std::string& where);
+/// The hostfile a placement section names, if any (not checked beyond being a string).
+[[nodiscard]] std::optional<std::string> placement_hostfile_name(const nlohmann::json& j);
 
 }  // namespace planlayout

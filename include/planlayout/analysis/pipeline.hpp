@@ -1,0 +1,75 @@
+// Analysis: the one pipeline after the inputs are read — resolved spec → groups → the pairs each
+// group's collective uses, classified → traffic → cost → score. plan(), search, compare and
+// every command that scores a layout run it; nothing here reads a file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planlayout/analysis/calibrate.hpp"
+#include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/analysis/score.hpp"
+#include "planlayout/parallel/groups.hpp"
+#include "planlayout/parallel/placement.hpp"
+#include "planlayout/topology/cluster.hpp"
+
+namespace planlayout {
+
+/// What the score needs besides the classified groups: the layout's model, training, transport
+/// and score sections, and the calibrations its transport names (already read).
+struct ScoreSetup {
+    std::optional<ModelSpec> model;
+    std::optional<TrainingSpec> training;
+    TransportSpec transport;
+    ScoreFactors given;
+    std::vector<Calibration> calibrations;  // applied in order
+};
+
+/// How many groups of each kind are classified: every group, or the groups through a few
+/// representative nodes (sampled_shapes.hpp; search uses it on thousands of candidates).
+enum class Coverage { Every, Sampled };
+
+struct PipelineOptions {
+    std::vector<std::string> kinds;  // only these kinds (empty: every kind)
+    Coverage coverage = Coverage::Every;
+    std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
+};
+
+struct Evaluation {
+    Groups groups;
+    std::vector<KindEdges> kinds;  // creation order
+    std::optional<Score> score;    // when a ScoreSetup was given
+};
+
+/// The sizes the traffic model reads, from a resolved spec.
+[[nodiscard]] ParallelSizes parallel_sizes(const ResolvedSpec& spec);
+
+/// The hardware numbers of the cluster with the NV/PCIe-class calibrations applied, and the
+/// transport with the NIC/TCP-class ones.
+struct CalibratedHardware {
+    NodeHardware hardware;
+    TransportSpec transport;
+};
+
+[[nodiscard]] CalibratedHardware calibrated_hardware(const Cluster& cluster,
+                                                     const TransportSpec& transport,
+                                                     const std::vector<Calibration>& calibrations);
+
+/// Scores classified kinds: each kind's worst group shape becomes its cost shape.
+[[nodiscard]] Score score_kinds(const ScoreSetup& setup,
+                                const CalibratedHardware& calibrated,
+                                const ParallelSizes& sizes,
+                                const std::vector<KindEdges>& kinds,
+                                bool pxn);
+
+/// Runs the pipeline. Throws Error (BadInput) for a kind the spec does not create.
+[[nodiscard]] Evaluation evaluate(const Cluster& cluster,
+                                  const Placement& placement,
+                                  const ResolvedSpec& spec,
+                                  const PipelineOptions& options,
+                                  const std::optional<ScoreSetup>& setup);
+
+}  // namespace planlayout

@@ -1,0 +1,16 @@
+// Ingest: the calibration files a layout's or model's transport names (plan-layout calibrate -o).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planlayout/analysis/calibrate.hpp"
+
+namespace planlayout {
+
+/// Reads and parses each file (relative to base_dir unless absolute), in order. Throws Error
+/// naming the file: Io when it cannot be read, BadInput when it is not a calibration.
+[[nodiscard]] std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files,
+                                                              const std::string& base_dir);
+
+}  // namespace planlayout

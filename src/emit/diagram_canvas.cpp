@@ -1,0 +1,178 @@
+// Emit: the diagram canvas, legend, aggregation units and text helpers shared by the views.
+#include "diagram_canvas.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace planlayout::diagram {
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    std::string s = buf;
+    while (!s.empty() && s.back() == '0') {
+        s.pop_back();
+    }
+    if (!s.empty() && s.back() == '.') {
+        s.pop_back();
+    }
+    return s;
+}
+
+std::string bytes_text(double b) {
+    const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (b >= 1000.0 && u < 5) {
+        b /= 1000.0;
+        ++u;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3g %s", b, units[u]);
+    return buf;
+}
+
+namespace {
+
+// The first colour of a Graphviz colour list ("#CC79A7:invis:#CC79A7").
+std::string first_colour(const std::string& colour_list) { return colour_list.substr(0, colour_list.find(':')); }
+
+}  // namespace
+
+Attrs line_attrs(const LineStyle& l, double width_scale) {
+    return {{"color", l.color}, {"style", l.style}, {"penwidth", num(l.penwidth * width_scale)}};
+}
+
+Canvas::Canvas(const std::string& title, const DiagramStyle& style, const char* rankdir)
+    : style_(style), graph_("plan_layout") {
+    graph_.set_graph_default("fontname", style.font);
+    graph_.set_graph_default("fontsize", num(style.fontsize + 3));
+    graph_.set_graph_default("bgcolor", style.background);
+    graph_.set_graph_default("rankdir", rankdir);
+    graph_.set_graph_default("newrank", "true");
+    graph_.set_graph_default("labelloc", "t");
+    graph_.set_graph_default("label", title);
+    graph_.set_node_default("fontname", style.font);
+    graph_.set_node_default("fontsize", num(style.fontsize));
+    graph_.set_node_default("shape", "box");
+    graph_.set_node_default("style", "filled");
+    graph_.set_node_default("fillcolor", "#FFFFFF");
+    graph_.set_node_default("color", style.ink);
+    graph_.set_edge_default("fontname", style.font);
+    graph_.set_edge_default("fontsize", num(style.fontsize - 1));
+    graph_.set_edge_default("color", style.ink);
+}
+
+Sub Canvas::box(Sub parent, const std::string& name, const std::string& label) {
+    const Sub s = graph_.subgraph(parent, "cluster_" + name);
+    graph_.set(s, {{"label", label},
+                   {"color", style_.cluster.color},
+                   {"style", style_.cluster.style + ",filled"},
+                   {"fillcolor", style_.cluster_fill}});
+    return s;
+}
+
+Sub Canvas::sub(Sub parent, const std::string& name, const Attrs& attrs) {
+    const Sub s = graph_.subgraph(parent, name);
+    graph_.set(s, attrs);
+    return s;
+}
+
+NodeRef Canvas::node(Sub where, const std::string& name, const Attrs& attrs) {
+    const NodeRef n = graph_.node(where, name);
+    graph_.set_node(n, attrs);
+    return n;
+}
+
+NodeRef Canvas::device(Sub where, const std::string& name, const std::string& kind, const std::string& label) {
+    const DeviceStyle d = style_.device(kind);
+    return node(where, name, {{"shape", d.shape}, {"fillcolor", d.fillcolor}, {"label", label}});
+}
+
+void add_legend(Canvas& c,
+                const std::vector<LegendLine>& lines,
+                const std::vector<LegendSwatch>& swatches,
+                const std::vector<std::string>& notes,
+                bool left_to_right) {
+    Sub box = c.box(Canvas::root(), "legend", "Legend");
+    std::vector<NodeRef> column;  // top to bottom, chained for top-to-bottom layouts
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string id = "legend/line" + std::to_string(i);
+        Sub row = left_to_right ? box : c.sub(box, "legend_row" + std::to_string(i), {{"rank", "same"}});
+        NodeRef text = c.node(row, id, {{"shape", "plaintext"}, {"style", "solid"}, {"label", lines[i].text}});
+        NodeRef end = c.node(row, id + "/end",
+                               {{"shape", "point"}, {"width", "0.06"}, {"label", ""}, {"color", first_colour(lines[i].line.color)}});
+        Attrs a = line_attrs(lines[i].line);
+        a.emplace_back("minlen", "2");
+        c.edge(text, end, a);
+        column.push_back(text);
+    }
+    for (std::size_t i = 0; i < swatches.size(); ++i) {
+        const auto& s = swatches[i];
+        column.push_back(c.node(box, "legend/swatch" + std::to_string(i),
+                                {{"shape", "box"},
+                                 {"style", s.style},
+                                 {"fillcolor", s.fill},
+                                 {"color", s.border.empty() ? c.style().ink : s.border},
+                                 {"penwidth", num(s.penwidth)},
+                                 {"label", s.text}}));
+    }
+    if (!notes.empty()) {
+        std::string text;
+        for (const auto& n : notes) {
+            text += n + "\\l";
+        }
+        column.push_back(c.node(box, "legend/notes", {{"shape", "plaintext"}, {"style", "solid"}, {"label", text}}));
+    }
+    if (!left_to_right) {
+        for (std::size_t i = 0; i + 1 < column.size(); ++i) {
+            c.edge(column[i], column[i + 1], {{"style", "invis"}});
+        }
+    }
+}
+namespace {
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::string title_of(const Report& report, const std::string& what) {
+    return "plan-layout: " + base_name(report.layout_name) + " - " + what;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return s;
+}
+
+Units units_for(const Report& report, const DiagramStyle& style) {
+    Units u;
+    const std::int64_t nodes = report.cluster.node_count();
+    u.aggregated = nodes > style.full_max_nodes || report.cluster.total_gpus() > style.full_max_gpus;
+    u.word = "node";
+    if (u.aggregated && nodes > style.node_boxes_max) {
+        const std::int64_t su = report.cluster.fabric.nodes_per_su;
+        u.block = su > 0 ? su : std::max(1, style.block_nodes);
+        u.word = su > 0 ? "scalable unit" : "block";
+    }
+    return u;
+}
+
+std::string unit_label(const Report& report, const Units& u, std::int64_t unit) {
+    const std::int64_t nodes = report.cluster.node_count();
+    const std::int64_t first = unit * u.block;
+    const std::int64_t last = std::min(nodes, first + u.block) - 1;
+    if (first == last) {
+        return report.cluster.nodes[static_cast<std::size_t>(first)].host;
+    }
+    const std::string prefix = u.word == "scalable unit" ? "su" : "block";
+    return prefix + std::to_string(unit) + ": " + report.cluster.nodes[static_cast<std::size_t>(first)].host + " - " +
+           report.cluster.nodes[static_cast<std::size_t>(last)].host + " (" + std::to_string(last - first + 1) + " nodes)";
+}
+
+std::string unit_id(const Report& report, const Units& u, std::int64_t unit) {
+    return u.block == 1 ? report.cluster.nodes[static_cast<std::size_t>(unit)].host : "unit" + std::to_string(unit);
+}
+}  // namespace planlayout::diagram

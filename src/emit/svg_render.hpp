@@ -1,0 +1,13 @@
+// Emit: DOT text → SVG through Graphviz (cgraph's parser, gvc's "dot" layout and SVG renderer).
+#pragma once
+
+#include <string>
+
+namespace planlayout {
+
+/// Lays out `dot_text` with the dot engine and renders SVG in memory. Each call parses its own
+/// graph and context, so nothing of one render reaches the next. Throws Error (Internal) when
+/// Graphviz fails.
+[[nodiscard]] std::string render_svg(const std::string& dot_text);
+
+}  // namespace planlayout
