@@ -70,4 +70,45 @@ Error io_error(std::string where, std::string what, std::string hint) {
     return {ExitCode::Io, std::move(where), std::move(what), std::move(hint)};
 }
 
+std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates) {
+    // Levenshtein distance, one row at a time; words here are flag and key names (short).
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            row[j] = j;
+        }
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t up = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        return row[b.size()];
+    };
+    if (word.size() > 256) {
+        return {};
+    }
+    const std::size_t allowed = std::max<std::size_t>(1, word.size() / 3);
+    std::string best;
+    std::size_t best_distance = allowed + 1;
+    for (const auto& c : candidates) {
+        const std::size_t d = distance(word, c);
+        if (d < best_distance) {
+            best = c;
+            best_distance = d;
+        }
+    }
+    if (best.empty() && word.size() >= 3) {
+        for (const auto& c : candidates) {  // a prefix of a longer name: "speed" → "speed_gbit_s"
+            if (c.size() > word.size() && c.compare(0, word.size(), word) == 0) {
+                return c;
+            }
+        }
+    }
+    return best;
+}
+
 }  // namespace planlayout

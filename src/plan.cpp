@@ -9,7 +9,7 @@
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/hostfile.hpp"
-#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_layout.hpp"
 
@@ -18,7 +18,7 @@ namespace {
 
 // The score sections, and the calibration files the transport names (read here, relative to
 // the layout's folder).
-ScoreSetup score_setup_of(const JsonObject& top, const std::string& file, const std::string& base_dir) {
+ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const std::string& base_dir) {
     ScoreSetup setup;
     if (top.has("model")) {
         setup.model = ModelSpec::from_json(top.at("model"), file);
@@ -36,7 +36,7 @@ ScoreSetup score_setup_of(const JsonObject& top, const std::string& file, const 
     return setup;
 }
 
-Placement placement_of(const JsonObject& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world) {
+Placement placement_of(const JsonReader& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world) {
     if (!top.has("placement")) {
         return node_major_placement(cluster, world);
     }
@@ -57,7 +57,7 @@ Placement placement_of(const JsonObject& top, const PlanRequest& request, const 
 
 Report plan(const PlanRequest& request) {
     const nlohmann::json layout = parse_json_text(request.layout_text, request.layout_name);
-    const JsonObject top(layout, request.layout_name, "");
+    const JsonReader top(layout, request.layout_name, "");
     top.check_keys({"name", "description", "cluster", "parallel", "placement", "model", "training", "transport", "score"});
     Report report;
     report.layout_name = request.layout_name;

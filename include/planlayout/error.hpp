@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace planlayout {
 
@@ -41,5 +42,11 @@ private:
 
 /// Shorthand for an I/O failure (exit 3).
 [[nodiscard]] Error io_error(std::string where, std::string what, std::string hint = {});
+
+/// The candidate closest to `word` by edit distance, when close enough to be a likely typo
+/// (distance at most a third of the word, and at least 1 allowed), else the first candidate the
+/// word is a prefix of (3+ characters); empty otherwise. Ties: the first candidate in the given
+/// order. For "did you mean ...?" hints.
+[[nodiscard]] std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace planlayout

@@ -8,7 +8,7 @@
 
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 

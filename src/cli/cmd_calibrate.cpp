@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "cost_options.hpp"
+#include "planlayout/emit/calibration_emit.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "cost_options.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"

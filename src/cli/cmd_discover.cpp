@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
 

@@ -5,6 +5,7 @@
 
 #include "capture.hpp"
 #include "commands.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"

@@ -1,5 +1,4 @@
 // Emit: diagram styles (viz/style.json's format) and view names.
-#include <set>
 #include <string>
 #include <vector>
 
@@ -7,51 +6,25 @@
 
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_style.hpp"
 
 namespace planlayout {
 namespace {
 
-LineStyle line_from(const nlohmann::json& j, const std::string& where, const LineStyle& fallback) {
+LineStyle line_from(const JsonReader& r, const LineStyle& fallback, bool fill = false) {
+    std::vector<std::string> keys{"color", "style", "penwidth", "meaning"};
+    if (fill) {
+        keys.emplace_back("fillcolor");
+    }
+    r.check_keys(keys);
     LineStyle l = fallback;
-    if (!j.is_object()) {
-        throw input_error(where, "expected an object {\"color\", \"style\", \"penwidth\"}");
-    }
-    try {
-        if (j.contains("color")) {
-            l.color = j.at("color").get<std::string>();
-        }
-        if (j.contains("style")) {
-            l.style = j.at("style").get<std::string>();
-        }
-        if (j.contains("penwidth")) {
-            l.penwidth = j.at("penwidth").get<double>();
-        }
-        if (j.contains("meaning")) {
-            l.meaning = j.at("meaning").get<std::string>();
-        }
-    } catch (const nlohmann::json::exception& e) {
-        throw input_error(where, std::string("wrong type: ") + e.what(), "color/style/meaning are strings, penwidth a number");
-    }
-    if (l.penwidth <= 0 || l.penwidth > 20) {
-        throw input_error(where + "/penwidth", "pen width out of range", "use a number in (0, 20]");
-    }
+    l.color = r.get<std::string>("color").value_or(l.color);
+    l.style = r.get<std::string>("style").value_or(l.style);
+    l.penwidth = r.get<double>("penwidth", 0.01, 20).value_or(l.penwidth);
+    l.meaning = r.get<std::string>("meaning").value_or(l.meaning);
     return l;
-}
-
-std::vector<std::string> strings_from(const nlohmann::json& j, const std::string& where) {
-    if (!j.is_array() || j.empty()) {
-        throw input_error(where, "expected a non-empty array of strings");
-    }
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < j.size(); ++i) {
-        if (!j[i].is_string()) {
-            throw input_error(where + "/" + std::to_string(i), "expected a string (a colour or style)");
-        }
-        out.push_back(j[i].get<std::string>());
-    }
-    return out;
 }
 
 }  // namespace
@@ -94,100 +67,65 @@ DeviceStyle DiagramStyle::device(const std::string& name) const {
 
 DiagramStyle diagram_style_from_json(const std::string& text, const std::string& where) {
     const nlohmann::json j = parse_json_text(text, where);
-    if (!j.is_object()) {
-        throw input_error(where, "a style file is a JSON object", "start from viz/style.json");
-    }
+    const JsonReader r(j, where, "");
+    r.check_keys({"font", "fontsize", "background", "ink", "muted", "highlight", "classes", "links", "devices", "groups",
+                  "group_styles", "rails", "rail_styles", "cluster", "thresholds"});
     DiagramStyle s;
-    const std::set<std::string> known{"//",     "font",   "fontsize",     "background", "ink",   "muted",      "highlight",
-                                      "classes", "links", "devices",      "groups",     "group_styles", "rails",
-                                      "rail_styles", "cluster", "thresholds"};
-    for (const auto& [k, v] : j.items()) {
-        if (known.count(k) == 0) {
-            throw input_error(where + " (/" + k + ")", "unknown key", "see viz/style.json for the keys");
-        }
+    s.font = r.get<std::string>("font").value_or(s.font);
+    s.background = r.get<std::string>("background").value_or(s.background);
+    s.ink = r.get<std::string>("ink").value_or(s.ink);
+    s.muted = r.get<std::string>("muted").value_or(s.muted);
+    s.fontsize = r.get<double>("fontsize", 4, 72).value_or(s.fontsize);
+    if (const auto h = r.get_object("highlight")) {
+        s.highlight = line_from(*h, s.highlight);
     }
-    auto str = [&](const char* key, std::string& out) {
-        if (j.contains(key)) {
-            if (!j.at(key).is_string()) {
-                throw input_error(where + " (/" + key + ")", "expected a string");
+    if (const auto classes = r.get_object("classes")) {
+        for (const auto& [k, v] : classes->json().items()) {
+            if (is_comment_key(k)) {
+                continue;
             }
-            out = j.at(key).get<std::string>();
-        }
-    };
-    str("font", s.font);
-    str("background", s.background);
-    str("ink", s.ink);
-    str("muted", s.muted);
-    if (j.contains("fontsize")) {
-        if (!j.at("fontsize").is_number() || j.at("fontsize").get<double>() < 4 || j.at("fontsize").get<double>() > 72) {
-            throw input_error(where + " (/fontsize)", "expected a number in [4, 72]");
-        }
-        s.fontsize = j.at("fontsize").get<double>();
-    }
-    if (j.contains("highlight")) {
-        s.highlight = line_from(j.at("highlight"), where + " (/highlight)", s.highlight);
-    }
-    if (j.contains("classes")) {
-        const auto& cls = j.at("classes");
-        if (!cls.is_object()) {
-            throw input_error(where + " (/classes)", "expected an object keyed by path class (NV, PIX, ..., XPOD)");
-        }
-        for (const auto& [k, v] : cls.items()) {
             const auto pc = parse_path_class(k);
             if (!pc) {
-                throw input_error(where + " (/classes/" + k + ")", "unknown path class",
+                throw input_error(classes->where(k), "unknown path class \"" + k + "\"",
                                   "use NV, PIX, PXB, PHB, NODE, SYS, RAIL, PXN, XRAIL or XPOD");
             }
-            s.classes[static_cast<std::size_t>(*pc)] = line_from(v, where + " (/classes/" + k + ")", {});
+            s.classes[static_cast<std::size_t>(*pc)] = line_from(*classes->get_object(k), {});
         }
     }
-    if (j.contains("links")) {
-        for (const auto& [k, v] : j.at("links").items()) {
-            s.links[k] = line_from(v, where + " (/links/" + k + ")", {});
-        }
-    }
-    if (j.contains("devices")) {
-        for (const auto& [k, v] : j.at("devices").items()) {
-            DeviceStyle d;
-            if (!v.is_object()) {
-                throw input_error(where + " (/devices/" + k + ")", "expected {\"shape\", \"fillcolor\"}");
+    if (const auto links = r.get_object("links")) {
+        for (const auto& [k, v] : links->json().items()) {
+            if (!is_comment_key(k)) {
+                s.links[k] = line_from(*links->get_object(k), {});
             }
-            d.shape = v.value("shape", d.shape);
-            d.fillcolor = v.value("fillcolor", d.fillcolor);
-            s.devices[k] = d;
         }
     }
-    if (j.contains("groups")) {
-        s.groups = strings_from(j.at("groups"), where + " (/groups)");
-    }
-    if (j.contains("group_styles")) {
-        s.group_styles = strings_from(j.at("group_styles"), where + " (/group_styles)");
-    }
-    if (j.contains("rails")) {
-        s.rails = strings_from(j.at("rails"), where + " (/rails)");
-    }
-    if (j.contains("rail_styles")) {
-        s.rail_styles = strings_from(j.at("rail_styles"), where + " (/rail_styles)");
-    }
-    if (j.contains("cluster")) {
-        s.cluster = line_from(j.at("cluster"), where + " (/cluster)", s.cluster);
-        s.cluster_fill = j.at("cluster").value("fillcolor", s.cluster_fill);
-    }
-    if (j.contains("thresholds")) {
-        const auto& t = j.at("thresholds");
-        auto get = [&](const char* key, auto& out, std::int64_t lo, std::int64_t hi) {
-            if (t.contains(key)) {
-                if (!t.at(key).is_number_integer() || t.at(key).get<std::int64_t>() < lo || t.at(key).get<std::int64_t>() > hi) {
-                    throw input_error(where + " (/thresholds/" + key + ")",
-                                      "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-                }
-                out = static_cast<std::remove_reference_t<decltype(out)>>(t.at(key).get<std::int64_t>());
+    if (const auto devices = r.get_object("devices")) {
+        for (const auto& [k, v] : devices->json().items()) {
+            if (is_comment_key(k)) {
+                continue;
             }
-        };
-        get("full_max_nodes", s.full_max_nodes, 1, 4096);
-        get("full_max_gpus", s.full_max_gpus, 1, 1 << 20);
-        get("node_boxes_max", s.node_boxes_max, 1, 100000);
-        get("block_nodes", s.block_nodes, 1, 1 << 20);
+            const JsonReader d = *devices->get_object(k);
+            d.check_keys({"shape", "fillcolor"});
+            DeviceStyle style;
+            style.shape = d.get<std::string>("shape").value_or(style.shape);
+            style.fillcolor = d.get<std::string>("fillcolor").value_or(style.fillcolor);
+            s.devices[k] = style;
+        }
+    }
+    s.groups = r.get_strings("groups", true).value_or(s.groups);
+    s.group_styles = r.get_strings("group_styles", true).value_or(s.group_styles);
+    s.rails = r.get_strings("rails", true).value_or(s.rails);
+    s.rail_styles = r.get_strings("rail_styles", true).value_or(s.rail_styles);
+    if (const auto c = r.get_object("cluster")) {
+        s.cluster = line_from(*c, s.cluster, true);
+        s.cluster_fill = c->get<std::string>("fillcolor").value_or(s.cluster_fill);
+    }
+    if (const auto t = r.get_object("thresholds")) {
+        t->check_keys({"full_max_nodes", "full_max_gpus", "node_boxes_max", "block_nodes"});
+        s.full_max_nodes = t->get<int>("full_max_nodes", 1, 4096).value_or(s.full_max_nodes);
+        s.full_max_gpus = t->get<std::int64_t>("full_max_gpus", 1, 1 << 20).value_or(s.full_max_gpus);
+        s.node_boxes_max = t->get<int>("node_boxes_max", 1, 100000).value_or(s.node_boxes_max);
+        s.block_nodes = t->get<int>("block_nodes", 1, 1 << 20).value_or(s.block_nodes);
     }
     return s;
 }

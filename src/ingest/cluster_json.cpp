@@ -1,4 +1,5 @@
 // Ingest: cluster spec JSON → Cluster (templates resolved, nodes listed, fabric wired).
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
-#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -44,9 +45,9 @@ public:
                 t.source = name;
             }
         } else if (ref.is_object() && ref.contains("import")) {
-            t = import_capture(JsonObject(ref, file_, pointer));
+            t = import_capture(JsonReader(ref, file_, pointer));
         } else if (ref.is_object()) {
-            t = node_template_from_json(ref, where);
+            t = node_template_from_json(ref, file_, pointer);
         } else {
             throw input_error(where, std::string("a node template reference must be a name, a path or an object, got ") + ref.type_name(),
                               "write e.g. \"node\": \"h100-hgx-8gpu-8nic\"");
@@ -63,7 +64,7 @@ public:
     std::vector<NodeTemplate> take() { return std::move(templates_); }
 
     // {"import": "captures/h100.xml", "format": "auto"}: a capture read by its format's reader.
-    NodeTemplate import_capture(const JsonObject& o) const {
+    NodeTemplate import_capture(const JsonReader& o) const {
         o.check_keys({"import", "format"});
         const std::string rel = o.get_string("import").value_or("");
         const std::string path = join_path(base_dir_, rel);
@@ -98,7 +99,7 @@ private:
     std::map<std::string, int> index_;
 };
 
-void read_nodes(const JsonObject& c, TemplateTable& table, Cluster& out) {
+void read_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
     const json* default_ref = c.has("node") ? &c.at("node") : nullptr;
     if (!c.has("nodes")) {
         throw input_error(c.where("nodes"), "the cluster has no \"nodes\"", "write e.g. \"nodes\": 2, \"node\": \"h100-hgx-8gpu-8nic\"");
@@ -128,7 +129,7 @@ void read_nodes(const JsonObject& c, TemplateTable& table, Cluster& out) {
                           "write \"nodes\": 2, or a list of {\"host\": ..., \"node\": ...}");
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const JsonObject e(nodes[i], c.file(), c.pointer() + "/nodes/" + std::to_string(i));
+        const JsonReader e(nodes[i], c.file(), c.pointer() + "/nodes/" + std::to_string(i));
         e.check_keys({"host", "node", "count", "host_prefix"});
         const json* ref = e.has("node") ? &e.at("node") : default_ref;
         if (!ref) {
@@ -157,7 +158,7 @@ void read_nodes(const JsonObject& c, TemplateTable& table, Cluster& out) {
     }
 }
 
-void read_fabric(const JsonObject& c, Cluster& out) {
+void read_fabric(const JsonReader& c, Cluster& out) {
     const auto f = c.get_object("fabric");
     if (!f) {
         return;
@@ -264,7 +265,7 @@ NodeTemplate builtin_node_template(const std::string& name, const std::string& w
 
 Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                           const std::string& base_dir) {
-    const JsonObject c(j, file, pointer);
+    const JsonReader c(j, file, pointer);
     c.check_keys({"name", "node", "nodes", "fabric"});
     Cluster out;
     out.source = file;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {
@@ -246,18 +247,18 @@ StepSeries parse_csv(const std::string& text, const std::string& source) {
     return s;
 }
 
-std::string json_tag(const nlohmann::json& j, const char* key, const std::string& where) {
-    if (!j.contains(key) || j[key].is_null()) {
+std::string json_tag(const JsonReader& r, const char* key) {
+    if (!r.has(key)) {
         return {};
     }
-    if (j[key].is_string()) {
-        return j[key].get<std::string>();
+    const auto& v = r.at(key);
+    if (v.is_string()) {
+        return v.get<std::string>();
     }
-    if (j[key].is_number_integer()) {
-        return std::to_string(j[key].get<long long>());
+    if (v.is_number_integer()) {
+        return v.dump();
     }
-    throw input_error(where + " (/" + key + ")", std::string(key) + " must be a string or integer",
-                      "e.g. \"arm\": \"tcp\", \"round\": 1");
+    throw input_error(r.where(key), std::string(key) + " must be a string or integer", "e.g. \"arm\": \"tcp\", \"round\": 1");
 }
 
 StepSeries parse_json(const std::string& text, const std::string& source) {
@@ -267,35 +268,30 @@ StepSeries parse_json(const std::string& text, const std::string& source) {
                           "{\"arm\": \"tcp\", \"round\": 1, \"kind\": \"cumulative\", "
                           "\"steps\": [{\"step\": 1, \"value\": 9.1}]}");
     }
+    const JsonReader r(j, source, "");
+    r.check_keys({"arm", "round", "kind", "metric", "steps"});
     StepSeries s;
     s.source = source;
-    s.arm = json_tag(j, "arm", source);
-    s.round = json_tag(j, "round", source);
-    if (j.contains("kind")) {
-        if (!j["kind"].is_string()) {
-            throw input_error(source + " (/kind)", "kind must be a string",
-                              "use \"cumulative\" or \"instant\"");
-        }
-        s.kind = parse_kind(j["kind"].get<std::string>(), source + " (/kind)");
+    s.arm = json_tag(r, "arm");
+    s.round = json_tag(r, "round");
+    if (const auto kind = r.get<std::string>("kind")) {
+        s.kind = parse_kind(*kind, r.where("kind"));
     }
-    s.value_column = "value";
+    s.value_column = "value";  // "metric" names what the values measure; accepted, not needed
     const auto& steps = j["steps"];
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const std::string where = source + " (/steps/" + std::to_string(i) + ")";
         const auto& e = steps[i];
-        if (!e.is_object() || !e.contains("step") || !e.contains("value") ||
-            !e["step"].is_number_integer() || !e["value"].is_number()) {
+        if (!e.is_object() || !e.contains("step") || !e.contains("value")) {
             throw input_error(where, "each entry needs an integer \"step\" and a numeric \"value\"",
                               "{\"step\": 6, \"value\": 4.49}");
         }
-        const long long step = e["step"].get<long long>();
-        if (step < 1 || step > 100000000) {
-            throw input_error(where, "step must be a positive whole number",
-                              "steps count optimizer steps from 1");
-        }
+        const JsonReader entry = r.element("steps", i);
+        entry.check_keys({"step", "value"});
+        const auto step = *entry.get<std::int64_t>("step", 1, 100000000);
+        const double v = *entry.get<double>("value", -1e300, 1e300);
         StepPoint p;
         p.step = static_cast<int>(step);
-        const double v = e["value"].get<double>();
         p.seconds = check_seconds(v, e["value"].dump(), where);
         add_point(s, p, where);
     }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 
 namespace planlayout {
 namespace {
@@ -372,67 +373,41 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
 }
 
 ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& source) {
-    const std::string where = source.file + " (" + source.pointer + ")";
-    if (!j.is_object()) {
-        throw input_error(where, "\"parallel\" must be an object", R"(write e.g. {"tp": 1, "pp": 1, "ep": 16})");
-    }
+    const JsonReader r(j, source.file, source.pointer);
+    r.check_keys({"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "order", "rank_offset", "local_world_size", "dist_opt_instances",
+                  "hierarchical_cp", "hybrid_cp", "gtp", "egtp", "world"});
+    // Sizes are checked by resolve_spec (with Megatron's rules); here only their type and int64.
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     ParallelSpec s;
-    static const std::set<std::string> kKnown = {
-        "tp", "pp", "cp", "ep", "etp", "dp", "vpp", "order", "rank_offset", "local_world_size",
-        "dist_opt_instances", "hierarchical_cp", "hybrid_cp", "gtp", "egtp", "world"};
-    for (const auto& [key, value] : j.items()) {
-        const std::string at = source.file + " (" + source.pointer + "/" + key + ")";
-        if (kKnown.count(key) == 0) {
-            std::string list;
-            for (const auto& k : kKnown) {
-                list += (list.empty() ? "" : ", ") + k;
-            }
-            throw input_error(at, "unknown key \"" + key + "\"", "known keys: " + list);
+    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t ParallelSpec::*>>{
+             {"tp", &ParallelSpec::tp}, {"pp", &ParallelSpec::pp}, {"cp", &ParallelSpec::cp}, {"ep", &ParallelSpec::ep},
+             {"rank_offset", &ParallelSpec::rank_offset}, {"dist_opt_instances", &ParallelSpec::dist_opt_instances},
+             {"gtp", &ParallelSpec::gtp}, {"egtp", &ParallelSpec::egtp}, {"world", &ParallelSpec::world}}) {
+        if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
+            s.*field = *v;
         }
-        if (key == "order") {
-            if (!value.is_string()) {
-                throw input_error(at, "order must be a string", "write e.g. \"tp-cp-ep-dp-pp\"");
-            }
-            s.order = value.get<std::string>();
-            continue;
+    }
+    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::optional<std::int64_t> ParallelSpec::*>>{
+             {"etp", &ParallelSpec::etp}, {"dp", &ParallelSpec::dp}, {"vpp", &ParallelSpec::vpp},
+             {"local_world_size", &ParallelSpec::local_world_size}}) {
+        if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
+            s.*field = *v;
         }
-        if (key == "hybrid_cp") {
-            if (!value.is_boolean()) {
-                throw input_error(at, "hybrid_cp must be true or false", "write true or false");
+    }
+    if (const auto order = r.get<std::string>("order")) {
+        s.order = *order;
+    }
+    if (const auto hybrid = r.get<bool>("hybrid_cp")) {
+        s.hybrid_cp = *hybrid;
+    }
+    if (const nlohmann::json* sizes = r.get_array("hierarchical_cp")) {
+        for (std::size_t i = 0; i < sizes->size(); ++i) {
+            if (!(*sizes)[i].is_number_integer() || ((*sizes)[i].is_number_unsigned() && (*sizes)[i].get<std::uint64_t>() > kMax)) {
+                throw input_error(r.where("hierarchical_cp/" + std::to_string(i)),
+                                  "hierarchical_cp holds " + (*sizes)[i].dump() + ", not a whole number", "write whole numbers, e.g. [2, 4]");
             }
-            s.hybrid_cp = value.get<bool>();
-            continue;
-        }
-        if (key == "hierarchical_cp") {
-            if (!value.is_array()) {
-                throw input_error(at, "hierarchical_cp must be an array of sizes", "write e.g. [2, 4]");
-            }
-            for (const auto& v : value) {
-                if (!v.is_number_integer()) {
-                    throw input_error(at, "hierarchical_cp holds a non-integer", "write whole numbers, e.g. [2, 4]");
-                }
-                s.hierarchical_cp.push_back(v.get<std::int64_t>());
-            }
-            continue;
-        }
-        if (!value.is_number_integer()) {
-            throw input_error(at, key + " must be a whole number, got " + std::string(value.type_name()),
-                              "write e.g. \"" + key + "\": 1");
-        }
-        const auto v = value.get<std::int64_t>();
-        // Plain and optional integer fields, by key.
-        static const std::map<std::string, std::int64_t ParallelSpec::*> kPlain = {
-            {"tp", &ParallelSpec::tp}, {"pp", &ParallelSpec::pp}, {"cp", &ParallelSpec::cp},
-            {"ep", &ParallelSpec::ep}, {"rank_offset", &ParallelSpec::rank_offset},
-            {"dist_opt_instances", &ParallelSpec::dist_opt_instances}, {"gtp", &ParallelSpec::gtp},
-            {"egtp", &ParallelSpec::egtp}, {"world", &ParallelSpec::world}};
-        static const std::map<std::string, std::optional<std::int64_t> ParallelSpec::*> kOptional = {
-            {"etp", &ParallelSpec::etp}, {"dp", &ParallelSpec::dp}, {"vpp", &ParallelSpec::vpp},
-            {"local_world_size", &ParallelSpec::local_world_size}};
-        if (const auto it = kPlain.find(key); it != kPlain.end()) {
-            s.*(it->second) = v;
-        } else {
-            s.*(kOptional.at(key)) = v;
+            s.hierarchical_cp.push_back((*sizes)[i].get<std::int64_t>());
         }
     }
     return s;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_fields.hpp"
+#include "planlayout/ingest/json_reader.hpp"
 
 namespace planlayout {
 namespace {
@@ -73,7 +73,7 @@ std::optional<std::string> placement_hostfile_name(const nlohmann::json& j) {
 
 Placement placement_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                               const Cluster& cluster, std::int64_t world, const std::optional<NamedHostfile>& hostfile) {
-    const JsonObject o(j, file, pointer);
+    const JsonReader o(j, file, pointer);
     o.check_keys({"hosts", "hostfile", "local_order", "ranks"});
     const auto hosts = host_index(cluster);
     if (o.has("ranks")) {
@@ -86,7 +86,7 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         p.description = "explicit rank map";
         std::set<std::pair<std::int32_t, std::int32_t>> used;
         for (std::size_t r = 0; r < ranks.size(); ++r) {
-            const JsonObject e(ranks[r], file, pointer + "/ranks/" + std::to_string(r));
+            const JsonReader e(ranks[r], file, pointer + "/ranks/" + std::to_string(r));
             e.check_keys({"host", "gpu", "rank"});
             const auto host = e.get_string("host");
             if (!host) {

@@ -1,6 +1,8 @@
 // Tests: calibration fits back the parameters its rows were made from.
 #include <doctest/doctest.h>
 
+#include "planlayout/emit/calibration_emit.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/error.hpp"
 

@@ -81,7 +81,7 @@ TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON point
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 0, "node": "h100-hgx-8gpu-8nic"})"),
                          "c.json (/cluster/nodes): nodes = 0 is out of range; give a value from 1 to 262144", Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "nodee": 1})"),
-                         "c.json (/cluster/nodee): unknown key \"nodee\"; known keys here: fabric, name, node, nodes", Error);
+                         "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, fabric (keys starting with _ are comments)", Error);
 }
 
 TEST_CASE("placement: node-major, host order, local GPU permutation, explicit maps") {

@@ -40,3 +40,12 @@ TEST_CASE("a message stays one line of bounded length whatever it quotes") {
     CHECK(big.code() == ExitCode::BadInput);
     CHECK(big.problem().size() > 10'000'000);
 }
+
+TEST_CASE("nearest_match suggests a likely typo or the longer name a prefix starts") {
+    const std::vector<std::string> keys{"layers", "hidden", "heads", "speed_gbit_s"};
+    CHECK(planlayout::nearest_match("hiden", keys) == "hidden");
+    CHECK(planlayout::nearest_match("layerz", keys) == "layers");
+    CHECK(planlayout::nearest_match("speed", keys) == "speed_gbit_s");
+    CHECK(planlayout::nearest_match("vocabulary", keys).empty());
+    CHECK(planlayout::nearest_match("x", {}).empty());
+}

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_support.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"

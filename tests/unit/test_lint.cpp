@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_support.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/analysis/lint.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"

@@ -35,10 +35,10 @@ TEST_CASE("the seed's sections parse, with documented defaults for what they lea
 
 TEST_CASE("errors name the file and the JSON pointer") {
     CHECK_THROWS_WITH_AS(ModelSpec::from_json(js(R"({"layers": 4, "hidden": "big"})"), "x.json"),
-                         "x.json (/model/hidden): expected an integer, found \"big\"; give a whole number in [1, 1.07374e+09]",
+                         "x.json (/model/hidden): hidden must be a whole number, got string; write e.g. \"hidden\": 1",
                          Error);
     CHECK_THROWS_WITH_AS(ModelSpec::from_json(js(R"({"layers": 4, "hiden": 4096})"), "x.json"),
-                         doctest::Contains("x.json (/model/hiden): unknown key 'hiden'"), Error);
+                         doctest::Contains("x.json (/model/hiden): unknown key \"hiden\"; did you mean \"hidden\"?"), Error);
     CHECK_THROWS_WITH_AS(ModelSpec::from_json(js(R"({"layers": 4, "hidden": 64, "heads": 8, "moe": {"experts": 4, "topk": 8}})"),
                                               "x.json"),
                          "x.json (/model/moe/topk): topk 8 exceeds experts 4; topk must be at most the number of experts",

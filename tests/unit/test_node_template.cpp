@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/topology/node_template.hpp"
 
@@ -118,20 +119,19 @@ TEST_CASE("bad templates are refused with the JSON pointer, the problem and the 
                          "n.json (/gpus/3/parent): parent 'PLX9' is neither a CPU nor a PCIe "
                          "switch; use one of: CPU0, CPU1, CPU2, SW0, SW1, SW2, SW3",
                          Error);
-    CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "l.json (/cluster/node)"),
+    CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "l.json", "/cluster/node"),
                          doctest::Contains("l.json (/cluster/node/gpus/3/parent): "), Error);
     j = sample();
     j["nics"][0]["speed"] = 400;
     CHECK_THROWS_WITH_AS(
         planlayout::node_template_from_json(j, "n.json"),
-        "n.json (/nics/0/speed): unknown key 'speed'; use one of: name, device, bus_id, parent, "
-        "numa, speed_gbit_s, link_layer, port, netdev, rdma, role, pcie",
+        "n.json (/nics/0/speed): unknown key \"speed\"; did you mean \"speed_gbit_s\"? known keys here: name, device, "
+        "bus_id, parent, numa, speed_gbit_s, link_layer, port, netdev, rdma, role, pcie (keys starting with _ are comments)",
         Error);
     j = sample();
     j["gpus"][0]["numa"] = "0";
     CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "n.json"),
-                         "n.json (/gpus/0/numa): expected an integer, found string; write a whole "
-                         "number",
+                         "n.json (/gpus/0/numa): numa must be a whole number, got string; write e.g. \"numa\": 1",
                          Error);
     j = sample();
     j["pcie_switches"][0]["parent"] = "SW1";
@@ -148,8 +148,7 @@ TEST_CASE("bad templates are refused with the JSON pointer, the problem and the 
     CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "n.json"),
                          doctest::Contains("(/gpus/1/name): duplicate name 'GPU0'"), Error);
     CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(json::array(), "n.json"),
-                         "n.json (/): expected an object, found array; write {\"key\": value, "
-                         "...} here",
+                         "n.json (/): expected an object, got array; write a JSON object {...} here",
                          Error);
     j = sample();
     j["schema_version"] = 2;

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "fixture_support.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/analysis/lint.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"

@@ -123,7 +123,7 @@ TEST_CASE("a spec from a layout file names the JSON pointer") {
                          "layouts/x.json (/parallel/tp): world size 16 is not divisible by tp*pp*cp = 3*1*1; valid tp values here: 1, 2, 4, 8, 16",
                          Error);
     CHECK_THROWS_WITH_AS(parallel_spec_from_json(nlohmann::json::parse(R"({"tpp": 2})"), src),
-                         "layouts/x.json (/parallel/tpp): unknown key \"tpp\"; known keys: cp, dist_opt_instances, dp, egtp, ep, etp, gtp, hierarchical_cp, hybrid_cp, local_world_size, order, pp, rank_offset, tp, vpp, world",
+                         "layouts/x.json (/parallel/tpp): unknown key \"tpp\"; did you mean \"tp\"? known keys here: tp, pp, cp, ep, etp, dp, vpp, order, rank_offset, local_world_size, dist_opt_instances, hierarchical_cp, hybrid_cp, gtp, egtp, world (keys starting with _ are comments)",
                          Error);
     CHECK_THROWS_WITH_AS(parallel_spec_from_json(nlohmann::json::parse(R"({"tp": "2"})"), src),
                          "layouts/x.json (/parallel/tp): tp must be a whole number, got string; write e.g. \"tp\": 1", Error);

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 
@@ -55,13 +53,6 @@ struct Calibration {
                                           Transport transport, std::optional<PathClass> link_class,
                                           double min_size_bytes = 0, bool socket_inside_node = false);
 
-/// The calibration file: {"schema_version":1,"kind":"plan-layout calibration", transport,
-/// class, op, nodes, gpus_per_node, alpha_us, efficiency, line_gbyte_s, busbw_gbyte_s, ...}.
-[[nodiscard]] nlohmann::json to_json(const Calibration& c);
-
-/// Reads a calibration file's JSON. Throws Error naming "where (pointer)".
-[[nodiscard]] Calibration calibration_from_json(const nlohmann::json& j, const std::string& where);
-
 /// Applies a NIC/TCP-class calibration to its transport: efficiency (all-to-all efficiency for
 /// an all_to_all fit; the band keeps its relative width) and alpha.
 void apply_calibration(const Calibration& c, TransportSpec& spec);
@@ -71,8 +62,5 @@ void apply_calibration(const Calibration& c, CostShape& shape);
 
 /// Applies an NV/PCIe-class calibration to the node hardware every shape is built from.
 void apply_calibration(const Calibration& c, NodeHardware& hw);
-
-/// The fit and per-row residuals as text.
-[[nodiscard]] std::string render_text(const Calibration& c);
 
 }  // namespace planlayout

@@ -4,9 +4,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "planlayout/analysis/calibrate.hpp"
 
 namespace planlayout {
+
+/// Reads a calibration file's JSON (emit/calibration_emit.hpp writes it). Throws Error naming
+/// "file (pointer)".
+[[nodiscard]] Calibration calibration_from_json(const nlohmann::json& j, const std::string& file);
 
 /// Reads and parses each file (relative to base_dir unless absolute), in order. Throws Error
 /// naming the file: Io when it cannot be read, BadInput when it is not a calibration.

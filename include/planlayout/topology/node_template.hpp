@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include "planlayout/topology/path_class.hpp"
 
@@ -97,13 +96,9 @@ struct NodeTemplate {
     std::vector<std::string> warnings;
 };
 
-/// Reads a node template from JSON (the format README.md documents). `where` names the file and
-/// the JSON pointer of `j` ("layouts/x.json (/cluster/node)"). Missing "paths" are derived from
-/// the PCIe tree with derive_paths(). Throws Error (BadInput) naming the pointer and the fix.
-[[nodiscard]] NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string& where);
-
-/// The JSON form of a template; node_template_from_json(to_json(t)) == t.
-[[nodiscard]] nlohmann::json to_json(const NodeTemplate& t);
+/// Canonical device order: GPUs before NICs, then by the number in the name ("GPU10" after
+/// "GPU9"), then by name.
+[[nodiscard]] bool device_less(const std::string& a, const std::string& b);
 
 /// Fills `paths` for every GPU/NIC pair that has none, from the PCIe tree (parents, switches,
 /// CPUs and NUMA) and the NVLink info, by NCCL's rules: NV for NVLink peers; PIX when both

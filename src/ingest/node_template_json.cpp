@@ -1,0 +1,399 @@
+// Ingest: node templates to and from JSON, through the one JSON reader.
+#include "planlayout/ingest/node_template_json.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
+
+namespace planlayout {
+namespace {
+
+using nlohmann::json;
+
+// Limits: real templates have a few dozen devices; the numbers keep every later computation
+// (speeds, widths) finite and meaningful.
+constexpr int kMaxNuma = 1 << 20;
+constexpr int kMaxLinks = 1024;
+constexpr double kMaxGbitS = 1e5;     // 100 Tb/s per NIC
+constexpr double kMaxGbyteS = 1e4;    // 10 TB/s per link
+constexpr double kMaxPcieGen = 16;
+
+std::string required_string(const JsonReader& r, const std::string& key) {
+    auto v = r.get<std::string>(key);
+    if (!v) {
+        throw input_error(r.where(), "missing \"" + key + "\"", "add \"" + key + "\": \"...\"");
+    }
+    return std::move(*v);
+}
+
+PcieLink read_pcie(const JsonReader& parent) {
+    PcieLink link;
+    const auto r = parent.get_object("pcie");
+    if (!r) {
+        return link;
+    }
+    r->check_keys({"gen", "width", "max_gen", "max_width", "gbyte_s"});
+    link.gen = r->get<double>("gen", 0, kMaxPcieGen).value_or(0);
+    link.width = r->get<int>("width", 0, 64).value_or(0);
+    link.max_gen = r->get<double>("max_gen", 0, kMaxPcieGen).value_or(0);
+    link.max_width = r->get<int>("max_width", 0, 64).value_or(0);
+    link.gbyte_s = r->get<double>("gbyte_s", 0, kMaxGbyteS).value_or(0);
+    return link;
+}
+
+json pcie_json(const PcieLink& l) {
+    json j = json::object();
+    if (l.gen != 0) {
+        j["gen"] = l.gen;
+    }
+    if (l.width != 0) {
+        j["width"] = l.width;
+    }
+    if (l.max_gen != 0) {
+        j["max_gen"] = l.max_gen;
+    }
+    if (l.max_width != 0) {
+        j["max_width"] = l.max_width;
+    }
+    if (l.gbyte_s != 0) {
+        j["gbyte_s"] = l.gbyte_s;
+    }
+    return j;
+}
+
+void put_pcie(json& j, const PcieLink& l) {
+    json p = pcie_json(l);
+    if (!p.empty()) {
+        j["pcie"] = std::move(p);
+    }
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) {
+        s += (s.empty() ? "" : ", ") + x;
+    }
+    return s;
+}
+
+void check_unique(const std::string& name, std::set<std::string>& seen, const JsonReader& r) {
+    if (!seen.insert(name).second) {
+        throw input_error(r.where("name"), "duplicate name '" + name + "'",
+                          "give every CPU, switch, GPU and NIC a distinct name");
+    }
+}
+
+// Calls read(element reader) for each element of array `key`.
+template <class Read>
+void each(const JsonReader& r, const std::string& key, Read read) {
+    if (const json* arr = r.get_array(key)) {
+        for (std::size_t i = 0; i < arr->size(); ++i) {
+            read(r.element(key, i));
+        }
+    }
+}
+
+// Parents must name a CPU or a switch, and the switch tree must have no cycle.
+void check_parents(const NodeTemplate& t, const JsonReader& r) {
+    std::vector<std::string> hosts;
+    for (const auto& c : t.cpus) {
+        hosts.push_back(c.name);
+    }
+    for (const auto& s : t.pcie_switches) {
+        hosts.push_back(s.name);
+    }
+    auto check_parent = [&](const std::string& parent, const std::string& ptr) {
+        if (!parent.empty() && std::find(hosts.begin(), hosts.end(), parent) == hosts.end()) {
+            throw input_error(r.where(ptr + "/parent"), "parent '" + parent + "' is neither a CPU nor a PCIe switch",
+                              hosts.empty() ? "add it under \"cpus\" or \"pcie_switches\"" : "use one of: " + join(hosts));
+        }
+    };
+    std::map<std::string, std::string> sw_parent;
+    for (std::size_t i = 0; i < t.pcie_switches.size(); ++i) {
+        check_parent(t.pcie_switches[i].parent, "pcie_switches/" + std::to_string(i));
+        sw_parent[t.pcie_switches[i].name] = t.pcie_switches[i].parent;
+    }
+    for (std::size_t i = 0; i < t.pcie_switches.size(); ++i) {
+        std::string cur = t.pcie_switches[i].parent;
+        for (std::size_t steps = 0; !cur.empty(); ++steps) {
+            if (cur == t.pcie_switches[i].name || steps > sw_parent.size()) {
+                throw input_error(r.where("pcie_switches/" + std::to_string(i) + "/parent"),
+                                  "switch '" + t.pcie_switches[i].name + "' is its own ancestor (a cycle of parents)",
+                                  "make the chain of parents end at a CPU");
+            }
+            const auto it = sw_parent.find(cur);
+            cur = it == sw_parent.end() ? std::string() : it->second;
+        }
+    }
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+        check_parent(t.gpus[i].parent, "gpus/" + std::to_string(i));
+    }
+    for (std::size_t i = 0; i < t.nics.size(); ++i) {
+        check_parent(t.nics[i].parent, "nics/" + std::to_string(i));
+    }
+}
+
+Nic read_nic(const JsonReader& o) {
+    o.check_keys({"name", "device", "bus_id", "parent", "numa", "speed_gbit_s", "link_layer", "port", "netdev", "rdma", "role",
+                  "pcie"});
+    Nic n;
+    n.name = required_string(o, "name");
+    n.device = o.get<std::string>("device").value_or("");
+    n.bus_id = o.get<std::string>("bus_id").value_or("");
+    n.parent = o.get<std::string>("parent").value_or("");
+    n.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
+    n.speed_gbit_s = o.get<double>("speed_gbit_s", 0, kMaxGbitS).value_or(0);
+    n.link_layer = o.get<std::string>("link_layer").value_or("");
+    if (!n.link_layer.empty() && n.link_layer != "IB" && n.link_layer != "RoCE" && n.link_layer != "Ethernet") {
+        throw input_error(o.where("link_layer"), "unknown link layer '" + n.link_layer + "'",
+                          "use IB, RoCE or Ethernet (or leave it out when unknown)");
+    }
+    n.port = o.get<int>("port", 0, kMaxLinks).value_or(1);
+    n.netdev = o.get<std::string>("netdev").value_or("");
+    n.rdma = o.get<bool>("rdma").value_or(true);
+    n.role = o.get<std::string>("role").value_or("compute");
+    if (n.role != "compute" && n.role != "storage" && n.role != "management") {
+        throw input_error(o.where("role"), "unknown role '" + n.role + "'", "use compute, storage or management");
+    }
+    n.pcie = read_pcie(o);
+    return n;
+}
+
+void read_paths(const JsonReader& r, NodeTemplate& t) {
+    std::set<std::string> devices;
+    for (const auto& g : t.gpus) {
+        devices.insert(g.name);
+    }
+    for (const auto& n : t.nics) {
+        devices.insert(n.name);
+    }
+    std::set<std::pair<std::string, std::string>> seen_pairs;
+    each(r, "paths", [&](const JsonReader& o) {
+        o.check_keys({"a", "b", "class", "nvlinks"});
+        DevicePath d;
+        d.a = required_string(o, "a");
+        d.b = required_string(o, "b");
+        for (const auto* end : {&d.a, &d.b}) {
+            if (devices.count(*end) == 0) {
+                throw input_error(o.where(end == &d.a ? "a" : "b"), "'" + *end + "' is not a GPU or NIC of this template",
+                                  "name a device listed under \"gpus\" or \"nics\"");
+            }
+        }
+        if (d.a == d.b) {
+            throw input_error(o.where(), "a path from '" + d.a + "' to itself", "list only pairs of two different devices");
+        }
+        const std::string cls = required_string(o, "class");
+        const auto pc = parse_path_class(cls);
+        if (!pc || *pc == PathClass::Loc || is_cross_node(*pc)) {
+            throw input_error(o.where("class"), "unknown class '" + cls + "'", "use one of: NV, PIX, PXB, PHB, NODE, SYS");
+        }
+        d.path_class = *pc;
+        d.nvlinks = o.get<int>("nvlinks", 0, kMaxLinks).value_or(0);
+        if (device_less(d.b, d.a)) {
+            std::swap(d.a, d.b);
+        }
+        if (!seen_pairs.insert({d.a, d.b}).second) {
+            throw input_error(o.where(), "the pair " + d.a + "-" + d.b + " is listed twice", "keep one entry per pair");
+        }
+        t.paths.push_back(std::move(d));
+    });
+}
+
+}  // namespace
+
+NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
+    const JsonReader r(j, file, pointer);
+    r.check_keys({"schema_version", "name", "source", "gpu_model", "nvlink", "cpus", "pcie_switches", "gpus", "nics", "tcp",
+                  "paths", "warnings"});
+    if (const auto v = r.get<int>("schema_version", 0, 1000000); v && *v != 1) {
+        throw input_error(r.where("schema_version"), "schema_version " + std::to_string(*v) + " is not supported",
+                          "this plan-layout reads schema_version 1");
+    }
+    NodeTemplate t;
+    t.name = r.get<std::string>("name").value_or("");
+    t.source = r.get<std::string>("source").value_or("");
+    t.gpu_model = r.get<std::string>("gpu_model").value_or("");
+    if (const auto nv = r.get_object("nvlink")) {
+        nv->check_keys({"nvswitch", "links_per_gpu", "gbyte_s_per_link"});
+        t.nvlink.nvswitch = nv->get<bool>("nvswitch").value_or(false);
+        t.nvlink.links_per_gpu = nv->get<int>("links_per_gpu", 0, kMaxLinks).value_or(0);
+        t.nvlink.gbyte_s_per_link = nv->get<double>("gbyte_s_per_link", 0, kMaxGbyteS).value_or(0);
+    }
+    std::set<std::string> names;
+    each(r, "cpus", [&](const JsonReader& o) {
+        o.check_keys({"name", "numa", "cpuset"});
+        Cpu c;
+        c.name = required_string(o, "name");
+        c.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
+        c.cpuset = o.get<std::string>("cpuset").value_or("");
+        check_unique(c.name, names, o);
+        t.cpus.push_back(std::move(c));
+    });
+    each(r, "pcie_switches", [&](const JsonReader& o) {
+        o.check_keys({"name", "parent", "pcie"});
+        PcieSwitch s;
+        s.name = required_string(o, "name");
+        s.parent = o.get<std::string>("parent").value_or("");
+        s.link = read_pcie(o);
+        check_unique(s.name, names, o);
+        t.pcie_switches.push_back(std::move(s));
+    });
+    each(r, "gpus", [&](const JsonReader& o) {
+        o.check_keys({"name", "model", "bus_id", "parent", "numa", "nvswitch_links", "pcie"});
+        Gpu g;
+        g.name = required_string(o, "name");
+        g.model = o.get<std::string>("model").value_or("");
+        g.bus_id = o.get<std::string>("bus_id").value_or("");
+        g.parent = o.get<std::string>("parent").value_or("");
+        g.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
+        g.nvswitch_links = o.get<int>("nvswitch_links", 0, kMaxLinks).value_or(0);
+        g.pcie = read_pcie(o);
+        check_unique(g.name, names, o);
+        t.gpus.push_back(std::move(g));
+    });
+    each(r, "nics", [&](const JsonReader& o) {
+        Nic n = read_nic(o);
+        check_unique(n.name, names, o);
+        t.nics.push_back(std::move(n));
+    });
+    each(r, "tcp", [&](const JsonReader& o) {
+        o.check_keys({"name", "speed_gbit_s", "numa"});
+        TcpInterface tcp;
+        tcp.name = required_string(o, "name");
+        tcp.speed_gbit_s = o.get<double>("speed_gbit_s", 0, kMaxGbitS).value_or(0);
+        tcp.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
+        t.tcp.push_back(std::move(tcp));
+    });
+    t.warnings = r.get_strings("warnings").value_or(std::vector<std::string>{});
+    check_parents(t, r);
+    read_paths(r, t);
+    derive_paths(t);
+    return t;
+}
+
+nlohmann::json to_json(const NodeTemplate& t) {
+    json j = json::object();
+    if (!t.name.empty()) {
+        j["name"] = t.name;
+    }
+    if (!t.source.empty()) {
+        j["source"] = t.source;
+    }
+    if (!t.gpu_model.empty()) {
+        j["gpu_model"] = t.gpu_model;
+    }
+    json nv = json::object();
+    nv["nvswitch"] = t.nvlink.nvswitch;
+    nv["links_per_gpu"] = t.nvlink.links_per_gpu;
+    nv["gbyte_s_per_link"] = t.nvlink.gbyte_s_per_link;
+    j["nvlink"] = nv;
+
+    json cpus = json::array();
+    for (const auto& c : t.cpus) {
+        json o = {{"name", c.name}, {"numa", c.numa}};
+        if (!c.cpuset.empty()) {
+            o["cpuset"] = c.cpuset;
+        }
+        cpus.push_back(std::move(o));
+    }
+    j["cpus"] = std::move(cpus);
+
+    json sws = json::array();
+    for (const auto& s : t.pcie_switches) {
+        json o = {{"name", s.name}};
+        if (!s.parent.empty()) {
+            o["parent"] = s.parent;
+        }
+        put_pcie(o, s.link);
+        sws.push_back(std::move(o));
+    }
+    j["pcie_switches"] = std::move(sws);
+
+    json gpus = json::array();
+    for (const auto& g : t.gpus) {
+        json o = {{"name", g.name}, {"numa", g.numa}};
+        if (!g.model.empty()) {
+            o["model"] = g.model;
+        }
+        if (!g.bus_id.empty()) {
+            o["bus_id"] = g.bus_id;
+        }
+        if (!g.parent.empty()) {
+            o["parent"] = g.parent;
+        }
+        if (g.nvswitch_links != 0) {
+            o["nvswitch_links"] = g.nvswitch_links;
+        }
+        put_pcie(o, g.pcie);
+        gpus.push_back(std::move(o));
+    }
+    j["gpus"] = std::move(gpus);
+
+    json nics = json::array();
+    for (const auto& n : t.nics) {
+        json o = {{"name", n.name},
+                  {"numa", n.numa},
+                  {"rdma", n.rdma},
+                  {"role", n.role},
+                  {"speed_gbit_s", n.speed_gbit_s}};
+        if (!n.device.empty()) {
+            o["device"] = n.device;
+        }
+        if (!n.bus_id.empty()) {
+            o["bus_id"] = n.bus_id;
+        }
+        if (!n.parent.empty()) {
+            o["parent"] = n.parent;
+        }
+        if (!n.link_layer.empty()) {
+            o["link_layer"] = n.link_layer;
+        }
+        if (n.port != 1) {
+            o["port"] = n.port;
+        }
+        if (!n.netdev.empty()) {
+            o["netdev"] = n.netdev;
+        }
+        put_pcie(o, n.pcie);
+        nics.push_back(std::move(o));
+    }
+    j["nics"] = std::move(nics);
+
+    json tcp = json::array();
+    for (const auto& i : t.tcp) {
+        json o = {{"name", i.name}, {"numa", i.numa}, {"speed_gbit_s", i.speed_gbit_s}};
+        tcp.push_back(std::move(o));
+    }
+    j["tcp"] = std::move(tcp);
+
+    std::vector<DevicePath> paths = t.paths;
+    for (auto& p : paths) {
+        if (device_less(p.b, p.a)) {
+            std::swap(p.a, p.b);
+        }
+    }
+    std::sort(paths.begin(), paths.end(), [](const DevicePath& x, const DevicePath& y) {
+        if (x.a != y.a) {
+            return device_less(x.a, y.a);
+        }
+        return device_less(x.b, y.b);
+    });
+    json pj = json::array();
+    for (const auto& p : paths) {
+        json o = {{"a", p.a}, {"b", p.b}, {"class", std::string(to_string(p.path_class))}};
+        if (p.nvlinks != 0) {
+            o["nvlinks"] = p.nvlinks;
+        }
+        pj.push_back(std::move(o));
+    }
+    j["paths"] = std::move(pj);
+    j["warnings"] = t.warnings;
+    return j;
+}
+
+}  // namespace planlayout

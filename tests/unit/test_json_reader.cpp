@@ -1,0 +1,66 @@
+// Tests: the one JSON reader — key policy, typed range-checked fields, messages.
+#include <doctest/doctest.h>
+
+#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
+using nlohmann::json;
+
+TEST_CASE("keys are checked before values: a typo is named as a typo, with the nearest key") {
+    // {"layerz": 4, "first_dense_layers": 8}: before, the value check ran first and said
+    // "more leading dense layers than layers".
+    CHECK_THROWS_WITH_AS(ModelSpec::from_json(json::parse(R"({"layerz": 4, "first_dense_layers": 8, "hidden": 8})"), "m.json"),
+                         doctest::Contains("m.json (/model/layerz): unknown key \"layerz\"; did you mean \"layers\"?"), Error);
+}
+
+TEST_CASE("comment keys (\"_...\" and \"//\") are accepted in every object, and only those") {
+    const json j = json::parse(R"({"a": 1, "_note": "x", "//": "y", "_": 0})");
+    const JsonReader r(j, "f.json", "/s");
+    CHECK_NOTHROW(r.check_keys({"a"}));
+    const json bad = json::parse(R"({"a": 1, "note": "x"})");
+    CHECK_THROWS_WITH_AS(JsonReader(bad, "f.json", "/s").check_keys({"a"}),
+                         "f.json (/s/note): unknown key \"note\"; known keys here: a (keys starting with _ are comments)", Error);
+}
+
+TEST_CASE("numbers are typed and range-checked; integers print as integers, huge ones as given") {
+    const json j = json::parse(R"({"n": 0, "big": 18446744073709551615, "neg": -9223372036854775808, "x": 2.5, "s": "t"})");
+    const JsonReader r(j, "f.json", "");
+    CHECK_THROWS_WITH_AS((void)r.get<int>("n", 1, 1 << 30), "f.json (/n): n = 0 is out of range; give a value from 1 to 1073741824",
+                         Error);
+    CHECK_THROWS_WITH_AS((void)r.get<std::int64_t>("big", 1, 8),
+                         "f.json (/big): big = 18446744073709551615 is out of range; give a value from 1 to 8", Error);
+    CHECK_THROWS_WITH_AS((void)r.get<std::int64_t>("neg", 1, 8),
+                         "f.json (/neg): neg = -9223372036854775808 is out of range; give a value from 1 to 8", Error);
+    CHECK_THROWS_WITH_AS((void)r.get<int>("x", 1, 8), "f.json (/x): x must be a whole number, got 2.5; write e.g. \"x\": 1", Error);
+    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1), "f.json (/x): x = 2.5 is out of range; give a value from 0 to 1", Error);
+    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1e-6), doctest::Contains("give a value from 0 to 1e-06"), Error);
+    CHECK(r.get<double>("x", 0, 10) == 2.5);
+    CHECK_FALSE(r.get<int>("absent", 0, 1).has_value());
+    CHECK_THROWS_WITH_AS((void)r.get<bool>("s"), "f.json (/s): s must be true or false, got string; write \"s\": true or false",
+                         Error);
+}
+
+TEST_CASE("objects, arrays and enumerations carry their JSON pointer") {
+    const json j = json::parse(R"({"o": {"k": [1]}, "list": [{"a": 1}, 3], "t": "ib", "u": "carrier-pigeon"})");
+    const JsonReader r(j, "f.json", "/top");
+    const auto o = r.get_object("o");
+    REQUIRE(o.has_value());
+    CHECK(o->where("k") == "f.json (/top/o/k)");
+    CHECK(r.element("list", 0).where("a") == "f.json (/top/list/0/a)");
+    CHECK_THROWS_WITH_AS((void)r.element("list", 1), "f.json (/top/list/1): expected an object, got number; write a JSON object {...} here",
+                         Error);
+    CHECK(r.get_enum<Transport>("t", parse_transport, "tcp, rdma or gdrdma") == Transport::Rdma);
+    CHECK_THROWS_WITH_AS((void)r.get_enum<Transport>("u", parse_transport, "tcp, rdma or gdrdma"),
+                         "f.json (/top/u): unknown u \"carrier-pigeon\"; use tcp, rdma or gdrdma", Error);
+    CHECK_THROWS_AS((void)r.get_strings("o"), Error);
+}
+
+TEST_CASE("number_text prints integers whole and other values compactly") {
+    CHECK(number_text(1073741824) == "1073741824");
+    CHECK(number_text(0.5) == "0.5");
+    CHECK(number_text(1e-6) == "1e-06");
+    CHECK(number_text(1e300) == "1e+300");
+}
