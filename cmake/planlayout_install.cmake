@@ -75,8 +75,7 @@ This package holds the plan-layout command, its example layouts and diagram styl
 planlayout C++ library (static) with its headers, CMake package (find_package(planlayout))
 and pkg-config file (planlayout.pc).")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # plan-layout_0.1.0_amd64.deb
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # plan-layout_0.1.0_amd64.deb; the DEB generator installs under /usr
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CPACK_PACKAGE_CONTACT}")
 # Runtime Depends: from dpkg-shlibdeps when dpkg-dev is there (exact versions), else the Debian 12
@@ -90,4 +89,7 @@ endif()
 # What building against the library needs (the CMake package and planlayout.pc find these).
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
     "libhwloc-dev, libgraphviz-dev, libboost-graph-dev, nlohmann-json3-dev, pkg-config, cmake")
+# `make package_source` (from build/): a tarball of the source tree, without git and build folders.
+set(CPACK_SOURCE_GENERATOR TGZ)
+set(CPACK_SOURCE_IGNORE_FILES "/[.]git/" "/[.]git$" "/build[^/]*/" "/__pycache__/")
 include(CPack)
