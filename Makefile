@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake g++ make pkg-config libhwloc-dev libboost-graph-dev nlohmann-json3-dev \
             libgraphviz-dev doctest-dev librsvg2-bin
 
-.PHONY: run test setup build bench fuzz fuzz-build sanitize tidy format clean
+.PHONY: run test setup build bench package fuzz fuzz-build sanitize tidy format clean
 
 # Installs whatever of the Debian packages is missing (quiet when all are present).
 setup:
@@ -31,6 +31,12 @@ test: build
 
 bench: build
 	./$(BUILD_DIR)/planlayout_bench
+
+# The Debian package (CPack, cmake/planlayout_install.cmake): $(BUILD_DIR)/plan-layout_<version>_<arch>.deb
+# with the executable, data, headers, static libraries, CMake package and planlayout.pc.
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
+	@ls -l $(BUILD_DIR)/*.deb
 
 clean:
 	rm -rf $(BUILD_DIR)

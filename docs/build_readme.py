@@ -54,7 +54,7 @@ layouts/seed-2x8-pp2-ep8.json` puts the two side by side kind by kind, and the p
 *Diagrams* show the same thing.''')
 parts.append(read('docs/README-commands.md'))
 parts.append(read('docs/README-layout.md'))
-for f in ['docs/formats-support.md','docs/cost-model.md','docs/acceptance.md','docs/diagrams.md','docs/scheduler.md','docs/hardening.md']:
+for f in ['docs/formats-support.md','docs/cost-model.md','docs/acceptance.md','docs/diagrams.md','docs/scheduler.md','docs/hardening.md','docs/packaging.md']:
     t=read(f)
     if t:
         parts.append(demote(t))
