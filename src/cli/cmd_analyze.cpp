@@ -13,15 +13,19 @@
 namespace planlayout::cli {
 namespace {
 
-CommandHelp analyze_help() {
-    CommandHelp h;
-    h.name = "analyze";
-    h.usage =
+bool is_view(const std::string& s) {
+    return parse_diagram_view(s).has_value();
+}
+
+}  // namespace
+
+void define_analyze(CommandSpec& spec) {
+    spec.usage =
         "plan-layout analyze [LAYOUT|-] [--format text|json] [--ranks] [--kinds K,...] [-o FILE]\n"
         "       plan-layout analyze [LAYOUT|-] --format dot|svg [--view node|groups|fabric] [--kind K] [--node HOST]\n"
         "                           [--style FILE] [-o FILE]\n"
         "       plan-layout analyze [LAYOUT|-] --format scheduler|hostfile|launch [-o FILE]";
-    h.description =
+    spec.description =
         "Places every rank of the layout's parallel spec on its cluster, builds every communication group\n"
         "as Megatron-Core does, and classifies the GPU pairs each group's collective uses: NV, PIX, PXB,\n"
         "PHB, NODE, SYS inside a node; RAIL (same leaf), PXN (NVLink hop, then same rail), XRAIL (through\n"
@@ -36,7 +40,8 @@ CommandHelp analyze_help() {
         "GPU, NIC as NCCL_IB_HCA, NUMA node and CPUs; per node: CUDA_VISIBLE_DEVICES and the NCCL\n"
         "environment; the groups; the score), hostfile an MPI/DeepSpeed hostfile, launch torchrun and\n"
         "Slurm srun snippets.";
-    h.options = {
+    spec.positionals = {0, 1, "at most one LAYOUT", "analyze one layout at a time"};
+    add_options(spec, {
         {"--format", "text|json|dot|svg|scheduler|hostfile|launch",
          "output format (default text); dot and svg draw a diagram; scheduler, hostfile and launch feed launchers"},
         {"--ranks", "", "also list every rank's GPU, NIC and GPU-NIC class (text)"},
@@ -47,8 +52,10 @@ CommandHelp analyze_help() {
         {"--style", "FILE", "dot/svg: colours and line styles (default the built-in viz/style.json)"},
         {"-o,--output", "FILE", "write to FILE atomically instead of standard output"},
         {"--help,-h", "", "show this help"},
-    };
-    h.examples = {
+    });
+    check_choice(spec, "--format", "format", {"text", "json", "dot", "svg", "scheduler", "hostfile", "launch"});
+    check_parsed(spec, "--view", "view", "node, groups or fabric", is_view);
+    spec.examples = {
         "plan-layout analyze                                  # the seed's layout A, embedded",
         "plan-layout analyze layouts/seed-2x8-pp2-ep8.json    # the seed's negative control",
         "plan-layout analyze layouts/h100-32node-tp8-pp4-ep8.json --format json -o plan.json",
@@ -57,27 +64,12 @@ CommandHelp analyze_help() {
         "plan-layout analyze layouts/seed-2x8-ep16.json --format dot --view node --node node1",
         "plan-layout analyze layouts/seed-2x8-ep16.json --format scheduler -o plan.json",
     };
-    return h;
 }
 
-
-}  // namespace
-
-int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = analyze_help();
-    const ParsedArgs parsed = parse_args(args, help);
-    if (handle_help(parsed, help, ctx)) {
-        return 0;
-    }
-    if (parsed.positionals().size() > 1) {
-        throw input_error("plan-layout analyze", "more than one layout given", "analyze one layout at a time");
-    }
+int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
     if (is_launch_format(format)) {  // scheduler | hostfile | launch: analyze_launch.cpp
         return run_launch_format(parsed, format, ctx);
-    }
-    if (format != "text" && format != "json" && format != "dot" && format != "svg") {
-        throw input_error("--format " + format, "unknown format", "use text, json, dot or svg");
     }
     const bool diagram = format == "dot" || format == "svg";
     for (const char* flag : {"--view", "--kind", "--node", "--style"}) {
@@ -90,11 +82,7 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
     }
     DiagramOptions diagram_options;
     if (const auto v = parsed.get("--view")) {
-        const auto view = parse_diagram_view(*v);
-        if (!view) {
-            throw input_error("--view " + *v, "unknown view", "use node, groups or fabric");
-        }
-        diagram_options.view = *view;
+        diagram_options.view = *parse_diagram_view(*v);  // checked by the option's validator
     }
     diagram_options.kind = parsed.get_or("--kind", "ep");
     diagram_options.host = parsed.get_or("--node", "");

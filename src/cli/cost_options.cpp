@@ -4,15 +4,39 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "planlayout/analysis/collective_op.hpp"
 #include "planlayout/analysis/cost_shape.hpp"
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
 
-std::vector<OptionSpec> hardware_options() {
-    return {
+namespace {
+
+constexpr double kMinRate = 0.001;  // Gbit/s or GB/s
+constexpr double kMaxRate = 1e5;
+
+bool is_collective_op(const std::string& s) {
+    return parse_collective_op(s).has_value();
+}
+
+bool is_transport(const std::string& s) {
+    return parse_transport(s).has_value();
+}
+
+CostShape with_tree_gain(CostShape g, const ParsedArgs& args) {
+    if (const auto v = args.get_double("--tree-gain")) {
+        g.two_node_tree_gain = *v;
+    }
+    return g;
+}
+
+}  // namespace
+
+void define_hardware_flags(CommandSpec& spec) {
+    add_options(spec, {
         {"--cluster", "FILE", "take the hardware numbers from a cluster spec (or a layout's cluster); flags below override"},
         {"--layout", "FILE", "with --kind: the group shape of that kind in the layout (placement, rails, classes)"},
         {"--kind", "KIND", "the group kind of --layout to predict for (e.g. ep, dp, pp)"},
@@ -27,7 +51,23 @@ std::vector<OptionSpec> hardware_options() {
         {"--socket-inside-node", "",
          "with --transport tcp: the run had NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so ranks of one node "
          "talk through sockets too"},
-    };
+    });
+    for (const char* rate : {"--nic-gbit", "--nvlink-gbyte", "--pcie-gbyte", "--tcp-gbit"}) {
+        check_number(spec, rate, kMinRate, kMaxRate);
+    }
+    check_int(spec, "--nics-per-node", 1, 1024);
+    check_int(spec, "--tcp-interfaces", 1, 64);
+    check_number(spec, "--tree-gain", 1.0, 2.0);
+    needs(spec, "--layout", "--kind");
+    needs(spec, "--kind", "--layout");
+}
+
+void check_collective_op(const CommandSpec& spec, const std::string& flag) {
+    check_parsed(spec, flag, "collective", kCollectiveOps, is_collective_op);
+}
+
+void check_transport(const CommandSpec& spec, const std::string& flag) {
+    check_parsed(spec, flag, "transport", "tcp, rdma or gdrdma", is_transport);
 }
 
 NodeHardware hardware_from(const ParsedArgs& args) {
@@ -35,36 +75,32 @@ NodeHardware hardware_from(const ParsedArgs& args) {
     if (const auto c = args.get("--cluster")) {
         hw = node_hardware(load_cluster_file(*c));
     }
-    if (const auto v = args.get_double("--nic-gbit", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--nic-gbit")) {
         hw.nic_gbit_s = *v;
     }
-    if (const auto v = args.get_int("--nics-per-node", 1, 1024)) {
+    if (const auto v = args.get_int("--nics-per-node")) {
         hw.nics_per_node = static_cast<int>(*v);
     }
-    if (const auto v = args.get_double("--nvlink-gbyte", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--nvlink-gbyte")) {
         hw.nvlink_gbyte_s = *v;
     }
-    if (const auto v = args.get_double("--pcie-gbyte", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--pcie-gbyte")) {
         hw.pcie_gbyte_s = *v;
     }
     hw.nvlink = !args.has("--no-nvlink");
-    if (const auto v = args.get_double("--tcp-gbit", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--tcp-gbit")) {
         hw.tcp_gbit_s = *v;
     }
-    if (const auto v = args.get_int("--tcp-interfaces", 1, 64)) {
+    if (const auto v = args.get_int("--tcp-interfaces")) {
         hw.tcp_interfaces_per_node = static_cast<int>(*v);
     }
     return hw;
 }
 
 CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx) {
-    if (args.has("--layout") || args.has("--kind")) {
-        const auto layout = args.get("--layout");
-        const auto kind = args.get("--kind");
-        if (!layout || !kind) {
-            throw input_error("plan-layout " + command, "--layout and --kind go together",
-                              "e.g. --layout layouts/seed-2x8-ep16.json --kind ep");
-        }
+    const auto layout = args.get("--layout");
+    const auto kind = args.get("--kind");
+    if (layout && kind) {  // each needs the other (CLI11 checks that)
         PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {*kind};
         const Report report = plan(request);
@@ -72,33 +108,25 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
             throw input_error("--kind " + *kind, "the layout creates no '" + *kind + "' groups",
                               "see 'plan-layout analyze " + *layout + "' for its kinds");
         }
-        CostShape g = cost_shape_from_edges(report.kinds.front().shapes.front(), report.cluster.facts.front().gpu_count,
-                                            node_hardware(report.cluster), report.cluster.fabric.pxn);
-        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-            g.two_node_tree_gain = *v;
-        }
-        return g;
+        return with_tree_gain(cost_shape_from_edges(report.kinds.front().shapes.front(),
+                                                    report.cluster.facts.front().gpu_count,
+                                                    node_hardware(report.cluster), report.cluster.fabric.pxn),
+                              args);
     }
     if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {
         const Cluster cluster = load_cluster_file(*c);
-        CostShape g = make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())),
-                                      cluster.facts.front().gpu_count, hardware_from(args));
-        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-            g.two_node_tree_gain = *v;
-        }
-        return g;
+        return with_tree_gain(
+            make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())),
+                            cluster.facts.front().gpu_count, hardware_from(args)),
+            args);
     }
     const auto nodes = args.get_int("--nodes", 1, 100000);
     const auto gpus = args.get_int("--gpus-per-node", 1, 1024);
     if (!gpus) {
-        throw input_error("plan-layout " + command, "missing --gpus-per-node",
-                          "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
+        throw missing_option(command, "--gpus-per-node", "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
     }
-    CostShape g = make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args));
-    if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-        g.two_node_tree_gain = *v;
-    }
-    return g;
+    return with_tree_gain(
+        make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args)), args);
 }
 
 double parse_size_bytes(const std::string& text, const std::string& flag) {
@@ -138,17 +166,9 @@ Transport transport_from(const ParsedArgs& args, const std::string& fallback) {
     const std::string name = args.get_or("--transport", fallback);
     const auto t = parse_transport(name);
     if (!t) {
-        throw input_error("--transport " + name, "unknown transport '" + name + "'", "use tcp, rdma or gdrdma");
+        throw unknown_choice("--transport", name, "transport", "tcp, rdma or gdrdma");
     }
     return *t;
-}
-
-bool json_format(const ParsedArgs& args) {
-    const std::string f = args.get_or("--format", "text");
-    if (f != "text" && f != "json") {
-        throw input_error("--format " + f, "unknown format '" + f + "'", "use text or json");
-    }
-    return f == "json";
 }
 
 double rounded(double x, int decimals) {
