@@ -10,39 +10,6 @@
 
 namespace planlayout::cli {
 
-void define_ab(CommandSpec& spec) {
-    spec.usage = "plan-layout ab RUN... [--run ARM:ROUND=FILE]... [--window 6:20] [--global-batch N] "
-                 "[--threshold 0.05] [--baseline ARM] [--format text|json] [-o FILE]";
-    spec.description =
-        "Reads one step log per run (CSV or JSON; cumulative mean seconds per iteration as\n"
-        "trackers report train_speed(s/it), or per-step times), each tagged with its arm (tcp,\n"
-        "rdma, gdrdma, ...) and round inside the file (`# arm: tcp`, `# round: 1` or arm/round\n"
-        "columns) or on the command line (--run ARM:ROUND=FILE). Rebuilds instantaneous step\n"
-        "times (instant_n = n*cum_n - (n-1)*cum_(n-1)), averages the stable window, takes the\n"
-        "median of rounds per arm and reports step-time reduction, throughput gain and\n"
-        "samples/s against the baseline arm. Rounds deviating from their arm's median by more\n"
-        "than the threshold are flagged.";
-    spec.positionals = {0, SIZE_MAX, "", ""};
-    add_options(spec, {
-        {"--run", "ARM:ROUND=FILE", "a run whose arm and round are given here (repeatable)"},
-        {"--window", "FIRST:LAST", "stable steps to average, inclusive (default 6:20)"},
-        {"--global-batch", "N", "samples per optimizer step, for samples/s"},
-        {"--threshold", "FRACTION", "flag rounds this far from their arm's median (default 0.05)"},
-        {"--baseline", "ARM", "arm to compare against (default tcp if present, else the first)"},
-        {"--layout", "LAYOUT", "print the layout's predicted step-time change and band beside the measured one"},
-        {"--format", "text|json", "output format (default text)"},
-        {"-o,--output", "FILE", "write the report to FILE (atomically)"},
-        {"--help,-h", "", "show this help"},
-    });
-    check_choice(spec, "--format", "format", {"text", "json"});
-    check_int(spec, "--global-batch", 1, 100000000);
-    check_number(spec, "--threshold", 0.0, 10.0);
-    spec.examples = {
-        "plan-layout ab tcp-round*.csv rdma-round*.csv --global-batch 16",
-        "plan-layout ab --run tcp:1=a.csv --run rdma:1=b.csv --window 6:20 --format json",
-    };
-}
-
 int run_ab(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
     verify::AbOptions options;

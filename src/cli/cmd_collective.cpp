@@ -29,50 +29,6 @@ std::string time_text(double us) {
 
 }  // namespace
 
-void define_collective(CommandSpec& spec) {
-    spec.usage = "plan-layout collective --op OP --nodes K --gpus-per-node G (--size S | --sizes A:B | --measured FILE) "
-                 "[--transport gdrdma|rdma|tcp] [options]";
-    spec.description =
-        "Predicts the time of one collective over every GPU of K nodes x G GPUs (rail aligned,\n"
-        "GPU i <-> NIC i), and prints time, algbw and busbw as nccl-tests does (GB = 10^9 B;\n"
-        "busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and\n"
-        "all_to_all, 1 otherwise). A curve (--sizes) doubles the size like nccl-tests -f 2.\n"
-        "--measured puts an nccl-tests output's rows beside the predictions, size by size.";
-    spec.positionals = {0, 0, "", "every input is a flag; see plan-layout collective --help"};
-    add_options(spec, {
-        {"--op", "OP", "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv"},
-        {"--nodes", "K", "nodes (default 1)"},
-        {"--gpus-per-node", "G", "GPUs per node, one rank each"},
-        {"--size", "SIZE", "nccl-tests size, e.g. 256MiB (whole buffer; gathered total for AG/RS/A2A)"},
-        {"--sizes", "MIN:MAX", "a curve from MIN to MAX, doubling, e.g. 1MiB:8GiB"},
-        {"--measured", "FILE", "nccl-tests output: predict at its sizes and print its rows beside"},
-        {"--transport", "T", "gdrdma (default), rdma (host-staged) or tcp (NET/Socket)"},
-        {"--efficiency", "E", "override the transport's efficiency prior (fraction of line rate)"},
-        {"--alpha-us", "US", "override the transport's latency per step"},
-        {"--calibration", "FILE", "a calibration file from plan-layout calibrate -o"},
-        {"--type", "TYPE", "element type for the count column (default float)"},
-    });
-    define_hardware_flags(spec);
-    add_options(spec, {
-        {"--format", "text|json", "text (nccl-tests columns, default) or JSON"},
-        {"-o", "FILE", "write the result to FILE (atomically) instead of standard output"},
-        {"--help,-h", "", "this help"},
-    });
-    check_collective_op(spec, "--op");
-    check_transport(spec, "--transport");
-    check_choice(spec, "--format", "format", {"text", "json"});
-    excludes(spec, "--size", "--sizes");
-    excludes(spec, "--size", "--measured");
-    excludes(spec, "--sizes", "--measured");
-    spec.examples = {
-        "plan-layout collective --op all_reduce --nodes 2 --gpus-per-node 8 --size 256MiB",
-        "plan-layout collective --op all_to_all --nodes 2 --gpus-per-node 8 --sizes 1MiB:1GiB --transport tcp "
-        "--tcp-gbit 200",
-        "plan-layout collective --op all_reduce --nodes 2 --gpus-per-node 8 --measured all_reduce.txt",
-        "plan-layout collective --op sendrecv --nodes 2 --gpus-per-node 1 --size 4MiB --format json",
-    };
-}
-
 int run_collective(const ParsedArgs& args, Context& ctx) {
     const auto op_name = args.get("--op");
     if (!op_name) {

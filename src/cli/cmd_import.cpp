@@ -95,33 +95,6 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     return c;
 }
 
-void define_import(CommandSpec& spec) {
-    spec.usage = "plan-layout import FORMAT FILE [--format json] [-o FILE]";
-    spec.description =
-        "Reads a real topology capture and prints the node template JSON the cluster model "
-        "uses (GPUs, NICs, PCIe switches, NUMA, NVLink and the class of every GPU/NIC pair), "
-        "or, for a Slurm topology.conf, the switch tree / blocks above the nodes. FORMAT is "
-        "auto (guess from the content), hwloc (lstopo --of xml), nvidia-smi (nvidia-smi topo "
-        "-m), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or slurm (topology.conf). FILE "
-        "may be - for standard input. Values the capture does not give and that were guessed "
-        "are listed under \"warnings\".";
-    spec.positionals = {2, 2, "FORMAT and FILE",
-                        "e.g. plan-layout import nvidia-smi topo.txt (FORMAT: " + choice_list(capture_formats()) + ")"};
-    add_options(spec, {
-        {"--format", "FMT", "output format: json (the only one)"},
-        {"-o,--output", "FILE", "write the result to FILE (atomically) instead of stdout"},
-        {"--help,-h", "", "show this help"},
-    });
-    check_choice(spec, "--format", "format", {"json"});
-    spec.examples = {
-        "plan-layout import nvidia-smi topo.txt",
-        "nvidia-smi topo -m | plan-layout import auto -",
-        "plan-layout import hwloc node.xml -o layouts/nodes/node.json",
-        "plan-layout import nccl-xml /var/run/nvidia-topologyd/virtualTopology.xml",
-        "plan-layout import slurm /etc/slurm/topology.conf",
-    };
-}
-
 int run_import(const ParsedArgs& a, Context& ctx) {
     const auto& pos = a.positionals();
     const std::string& format = pos[0];

@@ -54,28 +54,6 @@ int emit_findings(const std::vector<Finding>& findings, const std::string& sourc
 
 }  // namespace
 
-void define_lint(CommandSpec& spec) {
-    spec.usage = "plan-layout lint CAPTURE [--input-format FMT] [--format text|json] [-o FILE]";
-    spec.description =
-        "Checks one node's topology against the acceptance checklist: every GPU has a PIX/PXB "
-        "RDMA NIC; GPUs do not share a nearest NIC; a GPU and its nearest NIC are on one NUMA "
-        "node (not SYS apart); RDMA NICs have one speed; PCIe links run at their capability; "
-        "storage/management NICs that NCCL might pick. CAPTURE is a node template JSON or any "
-        "capture 'plan-layout import' reads (- for stdin). Each finding has a severity, a "
-        "stable code, a message and a fix. Exit 1 when any finding is an error, else 0.";
-    spec.positionals = {1, 1, "one CAPTURE file", "e.g. plan-layout lint topo.txt (- reads standard input)"};
-    add_options(spec, {
-        {"--input-format", "FMT", "auto (default), hwloc, nvidia-smi, nccl-xml or json"},
-        {"--format", "FMT", "text (default) or json"},
-        {"-o,--output", "FILE", "write the result to FILE (atomically) instead of stdout"},
-        {"--help,-h", "", "show this help"},
-    });
-    check_choice(spec, "--input-format", "format", {"auto", "hwloc", "nvidia-smi", "nccl-xml", "json"});
-    check_choice(spec, "--format", "format", {"text", "json"});
-    spec.examples = {"plan-layout lint topo.txt", "plan-layout discover | plan-layout lint -",
-                     "plan-layout lint --format json node.xml"};
-}
-
 int run_lint(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
     const std::string in_format = a.get_or("--input-format", "auto");

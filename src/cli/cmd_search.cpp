@@ -15,43 +15,6 @@
 
 namespace planlayout::cli {
 
-void define_search(CommandSpec& spec) {
-    spec.usage = "plan-layout search CLUSTER --model FILE [--world N] [--top N] [--sort tcp|gdrdma|benefit] [options]";
-    spec.description =
-        "Enumerates every valid (tp, pp, cp, ep, etp, dp, order) for the world size and the model's constraints\n"
-        "(tp divides the heads, ep the experts, pp at most the layers, at least pp micro-batches, Megatron's\n"
-        "validity rules), prunes layouts whose parameters, optimizer state and activations do not fit in\n"
-        "--gpu-memory, evaluates the rest with the structure and cost model, and ranks them by predicted step\n"
-        "time on one transport, or by RDMA benefit. CLUSTER is a cluster spec or a layout file (its \"cluster\");\n"
-        "FILE is a layout or a JSON with \"model\", \"training\" and \"transport\" sections.";
-    spec.positionals = {1, 1, "one CLUSTER (a cluster spec or a layout file)",
-                        "e.g. plan-layout search layouts/seed-2x8-ep16.json --model layouts/seed-2x8-ep16.json"};
-    add_options(spec, {
-        {"--model", "FILE", "the model, training and transport sections (a layout file will do)"},
-        {"--world", "N", "ranks (default: every GPU of the cluster)"},
-        {"--top", "N", "show the first N layouts (default 20; 0 = all)"},
-        {"--sort", "tcp|gdrdma|rdma|benefit", "rank by that transport's step time, or by RDMA benefit (default: the candidate transport)"},
-        {"--max-tp", "N", "largest tp (default 8)"},
-        {"--max-cp", "N", "largest cp (default 8)"},
-        {"--ep", "N,N,...", "only these ep sizes"},
-        {"--orders", "O,O", "rank orders (default tp-cp-ep-dp-pp,tp-cp-ep-pp-dp)"},
-        {"--even-pp", "", "pp must divide the layers (default: stages may differ by one layer)"},
-        {"--gpu-memory", "SIZE", "memory per GPU, e.g. 80GiB (default 80GiB)"},
-        {"--format", "text|json", "output format (default text)"},
-        {"-o,--output", "FILE", "write to FILE atomically instead of standard output"},
-        {"--help,-h", "", "show this help"},
-    });
-    check_choice(spec, "--format", "format", {"text", "json"});
-    check_int(spec, "--world", 1, kMaxWorld);
-    check_int(spec, "--max-tp", 1, 1 << 20);
-    check_int(spec, "--max-cp", 1, 1 << 20);
-    check_int(spec, "--top", 0, std::int64_t{1} << 40);
-    spec.examples = {
-        "plan-layout search layouts/seed-2x8-ep16.json --model layouts/seed-2x8-ep16.json --sort benefit",
-        "plan-layout search layouts/h100-32node-tp8-pp4-ep8.json --model layouts/h100-32node-tp8-pp4-ep8.json --top 10",
-    };
-}
-
 int run_search(const ParsedArgs& parsed, Context& ctx) {
     const auto model_path = parsed.get("--model");
     if (!model_path) {

@@ -22,41 +22,6 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 }  // namespace
 
-void define_verify(CommandSpec& spec) {
-    spec.usage = "plan-layout verify LOG... [--expect gdrdma|rdma|tcp] (--nodes N --gpus-per-node G "
-                 "[--nics mlx5_0,mlx5_1,...] | --layout LAYOUT) [--format text|json] [-o FILE]";
-    spec.description =
-        "Reads NCCL_DEBUG=INFO output (any NCCL version; one file per rank or one combined file,\n"
-        "`-` for standard input) and lists, per rank and channel, the peer, direction, transport,\n"
-        "NIC and GPUDirect RDMA state NCCL chose. Then checks it against the plan: every\n"
-        "cross-node edge uses the expected transport, every rank sends through its rail NIC,\n"
-        "GPUs of one node talk over P2P, not host memory. Exit 1 when a check finds an error.\n"
-        "The last line is a summary for CI: `verify: PASS|FAIL <n> errors <n> warnings ...`.";
-    spec.positionals = {1, SIZE_MAX, "one or more NCCL_DEBUG=INFO logs", "pass them, or - for standard input"};
-    add_options(spec, {
-        {"--expect", "gdrdma|rdma|tcp", "cross-node transport the run must use (default gdrdma)"},
-        {"--nodes", "N", "nodes in the job (rank r on node r/G)"},
-        {"--gpus-per-node", "G", "GPUs per node (rank r uses GPU r%G and NIC r%G)"},
-        {"--nics", "LIST", "NIC device names in index order (default mlx5_0,mlx5_1,...)"},
-        {"--layout", "LAYOUT", "take each rank's node, GPU and rail NIC from a layout file (its placement)"},
-        {"--format", "text|json", "output format (default text)"},
-        {"-o,--output", "FILE", "write the report to FILE (atomically)"},
-        {"--help,-h", "", "show this help"},
-    });
-    check_choice(spec, "--format", "format", {"text", "json"});
-    check_int(spec, "--nodes", 1, 100000);
-    check_int(spec, "--gpus-per-node", 1, 1024);
-    for (const char* flag : {"--nodes", "--gpus-per-node", "--nics"}) {
-        excludes(spec, "--layout", flag);
-    }
-    needs(spec, "--nodes", "--gpus-per-node");
-    needs(spec, "--gpus-per-node", "--nodes");
-    spec.examples = {
-        "plan-layout verify nccl.log --expect gdrdma --nodes 2 --gpus-per-node 8",
-        "plan-layout verify rank*.log --expect tcp --nodes 4 --gpus-per-node 2 --format json",
-    };
-}
-
 int run_verify(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
     const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),

@@ -2,13 +2,20 @@
 #include "command_spec.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "cost_options.hpp"
 #include "messages.hpp"
+#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/emit/diagram.hpp"
+#include "planlayout_cli_commands.hpp"
 
 namespace planlayout::cli {
 namespace {
@@ -149,7 +156,97 @@ CommandSpec with_rest(CLI::App* app, const std::string& name, const std::string&
     return spec;
 }
 
+// Values checked by a library parser rather than a fixed list.
+struct ParsedChoice {
+    const char* parser;
+    const char* kind;
+    const char* choices;
+    bool (*accepts)(const std::string&);
+};
+
+constexpr ParsedChoice kParsedChoices[] = {
+    {"view", "view", "node, groups or fabric", [](const std::string& s) { return parse_diagram_view(s).has_value(); }},
+    {"collective", "collective", kCollectiveOps, [](const std::string& s) { return parse_collective_op(s).has_value(); }},
+    {"transport", "transport", "tcp, rdma or gdrdma", [](const std::string& s) { return parse_transport(s).has_value(); }},
+};
+
+// A text in the definitions: a string, or an array of lines.
+std::string text_of(const nlohmann::json& j) {
+    if (!j.is_array()) {
+        return j.get<std::string>();
+    }
+    std::string out;
+    for (const auto& line : j) {
+        out += (out.empty() ? "" : "\n") + line.get<std::string>();
+    }
+    return out;
+}
+
+void apply_checks(const CommandSpec& spec, const std::string& name, const nlohmann::json& checks) {
+    if (checks.contains("choices")) {
+        check_choice(spec, name, checks.at("kind").get<std::string>(), checks.at("choices").get<std::vector<std::string>>());
+    }
+    if (checks.contains("int")) {
+        check_int(spec, name, checks.at("int").at(0).get<std::int64_t>(), checks.at("int").at(1).get<std::int64_t>());
+    }
+    if (checks.contains("number")) {
+        check_number(spec, name, checks.at("number").at(0).get<double>(), checks.at("number").at(1).get<double>());
+    }
+    if (checks.contains("parser")) {
+        for (const auto& p : kParsedChoices) {
+            if (checks.at("parser") == p.parser) {
+                check_parsed(spec, name, p.kind, p.choices, p.accepts);
+            }
+        }
+    }
+    if (checks.value("list", false)) {  // Megatron's nargs='+'
+        option_of(spec, name)->expected(1, -1)->allow_extra_args()->delimiter(',');
+    }
+}
+
+void relate(const CommandSpec& spec, const nlohmann::json& pairs, void (*how)(const CommandSpec&, const std::string&,
+                                                                              const std::string&)) {
+    for (const auto& pair : pairs) {
+        how(spec, pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
+    }
+}
+
 }  // namespace
+
+nlohmann::json command_definitions() {
+    return nlohmann::json::parse(kCommandDefinitions);
+}
+
+void define_options(CommandSpec& spec, const nlohmann::json& rows, const nlohmann::json& defs) {
+    for (const auto& row : rows) {
+        if (row.is_string()) {  // "@set"
+            const std::string set = row.get<std::string>().substr(1);
+            define_options(spec, defs.at("sets").at(set), defs);
+            relate(spec, defs.at("set_needs").value(set, nlohmann::json::array()), needs);
+            continue;
+        }
+        const auto name = row.at(0).get<std::string>();
+        const auto metavar = row.at(1).get<std::string>();
+        const auto help = row.at(2).get<std::string>();
+        add_options(spec, {{name.c_str(), metavar.c_str(), help.c_str()}});
+        if (row.size() > 3) {
+            apply_checks(spec, split_names(name).front(), row.at(3));
+        }
+    }
+}
+
+void define_command(CommandSpec& spec, const nlohmann::json& def, const nlohmann::json& defs) {
+    spec.usage = text_of(def.at("usage"));
+    spec.description = text_of(def.at("description"));
+    const auto& pos = def.at("positionals");
+    const auto max = pos.at("max").get<long long>();
+    spec.positionals = {pos.at("min").get<std::size_t>(), max < 0 ? SIZE_MAX : static_cast<std::size_t>(max),
+                        pos.at("expected").get<std::string>(), pos.at("hint").get<std::string>()};
+    define_options(spec, def.at("options"), defs);
+    relate(spec, def.value("needs", nlohmann::json::array()), needs);
+    relate(spec, def.value("excludes", nlohmann::json::array()), excludes);
+    spec.examples = def.at("examples").get<std::vector<std::string>>();
+}
 
 CommandSpec new_command(CLI::App& parent, const std::string& name, const std::string& summary) {
     return with_rest(parent.add_subcommand(name, summary), name, summary);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "args.hpp"
 
 namespace CLI {
@@ -55,6 +57,19 @@ struct CommandSpec {
 
 /// The same on a standalone App (no parent), e.g. for flags read from a launch script.
 [[nodiscard]] CommandSpec standalone_command(CLI::App& app, const std::string& name);
+
+/// The definitions of every command (src/cli/commands.json, compiled in): texts, option rows
+/// with their checks, option sets ("@parallel", "@hardware"), needs/excludes, examples.
+[[nodiscard]] nlohmann::json command_definitions();
+
+/// Fills spec from its entry in defs["commands"]: usage, description, positionals, options with
+/// their validators, needs and excludes, examples.
+void define_command(CommandSpec& spec, const nlohmann::json& def, const nlohmann::json& defs);
+
+/// Adds option rows: [names, metavar, help] or [names, metavar, help, {checks}], or "@SET" for
+/// defs["sets"][SET]. Checks: choices+kind, int [min, max], number [min, max], parser (view,
+/// collective, transport), list (several values, "2 4" or "2,4").
+void define_options(CommandSpec& spec, const nlohmann::json& rows, const nlohmann::json& defs);
 
 /// Adds the rows to the command's App, in order; returns the last option added.
 CLI::Option* add_options(CommandSpec& spec, const std::vector<OptionDef>& defs);

@@ -1,5 +1,5 @@
-// CLI: the subcommands. Each cmd_<name>.cpp defines its options (define_<name>: one CLI11 option
-// per row, which feeds parsing, --help and the man page) and runs on the parsed values.
+// CLI: the subcommands. commands.json defines each one's options (a CLI11 option per row, which
+// feeds parsing, --help and the man page); cmd_<name>.cpp runs it on the parsed values.
 #pragma once
 
 #include <string>
@@ -10,18 +10,13 @@
 
 namespace planlayout::cli {
 
-struct Command {
-    const char* name;
-    const char* summary;
-    void (*define)(CommandSpec& spec);
-    int (*run)(const ParsedArgs& args, Context& ctx);
-};
+using RunFn = int (*)(const ParsedArgs& args, Context& ctx);
 
-/// Every subcommand, in the order `plan-layout --help` lists them.
-[[nodiscard]] const std::vector<Command>& commands();
-
-/// Every command as a subcommand of app (same order as commands()).
+/// Every command as a subcommand of app, in the order commands.json (and `plan-layout --help`) lists them.
 [[nodiscard]] std::vector<CommandSpec> define_commands(CLI::App& app);
+
+/// The function that runs the command NAME.
+[[nodiscard]] RunFn command_runner(const std::string& name);
 
 /// The main `--help` text (lists the commands).
 [[nodiscard]] std::string main_help(const std::vector<CommandSpec>& specs);
@@ -29,9 +24,7 @@ struct Command {
 /// The man page plan-layout.1 (groff man), from the same definitions as --help.
 [[nodiscard]] std::string man_page(const std::vector<CommandSpec>& specs);
 
-#define PLANLAYOUT_COMMAND(name)            \
-    void define_##name(CommandSpec& spec);  \
-    int run_##name(const ParsedArgs& args, Context& ctx);
+#define PLANLAYOUT_COMMAND(name) int run_##name(const ParsedArgs& args, Context& ctx);
 PLANLAYOUT_COMMAND(groups)
 PLANLAYOUT_COMMAND(analyze)
 PLANLAYOUT_COMMAND(import)

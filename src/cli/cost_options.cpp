@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "planlayout/analysis/collective_op.hpp"
 #include "planlayout/analysis/cost_shape.hpp"
 #include "messages.hpp"
 #include "planlayout/error.hpp"
@@ -15,17 +14,6 @@ namespace planlayout::cli {
 
 namespace {
 
-constexpr double kMinRate = 0.001;  // Gbit/s or GB/s
-constexpr double kMaxRate = 1e5;
-
-bool is_collective_op(const std::string& s) {
-    return parse_collective_op(s).has_value();
-}
-
-bool is_transport(const std::string& s) {
-    return parse_transport(s).has_value();
-}
-
 CostShape with_tree_gain(CostShape g, const ParsedArgs& args) {
     if (const auto v = args.get_double("--tree-gain")) {
         g.two_node_tree_gain = *v;
@@ -34,41 +22,6 @@ CostShape with_tree_gain(CostShape g, const ParsedArgs& args) {
 }
 
 }  // namespace
-
-void define_hardware_flags(CommandSpec& spec) {
-    add_options(spec, {
-        {"--cluster", "FILE", "take the hardware numbers from a cluster spec (or a layout's cluster); flags below override"},
-        {"--layout", "FILE", "with --kind: the group shape of that kind in the layout (placement, rails, classes)"},
-        {"--kind", "KIND", "the group kind of --layout to predict for (e.g. ep, dp, pp)"},
-        {"--nic-gbit", "GBIT", "line rate of one rail NIC in Gbit/s (default 400)"},
-        {"--nics-per-node", "N", "rail NICs per node (default: one per GPU, GPU i <-> NIC i)"},
-        {"--nvlink-gbyte", "GBYTE", "NVLink bandwidth per GPU, one direction, GB/s (default 450)"},
-        {"--pcie-gbyte", "GBYTE", "PCIe bandwidth per GPU, GB/s (default 64, gen5 x16)"},
-        {"--no-nvlink", "", "GPUs inside a node talk over PCIe"},
-        {"--tcp-gbit", "GBIT", "line rate of the socket interface NCCL_SOCKET_IFNAME picks (default 100)"},
-        {"--tcp-interfaces", "N", "socket interfaces per node, shared by all its GPUs (default 1)"},
-        {"--tree-gain", "X", "two-node all-reduce tree gain on the NIC term, 1 to 2 (default 1.5)"},
-        {"--socket-inside-node", "",
-         "with --transport tcp: the run had NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so ranks of one node "
-         "talk through sockets too"},
-    });
-    for (const char* rate : {"--nic-gbit", "--nvlink-gbyte", "--pcie-gbyte", "--tcp-gbit"}) {
-        check_number(spec, rate, kMinRate, kMaxRate);
-    }
-    check_int(spec, "--nics-per-node", 1, 1024);
-    check_int(spec, "--tcp-interfaces", 1, 64);
-    check_number(spec, "--tree-gain", 1.0, 2.0);
-    needs(spec, "--layout", "--kind");
-    needs(spec, "--kind", "--layout");
-}
-
-void check_collective_op(const CommandSpec& spec, const std::string& flag) {
-    check_parsed(spec, flag, "collective", kCollectiveOps, is_collective_op);
-}
-
-void check_transport(const CommandSpec& spec, const std::string& flag) {
-    check_parsed(spec, flag, "transport", "tcp, rdma or gdrdma", is_transport);
-}
 
 NodeHardware hardware_from(const ParsedArgs& args) {
     NodeHardware hw;

@@ -11,17 +11,8 @@
 
 namespace planlayout::cli {
 
-/// Adds the hardware flags (--cluster, --layout with --kind, line rates, ...) to a command.
-void define_hardware_flags(CommandSpec& spec);
-
 /// The collectives, as messages list them.
 inline constexpr const char* kCollectiveOps = "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv";
-
-/// The value of FLAG must name a collective (all_reduce, ...).
-void check_collective_op(const CommandSpec& spec, const std::string& flag);
-
-/// The value of FLAG must name a transport (tcp, rdma, gdrdma).
-void check_transport(const CommandSpec& spec, const std::string& flag);
 
 /// NodeHardware from the hardware flags (defaults: H100/H200 HGX, 400G rail NICs, 100G TCP).
 [[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);

@@ -15,39 +15,12 @@ constexpr std::int64_t kWide = std::int64_t{1} << 62;
 
 }  // namespace
 
-void define_parallel_flags(CommandSpec& spec) {
-    add_options(spec, {
-        {"--world,--world-size", "N", "total ranks (or give --nodes and --gpus-per-node)"},
-        {"--nodes,--nnodes", "N", "number of nodes (torchrun's --nnodes is accepted)"},
-        {"--gpus-per-node,--nproc-per-node", "G", "GPUs (ranks) per node (torchrun's --nproc-per-node)"},
-        {"--tp,--tensor-model-parallel-size", "N", "tensor parallel size (default 1)"},
-        {"--pp,--pipeline-model-parallel-size", "N", "pipeline parallel size (default 1)"},
-        {"--cp,--context-parallel-size", "N", "context parallel size (default 1)"},
-        {"--ep,--expert-model-parallel-size", "N", "expert parallel size (default 1)"},
-        {"--etp,--expert-tensor-parallel-size", "N", "expert tensor parallel size (default: tp)"},
-        {"--dp,--data-parallel-size", "N", "data parallel size; derived as W/(tp*pp*cp); if given it must agree"},
-        {"--vpp,--virtual-pipeline-model-parallel-size", "N", "virtual pipeline stages (needs pp > 1)"},
-        {"--order", "ORDER", "rank order, most local first (default tp-cp-ep-dp-pp)"},
-        {"--use-tp-pp-dp-mapping", "", "Megatron's alternative order tp-cp-ep-pp-dp"},
-        {"--rank-offset", "R", "first rank of the grid (default 0)"},
-        {"--local-world-size", "W", "ranks in the grid (default: world - rank offset)"},
-        {"--num-distributed-optimizer-instances", "K", "distributed-optimizer instances (default 1)"},
-        {"--hierarchical-context-parallel-sizes", "S,S,...", "hierarchical CP sizes; their product must be cp"},
-        {"--hybrid-context-parallel", "", "create the hybrid DP-CP groups"},
-        {"--gtp", "N", "GTP weight-remat size, dense (default 1)"},
-        {"--egtp", "N", "GTP weight-remat size, expert (default 1)"},
-        {"--megatron-args", "FILE", "read the flags above from a launch line or script ('-' = stdin); other flags there are ignored"},
-    });
-    // Megatron's nargs='+': "--hierarchical-context-parallel-sizes 2 4" or "2,4".
-    option_of(spec, "--hierarchical-context-parallel-sizes")->expected(1, -1)->allow_extra_args()->delimiter(',');
-}
-
 ParsedArgs parse_megatron_words(const std::vector<std::string>& words) {
     CLI::App app("flags of a Megatron-LM launch line");
     CommandSpec spec = standalone_command(app, "groups");
     spec.positionals = {0, words.size(), "", ""};
     app.allow_extras();  // the launch line's other flags (--lr 1e-4, ...) and its script
-    define_parallel_flags(spec);
+    define_options(spec, {"@parallel"}, command_definitions());
     return parse_command(app, spec, words);
 }
 

@@ -10,9 +10,6 @@
 
 namespace planlayout::cli {
 
-/// Adds the spec flags (sizes, order, Megatron aliases, --megatron-args) to a command.
-void define_parallel_flags(CommandSpec& spec);
-
 /// The spec flags of a launch line or script, split into words; every other flag there (and its
 /// value) and every other word is ignored.
 [[nodiscard]] ParsedArgs parse_megatron_words(const std::vector<std::string>& words);

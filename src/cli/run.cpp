@@ -85,7 +85,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                     out << cli::render_help(specs[i]);
                     return 0;
                 }
-                return cli::commands()[i].run(parsed, ctx);
+                return cli::command_runner(specs[i].name)(parsed, ctx);
             }
             names.push_back(specs[i].name);
         }
