@@ -93,11 +93,11 @@ void ParsedArgs::fill_from(const ParsedArgs& base) {
     }
 }
 
-std::vector<std::string> split_csv(const std::string& text) {
+std::vector<std::string> split_csv(const std::string& text, bool keep_empty) {
     std::vector<std::string> out;
     std::stringstream ss(text);
     for (std::string item; std::getline(ss, item, ',');) {
-        if (!item.empty()) {
+        if (keep_empty || !item.empty()) {
             out.push_back(item);
         }
     }

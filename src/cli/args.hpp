@@ -65,8 +65,8 @@ private:
 /// TEXT as a real number in [min, max]; throws a usage Error naming FLAG otherwise.
 [[nodiscard]] double number_in_range(const std::string& flag, const std::string& text, double min, double max);
 
-/// "a,b,,c" → {"a", "b", "c"} (empty items dropped).
-[[nodiscard]] std::vector<std::string> split_csv(const std::string& text);
+/// "a,b,,c" → {"a", "b", "c"} (empty items dropped, unless keep_empty: {"a", "b", "", "c"}).
+[[nodiscard]] std::vector<std::string> split_csv(const std::string& text, bool keep_empty = false);
 
 /// Splits text into shell-like words: whitespace, single/double quotes, backslash-newline
 /// continuations and `#` comments at the start of a word.

@@ -9,19 +9,6 @@
 #include "planlayout/verify/verify.hpp"
 
 namespace planlayout::cli {
-namespace {
-
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) {
-        out.push_back(item);
-    }
-    return out;
-}
-
-}  // namespace
-
 int run_verify(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
     const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),
@@ -62,7 +49,7 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
         }
         std::vector<std::string> nics;
         if (const auto list = a.get("--nics")) {
-            nics = split_commas(*list);
+            nics = split_csv(*list, /*keep_empty=*/true);
             if (nics.size() < static_cast<std::size_t>(gpus)) {
                 throw input_error("plan-layout verify --nics " + *list,
                                   "names " + std::to_string(nics.size()) + " NICs for " +

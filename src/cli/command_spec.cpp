@@ -21,12 +21,7 @@ namespace planlayout::cli {
 namespace {
 
 std::vector<std::string> split_names(const std::string& names) {
-    std::vector<std::string> out;
-    std::stringstream ss(names);
-    for (std::string item; std::getline(ss, item, ',');) {
-        out.push_back(item);
-    }
-    return out;
+    return split_csv(names);
 }
 
 // "--tensor_model_parallel_size=2" → "--tensor-model-parallel-size=2": Megatron writes either.
