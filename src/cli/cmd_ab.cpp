@@ -1,6 +1,4 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
-#include <cstdint>
-
 #include "commands.hpp"
 #include "messages.hpp"
 #include "planlayout/error.hpp"

@@ -5,6 +5,7 @@
 
 #include "analyze_launch.hpp"
 #include "commands.hpp"
+#include "messages.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
@@ -68,8 +69,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     if (parsed.has("--kinds")) {
         for (const auto& k : request.kinds) {
             if (report.groups.find(k) == nullptr) {
-                throw input_error("--kinds " + *parsed.get("--kinds"), "unknown or not created kind '" + k + "'",
-                                  "see 'plan-layout groups' for the kinds this spec creates");
+                throw unknown_kind(*parsed.get("--kinds"), k, "see 'plan-layout groups' for the kinds this spec creates");
             }
         }
     }

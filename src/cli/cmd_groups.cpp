@@ -22,8 +22,7 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
         const auto names = all_kind_names(groups);
         for (const auto& name : kinds) {
             if (std::find(names.begin(), names.end(), name) == names.end()) {
-                throw input_error("--kinds " + *k, "unknown or not created kind '" + name + "'",
-                                  "kinds this spec creates: " + join(names, ","));
+                throw unknown_kind(*k, name, "kinds this spec creates: " + join(names, ","));
             }
         }
     }

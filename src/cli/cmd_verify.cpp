@@ -1,6 +1,6 @@
 // CLI: `plan-layout verify` — NCCL INFO logs against the plan's transport and rail expectations.
+
 #include <cstdint>
-#include <sstream>
 
 #include "commands.hpp"
 #include "messages.hpp"

@@ -51,6 +51,10 @@ Error unknown_choice(const std::string& flag, const std::string& value, const st
     return input_error(flag + " " + value, "unknown " + kind + " '" + value + "'", "use " + choices);
 }
 
+Error unknown_kind(const std::string& list, const std::string& kind, std::string hint) {
+    return input_error("--kinds " + list, "unknown or not created kind '" + kind + "'", std::move(hint));
+}
+
 Error missing_option(const std::string& command, const std::string& flag, std::string hint) {
     return usage_error(command, "missing " + flag, std::move(hint));
 }

@@ -22,6 +22,9 @@ namespace planlayout::cli {
 [[nodiscard]] Error unknown_choice(const std::string& flag, const std::string& value, const std::string& kind,
                                    const std::string& choices);
 
+/// "--kinds LIST: unknown or not created kind 'KIND'; HINT".
+[[nodiscard]] Error unknown_kind(const std::string& list, const std::string& kind, std::string hint);
+
 /// "plan-layout COMMAND: missing FLAG; HINT".
 [[nodiscard]] Error missing_option(const std::string& command, const std::string& flag, std::string hint);
 
