@@ -22,8 +22,8 @@ install(FILES ${PLANLAYOUT_GENERATED_INCLUDE}/planlayout/version.hpp
 
 # Data: the layouts and the diagram style/examples.
 install(DIRECTORY layouts viz DESTINATION ${CMAKE_INSTALL_DATADIR}/plan-layout COMPONENT Runtime)
-# (A man page, when there is one: install(FILES docs/plan-layout.1
-#  DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT Runtime) goes here.)
+# The man page, written at build time from the CLI's own option definitions.
+install(FILES ${PROJECT_BINARY_DIR}/plan-layout.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT Runtime)
 
 # The CMake package: planlayoutTargets.cmake (planlayout::core, planlayout::cli), a config file that
 # finds the dependencies first, and a version file.

@@ -1,5 +1,5 @@
 // Fuzz target: a Megatron-LM launch line or script (`--megatron-args FILE`): shell-word splitting,
-// the option parser, the parallel spec built from it, and its validation.
+// the option parser (CLI11, unknown flags allowed), the parallel spec built from it, and its validation.
 #include "args.hpp"
 #include "fuzz_common.hpp"
 #include "parallel_flags.hpp"
@@ -8,11 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace planlayout::cli;  // NOLINT(google-build-using-namespace): a tiny harness
     planlayout::fuzz::expect_clean([&] {
-        CommandHelp help;
-        help.name = "groups";
-        help.options = parallel_flag_options();
         const auto words = split_shell_words(planlayout::fuzz::as_text(data, size));
-        const ParsedArgs parsed = parse_args(join_list_flags(words), help, /*ignore_unknown=*/true);
+        const ParsedArgs parsed = parse_megatron_words(words);
         const planlayout::ParallelSpec spec = parallel_spec_from_args(parsed, /*require_world=*/false);
         if (spec.world > 0) {
             (void)planlayout::resolve_spec(spec);

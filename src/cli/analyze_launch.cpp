@@ -12,9 +12,6 @@ bool is_launch_format(const std::string& format) {
 }
 
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
-    if (parsed.positionals().size() > 1) {
-        throw input_error("plan-layout analyze", "more than one layout given", "analyze one layout at a time");
-    }
     PlanRequest request = embedded_default_request();
     if (!parsed.positionals().empty()) {
         request = layout_request(parsed.positionals().front(), ctx);

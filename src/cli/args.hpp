@@ -1,4 +1,4 @@
-// CLI: a small, strict option parser shared by every subcommand (help text from the same table).
+// CLI: the values of a parsed command line, by canonical flag name, and the typed reads of them.
 #pragma once
 
 #include <cstdint>
@@ -8,22 +8,6 @@
 #include <vector>
 
 namespace planlayout::cli {
-
-/// One option. names: comma-separated spellings, the first is canonical
-/// ("--tp,--tensor-model-parallel-size"). metavar empty → a flag without a value.
-struct OptionSpec {
-    std::string names;
-    std::string metavar;
-    std::string help;
-};
-
-struct CommandHelp {
-    std::string name;         // "groups"
-    std::string usage;        // "plan-layout groups --world N [options]"
-    std::string description;  // a paragraph
-    std::vector<OptionSpec> options;
-    std::vector<std::string> examples;  // full command lines
-};
 
 /// The parsed command line: values keyed by canonical name, plus positionals.
 class ParsedArgs {
@@ -42,6 +26,12 @@ public:
                                                       std::int64_t min,
                                                       std::int64_t max) const;
 
+    /// An integer whose range the option's validator checked at parse time.
+    [[nodiscard]] std::optional<std::int64_t> get_int(const std::string& name) const;
+
+    /// A real number whose range the option's validator checked at parse time.
+    [[nodiscard]] std::optional<double> get_double(const std::string& name) const;
+
     /// A real value in [min, max]; throws a usage Error naming the flag otherwise.
     [[nodiscard]] std::optional<double> get_double(const std::string& name,
                                                    double min,
@@ -54,6 +44,9 @@ public:
 
     void add(const std::string& name, const std::string& spelled, std::string value);
 
+    /// Records how the user spelled a flag (for messages), without a value.
+    void set_spelling(const std::string& name, const std::string& spelled) { spelled_[name] = spelled; }
+
     void add_positional(std::string value) { positionals_.push_back(std::move(value)); }
 
     /// Takes every option of `base` that this one does not set (command line over file).
@@ -65,18 +58,15 @@ private:
     std::vector<std::string> positionals_;
 };
 
-/// Parses args (without the program and subcommand names). Unknown flags throw a usage Error
-/// that suggests the nearest known flag. With ignore_unknown, unknown flags (and a value that
-/// follows them) are skipped: used for Megatron launch lines.
-[[nodiscard]] ParsedArgs parse_args(const std::vector<std::string>& args,
-                                    const CommandHelp& help,
-                                    bool ignore_unknown = false);
+/// TEXT as an integer in [min, max]; throws a usage Error naming FLAG otherwise.
+[[nodiscard]] std::int64_t int_in_range(const std::string& flag, const std::string& text, std::int64_t min,
+                                        std::int64_t max);
 
-/// `--help` text: usage, description, every option with its metavar, the examples.
-[[nodiscard]] std::string render_help(const CommandHelp& help);
+/// TEXT as a real number in [min, max]; throws a usage Error naming FLAG otherwise.
+[[nodiscard]] double number_in_range(const std::string& flag, const std::string& text, double min, double max);
 
-/// "a,b,,c" → {"a", "b", "c"} (empty items dropped).
-[[nodiscard]] std::vector<std::string> split_csv(const std::string& text);
+/// "a,b,,c" → {"a", "b", "c"} (empty items dropped, unless keep_empty: {"a", "b", "", "c"}).
+[[nodiscard]] std::vector<std::string> split_csv(const std::string& text, bool keep_empty = false);
 
 /// Splits text into shell-like words: whitespace, single/double quotes, backslash-newline
 /// continuations and `#` comments at the start of a word.

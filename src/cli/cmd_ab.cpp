@@ -1,65 +1,23 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
 #include "commands.hpp"
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/ingest/step_log.hpp"
 #include "planlayout/verify/ab.hpp"
 
 namespace planlayout::cli {
-namespace {
 
-const CommandHelp& ab_help() {
-    static const CommandHelp kHelp{
-        "ab",
-        "plan-layout ab RUN... [--run ARM:ROUND=FILE]... [--window 6:20] [--global-batch N] "
-        "[--threshold 0.05] [--baseline ARM] [--format text|json] [-o FILE]",
-        "Reads one step log per run (CSV or JSON; cumulative mean seconds per iteration as\n"
-        "trackers report train_speed(s/it), or per-step times), each tagged with its arm (tcp,\n"
-        "rdma, gdrdma, ...) and round inside the file (`# arm: tcp`, `# round: 1` or arm/round\n"
-        "columns) or on the command line (--run ARM:ROUND=FILE). Rebuilds instantaneous step\n"
-        "times (instant_n = n*cum_n - (n-1)*cum_(n-1)), averages the stable window, takes the\n"
-        "median of rounds per arm and reports step-time reduction, throughput gain and\n"
-        "samples/s against the baseline arm. Rounds deviating from their arm's median by more\n"
-        "than the threshold are flagged.",
-        {{"--run", "ARM:ROUND=FILE", "a run whose arm and round are given here (repeatable)"},
-         {"--window", "FIRST:LAST", "stable steps to average, inclusive (default 6:20)"},
-         {"--global-batch", "N", "samples per optimizer step, for samples/s"},
-         {"--threshold", "FRACTION", "flag rounds this far from their arm's median (default 0.05)"},
-         {"--baseline", "ARM", "arm to compare against (default tcp if present, else the first)"},
-         {"--layout", "LAYOUT", "print the layout's predicted step-time change and band beside the measured one"},
-         {"--format", "text|json", "output format (default text)"},
-         {"-o,--output", "FILE", "write the report to FILE (atomically)"},
-         {"--help,-h", "", "show this help"}},
-        {"plan-layout ab tcp-round*.csv rdma-round*.csv --global-batch 16",
-         "plan-layout ab --run tcp:1=a.csv --run rdma:1=b.csv --window 6:20 --format json"}};
-    return kHelp;
-}
-
-std::string base_name(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
-
-int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp& help = ab_help();
-    const ParsedArgs a = parse_args(args, help);
-    if (handle_help(a, help, ctx)) {
-        return 0;
-    }
+int run_ab(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
-    if (format != "text" && format != "json") {
-        throw input_error("plan-layout ab --format " + format, "unknown format", "use text or json");
-    }
     verify::AbOptions options;
     if (const auto w = a.get("--window")) {
         options.window = verify::parse_window(*w, "plan-layout ab --window");
     }
-    if (const auto gb = a.get_int("--global-batch", 1, 100000000)) {
+    if (const auto gb = a.get_int("--global-batch")) {
         options.global_batch = static_cast<int>(*gb);
     }
-    if (const auto t = a.get_double("--threshold", 0.0, 10.0)) {
+    if (const auto t = a.get_double("--threshold")) {
         options.threshold = *t;
     }
     options.baseline = a.get_or("--baseline", "");
@@ -72,7 +30,7 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
         const auto eq = spec.find('=');
         if (colon == std::string::npos || eq == std::string::npos || colon == 0 ||
             eq < colon + 2 || eq + 1 >= spec.size()) {
-            throw input_error("plan-layout ab --run " + spec, "not ARM:ROUND=FILE",
+            throw input_error("--run " + spec, "not ARM:ROUND=FILE",
                               "e.g. --run tcp:1=runs/tcp-1.csv");
         }
         const std::string path = spec.substr(eq + 1);
@@ -82,7 +40,7 @@ int cmd_ab(const std::vector<std::string>& args, Context& ctx) {
         runs.push_back(std::move(s));
     }
     if (runs.empty()) {
-        throw input_error("plan-layout ab", "no runs given",
+        throw usage_error("ab", "no runs given",
                           "pass one step log per run, or --run ARM:ROUND=FILE");
     }
     auto report = verify::analyze_ab(runs, options);

@@ -5,79 +5,17 @@
 
 #include "analyze_launch.hpp"
 #include "commands.hpp"
+#include "messages.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
-namespace {
-
-CommandHelp analyze_help() {
-    CommandHelp h;
-    h.name = "analyze";
-    h.usage =
-        "plan-layout analyze [LAYOUT|-] [--format text|json] [--ranks] [--kinds K,...] [-o FILE]\n"
-        "       plan-layout analyze [LAYOUT|-] --format dot|svg [--view node|groups|fabric] [--kind K] [--node HOST]\n"
-        "                           [--style FILE] [-o FILE]\n"
-        "       plan-layout analyze [LAYOUT|-] --format scheduler|hostfile|launch [-o FILE]";
-    h.description =
-        "Places every rank of the layout's parallel spec on its cluster, builds every communication group\n"
-        "as Megatron-Core does, and classifies the GPU pairs each group's collective uses: NV, PIX, PXB,\n"
-        "PHB, NODE, SYS inside a node; RAIL (same leaf), PXN (NVLink hop, then same rail), XRAIL (through\n"
-        "the spine), XPOD (beyond one spine tier) across nodes. With no LAYOUT it analyzes the embedded\n"
-        "default: the seed's layout A (2 x 8 H100, 8 rail-aligned NICs, PP=1 EP=16 DP=16).\n"
-        "LAYOUT is a JSON file (// comments allowed) with \"cluster\" and \"parallel\" sections; see README.md.\n"
-        "--format dot|svg draws a diagram for design reviews instead (README.md, Diagrams): --view node (one\n"
-        "node's GPUs, NVSwitch, PCIe switches, NICs and NUMA nodes), groups (every node with its GPUs coloured\n"
-        "by the --kind's groups and the pairs its collective uses, styled by class), or fabric (nodes, rails,\n"
-        "leaves, spines). Past 16 nodes or 256 GPUs, diagrams draw one box per node or scalable unit.\n"
-        "--format scheduler writes versioned JSON for a scheduler or launcher (per rank: host, local rank,\n"
-        "GPU, NIC as NCCL_IB_HCA, NUMA node and CPUs; per node: CUDA_VISIBLE_DEVICES and the NCCL\n"
-        "environment; the groups; the score), hostfile an MPI/DeepSpeed hostfile, launch torchrun and\n"
-        "Slurm srun snippets.";
-    h.options = {
-        {"--format", "text|json|dot|svg|scheduler|hostfile|launch",
-         "output format (default text); dot and svg draw a diagram; scheduler, hostfile and launch feed launchers"},
-        {"--ranks", "", "also list every rank's GPU, NIC and GPU-NIC class (text)"},
-        {"--kinds", "K,K,...", "only these group kinds"},
-        {"--view", "node|groups|fabric", "dot/svg: what the diagram shows (default groups)"},
-        {"--kind", "K", "dot/svg groups view: the group kind drawn (default ep)"},
-        {"--node", "HOST", "dot/svg node view: the node drawn (default the first)"},
-        {"--style", "FILE", "dot/svg: colours and line styles (default the built-in viz/style.json)"},
-        {"-o,--output", "FILE", "write to FILE atomically instead of standard output"},
-        {"--help,-h", "", "show this help"},
-    };
-    h.examples = {
-        "plan-layout analyze                                  # the seed's layout A, embedded",
-        "plan-layout analyze layouts/seed-2x8-pp2-ep8.json    # the seed's negative control",
-        "plan-layout analyze layouts/h100-32node-tp8-pp4-ep8.json --format json -o plan.json",
-        "plan-layout analyze layouts/seed-2x8-ep16.json --ranks --kinds ep,dp",
-        "plan-layout analyze layouts/seed-2x8-ep16.json --format svg --view groups --kind ep -o a-ep.svg",
-        "plan-layout analyze layouts/seed-2x8-ep16.json --format dot --view node --node node1",
-        "plan-layout analyze layouts/seed-2x8-ep16.json --format scheduler -o plan.json",
-    };
-    return h;
-}
-
-
-}  // namespace
-
-int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = analyze_help();
-    const ParsedArgs parsed = parse_args(args, help);
-    if (handle_help(parsed, help, ctx)) {
-        return 0;
-    }
-    if (parsed.positionals().size() > 1) {
-        throw input_error("plan-layout analyze", "more than one layout given", "analyze one layout at a time");
-    }
+int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
     if (is_launch_format(format)) {  // scheduler | hostfile | launch: analyze_launch.cpp
         return run_launch_format(parsed, format, ctx);
-    }
-    if (format != "text" && format != "json" && format != "dot" && format != "svg") {
-        throw input_error("--format " + format, "unknown format", "use text, json, dot or svg");
     }
     const bool diagram = format == "dot" || format == "svg";
     for (const char* flag : {"--view", "--kind", "--node", "--style"}) {
@@ -90,11 +28,7 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
     }
     DiagramOptions diagram_options;
     if (const auto v = parsed.get("--view")) {
-        const auto view = parse_diagram_view(*v);
-        if (!view) {
-            throw input_error("--view " + *v, "unknown view", "use node, groups or fabric");
-        }
-        diagram_options.view = *view;
+        diagram_options.view = *parse_diagram_view(*v);  // checked by the option's validator
     }
     diagram_options.kind = parsed.get_or("--kind", "ep");
     diagram_options.host = parsed.get_or("--node", "");
@@ -135,8 +69,7 @@ int cmd_analyze(const std::vector<std::string>& args, Context& ctx) {
     if (parsed.has("--kinds")) {
         for (const auto& k : request.kinds) {
             if (report.groups.find(k) == nullptr) {
-                throw input_error("--kinds " + *parsed.get("--kinds"), "unknown or not created kind '" + k + "'",
-                                  "see 'plan-layout groups' for the kinds this spec creates");
+                throw unknown_kind(*parsed.get("--kinds"), k, "see 'plan-layout groups' for the kinds this spec creates");
             }
         }
     }

@@ -5,76 +5,29 @@
 #include "commands.hpp"
 #include "cost_options.hpp"
 #include "planlayout/emit/calibration_emit.hpp"
+#include "messages.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 
 namespace planlayout::cli {
-namespace {
 
-CommandHelp calibrate_help() {
-    CommandHelp h{"calibrate",
-                  "plan-layout calibrate FILE --nodes K --gpus-per-node G --transport gdrdma|rdma|tcp [--class C] "
-                  "[-o calib.json] [--format text|json]",
-                  "Reads nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf,\n"
-                  "broadcast_perf, sendrecv_perf; any version; MPI noise and prefixes are skipped) and fits\n"
-                  "t = alpha x steps + bytes_factor x S / B by weighted least squares, B = efficiency x the\n"
-                  "declared line rate of the bottleneck link (one rail NIC, the node's TCP interface, or\n"
-                  "NVLink inside a node). Prints the fit and every row's residual. -o writes a calibration\n"
-                  "file that a layout's \"transport\": {\"calibration\": FILE} or collective --calibration reads.\n"
-                  "Calibrate at the message sizes training sends: a ratio measured at one size does not carry\n"
-                  "over to another.",
-                  {{"--nodes", "K", "nodes the test ran on (default 1)"},
-                   {"--gpus-per-node", "G", "GPUs (ranks) per node"},
-                   {"--transport", "T", "the transport the test used: gdrdma, rdma or tcp"},
-                   {"--class", "C", "link class to record (default RAIL across nodes, NV inside one)"},
-                   {"--op", "OP", "the collective, when the file does not name it"},
-                   {"--min-size", "SIZE", "leave rows below SIZE out of the fit (still listed), e.g. 1MiB"},
-                   {"--format", "text|json", "text (default) or the calibration JSON with residuals"},
-                   {"-o", "FILE", "write the calibration file (JSON) to FILE, atomically"},
-                   {"--help,-h", "", "this help"}},
-                  {"plan-layout calibrate all_reduce.txt --nodes 2 --gpus-per-node 8 --transport gdrdma -o calib.json",
-                   "plan-layout calibrate alltoall.txt --nodes 2 --gpus-per-node 8 --transport tcp --tcp-gbit 200 "
-                   "--min-size 1MiB",
-                   "plan-layout calibrate single-node.txt --nodes 1 --gpus-per-node 8 --transport gdrdma --class NV"}};
-    for (auto& o : hardware_options()) {
-        h.options.insert(h.options.end() - 3, o);
-    }
-    return h;
-}
-
-}  // namespace
-
-int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx) {
-    const CommandHelp help = calibrate_help();
-    const ParsedArgs args = parse_args(raw, help);
-    if (handle_help(args, help, ctx)) {
-        return 0;
-    }
-    if (args.positionals().size() != 1) {
-        throw input_error("plan-layout calibrate",
-                          args.positionals().empty() ? "missing the nccl-tests output file"
-                                                     : "more than one input file",
-                          "give one file (or - for standard input)");
-    }
+int run_calibrate(const ParsedArgs& args, Context& ctx) {
     if (!args.has("--transport")) {
-        throw input_error("plan-layout calibrate", "missing --transport",
-                          "say which transport the test used: --transport gdrdma|rdma|tcp");
+        throw missing_option("calibrate", "--transport", "say which transport the test used: --transport gdrdma|rdma|tcp");
     }
-    const bool json = json_format(args);
+    const bool json = args.get_or("--format", "text") == "json";
     const std::string path = args.positionals().front();
-    const std::string name = path == "-" ? "stdin" : path.substr(path.find_last_of('/') == std::string::npos
-                                                                      ? 0
-                                                                      : path.find_last_of('/') + 1);
+    const std::string name = path == "-" ? "stdin" : base_name(path);
     const CostShape shape = shape_from(args, "calibrate", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     std::optional<PathClass> cls;
     if (const auto c = args.get("--class")) {
         cls = parse_path_class(*c);
         if (!cls) {
-            throw input_error("--class " + *c, "unknown link class '" + *c + "'",
-                              "use NV, PIX, PXB, PHB, NODE, SYS (inside a node) or RAIL, PXN, XRAIL, XPOD");
+            throw unknown_choice("--class", *c, "link class",
+                                 "NV, PIX, PXB, PHB, NODE, SYS (inside a node) or RAIL, PXN, XRAIL, XPOD");
         }
         if (is_cross_node(*cls) != (shape.nodes >= 2)) {
             throw input_error("--class " + *c,
@@ -86,11 +39,7 @@ int cmd_calibrate(const std::vector<std::string>& raw, Context& ctx) {
     NcclTestsOptions opt;
     opt.ranks = shape.n;
     if (const auto o = args.get("--op")) {
-        opt.op = parse_collective_op(*o);
-        if (!opt.op) {
-            throw input_error("--op " + *o, "unknown collective '" + *o + "'",
-                              "use all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv");
-        }
+        opt.op = parse_collective_op(*o);  // checked by the option's validator
     }
     double min_size = 0;
     if (const auto m = args.get("--min-size")) {

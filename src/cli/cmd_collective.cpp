@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "cost_options.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
+#include "messages.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
@@ -13,40 +14,6 @@
 
 namespace planlayout::cli {
 namespace {
-
-CommandHelp collective_help() {
-    CommandHelp h{"collective",
-                  "plan-layout collective --op OP --nodes K --gpus-per-node G (--size S | --sizes A:B | --measured FILE) "
-                  "[--transport gdrdma|rdma|tcp] [options]",
-                  "Predicts the time of one collective over every GPU of K nodes x G GPUs (rail aligned,\n"
-                  "GPU i <-> NIC i), and prints time, algbw and busbw as nccl-tests does (GB = 10^9 B;\n"
-                  "busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and\n"
-                  "all_to_all, 1 otherwise). A curve (--sizes) doubles the size like nccl-tests -f 2.\n"
-                  "--measured puts an nccl-tests output's rows beside the predictions, size by size.",
-                  {{"--op", "OP", "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv"},
-                   {"--nodes", "K", "nodes (default 1)"},
-                   {"--gpus-per-node", "G", "GPUs per node, one rank each"},
-                   {"--size", "SIZE", "nccl-tests size, e.g. 256MiB (whole buffer; gathered total for AG/RS/A2A)"},
-                   {"--sizes", "MIN:MAX", "a curve from MIN to MAX, doubling, e.g. 1MiB:8GiB"},
-                   {"--measured", "FILE", "nccl-tests output: predict at its sizes and print its rows beside"},
-                   {"--transport", "T", "gdrdma (default), rdma (host-staged) or tcp (NET/Socket)"},
-                   {"--efficiency", "E", "override the transport's efficiency prior (fraction of line rate)"},
-                   {"--alpha-us", "US", "override the transport's latency per step"},
-                   {"--calibration", "FILE", "a calibration file from plan-layout calibrate -o"},
-                   {"--type", "TYPE", "element type for the count column (default float)"},
-                   {"--format", "text|json", "text (nccl-tests columns, default) or JSON"},
-                   {"-o", "FILE", "write the result to FILE (atomically) instead of standard output"},
-                   {"--help,-h", "", "this help"}},
-                  {"plan-layout collective --op all_reduce --nodes 2 --gpus-per-node 8 --size 256MiB",
-                   "plan-layout collective --op all_to_all --nodes 2 --gpus-per-node 8 --sizes 1MiB:1GiB --transport tcp "
-                   "--tcp-gbit 200",
-                   "plan-layout collective --op all_reduce --nodes 2 --gpus-per-node 8 --measured all_reduce.txt",
-                   "plan-layout collective --op sendrecv --nodes 2 --gpus-per-node 1 --size 4MiB --format json"}};
-    for (auto& o : hardware_options()) {
-        h.options.insert(h.options.end() - 3, o);
-    }
-    return h;
-}
 
 struct Point {
     double size = 0;
@@ -63,27 +30,13 @@ std::string time_text(double us) {
 
 }  // namespace
 
-int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
-    const CommandHelp help = collective_help();
-    const ParsedArgs args = parse_args(raw, help);
-    if (handle_help(args, help, ctx)) {
-        return 0;
-    }
-    if (!args.positionals().empty()) {
-        throw input_error("plan-layout collective", "unexpected argument '" + args.positionals().front() + "'",
-                          "every input is a flag; see plan-layout collective --help");
-    }
+int run_collective(const ParsedArgs& args, Context& ctx) {
     const auto op_name = args.get("--op");
     if (!op_name) {
-        throw input_error("plan-layout collective", "missing --op",
-                          "give one of all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, sendrecv");
+        throw missing_option("collective", "--op", "give one of " + std::string(kCollectiveOps));
     }
-    const auto op = parse_collective_op(*op_name);
-    if (!op) {
-        throw input_error("--op " + *op_name, "unknown collective '" + *op_name + "'",
-                          "use all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv");
-    }
-    const bool json = json_format(args);
+    const auto op = parse_collective_op(*op_name);  // checked by the option's validator
+    const bool json = args.get_or("--format", "text") == "json";
     CostShape shape = shape_from(args, "collective", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     TransportSpec spec;
@@ -104,14 +57,12 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
     const std::string type = args.get_or("--type", "float");
     const int type_bytes = nccl_type_bytes(type);
     if (type_bytes == 0) {
-        throw input_error("--type " + type, "unknown type '" + type + "'", "use float, bfloat16, half, int8, double, ...");
+        throw unknown_choice("--type", type, "type", "float, bfloat16, half, int8, double, ...");
     }
 
     // The sizes: one, a doubling curve, or those of a measured run.
-    const int given = (args.has("--size") ? 1 : 0) + (args.has("--sizes") ? 1 : 0) + (args.has("--measured") ? 1 : 0);
-    if (given != 1) {
-        throw input_error("plan-layout collective", "give exactly one of --size, --sizes and --measured",
-                          "e.g. --size 256MiB, or --sizes 1MiB:8GiB");
+    if (!args.has("--size") && !args.has("--sizes") && !args.has("--measured")) {  // CLI11 excludes two
+        throw missing_option("collective", "--size, --sizes or --measured", "e.g. --size 256MiB, or --sizes 1MiB:8GiB");
     }
     std::vector<Point> points;
     NcclTestsRun measured;
@@ -133,7 +84,7 @@ int cmd_collective(const std::vector<std::string>& raw, Context& ctx) {
         }
     } else {
         const std::string path = *args.get("--measured");
-        measured_name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+        measured_name = base_name(path);
         NcclTestsOptions opt;
         opt.op = *op;
         opt.ranks = shape.n;

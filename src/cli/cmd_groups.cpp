@@ -3,61 +3,17 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "messages.hpp"
 #include "parallel_flags.hpp"
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout::cli {
-namespace {
 
-CommandHelp groups_help() {
-    CommandHelp h;
-    h.name = "groups";
-    h.usage = "plan-layout groups (--world N | --nodes N --gpus-per-node G) [--tp N] [--pp N] [--cp N] [--ep N] [options]";
-    h.description =
-        "Prints every communication group Megatron-Core creates for the spec, with the same ranks in the\n"
-        "same order, in its creation order: dp_cp, dp, cp, mp, tp, pp, embd, pos_embd, tp_dp_cp, tp_dp,\n"
-        "tp_cp, ep, expt_tp, tp_ep, tp_ep_pp, expt_dp, ... (singleton kinds included). Sizes follow\n"
-        "Megatron's rules: dp = W/(tp*pp*cp), expert_dp = W/(etp*ep*pp); an invalid spec is refused with\n"
-        "the arithmetic and a fix (exit 2). Megatron-LM's own flag names are accepted, so a launch line\n"
-        "can be pasted, or read whole with --megatron-args.";
-    h.options = parallel_flag_options();
-    const std::vector<OptionSpec> own = {
-        {"--kinds", "K,K,...", "only these kinds (e.g. tp,ep,dp)"},
-        {"--rank", "R", "show rank R's coordinates and its group in every kind"},
-        {"--format", "text|json", "output format (default text)"},
-        {"-o,--output", "FILE", "write to FILE atomically instead of standard output"},
-        {"--help,-h", "", "show this help"},
-    };
-    h.options.insert(h.options.end(), own.begin(), own.end());
-    h.examples = {
-        "plan-layout groups --nodes 2 --gpus-per-node 8 --ep 16                # seed layout A",
-        "plan-layout groups --nodes 2 --gpus-per-node 8 --pp 2 --ep 8          # seed layout B",
-        "plan-layout groups --world 131072 --tp 8 --pp 16 --cp 2 --ep 64 --etp 1 --format json -o groups.json",
-        "plan-layout groups --world 16 --tensor-model-parallel-size 2 --rank 5",
-        "plan-layout groups --world 64 --megatron-args launch.sh --kinds tp,ep",
-    };
-    return h;
-}
-
-
-}  // namespace
-
-int cmd_groups(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = groups_help();
-    const ParsedArgs parsed = parse_with_megatron_args(args, help, ctx);
-    if (handle_help(parsed, help, ctx)) {
-        return 0;
-    }
-    if (!parsed.positionals().empty()) {
-        throw input_error("plan-layout groups", "unexpected argument '" + parsed.positionals().front() + "'",
-                          "groups takes only options; see 'plan-layout groups --help'");
-    }
+int run_groups(const ParsedArgs& args, Context& ctx) {
+    const ParsedArgs parsed = with_megatron_args(args, ctx);
     const std::string format = parsed.get_or("--format", "text");
-    if (format != "text" && format != "json") {
-        throw input_error("--format " + format, "unknown format", "use text or json");
-    }
     const ResolvedSpec spec = resolve_spec(parallel_spec_from_args(parsed, /*require_world=*/true));
     const Groups groups = build_groups(spec);
     std::vector<std::string> kinds;
@@ -66,12 +22,7 @@ int cmd_groups(const std::vector<std::string>& args, Context& ctx) {
         const auto names = all_kind_names(groups);
         for (const auto& name : kinds) {
             if (std::find(names.begin(), names.end(), name) == names.end()) {
-                std::string list;
-                for (const auto& n : names) {
-                    list += (list.empty() ? "" : ",") + n;
-                }
-                throw input_error("--kinds " + *k, "unknown or not created kind '" + name + "'",
-                                  "kinds this spec creates: " + list);
+                throw unknown_kind(*k, name, "kinds this spec creates: " + join(names, ","));
             }
         }
     }

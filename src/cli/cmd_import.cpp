@@ -1,4 +1,5 @@
 // CLI: `plan-layout import FORMAT FILE` — a real topology capture → node template JSON.
+#include <algorithm>
 #include <istream>
 
 #include <nlohmann/json.hpp>
@@ -6,6 +7,7 @@
 #include "capture.hpp"
 #include "commands.hpp"
 #include "planlayout/ingest/node_template_json.hpp"
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
@@ -17,36 +19,14 @@
 namespace planlayout::cli {
 namespace {
 
-const char* const kFormats = "auto, hwloc, nvidia-smi, nccl-xml, slurm";
-
-CommandHelp import_help() {
-    return {"import",
-            "plan-layout import FORMAT FILE [--format json] [-o FILE]",
-            "Reads a real topology capture and prints the node template JSON the cluster model "
-            "uses (GPUs, NICs, PCIe switches, NUMA, NVLink and the class of every GPU/NIC pair), "
-            "or, for a Slurm topology.conf, the switch tree / blocks above the nodes. FORMAT is "
-            "auto (guess from the content), hwloc (lstopo --of xml), nvidia-smi (nvidia-smi topo "
-            "-m), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or slurm (topology.conf). FILE "
-            "may be - for standard input. Values the capture does not give and that were guessed "
-            "are listed under \"warnings\".",
-            {{"--format", "FMT", "output format: json (the only one)"},
-             {"-o,--output", "FILE", "write the result to FILE (atomically) instead of stdout"},
-             {"--help,-h", "", "show this help"}},
-            {"plan-layout import nvidia-smi topo.txt",
-             "nvidia-smi topo -m | plan-layout import auto -",
-             "plan-layout import hwloc node.xml -o layouts/nodes/node.json",
-             "plan-layout import nccl-xml /var/run/nvidia-topologyd/virtualTopology.xml",
-             "plan-layout import slurm /etc/slurm/topology.conf"}};
+std::vector<std::string> capture_formats() {
+    return {"auto", "hwloc", "nvidia-smi", "nccl-xml", "slurm"};
 }
 
 }  // namespace
 
 std::string display_name(const std::string& path) {
-    if (path == "-") {
-        return "<stdin>";
-    }
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    return path == "-" ? "<stdin>" : base_name(path);
 }
 
 Capture load_capture(const std::string& format, const std::string& path, Context& ctx) {
@@ -65,8 +45,7 @@ Capture load_capture(const std::string& format, const std::string& path, Context
         text = read_text_file(path, kMaxCaptureBytes);
     }
     if (ingest_detail::trim(text).empty()) {
-        throw input_error(where, "the input is empty", "pass a topology capture (" +
-                                                           std::string(kFormats) + ")");
+        throw input_error(where, "the input is empty", "pass a topology capture (" + join(capture_formats(), ", ") + ")");
     }
     if (ingest_detail::looks_binary(text)) {
         throw input_error(where, "the input is binary data, not a text capture",
@@ -109,8 +88,7 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     } else if (fmt == "json") {
         c.node = node_template_from_json(parse_json_text(text, where), where);
     } else {
-        throw input_error("plan-layout import", "unknown format '" + format + "'",
-                          std::string("use one of: ") + kFormats);
+        throw unknown_choice("plan-layout import", format, "format", choice_list(capture_formats()));
     }
     if (!c.is_fabric) {
         c.node.source = display_name(path);
@@ -118,29 +96,12 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     return c;
 }
 
-int cmd_import(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = import_help();
-    const ParsedArgs a = parse_args(args, help);
-    if (handle_help(a, help, ctx)) {
-        return 0;
-    }
-    if (a.get_or("--format", "json") != "json") {
-        throw input_error("plan-layout import --format",
-                          "'" + *a.get("--format") + "' is not an output format of import",
-                          "use --format json");
-    }
+int run_import(const ParsedArgs& a, Context& ctx) {
     const auto& pos = a.positionals();
-    if (pos.size() != 2) {
-        throw input_error("plan-layout import", "expected FORMAT and FILE, got " +
-                                                    std::to_string(pos.size()) + " argument(s)",
-                          "e.g. plan-layout import nvidia-smi topo.txt (FORMAT: " +
-                              std::string(kFormats) + ")");
-    }
     const std::string& format = pos[0];
-    if (format != "auto" && format != "hwloc" && format != "nvidia-smi" && format != "nccl-xml" &&
-        format != "slurm") {
-        throw input_error("plan-layout import", "unknown format '" + format + "'",
-                          std::string("use one of: ") + kFormats);
+    const auto formats = capture_formats();
+    if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
+        throw unknown_choice("plan-layout import", format, "format", choice_list(capture_formats()));
     }
     const Capture c = load_capture(format, pos[1], ctx);
     nlohmann::json j = c.is_fabric ? to_json(c.fabric) : to_json(c.node);

@@ -15,27 +15,6 @@
 namespace planlayout::cli {
 namespace {
 
-CommandHelp lint_help() {
-    return {"lint",
-            "plan-layout lint CAPTURE [--input-format FMT] [--format text|json] [-o FILE]",
-            "Checks one node's topology against the acceptance checklist: every GPU has a PIX/PXB "
-            "RDMA NIC; GPUs do not share a nearest NIC; a GPU and its nearest NIC are on one NUMA "
-            "node (not SYS apart); RDMA NICs have one speed; PCIe links run at their capability; "
-            "storage/management NICs that NCCL might pick. CAPTURE is a node template JSON or any "
-            "capture 'plan-layout import' reads (- for stdin). Each finding has a severity, a "
-            "stable code, a message and a fix. Exit 1 when any finding is an error, else 0.",
-            {{"--input-format", "FMT", "auto (default), hwloc, nvidia-smi, nccl-xml or json"},
-             {"--format", "FMT", "text (default) or json"},
-             {"-o,--output", "FILE", "write the result to FILE (atomically) instead of stdout"},
-             {"--help,-h", "", "show this help"}},
-            {"plan-layout lint topo.txt", "plan-layout discover | plan-layout lint -",
-             "plan-layout lint --format json node.xml"}};
-}
-
-}  // namespace
-
-namespace {
-
 // Prints the findings (text or JSON) under a one-line summary; exit 1 on any error finding.
 int emit_findings(const std::vector<Finding>& findings, const std::string& source, const std::string& summary,
                   const std::vector<std::string>& notes, const std::string& format, const ParsedArgs& a, Context& ctx) {
@@ -75,28 +54,9 @@ int emit_findings(const std::vector<Finding>& findings, const std::string& sourc
 
 }  // namespace
 
-int cmd_lint(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = lint_help();
-    const ParsedArgs a = parse_args(args, help);
-    if (handle_help(a, help, ctx)) {
-        return 0;
-    }
+int run_lint(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
-    if (format != "text" && format != "json") {
-        throw input_error("plan-layout lint --format", "'" + format + "' is not text or json",
-                          "use --format text or --format json");
-    }
     const std::string in_format = a.get_or("--input-format", "auto");
-    if (in_format != "auto" && in_format != "hwloc" && in_format != "nvidia-smi" &&
-        in_format != "nccl-xml" && in_format != "json") {
-        throw input_error("plan-layout lint --input-format", "unknown format '" + in_format + "'",
-                          "use auto, hwloc, nvidia-smi, nccl-xml or json");
-    }
-    if (a.positionals().size() != 1) {
-        throw input_error("plan-layout lint", "expected one CAPTURE file, got " +
-                                                  std::to_string(a.positionals().size()),
-                          "e.g. plan-layout lint topo.txt (- reads standard input)");
-    }
     const std::string& path = a.positionals().front();
     if (in_format == "auto" && path != "-") {
         // A cluster spec or a layout: lint every template, then the fabric.

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "cost_options.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
+#include "messages.hpp"
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/emit/search_emit.hpp"
 #include "planlayout/error.hpp"
@@ -14,62 +15,14 @@
 #include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout::cli {
-namespace {
 
-CommandHelp search_help() {
-    CommandHelp h;
-    h.name = "search";
-    h.usage = "plan-layout search CLUSTER --model FILE [--world N] [--top N] [--sort tcp|gdrdma|benefit] [options]";
-    h.description =
-        "Enumerates every valid (tp, pp, cp, ep, etp, dp, order) for the world size and the model's constraints\n"
-        "(tp divides the heads, ep the experts, pp at most the layers, at least pp micro-batches, Megatron's\n"
-        "validity rules), prunes layouts whose parameters, optimizer state and activations do not fit in\n"
-        "--gpu-memory, evaluates the rest with the structure and cost model, and ranks them by predicted step\n"
-        "time on one transport, or by RDMA benefit. CLUSTER is a cluster spec or a layout file (its \"cluster\");\n"
-        "FILE is a layout or a JSON with \"model\", \"training\" and \"transport\" sections.";
-    h.options = {
-        {"--model", "FILE", "the model, training and transport sections (a layout file will do)"},
-        {"--world", "N", "ranks (default: every GPU of the cluster)"},
-        {"--top", "N", "show the first N layouts (default 20; 0 = all)"},
-        {"--sort", "tcp|gdrdma|rdma|benefit", "rank by that transport's step time, or by RDMA benefit (default: the candidate transport)"},
-        {"--max-tp", "N", "largest tp (default 8)"},
-        {"--max-cp", "N", "largest cp (default 8)"},
-        {"--ep", "N,N,...", "only these ep sizes"},
-        {"--orders", "O,O", "rank orders (default tp-cp-ep-dp-pp,tp-cp-ep-pp-dp)"},
-        {"--even-pp", "", "pp must divide the layers (default: stages may differ by one layer)"},
-        {"--gpu-memory", "SIZE", "memory per GPU, e.g. 80GiB (default 80GiB)"},
-        {"--format", "text|json", "output format (default text)"},
-        {"-o,--output", "FILE", "write to FILE atomically instead of standard output"},
-        {"--help,-h", "", "show this help"},
-    };
-    h.examples = {
-        "plan-layout search layouts/seed-2x8-ep16.json --model layouts/seed-2x8-ep16.json --sort benefit",
-        "plan-layout search layouts/h100-32node-tp8-pp4-ep8.json --model layouts/h100-32node-tp8-pp4-ep8.json --top 10",
-    };
-    return h;
-}
-
-}  // namespace
-
-int cmd_search(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp help = search_help();
-    const ParsedArgs parsed = parse_args(args, help);
-    if (handle_help(parsed, help, ctx)) {
-        return 0;
-    }
-    if (parsed.positionals().size() != 1) {
-        throw input_error("plan-layout search", "expected one CLUSTER (a cluster spec or a layout file)",
-                          "e.g. plan-layout search layouts/seed-2x8-ep16.json --model layouts/seed-2x8-ep16.json");
-    }
+int run_search(const ParsedArgs& parsed, Context& ctx) {
     const auto model_path = parsed.get("--model");
     if (!model_path) {
-        throw input_error("plan-layout search", "--model is required",
+        throw usage_error("search", "--model is required",
                           "give a layout file or a JSON with \"model\", \"training\" and \"transport\" sections");
     }
     const std::string format = parsed.get_or("--format", "text");
-    if (format != "text" && format != "json") {
-        throw input_error("--format " + format, "unknown format", "use text or json");
-    }
     const std::string& cluster_path = parsed.positionals().front();
     const Cluster cluster = load_cluster_file(cluster_path);
     const nlohmann::json mj = parse_json_text(read_input(*model_path, ctx), *model_path);
@@ -85,9 +38,9 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
     }
     model.calibrations = read_calibration_files(model.transport.calibrations, parent_dir(*model_path));
     SearchOptions options;
-    options.world = parsed.get_int("--world", 1, kMaxWorld).value_or(0);
-    options.max_tp = static_cast<int>(parsed.get_int("--max-tp", 1, 1 << 20).value_or(8));
-    options.max_cp = static_cast<int>(parsed.get_int("--max-cp", 1, 1 << 20).value_or(8));
+    options.world = parsed.get_int("--world").value_or(0);
+    options.max_tp = static_cast<int>(parsed.get_int("--max-tp").value_or(8));
+    options.max_cp = static_cast<int>(parsed.get_int("--max-cp").value_or(8));
     options.even_pp = parsed.has("--even-pp");
     if (const auto eps = parsed.get("--ep")) {
         for (const auto& v : split_csv(*eps)) {
@@ -138,7 +91,7 @@ int cmd_search(const std::vector<std::string>& args, Context& ctx) {
     header.model_source = *model_path;
     header.sort = sort;
     header.gpu_memory_bytes = options.gpu_memory_bytes;
-    header.top = parsed.get_int("--top", 0, std::int64_t{1} << 40).value_or(20);
+    header.top = parsed.get_int("--top").value_or(20);
     write_output(parsed, format == "json" ? search_json(result, cluster, header) : search_text(result, cluster, header),
                  ctx);
     return 0;

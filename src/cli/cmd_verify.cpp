@@ -1,69 +1,16 @@
 // CLI: `plan-layout verify` — NCCL INFO logs against the plan's transport and rail expectations.
-#include <sstream>
+
+#include <cstdint>
 
 #include "commands.hpp"
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
 
 namespace planlayout::cli {
-namespace {
-
-const CommandHelp& verify_help() {
-    static const CommandHelp kHelp{
-        "verify",
-        "plan-layout verify LOG... [--expect gdrdma|rdma|tcp] (--nodes N --gpus-per-node G "
-        "[--nics mlx5_0,mlx5_1,...] | --layout LAYOUT) [--format text|json] [-o FILE]",
-        "Reads NCCL_DEBUG=INFO output (any NCCL version; one file per rank or one combined file,\n"
-        "`-` for standard input) and lists, per rank and channel, the peer, direction, transport,\n"
-        "NIC and GPUDirect RDMA state NCCL chose. Then checks it against the plan: every\n"
-        "cross-node edge uses the expected transport, every rank sends through its rail NIC,\n"
-        "GPUs of one node talk over P2P, not host memory. Exit 1 when a check finds an error.\n"
-        "The last line is a summary for CI: `verify: PASS|FAIL <n> errors <n> warnings ...`.",
-        {{"--expect", "gdrdma|rdma|tcp", "cross-node transport the run must use (default gdrdma)"},
-         {"--nodes", "N", "nodes in the job (rank r on node r/G)"},
-         {"--gpus-per-node", "G", "GPUs per node (rank r uses GPU r%G and NIC r%G)"},
-         {"--nics", "LIST", "NIC device names in index order (default mlx5_0,mlx5_1,...)"},
-         {"--layout", "LAYOUT", "take each rank's node, GPU and rail NIC from a layout file (its placement)"},
-         {"--format", "text|json", "output format (default text)"},
-         {"-o,--output", "FILE", "write the report to FILE (atomically)"},
-         {"--help,-h", "", "show this help"}},
-        {"plan-layout verify nccl.log --expect gdrdma --nodes 2 --gpus-per-node 8",
-         "plan-layout verify rank*.log --expect tcp --nodes 4 --gpus-per-node 2 --format json"}};
-    return kHelp;
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) {
-        out.push_back(item);
-    }
-    return out;
-}
-
-std::string base_name(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
-
-int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
-    const CommandHelp& help = verify_help();
-    const ParsedArgs a = parse_args(args, help);
-    if (handle_help(a, help, ctx)) {
-        return 0;
-    }
-    if (a.positionals().empty()) {
-        throw input_error("plan-layout verify", "no log given",
-                          "pass one or more NCCL_DEBUG=INFO logs, or - for standard input");
-    }
+int run_verify(const ParsedArgs& a, Context& ctx) {
     const std::string format = a.get_or("--format", "text");
-    if (format != "text" && format != "json") {
-        throw input_error("plan-layout verify --format " + format, "unknown format",
-                          "use text or json");
-    }
     const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),
                                                          "plan-layout verify --expect");
     verify::VerifyExpectation expectation;
@@ -90,19 +37,19 @@ int cmd_verify(const std::vector<std::string>& args, Context& ctx) {
         }
         expectation = verify::expectation_from_placement(placement, {}, expect);
     } else {
-        if (!a.has("--nodes") || !a.has("--gpus-per-node")) {
-            throw input_error("plan-layout verify", "the plan is missing",
+        if (!a.has("--nodes")) {  // CLI11 checks that --nodes and --gpus-per-node come together
+            throw usage_error("verify", "the plan is missing",
                               "give --layout LAYOUT, or --nodes N --gpus-per-node G (rank r on node r/G, NIC r%G)");
         }
-        const auto nodes = static_cast<int>(*a.get_int("--nodes", 1, 100000));
-        const auto gpus = static_cast<int>(*a.get_int("--gpus-per-node", 1, 1024));
+        const auto nodes = static_cast<int>(*a.get_int("--nodes"));
+        const auto gpus = static_cast<int>(*a.get_int("--gpus-per-node"));
         if (static_cast<long long>(nodes) * gpus > 1000000) {
-            throw input_error("plan-layout verify", "more than 1000000 ranks",
+            throw usage_error("verify", "more than 1000000 ranks",
                               "check --nodes and --gpus-per-node");
         }
         std::vector<std::string> nics;
         if (const auto list = a.get("--nics")) {
-            nics = split_commas(*list);
+            nics = split_csv(*list, /*keep_empty=*/true);
             if (nics.size() < static_cast<std::size_t>(gpus)) {
                 throw input_error("plan-layout verify --nics " + *list,
                                   "names " + std::to_string(nics.size()) + " NICs for " +

@@ -17,16 +17,8 @@ struct Context {
     bool err_is_terminal = false;  // progress bars only when a person watches
 };
 
-using CommandFn = int (*)(const std::vector<std::string>& args, Context& ctx);
-
-struct Command {
-    const char* name;
-    const char* summary;
-    CommandFn run;
-};
-
-/// Every subcommand, in the order `plan-layout --help` lists them.
-[[nodiscard]] const std::vector<Command>& commands();
+/// The file name without its folders ("runs/tcp-1.csv" → "tcp-1.csv"): what outputs record.
+[[nodiscard]] std::string base_name(const std::string& path);
 
 /// Reads a named input: "-" is standard input, anything else a file (through ingest).
 [[nodiscard]] std::string read_input(const std::string& path, Context& ctx);
@@ -37,8 +29,5 @@ struct Command {
 
 /// Writes a result to `-o FILE` atomically when given, else to ctx.out.
 void write_output(const ParsedArgs& args, const std::string& content, Context& ctx);
-
-/// Prints help and returns true when --help was given.
-bool handle_help(const ParsedArgs& args, const CommandHelp& help, Context& ctx);
 
 }  // namespace planlayout::cli

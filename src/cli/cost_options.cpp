@@ -5,66 +5,55 @@
 #include <cstdlib>
 
 #include "planlayout/analysis/cost_shape.hpp"
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
 
-std::vector<OptionSpec> hardware_options() {
-    return {
-        {"--cluster", "FILE", "take the hardware numbers from a cluster spec (or a layout's cluster); flags below override"},
-        {"--layout", "FILE", "with --kind: the group shape of that kind in the layout (placement, rails, classes)"},
-        {"--kind", "KIND", "the group kind of --layout to predict for (e.g. ep, dp, pp)"},
-        {"--nic-gbit", "GBIT", "line rate of one rail NIC in Gbit/s (default 400)"},
-        {"--nics-per-node", "N", "rail NICs per node (default: one per GPU, GPU i <-> NIC i)"},
-        {"--nvlink-gbyte", "GBYTE", "NVLink bandwidth per GPU, one direction, GB/s (default 450)"},
-        {"--pcie-gbyte", "GBYTE", "PCIe bandwidth per GPU, GB/s (default 64, gen5 x16)"},
-        {"--no-nvlink", "", "GPUs inside a node talk over PCIe"},
-        {"--tcp-gbit", "GBIT", "line rate of the socket interface NCCL_SOCKET_IFNAME picks (default 100)"},
-        {"--tcp-interfaces", "N", "socket interfaces per node, shared by all its GPUs (default 1)"},
-        {"--tree-gain", "X", "two-node all-reduce tree gain on the NIC term, 1 to 2 (default 1.5)"},
-        {"--socket-inside-node", "",
-         "with --transport tcp: the run had NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so ranks of one node "
-         "talk through sockets too"},
-    };
+namespace {
+
+CostShape with_tree_gain(CostShape g, const ParsedArgs& args) {
+    if (const auto v = args.get_double("--tree-gain")) {
+        g.two_node_tree_gain = *v;
+    }
+    return g;
 }
+
+}  // namespace
 
 NodeHardware hardware_from(const ParsedArgs& args) {
     NodeHardware hw;
     if (const auto c = args.get("--cluster")) {
         hw = node_hardware(load_cluster_file(*c));
     }
-    if (const auto v = args.get_double("--nic-gbit", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--nic-gbit")) {
         hw.nic_gbit_s = *v;
     }
-    if (const auto v = args.get_int("--nics-per-node", 1, 1024)) {
+    if (const auto v = args.get_int("--nics-per-node")) {
         hw.nics_per_node = static_cast<int>(*v);
     }
-    if (const auto v = args.get_double("--nvlink-gbyte", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--nvlink-gbyte")) {
         hw.nvlink_gbyte_s = *v;
     }
-    if (const auto v = args.get_double("--pcie-gbyte", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--pcie-gbyte")) {
         hw.pcie_gbyte_s = *v;
     }
     hw.nvlink = !args.has("--no-nvlink");
-    if (const auto v = args.get_double("--tcp-gbit", 0.001, 1e5)) {
+    if (const auto v = args.get_double("--tcp-gbit")) {
         hw.tcp_gbit_s = *v;
     }
-    if (const auto v = args.get_int("--tcp-interfaces", 1, 64)) {
+    if (const auto v = args.get_int("--tcp-interfaces")) {
         hw.tcp_interfaces_per_node = static_cast<int>(*v);
     }
     return hw;
 }
 
 CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx) {
-    if (args.has("--layout") || args.has("--kind")) {
-        const auto layout = args.get("--layout");
-        const auto kind = args.get("--kind");
-        if (!layout || !kind) {
-            throw input_error("plan-layout " + command, "--layout and --kind go together",
-                              "e.g. --layout layouts/seed-2x8-ep16.json --kind ep");
-        }
+    const auto layout = args.get("--layout");
+    const auto kind = args.get("--kind");
+    if (layout && kind) {  // each needs the other (CLI11 checks that)
         PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {*kind};
         const Report report = plan(request);
@@ -72,12 +61,9 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
             throw input_error("--kind " + *kind, "the layout creates no '" + *kind + "' groups",
                               "see 'plan-layout analyze " + *layout + "' for its kinds");
         }
-        CostShape g = cost_shape_from_edges(report.kinds.front().shapes.front(), node_hardware(report.cluster),
-                                            report.cluster.fabric.pxn);
-        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-            g.two_node_tree_gain = *v;
-        }
-        return g;
+        return with_tree_gain(cost_shape_from_edges(report.kinds.front().shapes.front(), node_hardware(report.cluster),
+                                                    report.cluster.fabric.pxn),
+                              args);
     }
     if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {
         const Cluster cluster = load_cluster_file(*c);
@@ -90,24 +76,18 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
                                   "give the placement with --gpus-per-node, or use --layout FILE --kind K");
             }
         }
-        CostShape g = make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())),
-                                      gpus_per_node, hardware_from(args));
-        if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-            g.two_node_tree_gain = *v;
-        }
-        return g;
+        return with_tree_gain(
+            make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())), gpus_per_node,
+                            hardware_from(args)),
+            args);
     }
     const auto nodes = args.get_int("--nodes", 1, 100000);
     const auto gpus = args.get_int("--gpus-per-node", 1, 1024);
     if (!gpus) {
-        throw input_error("plan-layout " + command, "missing --gpus-per-node",
-                          "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
+        throw missing_option(command, "--gpus-per-node", "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
     }
-    CostShape g = make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args));
-    if (const auto v = args.get_double("--tree-gain", 1.0, 2.0)) {
-        g.two_node_tree_gain = *v;
-    }
-    return g;
+    return with_tree_gain(
+        make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args)), args);
 }
 
 double parse_size_bytes(const std::string& text, const std::string& flag) {
@@ -147,17 +127,9 @@ Transport transport_from(const ParsedArgs& args, const std::string& fallback) {
     const std::string name = args.get_or("--transport", fallback);
     const auto t = parse_transport(name);
     if (!t) {
-        throw input_error("--transport " + name, "unknown transport '" + name + "'", "use tcp, rdma or gdrdma");
+        throw unknown_choice("--transport", name, "transport", "tcp, rdma or gdrdma");
     }
     return *t;
-}
-
-bool json_format(const ParsedArgs& args) {
-    const std::string f = args.get_or("--format", "text");
-    if (f != "text" && f != "json") {
-        throw input_error("--format " + f, "unknown format '" + f + "'", "use text or json");
-    }
-    return f == "json";
 }
 
 double rounded(double x, int decimals) {

@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "args.hpp"
+#include "command_spec.hpp"
 #include "context.hpp"
 #include "planlayout/analysis/cost.hpp"
 
 namespace planlayout::cli {
 
-/// The hardware flags, for CommandHelp::options.
-[[nodiscard]] std::vector<OptionSpec> hardware_options();
+/// The collectives, as messages list them.
+inline constexpr const char* kCollectiveOps = "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast or sendrecv";
 
 /// NodeHardware from the hardware flags (defaults: H100/H200 HGX, 400G rail NICs, 100G TCP).
 [[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);
@@ -29,9 +30,6 @@ namespace planlayout::cli {
 
 /// --socket-inside-node (only with --transport tcp: a usage Error otherwise).
 [[nodiscard]] bool socket_inside_node(const ParsedArgs& args, Transport transport);
-
-/// --format text|json.
-[[nodiscard]] bool json_format(const ParsedArgs& args);
 
 /// x rounded to a fixed number of decimals, for deterministic JSON.
 [[nodiscard]] double rounded(double x, int decimals);

@@ -3,6 +3,9 @@
 
 #include <sstream>
 
+#include <CLI/CLI.hpp>
+
+#include "messages.hpp"
 #include "planlayout/error.hpp"
 
 namespace planlayout::cli {
@@ -12,56 +15,19 @@ constexpr std::int64_t kWide = std::int64_t{1} << 62;
 
 }  // namespace
 
-std::vector<OptionSpec> parallel_flag_options() {
-    return {
-        {"--world,--world-size", "N", "total ranks (or give --nodes and --gpus-per-node)"},
-        {"--nodes,--nnodes", "N", "number of nodes (torchrun's --nnodes is accepted)"},
-        {"--gpus-per-node,--nproc-per-node", "G", "GPUs (ranks) per node (torchrun's --nproc-per-node)"},
-        {"--tp,--tensor-model-parallel-size", "N", "tensor parallel size (default 1)"},
-        {"--pp,--pipeline-model-parallel-size", "N", "pipeline parallel size (default 1)"},
-        {"--cp,--context-parallel-size", "N", "context parallel size (default 1)"},
-        {"--ep,--expert-model-parallel-size", "N", "expert parallel size (default 1)"},
-        {"--etp,--expert-tensor-parallel-size", "N", "expert tensor parallel size (default: tp)"},
-        {"--dp,--data-parallel-size", "N", "data parallel size; derived as W/(tp*pp*cp); if given it must agree"},
-        {"--vpp,--virtual-pipeline-model-parallel-size", "N", "virtual pipeline stages (needs pp > 1)"},
-        {"--order", "ORDER", "rank order, most local first (default tp-cp-ep-dp-pp)"},
-        {"--use-tp-pp-dp-mapping", "", "Megatron's alternative order tp-cp-ep-pp-dp"},
-        {"--rank-offset", "R", "first rank of the grid (default 0)"},
-        {"--local-world-size", "W", "ranks in the grid (default: world - rank offset)"},
-        {"--num-distributed-optimizer-instances", "K", "distributed-optimizer instances (default 1)"},
-        {"--hierarchical-context-parallel-sizes", "S,S,...", "hierarchical CP sizes; their product must be cp"},
-        {"--hybrid-context-parallel", "", "create the hybrid DP-CP groups"},
-        {"--gtp", "N", "GTP weight-remat size, dense (default 1)"},
-        {"--egtp", "N", "GTP weight-remat size, expert (default 1)"},
-        {"--megatron-args", "FILE", "read the flags above from a launch line or script ('-' = stdin); other flags there are ignored"},
-    };
+ParsedArgs parse_megatron_words(const std::vector<std::string>& words) {
+    CLI::App app("flags of a Megatron-LM launch line");
+    CommandSpec spec = standalone_command(app, "groups");
+    spec.positionals = {0, words.size(), "", ""};
+    app.allow_extras();  // the launch line's other flags (--lr 1e-4, ...) and its script
+    define_options(spec, {"@parallel"}, command_definitions());
+    return parse_command(app, spec, words);
 }
 
-std::vector<std::string> join_list_flags(const std::vector<std::string>& args) {
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        out.push_back(args[i]);
-        if (args[i] == "--hierarchical-context-parallel-sizes" || args[i] == "--hierarchical_context_parallel_sizes") {
-            std::string joined;
-            while (i + 1 < args.size() && !args[i + 1].empty() && std::isdigit(static_cast<unsigned char>(args[i + 1][0]))) {
-                joined += (joined.empty() ? "" : ",") + args[++i];
-            }
-            if (!joined.empty()) {
-                out.push_back(joined);
-            }
-        }
-    }
-    return out;
-}
-
-ParsedArgs parse_with_megatron_args(const std::vector<std::string>& args, const CommandHelp& help, Context& ctx) {
-    ParsedArgs parsed = parse_args(join_list_flags(args), help);
+ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx) {
     if (const auto file = parsed.get("--megatron-args")) {
         const std::string text = read_input(*file, ctx);
-        CommandHelp spec_only = help;
-        spec_only.options = parallel_flag_options();
-        ParsedArgs from_file = parse_args(join_list_flags(split_shell_words(text, *file == "-" ? "stdin" : *file)), spec_only, /*ignore_unknown=*/true);
-        parsed.fill_from(from_file);
+        parsed.fill_from(parse_megatron_words(split_shell_words(text, *file == "-" ? "stdin" : *file)));
     }
     return parsed;
 }
@@ -125,13 +91,14 @@ ParallelSpec parallel_spec_from_args(const ParsedArgs& args, bool require_world)
     if (const auto order = args.get("--order")) {
         s.order = *order;
     }
-    if (const auto h = args.get("--hierarchical-context-parallel-sizes")) {
-        std::stringstream ss(*h);
+    if (args.has("--hierarchical-context-parallel-sizes")) {
+        const std::string h = join(args.get_all("--hierarchical-context-parallel-sizes"), ",");
+        std::stringstream ss(h);
         for (std::string item; std::getline(ss, item, ',');) {
             char* end = nullptr;
             const long long v = std::strtoll(item.c_str(), &end, 10);
             if (item.empty() || end != item.c_str() + item.size()) {
-                throw input_error("--hierarchical-context-parallel-sizes " + *h, "'" + item + "' is not an integer",
+                throw input_error("--hierarchical-context-parallel-sizes " + h, "'" + item + "' is not an integer",
                                   "give sizes like 2,4 (or 2 4)");
             }
             s.hierarchical_cp.push_back(v);

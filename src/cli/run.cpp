@@ -7,7 +7,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "context.hpp"
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "messages.hpp"
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
@@ -16,6 +19,11 @@
 
 namespace planlayout {
 namespace cli {
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 std::string read_input(const std::string& path, Context& ctx) {
     if (path == "-") {
@@ -52,62 +60,36 @@ void write_output(const ParsedArgs& args, const std::string& content, Context& c
     }
 }
 
-bool handle_help(const ParsedArgs& args, const CommandHelp& help, Context& ctx) {
-    if (!args.has("--help")) {
-        return false;
-    }
-    ctx.out << render_help(help);
-    return true;
-}
-
-namespace {
-
-std::string main_help() {
-    std::ostringstream out;
-    out << "plan-layout " << kVersion
-        << " — rank layout and communication-group topology analyzer for distributed training\n\n"
-           "Usage: plan-layout COMMAND [options]\n"
-           "       plan-layout COMMAND --help     (every command explains its options)\n\n"
-           "Commands:\n";
-    for (const auto& c : commands()) {
-        std::string name = c.name;
-        name.resize(12, ' ');
-        out << "  " << name << c.summary << "\n";
-    }
-    out << "\nExit codes: 0 success; 1 a check found problems (lint, verify); 2 bad input or usage\n"
-           "(nothing written); 3 a file could not be read or written; 4 internal error.\n\n"
-           "Example:\n"
-           "  plan-layout groups --nodes 2 --gpus-per-node 8 --ep 16      # the seed's layout A\n";
-    return out.str();
-}
-
-}  // namespace
 }  // namespace cli
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::istream& in) {
     cli::Context ctx{in, out, err, false};
     ctx.err_is_terminal = (&err == &std::cerr) && ::isatty(STDERR_FILENO) != 0;
     try {
+        CLI::App app("plan-layout");
+        const auto specs = cli::define_commands(app);
         if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
-            out << cli::main_help();
+            const bool man = args.size() == 3 && args[1] == "help" && args[2] == "--man";
+            out << (man ? cli::man_page(specs) : cli::main_help(specs));
             return args.size() < 2 ? static_cast<int>(ExitCode::BadInput) : 0;
         }
         if (args[1] == "--version") {
             out << "plan-layout " << kVersion << "\n";
             return 0;
         }
-        for (const auto& c : cli::commands()) {
-            if (args[1] == c.name) {
-                const std::vector<std::string> rest(args.begin() + 2, args.end());
-                return c.run(rest, ctx);
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            if (args[1] == specs[i].name) {
+                const cli::ParsedArgs parsed = cli::parse_command(app, specs[i], {args.begin() + 1, args.end()});
+                if (parsed.has("--help")) {
+                    out << cli::render_help(specs[i]);
+                    return 0;
+                }
+                return cli::command_runner(specs[i].name)(parsed, ctx);
             }
+            names.push_back(specs[i].name);
         }
-        std::string names;
-        for (const auto& c : cli::commands()) {
-            names += (names.empty() ? "" : ", ") + std::string(c.name);
-        }
-        throw input_error("plan-layout", "unknown command '" + args[1] + "'",
-                          "use one of: " + names);
+        throw input_error("plan-layout", "unknown command '" + args[1] + "'", "use one of: " + cli::join(names, ", "));
     } catch (const Error& e) {
         err << "plan-layout: error: " << e.what() << "\n";
         return static_cast<int>(e.code());
