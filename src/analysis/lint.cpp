@@ -37,15 +37,6 @@ std::string label(const Nic& n) { return n.device.empty() ? n.name : n.name + " 
 
 }  // namespace
 
-std::string_view to_string(Severity s) {
-    switch (s) {
-        case Severity::Error: return "error";
-        case Severity::Warning: return "warning";
-        case Severity::Info: return "info";
-    }
-    return "info";
-}
-
 std::string nearest_nic(const NodeTemplate& t, const std::string& gpu) {
     std::string best;
     PathClass best_class = PathClass::Xpod;
@@ -234,13 +225,6 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
         return a.code < b.code;
     });
     return out;
-}
-
-nlohmann::json to_json(const Finding& f) {
-    return {{"severity", std::string(to_string(f.severity))},
-            {"code", f.code},
-            {"message", f.message},
-            {"fix", f.fix}};
 }
 
 }  // namespace planlayout

@@ -197,7 +197,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
                                 ResolvedSpec spec = resolve_spec(to_spec(world, sizes, order));
                                 pending.push_back({sizes, order, std::move(spec)});
                             } catch (const Error&) {
-                                reject("Megatron rejects the spec (groups.md §3)");
+                                reject("Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)");
                             }
                         }
                     }

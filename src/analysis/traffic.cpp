@@ -1,4 +1,4 @@
-// Traffic: bytes and calls per group kind per stable step (model.md §5).
+// Traffic: bytes and calls per group kind per stable step (docs/cost-model.md §5).
 #include "planlayout/analysis/traffic.hpp"
 
 #include <cmath>

@@ -1,6 +1,7 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
 #include "commands.hpp"
 #include "messages.hpp"
+#include "planlayout/emit/ab_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/ingest/step_log.hpp"

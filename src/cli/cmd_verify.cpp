@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "messages.hpp"
+#include "planlayout/emit/verify_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
@@ -59,11 +60,11 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
         }
         expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
     }
-    verify::NcclLog log;
+    NcclLog log;
     for (const auto& path : a.positionals()) {
-        verify::parse_nccl_log_into(read_input(path, ctx), base_name(path), log);
+        parse_nccl_log_into(read_input(path, ctx), base_name(path), log);
     }
-    verify::resolve_nic_names(log);
+    resolve_nic_names(log);
     const auto report = verify::verify_log(log, expectation);
     write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),

@@ -1,4 +1,5 @@
 // Emit: report as text and JSON.
+#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/emit/report_emit.hpp"
 
 #include <charconv>

@@ -1,4 +1,5 @@
 // Emit: scheduler JSON, hostfile and launch snippets from a Report.
+#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 
 #include <algorithm>

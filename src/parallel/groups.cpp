@@ -1,4 +1,4 @@
-// Groups: Megatron-Core's group kinds (groups.md §4) as arithmetic over the two rank generators.
+// Groups: Megatron-Core's group kinds (docs/commands/groups.md) as arithmetic over the two rank generators.
 #include "planlayout/parallel/groups.hpp"
 
 #include <algorithm>
@@ -10,7 +10,7 @@ namespace planlayout {
 namespace {
 
 // Splits a generator token ("tp-ep-pp") into the masked/unmasked axes of a Grid. Only the set
-// of names matters; the axes keep the generator's order (groups.md §1).
+// of names matters; the axes keep the generator's order (docs/commands/groups.md).
 Grid make_grid(const std::vector<Axis>& axes, const std::string& token, std::int64_t offset) {
     std::set<std::string> names;
     std::stringstream ss(token);

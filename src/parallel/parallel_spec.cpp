@@ -1,4 +1,4 @@
-// Parallel spec: validation by Megatron-Core's rules (groups.md §3), with errors that say what to fix.
+// Parallel spec: validation by Megatron-Core's rules (docs/commands/groups.md), with errors that say what to fix.
 #include "planlayout/parallel/parallel_spec.hpp"
 
 #include <algorithm>
@@ -116,7 +116,7 @@ std::vector<std::string> split_order(const std::string& order) {
     return tokens;
 }
 
-// Builds one generator's axes from the order tokens and the sizes (groups.md §2): GTP's
+// Builds one generator's axes from the order tokens and the sizes (docs/commands/groups.md): GTP's
 // gtp_remat axis is injected after `inject_after` (falls back to after tp, else first).
 std::vector<Axis> make_axes(const std::vector<std::string>& tokens,
                             const std::map<std::string, std::int64_t>& sizes,

@@ -11,35 +11,10 @@
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout::verify {
 namespace {
-
-// Seconds with at least 4 significant digits: 4.490, 0.008260 (millisecond steps stay readable).
-std::string seconds(double v) {
-    int digits = 3;
-    for (double x = std::fabs(v); x > 0 && x < 1.0 && digits < 9; x *= 10) {
-        ++digits;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", std::max(3, digits), v);
-    return buf;
-}
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string percent(double fraction) {
-    if (std::fabs(fraction) < 5e-5) {
-        fraction = 0.0;  // no "-0.00%"
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100.0);
-    return buf;
-}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -59,22 +34,6 @@ bool round_less(const std::string& a, const std::string& b) {
         return na < nb;
     }
     return a < b;
-}
-
-/// JSON numbers at a fixed precision (6 decimals), so golden files do not depend on the last ulp.
-double r6(double v) { return std::round(v * 1e6) / 1e6; }
-
-std::vector<double> r6(const std::vector<double>& v) {
-    std::vector<double> out;
-    out.reserve(v.size());
-    for (double x : v) {
-        out.push_back(r6(x));
-    }
-    return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
 }  // namespace
@@ -185,9 +144,9 @@ AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& option
             if (r.instant_s[i] <= 0.0) {
                 const int step = options.window.first + static_cast<int>(i);
                 report.findings.push_back(
-                    {Severity::Warning, "negative-step-time", -1, -1,
+                    {Severity::Warning, "negative-step-time",
                      s.source + ": step " + std::to_string(step) + " reconstructs to " +
-                         seconds(r.instant_s[i]) + " s",
+                         seconds_text(r.instant_s[i]) + " s",
                      "check that the column is a cumulative mean (train_speed(s/it)); "
                      "use step_time for per-step times"});
             }
@@ -244,18 +203,18 @@ AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& option
                 r.outlier = std::fabs(r.deviation) > options.threshold;
                 if (r.outlier) {
                     report.findings.push_back(
-                        {Severity::Warning, "outlier-round", -1, -1,
+                        {Severity::Warning, "outlier-round",
                          "arm " + arm + " round " + r.round + " (" + r.source + ") deviates " +
-                             percent(r.deviation) + " from the arm median " +
-                             seconds(st.median_s) + " s (threshold " +
-                             fixed(options.threshold * 100.0, 1) + "%)",
+                             signed_percent_text(r.deviation) + " from the arm median " +
+                             seconds_text(st.median_s) + " s (threshold " +
+                             fixed_text(options.threshold * 100.0, 1) + "%)",
                          "look for a slow rank or node in that run (GPU, NIC counters, "
                          "NCCL log); keep it in the median and report it"});
                 }
             }
         }
         if (st.rounds < 3) {
-            report.findings.push_back({Severity::Info, "few-rounds", -1, -1,
+            report.findings.push_back({Severity::Info, "few-rounds",
                                        "arm " + arm + " has " + std::to_string(st.rounds) +
                                            (st.rounds == 1 ? " round" : " rounds"),
                                        "run at least three rounds per arm and report the median"});
@@ -275,7 +234,7 @@ AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& option
         report.comparisons.push_back(c);
     }
     if (report.arms.size() < 2) {
-        report.findings.push_back({Severity::Info, "one-arm", -1, -1,
+        report.findings.push_back({Severity::Info, "one-arm",
                                    "only arm " + b.arm + " was given; nothing to compare",
                                    "pass the runs of both arms (e.g. tcp and rdma)"});
     }
@@ -290,143 +249,6 @@ bool attach_prediction(AbReport& report, const std::string& arm, const AbPredict
         }
     }
     return false;
-}
-
-std::string prediction_text(const AbComparison& c) {
-    if (!c.prediction) {
-        return {};
-    }
-    const AbPrediction& p = *c.prediction;
-    std::string s = "predicted step time " + percent(p.step_time_change);
-    if (p.band_low && p.band_high) {
-        s += " (band " + percent(*p.band_low) + " .. " + percent(*p.band_high) + ")";
-    }
-    if (!p.source.empty()) {
-        s += " from " + p.source;
-    }
-    if (const auto in = c.within_band()) {
-        s += *in ? "; measured is inside the band" : "; measured is OUTSIDE the band";
-    }
-    return s;
-}
-
-std::string render_text(const AbReport& report) {
-    const AbOptions& o = report.options;
-    std::ostringstream out;
-    out << "ab: " << report.runs.size() << " runs, stable window steps " << o.window.first << "-"
-        << o.window.last << " (" << (o.window.last - o.window.first + 1) << " steps)";
-    if (o.global_batch > 0) {
-        out << ", global batch " << o.global_batch;
-    }
-    out << ", outlier threshold " << fixed(o.threshold * 100.0, 1) << "%\n\n";
-    out << pad("run", 22) << pad("arm", 8) << pad("round", 7) << pad("form", 12) << pad("steps", 7)
-        << pad("mean s/step", 13) << "vs arm median\n";
-    for (const auto& r : report.runs) {
-        out << pad(r.source, 22) << pad(r.arm, 8) << pad(r.round, 7) << pad(to_string(r.kind), 12)
-            << pad(std::to_string(r.last_step), 7) << pad(seconds(r.mean_s), 13)
-            << percent(r.deviation) << (r.outlier ? "  OUTLIER" : "") << "\n";
-    }
-    out << "\n"
-        << pad("arm", 8) << pad("rounds", 8) << pad("median s/step", 15) << pad("min", 8)
-        << pad("max", 8) << "samples/s\n";
-    for (const auto& a : report.arms) {
-        out << pad(a.arm, 8) << pad(std::to_string(a.rounds), 8) << pad(seconds(a.median_s), 15)
-            << pad(seconds(a.min_s), 9) << pad(seconds(a.max_s), 9)
-            << (a.samples_per_s ? fixed(*a.samples_per_s, 3) : "-") << "\n";
-    }
-    if (!report.comparisons.empty()) {
-        out << "\n";
-    }
-    for (const auto& c : report.comparisons) {
-        out << c.arm << " vs " << c.baseline << ": step time " << percent(c.step_time_change)
-            << ", throughput " << percent(c.throughput_gain);
-        if (c.baseline_samples_per_s && c.arm_samples_per_s) {
-            out << " (" << fixed(*c.baseline_samples_per_s, 3) << " -> "
-                << fixed(*c.arm_samples_per_s, 3) << " samples/s)";
-        }
-        out << "\n";
-        if (const std::string p = prediction_text(c); !p.empty()) {
-            out << "  " << p << "\n";
-        }
-    }
-    std::size_t outliers = 0;
-    for (const auto& r : report.runs) {
-        outliers += r.outlier ? 1 : 0;
-    }
-    if (!report.findings.empty()) {
-        out << "\nfindings:\n";
-        for (const auto& f : report.findings) {
-            out << "  " << pad(to_string(f.severity), 8) << f.code << ": " << f.message << "\n";
-            if (!f.fix.empty()) {
-                out << "           fix: " << f.fix << "\n";
-            }
-        }
-    }
-    out << "\nab: " << report.arms.size() << " arms " << report.runs.size() << " runs " << outliers
-        << " outlier rounds\n";
-    return out.str();
-}
-
-nlohmann::json to_json(const AbReport& report) {
-    using nlohmann::json;
-    const auto opt = [](const std::optional<double>& v) { return v ? json(r6(*v)) : json(nullptr); };
-    json runs = json::array();
-    for (const auto& r : report.runs) {
-        runs.push_back({{"source", r.source},
-                        {"arm", r.arm},
-                        {"round", r.round},
-                        {"form", to_string(r.kind)},
-                        {"last_step", r.last_step},
-                        {"window_step_times_s", r6(r.instant_s)},
-                        {"mean_s", r6(r.mean_s)},
-                        {"deviation", r6(r.deviation)},
-                        {"outlier", r.outlier}});
-    }
-    json arms = json::array();
-    for (const auto& a : report.arms) {
-        arms.push_back({{"arm", a.arm},
-                        {"rounds", a.rounds},
-                        {"median_s", r6(a.median_s)},
-                        {"min_s", r6(a.min_s)},
-                        {"max_s", r6(a.max_s)},
-                        {"samples_per_s", opt(a.samples_per_s)}});
-    }
-    json comps = json::array();
-    for (const auto& c : report.comparisons) {
-        json p = nullptr;
-        if (c.prediction) {
-            p = {{"step_time_change", r6(c.prediction->step_time_change)},
-                 {"band_low", opt(c.prediction->band_low)},
-                 {"band_high", opt(c.prediction->band_high)},
-                 {"source", c.prediction->source}};
-            const auto in = c.within_band();
-            p["within_band"] = in ? json(*in) : json(nullptr);
-        }
-        comps.push_back({{"baseline", c.baseline},
-                         {"arm", c.arm},
-                         {"step_time_change", r6(c.step_time_change)},
-                         {"throughput_gain", r6(c.throughput_gain)},
-                         {"baseline_samples_per_s", opt(c.baseline_samples_per_s)},
-                         {"arm_samples_per_s", opt(c.arm_samples_per_s)},
-                         {"prediction", p}});
-    }
-    json findings = json::array();
-    for (const auto& f : report.findings) {
-        findings.push_back({{"severity", to_string(f.severity)},
-                            {"code", f.code},
-                            {"message", f.message},
-                            {"fix", f.fix}});
-    }
-    const AbOptions& o = report.options;
-    return json{{"schema_version", 1},
-                {"command", "ab"},
-                {"window", {{"first", o.window.first}, {"last", o.window.last}}},
-                {"global_batch", o.global_batch > 0 ? json(o.global_batch) : json(nullptr)},
-                {"threshold", r6(o.threshold)},
-                {"runs", runs},
-                {"arms", arms},
-                {"comparisons", comps},
-                {"findings", findings}};
 }
 
 }  // namespace planlayout::verify

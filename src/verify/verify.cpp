@@ -22,7 +22,7 @@ public:
         auto it = index_.find(id);
         if (it == index_.end()) {
             index_.emplace(id, findings_.size());
-            findings_.push_back({sev, code, rank, channel, message, fix});
+            findings_.push_back({sev, code, message, fix, rank, channel});
             channels_.emplace_back();
             if (channel >= 0) {
                 channels_.back().insert(channel);
@@ -306,15 +306,6 @@ ExpectedTransport parse_expected_transport(const std::string& text, const std::s
     throw input_error(where, "unknown transport '" + text + "'", "use gdrdma, rdma or tcp");
 }
 
-const char* to_string(Severity s) {
-    switch (s) {
-        case Severity::Error: return "error";
-        case Severity::Warning: return "warning";
-        case Severity::Info: break;
-    }
-    return "info";
-}
-
 VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& placement,
                                              const std::vector<std::string>& nic_names,
                                              ExpectedTransport expect) {
@@ -423,169 +414,6 @@ VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation
     }
     report.ranks_seen = ranks.size();
     return report;
-}
-
-std::string summary_line(const VerifyReport& report) {
-    std::ostringstream out;
-    out << "verify: " << (report.passed() ? "PASS " : "FAIL ") << report.errors << " errors "
-        << report.warnings << " warnings " << report.ranks_seen << " ranks "
-        << report.log.channel_count() << " channels";
-    return out.str();
-}
-
-namespace {
-
-std::vector<const Connection*> sorted_connections(const NcclLog& log) {
-    std::vector<const Connection*> out;
-    for (const auto& c : log.connections) {
-        out.push_back(&c);
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Connection* a, const Connection* b) {
-        return std::make_tuple(a->local_rank(), a->channel, a->conn_index,
-                               static_cast<int>(a->direction), a->peer_rank()) <
-               std::make_tuple(b->local_rank(), b->channel, b->conn_index,
-                               static_cast<int>(b->direction), b->peer_rank());
-    });
-    return out;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
-}
-
-}  // namespace
-
-std::string render_text(const VerifyReport& report) {
-    const NcclLog& log = report.log;
-    std::ostringstream out;
-    std::set<int> nodes;
-    for (const auto& r : report.expectation.ranks) {
-        nodes.insert(r.node);
-    }
-    std::string networks;
-    for (const auto& n : log.networks()) {
-        networks += (networks.empty() ? "" : ",") + n;
-    }
-    out << "verify: " << log.sources.size() << (log.sources.size() == 1 ? " log" : " logs")
-        << ", NCCL " << (log.nccl_version.empty() ? "version unknown" : log.nccl_version)
-        << ", network " << (networks.empty() ? "not named" : networks) << ", expect "
-        << to_string(report.expectation.expect) << ", plan " << report.expectation.ranks.size()
-        << " ranks on " << nodes.size() << (nodes.size() == 1 ? " node\n" : " nodes\n");
-    if (!log.connections.empty()) {
-        out << "\n"
-            << pad("rank", 6) << pad("host", 14) << pad("ch", 4) << pad("dir", 9) << pad("peer", 6)
-            << pad("transport", 12) << pad("nic", 14) << pad("gdr", 5) << pad("pxn", 8) << "via\n";
-        for (const Connection* c : sorted_connections(log)) {
-            const auto host = report.rank_hosts.find(c->local_rank());
-            std::string ch = std::to_string(c->channel);
-            if (c->conn_index > 0) {
-                ch += "/" + std::to_string(c->conn_index);
-            }
-            std::string nic = "-";
-            if (c->net_dev >= 0) {
-                nic = std::to_string(c->net_dev) + (c->nic_device.empty() ? "" : " " + c->nic_device);
-            }
-            std::string pxn = "-";
-            if (c->pxn_relay_rank >= 0) {
-                pxn = std::to_string(c->pxn_relay_rank) +
-                      (c->pxn_relay_dev.empty() ? "" : "[" + c->pxn_relay_dev + "]");
-            }
-            out << pad(std::to_string(c->local_rank()), 6)
-                << pad(host == report.rank_hosts.end() ? "-" : host->second, 14) << pad(ch, 4)
-                << pad(to_string(c->direction), 9) << pad(std::to_string(c->peer_rank()), 6)
-                << pad(to_string(c->kind), 12) << pad(nic, 14)
-                << pad(is_net(c->kind) ? (c->gdr ? "on" : "off") : "-", 5) << pad(pxn, 8)
-                << c->via << "\n";
-        }
-    }
-    if (!report.findings.empty()) {
-        out << "\nfindings:\n";
-        for (const auto& f : report.findings) {
-            out << "  " << pad(to_string(f.severity), 8) << f.code;
-            if (f.rank >= 0) {
-                out << " rank " << f.rank;
-            }
-            out << ": " << f.message << "\n";
-            if (!f.fix.empty()) {
-                out << "           fix: " << f.fix << "\n";
-            }
-        }
-    }
-    out << "\n" << summary_line(report) << "\n";
-    return out.str();
-}
-
-nlohmann::json to_json(const VerifyReport& report) {
-    using nlohmann::json;
-    const NcclLog& log = report.log;
-    json conns = json::array();
-    for (const Connection* c : sorted_connections(log)) {
-        json j = {{"rank", c->local_rank()},
-                  {"peer", c->peer_rank()},
-                  {"src", c->src_rank},
-                  {"dst", c->dst_rank},
-                  {"channel", c->channel},
-                  {"conn_index", c->conn_index},
-                  {"direction", to_string(c->direction)},
-                  {"transport", to_string(c->kind)},
-                  {"via", c->via},
-                  {"source", c->source},
-                  {"line", c->line}};
-        if (is_net(c->kind)) {
-            j["net"] = c->net_name;
-            j["nic_index"] = c->net_dev;
-            j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device);
-            j["gdr"] = c->gdr;
-            j["shared"] = c->shared;
-            j["pxn_relay_rank"] = c->pxn_relay_rank >= 0 ? json(c->pxn_relay_rank) : json(nullptr);
-        }
-        if (is_p2p(c->kind)) {
-            j["read"] = c->read;
-        }
-        conns.push_back(std::move(j));
-    }
-    json findings = json::array();
-    for (const auto& f : report.findings) {
-        findings.push_back({{"severity", to_string(f.severity)},
-                            {"code", f.code},
-                            {"rank", f.rank >= 0 ? json(f.rank) : json(nullptr)},
-                            {"channel", f.channel >= 0 ? json(f.channel) : json(nullptr)},
-                            {"message", f.message},
-                            {"fix", f.fix}});
-    }
-    json hosts = json::object();
-    for (const auto& [rank, host] : report.rank_hosts) {
-        hosts[std::to_string(rank)] = host;
-    }
-    json expect_ranks = json::array();
-    for (const auto& r : report.expectation.ranks) {
-        expect_ranks.push_back({{"rank", r.rank},
-                                {"node", r.node},
-                                {"local_gpu", r.local_gpu},
-                                {"nic_index", r.nic_index},
-                                {"nic_device", r.nic_device}});
-    }
-    return json{{"schema_version", 1},
-                {"command", "verify"},
-                {"logs", log.sources},
-                {"nccl_version", log.nccl_version},
-                {"networks", log.networks()},
-                {"expect", to_string(report.expectation.expect)},
-                {"plan", expect_ranks},
-                {"rank_hosts", hosts},
-                {"connections", conns},
-                {"findings", findings},
-                {"summary",
-                 {{"status", report.passed() ? "PASS" : "FAIL"},
-                  {"errors", report.errors},
-                  {"warnings", report.warnings},
-                  {"infos", report.infos},
-                  {"ranks", report.ranks_seen},
-                  {"channels", log.channel_count()},
-                  {"connections", log.connections.size()},
-                  {"duplicate_lines", log.duplicate_connections},
-                  {"unparsed_lines", log.skipped_connection_lines},
-                  {"line", summary_line(report)}}}};
 }
 
 }  // namespace planlayout::verify

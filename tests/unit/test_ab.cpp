@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/emit/ab_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/verify/ab.hpp"

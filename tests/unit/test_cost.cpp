@@ -1,4 +1,4 @@
-// Tests: one collective on one placement, against hand-computed values (model.md §2–§4).
+// Tests: one collective on one placement, against hand-computed values (docs/cost-model.md §2–§4).
 #include <doctest/doctest.h>
 
 #include "planlayout/analysis/cost.hpp"

@@ -1,4 +1,4 @@
-// Tests: group enumeration against groups.md §5 closed forms, §6 seed layouts, §7 facts, invariants.
+// Tests: group enumeration against docs/commands/groups.md closed forms, §6 seed layouts, §7 facts, invariants.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -47,7 +47,7 @@ std::vector<std::string> kind_names(const Groups& g) { return all_kind_names(g);
 
 }  // namespace
 
-TEST_CASE("seed layout A (PP=1, EP=16, 16 ranks) gives groups.md §6's groups") {
+TEST_CASE("seed layout A (PP=1, EP=16, 16 ranks) gives docs/commands/groups.md's groups") {
     const Groups g = make(16, 1, 1, 1, 16);
     Ranks all16(16);
     for (std::int64_t i = 0; i < 16; ++i) {
@@ -69,7 +69,7 @@ TEST_CASE("seed layout A (PP=1, EP=16, 16 ranks) gives groups.md §6's groups") 
     CHECK(testing::check_group_invariants(g).empty());
 }
 
-TEST_CASE("seed layout B (PP=2, EP=8, 16 ranks) gives groups.md §6's groups") {
+TEST_CASE("seed layout B (PP=2, EP=8, 16 ranks) gives docs/commands/groups.md's groups") {
     const Groups g = make(16, 1, 2, 1, 8);
     const std::vector<Ranks> halves = {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}};
     for (const char* k : {"dp", "dp_cp", "ep", "tp_ep"}) {
@@ -87,7 +87,7 @@ TEST_CASE("seed layout B (PP=2, EP=8, 16 ranks) gives groups.md §6's groups") {
     CHECK(testing::check_group_invariants(g).empty());
 }
 
-TEST_CASE("default-order groups follow the closed forms of groups.md §5 over a sweep of specs") {
+TEST_CASE("default-order groups follow the closed forms of docs/commands/groups.md over a sweep of specs") {
     struct Case {
         std::int64_t w, tp, pp, cp, ep, etp;
     };
@@ -194,7 +194,7 @@ TEST_CASE("default-order groups follow the closed forms of groups.md §5 over a 
     }
 }
 
-TEST_CASE("the tp-cp-ep-pp-dp order puts pp at stride tp*cp (groups.md §5)") {
+TEST_CASE("the tp-cp-ep-pp-dp order puts pp at stride tp*cp (docs/commands/groups.md)") {
     const Groups g = make(16, 2, 2, 1, 1, std::nullopt, "tp-cp-ep-pp-dp");
     CHECK(all(g, "pp")[0] == Ranks{0, 2});
     CHECK(all(g, "dp")[0] == Ranks{0, 4, 8, 12});

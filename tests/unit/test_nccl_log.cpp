@@ -5,9 +5,9 @@
 #include <string>
 
 #include "planlayout/ingest/read_file.hpp"
-#include "planlayout/verify/nccl_log.hpp"
+#include "planlayout/ingest/nccl_log.hpp"
 
-using namespace planlayout::verify;  // NOLINT(google-build-using-namespace)
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -124,7 +124,7 @@ TEST_CASE("NCCL 2.23.4 rings and trees listing: 3 channels of 8 ranks, new tree 
 }
 
 TEST_CASE("NCCL 2.23.4 PXN: relays, GDRDMA, IBext_v8, NIC names from the Using line of the same host") {
-    planlayout::verify::NcclLog log;
+    planlayout::NcclLog log;
     for (const char* name : {"nccl2.23.4-4node-a100-ibext-pxn-cumem-channels-nccltests-issue311.log",
                              "nccl2.23.4-4node-a100-net-ib-sharp-using-line-nccltests-issue311.log"}) {
         const std::string path = std::string(PLANLAYOUT_FIXTURES_DIR) + "/nccl-debug-log/" + name;

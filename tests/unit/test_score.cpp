@@ -1,9 +1,10 @@
-// Tests: the RDMA-benefit score, first on the seed experiment (model.md §7).
+// Tests: the RDMA-benefit score, first on the seed experiment (docs/cost-model.md §7).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
 
+#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"

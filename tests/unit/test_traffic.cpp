@@ -1,4 +1,4 @@
-// Tests: bytes and calls per group kind per stable step (model.md §5).
+// Tests: bytes and calls per group kind per stable step (docs/cost-model.md §5).
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <string>
 
+#include "planlayout/emit/verify_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/verify/verify.hpp"
 
+using namespace planlayout;          // NOLINT(google-build-using-namespace)
 using namespace planlayout::verify;  // NOLINT(google-build-using-namespace)
 
 namespace {

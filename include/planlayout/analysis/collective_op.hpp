@@ -1,4 +1,4 @@
-// Collectives: the operations the cost model knows, in nccl-tests' vocabulary (model.md §1).
+// Collectives: the operations the cost model knows, in nccl-tests' vocabulary (docs/cost-model.md §1).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Cost: the time of one collective on one group's placement (model.md §2–§4).
+// Cost: the time of one collective on one group's placement (docs/cost-model.md §2–§4).
 #pragma once
 
 #include <string>
@@ -96,7 +96,7 @@ struct CollectiveCost {
 /// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
 [[nodiscard]] double intra_gbyte_s(const CostShape& g);
 
-// One function per collective. size_bytes is nccl-tests' "size" (model.md §1).
+// One function per collective. size_bytes is nccl-tests' "size" (docs/cost-model.md §1).
 [[nodiscard]] CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x);
 [[nodiscard]] CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x);
 [[nodiscard]] CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x);

@@ -7,21 +7,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "planlayout/finding.hpp"
 #include "planlayout/topology/node_template.hpp"
 
 namespace planlayout {
-
-enum class Severity { Error, Warning, Info };  // ordered most to least severe
-
-[[nodiscard]] std::string_view to_string(Severity s);
-
-/// One problem found by a check. code is stable (scripts match on it); fix says what to do.
-struct Finding {
-    Severity severity = Severity::Warning;
-    std::string code;     // "gpu-nic-cross-numa"
-    std::string message;  // names the devices
-    std::string fix;
-};
 
 /// Node-level checks: GPUs without a PIX/PXB RDMA NIC; several GPUs sharing one nearest NIC;
 /// a GPU and its nearest NIC SYS apart or on different NUMA nodes; RDMA NICs of different
@@ -32,8 +21,5 @@ struct Finding {
 
 /// The nearest RDMA compute NIC of a GPU (best path class, then lowest index); empty if none.
 [[nodiscard]] std::string nearest_nic(const NodeTemplate& t, const std::string& gpu);
-
-/// {"severity","code","message","fix"}.
-[[nodiscard]] nlohmann::json to_json(const Finding& f);
 
 }  // namespace planlayout

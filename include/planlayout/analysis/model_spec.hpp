@@ -1,5 +1,5 @@
 // Analysis inputs: the model, the training run and the transports, from a layout file's
-// "model", "training" and "transport" sections (model.md gives every default).
+// "model", "training" and "transport" sections (docs/cost-model.md gives every default).
 #pragma once
 
 #include <optional>
@@ -66,7 +66,7 @@ struct TrainingSpec {
     double lora_expert_share = 0;     // fraction of the adapters that sit on routed experts
     bool distributed_optimizer = false;
     int zero_stage = 0;               // 0 = DDP, 1/2 = sharded grads/optimizer, 3 = FSDP
-    // Overlap (model.md §6): what compute may hide which collective.
+    // Overlap (docs/cost-model.md §6): what compute may hide which collective.
     bool overlap_dp = true;           // bucketed grad reduce under the remaining backward
     bool overlap_pp = true;           // 1F1B steady state hides p2p under the other micro-batch
     bool overlap_ep = false;          // EP dispatch/combine overlapped with compute (DualPipe-like)
@@ -98,12 +98,12 @@ struct Prior {
     double high = 0;
 };
 
-/// Which end of every prior to use (the band of model.md §6).
+/// Which end of every prior to use (the band of docs/cost-model.md §6).
 enum class PriorEnd { Point, Low, High };
 
 [[nodiscard]] double pick(const Prior& p, PriorEnd end);
 
-/// One transport's priors (model.md §4). Efficiencies are fractions of the line rate reached
+/// One transport's priors (docs/cost-model.md §4). Efficiencies are fractions of the line rate reached
 /// by large messages; alpha is the per-step latency in µs.
 struct TransportParams {
     Prior efficiency;         // ring collectives and send/recv

@@ -1,4 +1,4 @@
-// Score: overlap windows, per-transport step time and the RDMA-benefit score (model.md §6).
+// Score: overlap windows, per-transport step time and the RDMA-benefit score (docs/cost-model.md §6).
 #pragma once
 
 #include <map>
@@ -11,6 +11,7 @@
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
+#include "planlayout/text_format.hpp"  // human_bytes, used with scores
 
 namespace planlayout {
 
@@ -78,18 +79,7 @@ struct Score {
     std::vector<std::string> warnings;
 };
 
-/// Bytes in binary units: "512 B", "16.0 MiB", "3.8 GiB".
-[[nodiscard]] std::string human_bytes(double bytes);
-
 /// The score. Throws Error when neither a model nor all three factors are given.
 [[nodiscard]] Score compute_score(const ScoreInput& in);
-
-/// {"rdma_benefit","throughput_gain","step_time_s":{<baseline>,<candidate>},"factors":{...},
-///  "given":[...],"band":{"low","high"},"by_kind":{kind:{...}},"reasons":[...],...}
-[[nodiscard]] nlohmann::json to_json(const Score& s);
-
-/// A short report: the score, its band, the factors (given vs computed), the dominant reasons
-/// and the per-kind table.
-[[nodiscard]] std::string render_text(const Score& s);
 
 }  // namespace planlayout

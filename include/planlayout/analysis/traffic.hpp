@@ -1,4 +1,4 @@
-// Traffic: what each group kind sends per stable training step (model.md §5).
+// Traffic: what each group kind sends per stable training step (docs/cost-model.md §5).
 #pragma once
 
 #include <string>
@@ -21,7 +21,7 @@ struct ParallelSizes {
     int vpp = 1;
 };
 
-/// How compute can hide a collective (model.md §6); the score turns it into windows.
+/// How compute can hide a collective (docs/cost-model.md §6); the score turns it into windows.
 enum class OverlapKind {
     None,          // on the critical path (TP/SP, EP unless configured)
     Backward,      // bucketed DP grad reduction under the remaining backward

@@ -11,7 +11,7 @@
 
 namespace planlayout {
 
-/// The masked mixed-radix enumeration of one generator token (groups.md §1).
+/// The masked mixed-radix enumeration of one generator token (docs/commands/groups.md).
 struct Grid {
     std::vector<Axis> masked;    // member order: first (most local) axis fastest
     std::vector<Axis> unmasked;  // group order: first axis fastest
@@ -36,7 +36,7 @@ enum class KindShape {
 enum class Pattern { Ring, AllToAll, PipelineP2p, Embedding };
 
 struct GroupKind {
-    std::string name;        // "dp_cp" (groups.md §4 "kind" column)
+    std::string name;        // "dp_cp" (docs/commands/groups.md "kind" column)
     std::string group_desc;  // "DATA_PARALLEL_GROUP_WITH_CP"
     std::string generator;   // "dense" or "expert"
     std::string token;       // generator token, e.g. "dp-cp"
@@ -66,7 +66,7 @@ struct Groups {
     [[nodiscard]] const GroupKind* find(const std::string& name) const;
 };
 
-/// Every kind the spec creates (groups.md §4), in creation order.
+/// Every kind the spec creates (docs/commands/groups.md), in creation order.
 [[nodiscard]] Groups build_groups(const ResolvedSpec& spec);
 
 /// Names of every kind plan-layout knows, for messages ("--kinds" validation).

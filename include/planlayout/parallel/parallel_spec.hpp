@@ -62,7 +62,7 @@ struct ResolvedSpec {
     std::vector<Axis> expert;  // expert generator (etp as tp, ep, expert_dp as dp, pp, cp size 1)
 };
 
-/// Validates spec by groups.md §3. Throws Error (BadInput) naming the flag(s) or JSON pointer,
+/// Validates spec by docs/commands/groups.md. Throws Error (BadInput) naming the flag(s) or JSON pointer,
 /// showing the arithmetic and offering a fix.
 [[nodiscard]] ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source = {});
 

@@ -90,11 +90,4 @@ struct AbReport {
 /// Attaches a prediction to the comparison arm vs baseline; false when there is none.
 bool attach_prediction(AbReport& report, const std::string& arm, const AbPrediction& prediction);
 
-/// "predicted -30.00% (band -35.00% .. -25.00%, source)", or "" when none is attached.
-[[nodiscard]] std::string prediction_text(const AbComparison& comparison);
-
-[[nodiscard]] std::string render_text(const AbReport& report);
-
-[[nodiscard]] nlohmann::json to_json(const AbReport& report);
-
 }  // namespace planlayout::verify

@@ -7,7 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/verify/nccl_log.hpp"
+#include "planlayout/finding.hpp"
+#include "planlayout/ingest/nccl_log.hpp"
 
 namespace planlayout::verify {
 
@@ -58,19 +59,8 @@ struct RankPlacement {
 /// Node-major, rail-aligned placement: rank r → node r/G, GPU r%G, NIC r%G.
 [[nodiscard]] std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node);
 
-enum class Severity { Error, Warning, Info };
-
-[[nodiscard]] const char* to_string(Severity s);
-
-/// One problem or fact. rank/channel are -1 when the finding is about the whole log.
-struct Finding {
-    Severity severity = Severity::Info;
-    std::string code;  // stable, kebab-case: "wrong-nic", "cross-node-socket", …
-    int rank = -1;
-    int channel = -1;
-    std::string message;
-    std::string fix;
-};
+using planlayout::Finding;
+using planlayout::Severity;
 
 struct VerifyReport {
     NcclLog log;
@@ -87,14 +77,5 @@ struct VerifyReport {
 
 /// Runs every check. Never throws on log content.
 [[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
-
-/// "verify: PASS 0 errors 2 warnings 16 ranks 32 channels" (or FAIL): one line for CI greps.
-[[nodiscard]] std::string summary_line(const VerifyReport& report);
-
-/// Human text: header, per-rank/channel table, findings, the summary line.
-[[nodiscard]] std::string render_text(const VerifyReport& report);
-
-/// Machine form, `"schema_version": 1`.
-[[nodiscard]] nlohmann::json to_json(const VerifyReport& report);
 
 }  // namespace planlayout::verify

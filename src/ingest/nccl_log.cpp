@@ -1,6 +1,6 @@
-// Verify: NCCL_DEBUG=INFO log parser. Hand-written scanning (no std::regex: its recursion can
+// Ingest: NCCL_DEBUG=INFO logs → the connections, transports, NICs and rings NCCL chose.
 // overflow the stack on the multi-megabyte binary "lines" a damaged log may contain).
-#include "planlayout/verify/nccl_log.hpp"
+#include "planlayout/ingest/nccl_log.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <tuple>
 
-namespace planlayout::verify {
+namespace planlayout {
 namespace {
 
 constexpr std::size_t kMaxDiagnostics = 5;
@@ -732,4 +732,4 @@ void resolve_nic_names(NcclLog& log) {
     }
 }
 
-}  // namespace planlayout::verify
+}  // namespace planlayout

@@ -1,11 +1,11 @@
-// Verify: NCCL_DEBUG=INFO logs (every generation, 2.4 to 2.28) → the connections NCCL chose.
+// Ingest: NCCL_DEBUG=INFO logs (every generation, 2.4 to 2.28) → the connections NCCL chose.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace planlayout::verify {
+namespace planlayout {
 
 /// What carries one channel connection, as named in the `via …` part of the line.
 /// Ordered roughly best → worst inside a node, then the network kinds.
@@ -158,4 +158,4 @@ void parse_nccl_log_into(const std::string& text, const std::string& source, Ncc
 /// PXN relay brackets. parse_nccl_log calls it; call it again after merging several logs.
 void resolve_nic_names(NcclLog& log);
 
-}  // namespace planlayout::verify
+}  // namespace planlayout

@@ -1,0 +1,21 @@
+// Emit: a verify report (plan-layout verify) as text and JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/verify/verify.hpp"
+
+namespace planlayout::verify {
+
+/// "verify: PASS 0 errors 2 warnings 16 ranks 32 channels" (or FAIL): one line for CI greps.
+[[nodiscard]] std::string summary_line(const VerifyReport& report);
+
+/// Human text: header, per-rank/channel table, findings, the summary line.
+[[nodiscard]] std::string render_text(const VerifyReport& report);
+
+/// Machine form, `"schema_version": 1`.
+[[nodiscard]] nlohmann::json to_json(const VerifyReport& report);
+
+}  // namespace planlayout::verify

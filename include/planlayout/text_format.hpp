@@ -1,0 +1,28 @@
+// Text formatting shared by every stage's messages and by the emitters: fixed decimals,
+// percentages, seconds and byte sizes, each written one way.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace planlayout {
+
+/// "%.*f": fixed_text(1.23456, 2) == "1.23".
+[[nodiscard]] std::string fixed_text(double v, int decimals);
+
+/// A fraction as a percentage: percent_text(0.336, 1) == "33.6%".
+[[nodiscard]] std::string percent_text(double fraction, int decimals = 1);
+
+/// A signed change: signed_percent_text(-0.3208) == "-32.08%"; |change| < 0.005% prints "+0.00%".
+[[nodiscard]] std::string signed_percent_text(double fraction);
+
+/// Seconds with at least 4 significant digits: "4.490", "0.008260".
+[[nodiscard]] std::string seconds_text(double v);
+
+/// "3.8 GiB" (powers of 1024, one decimal above bytes).
+[[nodiscard]] std::string human_bytes(double b);
+
+/// s padded with spaces to width (one space when it is already as wide).
+[[nodiscard]] std::string padded(const std::string& s, std::size_t width);
+
+}  // namespace planlayout

@@ -1,0 +1,49 @@
+// Text formatting shared by messages and emitters.
+#include "planlayout/text_format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace planlayout {
+
+std::string fixed_text(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string percent_text(double fraction, int decimals) { return fixed_text(100.0 * fraction, decimals) + "%"; }
+
+std::string signed_percent_text(double fraction) {
+    if (std::fabs(fraction) < 5e-5) {
+        fraction = 0.0;  // no "-0.00%"
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100.0);
+    return buf;
+}
+
+std::string seconds_text(double v) {
+    int digits = 3;
+    for (double x = std::fabs(v); x > 0 && x < 1.0 && digits < 9; x *= 10) {
+        ++digits;
+    }
+    return fixed_text(v, std::max(3, digits));
+}
+
+std::string human_bytes(double b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    return fixed_text(b, u == 0 ? 0 : 1) + " " + units[u];
+}
+
+std::string padded(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace planlayout
