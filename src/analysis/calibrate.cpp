@@ -12,11 +12,11 @@
 namespace planlayout {
 namespace {
 
-bool is_cross(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
+bool is_cross(const PlacedGroup& g) { return g.nodes >= 2 && g.n >= 2; }
 
 /// Bandwidth time of one call at line rate (efficiency 1, no alpha), on the calibrated link.
-double line_time_us(CollectiveOp op, const CostShape& shape, double size, Transport t, CollectiveCost* steps) {
-    CostShape g = shape;
+double line_time_us(CollectiveOp op, const PlacedGroup& shape, double size, Transport t, CollectiveCost* steps) {
+    PlacedGroup g = shape;
     g.nvlink_efficiency = 1.0;
     g.pcie_efficiency = 1.0;
     TransportModel unit;
@@ -32,7 +32,7 @@ double line_time_us(CollectiveOp op, const CostShape& shape, double size, Transp
 
 }  // namespace
 
-Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed, Transport transport,
+Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed, Transport transport,
                             std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
     Calibration c;
     c.transport = transport;
@@ -41,7 +41,7 @@ Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed, Tr
     c.gpus_per_node = placed.max_per_node;
     c.ranks = placed.n;
     c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
-    const CostShape shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
+    const PlacedGroup shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
     const bool cross = is_cross(shape);
     c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
     if (cross) {
@@ -156,7 +156,7 @@ void apply_calibration(const Calibration& c, TransportSpec& spec) {
     p.alpha_us = c.alpha_us;
 }
 
-void apply_calibration(const Calibration& c, CostShape& shape) {
+void apply_calibration(const Calibration& c, PlacedGroup& shape) {
     if (is_cross_node(c.link_class)) {
         return;
     }
@@ -170,7 +170,7 @@ void apply_calibration(const Calibration& c, CostShape& shape) {
 }
 
 void apply_calibration(const Calibration& c, NodeHardware& hw) {
-    CostShape s = make_cost_shape(1, 2, hw);
+    PlacedGroup s = make_placed_group(1, 2, hw);
     apply_calibration(c, s);
     hw.nvlink_efficiency = s.nvlink_efficiency;
     hw.nvlink_alpha_us = s.nvlink_alpha_us;

@@ -10,18 +10,18 @@ namespace {
 constexpr double kGiga = 1e9;
 constexpr double kMicro = 1e-6;
 
-double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
-double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+double tcp_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
+double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
-bool spans_nodes(const CostShape& g) { return g.nodes >= 2 && g.n >= 2; }
+bool spans_nodes(const PlacedGroup& g) { return g.nodes >= 2 && g.n >= 2; }
 
-double alpha_intra_us(const CostShape& g) {
+double alpha_intra_us(const PlacedGroup& g) {
     return g.worst_intra <= PathClass::Nv ? g.nvlink_alpha_us : g.pcie_alpha_us;
 }
 
 /// Cross-node bandwidth one ring sees per node: NCCL runs one ring per rail (RDMA), so the
 /// group's rail NICs add up; over TCP the node's interface(s) are shared, whatever r is.
-double ring_cross_gbyte_s(const CostShape& g, const TransportModel& x) {
+double ring_cross_gbyte_s(const PlacedGroup& g, const TransportModel& x) {
     if (x.kind == Transport::Tcp) {
         return std::max(1, g.max_per_node) * cross_rank_gbyte_s(g, x, false);
     }
@@ -30,7 +30,7 @@ double ring_cross_gbyte_s(const CostShape& g, const TransportModel& x) {
 
 /// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions. Latency as in
 /// NCCL's tuner: steps that cross nodes pay the transport's alpha, the others the intra-node one.
-CollectiveCost finish(CollectiveOp op, const CostShape& g, double size_bytes, CollectiveCost c,
+CollectiveCost finish(CollectiveOp op, const PlacedGroup& g, double size_bytes, CollectiveCost c,
                       double net_alpha_us) {
     c.alpha_s = (alpha_intra_us(g) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
     const double bw_s = std::max(c.nic_s, c.intra_s);
@@ -53,8 +53,8 @@ CollectiveCost finish(CollectiveOp op, const CostShape& g, double size_bytes, Co
 
 }  // namespace
 
-CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw) {
-    CostShape g;
+PlacedGroup make_placed_group(int nodes, int gpus_per_node, const NodeHardware& hw) {
+    PlacedGroup g;
     g.nodes = std::max(1, nodes);
     g.max_per_node = std::max(1, gpus_per_node);
     g.n = g.nodes * g.max_per_node;
@@ -89,7 +89,7 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     return x;
 }
 
-double intra_gbyte_s(const CostShape& g) {
+double intra_gbyte_s(const PlacedGroup& g) {
     return g.worst_intra <= PathClass::Nv ? g.nvlink_gbyte_s * g.nvlink_efficiency
                                           : g.pcie_gbyte_s * g.pcie_efficiency;
 }
@@ -97,7 +97,7 @@ double intra_gbyte_s(const CostShape& g) {
 namespace {
 
 /// A rank's share of the node's TCP interface(s), capped by its sockets.
-double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+double tcp_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
     // Every rank of the node that sends at the same time shares the interface(s).
     const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / 8.0 * eff;
@@ -110,7 +110,7 @@ double tcp_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoa
 }
 
 /// One rail NIC's effective bandwidth for this transport (slowest rank decides).
-double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
     double e = eff;
     if (x.kind == Transport::Gdrdma && g.gpu_nic_sys) {
@@ -126,7 +126,7 @@ double rail_nic_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoa
 
 }  // namespace
 
-double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall) {
+double cross_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     if (x.kind == Transport::Tcp) {
         return tcp_rank_gbyte_s(g, x, alltoall);
     }
@@ -135,7 +135,7 @@ double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool allt
     return rail_nic_gbyte_s(g, x, alltoall) * share;
 }
 
-CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
@@ -161,7 +161,7 @@ CollectiveCost all_reduce(const CostShape& g, double size_bytes, const Transport
 
 namespace {
 
-CollectiveCost ring_gather_like(CollectiveOp op, const CostShape& g, double size_bytes,
+CollectiveCost ring_gather_like(CollectiveOp op, const PlacedGroup& g, double size_bytes,
                                 const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
@@ -186,15 +186,15 @@ CollectiveCost ring_gather_like(CollectiveOp op, const CostShape& g, double size
 
 }  // namespace
 
-CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost all_gather(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     return ring_gather_like(CollectiveOp::AllGather, g, size_bytes, x);
 }
 
-CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost reduce_scatter(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     return ring_gather_like(CollectiveOp::ReduceScatter, g, size_bytes, x);
 }
 
-CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
@@ -216,7 +216,7 @@ CollectiveCost all_to_all(const CostShape& g, double size_bytes, const Transport
     return finish(CollectiveOp::AllToAll, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost broadcast(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
@@ -236,7 +236,7 @@ CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportM
     return finish(CollectiveOp::Broadcast, g, size_bytes, c, x.alpha_us);
 }
 
-CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x) {
+CollectiveCost sendrecv(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     c.steps = 1;
     if (!spans_nodes(g)) {
@@ -254,8 +254,8 @@ CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportMo
     return finish(CollectiveOp::SendRecv, g, size_bytes, c, x.alpha_us);
 }
 
-CostShape socket_endpoints(const CostShape& g) {
-    CostShape s = g;
+PlacedGroup socket_endpoints(const PlacedGroup& g) {
+    PlacedGroup s = g;
     if (g.n < 2 || g.max_per_node < 2) {
         return s;  // no two ranks share a node: nothing changes
     }
@@ -269,9 +269,9 @@ CostShape socket_endpoints(const CostShape& g) {
     return s;
 }
 
-CollectiveCost collective_cost(CollectiveOp op, const CostShape& shape, double size_bytes,
+CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double size_bytes,
                                const TransportModel& x) {
-    const CostShape g = x.kind == Transport::Tcp && x.socket_inside_node ? socket_endpoints(shape) : shape;
+    const PlacedGroup g = x.kind == Transport::Tcp && x.socket_inside_node ? socket_endpoints(shape) : shape;
     switch (op) {
         case CollectiveOp::AllReduce:
             return all_reduce(g, size_bytes, x);

@@ -256,9 +256,9 @@ bool uniform_cluster(const Cluster& cluster) {
 
 namespace {
 
-GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
                               const Placement& placement, bool uniform, Scratch& sc) {
-    GroupShape s;
+    GroupFootprint s;
     s.n = static_cast<std::int64_t>(ranks.size());
     s.groups = 1;
     // (node, rail) of every member, sorted: nodes spanned, ranks and distinct rails per node.
@@ -310,13 +310,13 @@ GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& 
 
 }  // namespace
 
-GroupShape classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
                               const Placement& placement, bool uniform) {
     Scratch sc;
     return classify_one_group(pattern, ranks, classifier, placement, uniform, sc);
 }
 
-void ShapeTally::add(const GroupShape& s) {
+void FootprintTally::add(const GroupFootprint& s) {
     const Key key{s.nodes, s.max_per_node, s.gpus_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
                   static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
     const auto [it, fresh] = shapes_.emplace(key, s);
@@ -326,7 +326,7 @@ void ShapeTally::add(const GroupShape& s) {
     classified_ += s.groups;
 }
 
-void ShapeTally::summarize_into(KindEdges& e) const {
+void FootprintTally::summarize_into(KindEdges& e) const {
     e.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
     for (const auto& [key, s] : shapes_) {
         e.max_nodes = std::max(e.max_nodes, s.nodes);
@@ -338,13 +338,13 @@ void ShapeTally::summarize_into(KindEdges& e) const {
         if (s.bottleneck_gbyte_s > 0) {
             e.bottleneck_gbyte_s = std::min(e.bottleneck_gbyte_s, s.bottleneck_gbyte_s);
         }
-        e.shapes.push_back(s);
+        e.footprints.push_back(s);
     }
     if (e.bottleneck_gbyte_s == std::numeric_limits<double>::infinity()) {
         e.bottleneck_gbyte_s = 0;
     }
-    // Worst shape first: most nodes, then worst cross class, then narrowest link.
-    std::stable_sort(e.shapes.begin(), e.shapes.end(), [](const GroupShape& a, const GroupShape& b) {
+    // Worst footprint first: most nodes, then worst cross class, then narrowest link.
+    std::stable_sort(e.footprints.begin(), e.footprints.end(), [](const GroupFootprint& a, const GroupFootprint& b) {
         return std::make_tuple(-a.nodes, -static_cast<int>(a.worst_cross), a.bottleneck_gbyte_s) <
                std::make_tuple(-b.nodes, -static_cast<int>(b.worst_cross), b.bottleneck_gbyte_s);
     });
@@ -373,7 +373,7 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
         e.pattern = k.pattern;
         e.groups = k.group_count();
         e.size = k.group_size();
-        ShapeTally tally;
+        FootprintTally tally;
         ranks.resize(static_cast<std::size_t>(e.size));
         for (std::int64_t g = 0; g < e.groups; ++g) {
             for (std::int64_t i = 0; i < e.size; ++i) {

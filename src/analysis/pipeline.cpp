@@ -1,8 +1,8 @@
 // Analysis: the one pipeline — groups → classified pairs → score.
 #include "planlayout/analysis/pipeline.hpp"
 
-#include "planlayout/analysis/cost_shape.hpp"
-#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/analysis/placed_group.hpp"
+#include "planlayout/analysis/sampled_footprints.hpp"
 
 namespace planlayout {
 
@@ -35,8 +35,8 @@ Score score_kinds(const ScoreSetup& setup,
     in.given = setup.given;
     in.sizes = sizes;
     for (const auto& k : kinds) {
-        if (!k.shapes.empty()) {
-            in.shapes[k.kind] = cost_shape_from_edges(k.shapes.front(), calibrated.hardware, pxn);
+        if (!k.footprints.empty()) {
+            in.placed[k.kind] = placed_group_of(k.footprints.front(), calibrated.hardware, pxn);
         }
     }
     return compute_score(in);

@@ -28,12 +28,12 @@ struct Compute {
     double bwd_s = 0;
 };
 
-const CostShape* find_cost_shape(const ScoreInput& in, const std::string& kind) {
-    auto it = in.shapes.find(kind);
-    if (it == in.shapes.end() && kind == "dp_cp") {
-        it = in.shapes.find("dp");
+const PlacedGroup* find_cost_shape(const ScoreInput& in, const std::string& kind) {
+    auto it = in.placed.find(kind);
+    if (it == in.placed.end() && kind == "dp_cp") {
+        it = in.placed.find("dp");
     }
-    return it == in.shapes.end() ? nullptr : &it->second;
+    return it == in.placed.end() ? nullptr : &it->second;
 }
 
 double flops_factor(const TrainingSpec& t) {
@@ -64,7 +64,7 @@ double window_per_call(const TrafficItem& item, const Compute& c, const Training
     return 0;
 }
 
-ItemTime time_item(const TrafficItem& item, CostShape shape, const TransportSpec& spec,
+ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const TransportSpec& spec,
                    const TransportModel& x, const Compute& c, const TrainingSpec& t, double micro) {
     // The transport section describes the TCP interface; it wins over the cluster's default.
     shape.tcp_gbit_s = spec.tcp.interface_gbit_s;
@@ -85,7 +85,7 @@ struct Evaluation {
 };
 
 Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                    const std::vector<const CostShape*>& shapes, const Compute& c, double micro,
+                    const std::vector<const PlacedGroup*>& shapes, const Compute& c, double micro,
                     PriorEnd base_end, PriorEnd cand_end) {
     Evaluation e;
     const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
@@ -106,7 +106,7 @@ Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffi
 }
 
 Compute compute_time(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                     const std::vector<const CostShape*>& shapes, double micro) {
+                     const std::vector<const PlacedGroup*>& shapes, double micro) {
     const TrainingSpec& t = *in.training;
     const ParallelSizes& p = in.sizes;
     const double factor = flops_factor(t);
@@ -221,7 +221,7 @@ Score compute_score(const ScoreInput& in) {
     // (tcp.inside_node, TCP in the comparison) every group of two or more ranks.
     const bool socketed = in.transport.tcp.inside_node &&
                           (in.transport.baseline == Transport::Tcp || in.transport.candidate == Transport::Tcp);
-    const auto via_transport = [&](const CostShape& g) { return g.n >= 2 && (g.nodes >= 2 || socketed); };
+    const auto via_transport = [&](const PlacedGroup& g) { return g.n >= 2 && (g.nodes >= 2 || socketed); };
     Score s;
     s.baseline = in.transport.baseline;
     s.candidate = in.transport.candidate;
@@ -245,7 +245,7 @@ Score compute_score(const ScoreInput& in) {
     }
 
     const std::vector<TrafficItem> traffic = traffic_per_step(in.sizes, *in.model, *in.training);
-    std::vector<const CostShape*> shapes;
+    std::vector<const PlacedGroup*> shapes;
     for (const auto& item : traffic) {
         shapes.push_back(find_cost_shape(in, item.kind));
         if (shapes.back() == nullptr) {

@@ -1,4 +1,4 @@
-// Search: enumerate, validate, prune by memory, evaluate on sampled group shapes, rank.
+// Search: enumerate, validate, prune by memory, evaluate on sampled group footprints, rank.
 #include "planlayout/analysis/search.hpp"
 
 #include <algorithm>
@@ -28,7 +28,7 @@ std::vector<int> divisors(std::int64_t n) {
 // The kinds whose reach search shows, and the kind that carries the dense DP traffic.
 const char* const kShownKinds[] = {"ep", "dp", "tp", "pp", "cp"};
 
-// Evaluates one candidate through the pipeline, on sampled group shapes.
+// Evaluates one candidate through the pipeline, on sampled group footprints.
 struct Evaluator {
     const Cluster& cluster;
     ScoreSetup setup;

@@ -20,7 +20,7 @@ int run_calibrate(const ParsedArgs& args, Context& ctx) {
     const bool json = args.get_or("--format", "text") == "json";
     const std::string path = args.positionals().front();
     const std::string name = path == "-" ? "stdin" : base_name(path);
-    const CostShape shape = shape_from(args, "calibrate", ctx);
+    const PlacedGroup shape = shape_from(args, "calibrate", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     std::optional<PathClass> cls;
     if (const auto c = args.get("--class")) {

@@ -37,7 +37,7 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     }
     const auto op = parse_collective_op(*op_name);  // checked by the option's validator
     const bool json = args.get_or("--format", "text") == "json";
-    CostShape shape = shape_from(args, "collective", ctx);
+    PlacedGroup shape = shape_from(args, "collective", ctx);
     const Transport transport = transport_from(args, "gdrdma");
     TransportSpec spec;
     spec.tcp.inside_node = socket_inside_node(args, transport);

@@ -10,7 +10,7 @@
 
 #include "args.hpp"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's own namespace
 class App;
 class Option;
 }  // namespace CLI

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "planlayout/analysis/cost_shape.hpp"
+#include "planlayout/analysis/placed_group.hpp"
 #include "messages.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
@@ -14,7 +14,7 @@ namespace planlayout::cli {
 
 namespace {
 
-CostShape with_tree_gain(CostShape g, const ParsedArgs& args) {
+PlacedGroup with_tree_gain(PlacedGroup g, const ParsedArgs& args) {
     if (const auto v = args.get_double("--tree-gain")) {
         g.two_node_tree_gain = *v;
     }
@@ -50,18 +50,18 @@ NodeHardware hardware_from(const ParsedArgs& args) {
     return hw;
 }
 
-CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx) {
+PlacedGroup shape_from(const ParsedArgs& args, const std::string& command, Context& ctx) {
     const auto layout = args.get("--layout");
     const auto kind = args.get("--kind");
     if (layout && kind) {  // each needs the other (CLI11 checks that)
         PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {*kind};
         const Report report = plan(request);
-        if (report.kinds.empty() || report.kinds.front().shapes.empty()) {
+        if (report.kinds.empty() || report.kinds.front().footprints.empty()) {
             throw input_error("--kind " + *kind, "the layout creates no '" + *kind + "' groups",
                               "see 'plan-layout analyze " + *layout + "' for its kinds");
         }
-        return with_tree_gain(cost_shape_from_edges(report.kinds.front().shapes.front(), node_hardware(report.cluster),
+        return with_tree_gain(placed_group_of(report.kinds.front().footprints.front(), node_hardware(report.cluster),
                                                     report.cluster.fabric.pxn),
                               args);
     }
@@ -77,7 +77,7 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
             }
         }
         return with_tree_gain(
-            make_cost_shape(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())), gpus_per_node,
+            make_placed_group(static_cast<int>(args.get_int("--nodes", 1, 100000).value_or(cluster.node_count())), gpus_per_node,
                             hardware_from(args)),
             args);
     }
@@ -87,7 +87,7 @@ CostShape shape_from(const ParsedArgs& args, const std::string& command, Context
         throw missing_option(command, "--gpus-per-node", "give the GPUs per node, e.g. --nodes 2 --gpus-per-node 8");
     }
     return with_tree_gain(
-        make_cost_shape(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args)), args);
+        make_placed_group(static_cast<int>(nodes.value_or(1)), static_cast<int>(*gpus), hardware_from(args)), args);
 }
 
 double parse_size_bytes(const std::string& text, const std::string& flag) {

@@ -17,9 +17,9 @@ inline constexpr const char* kCollectiveOps = "all_reduce, all_gather, reduce_sc
 /// NodeHardware from the hardware flags (defaults: H100/H200 HGX, 400G rail NICs, 100G TCP).
 [[nodiscard]] NodeHardware hardware_from(const ParsedArgs& args);
 
-/// CostShape for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
+/// PlacedGroup for every GPU of --nodes × --gpus-per-node, with --tree-gain applied.
 /// --layout FILE|- (with --kind) reads through the CLI (stdin allowed), like every other command.
-[[nodiscard]] CostShape shape_from(const ParsedArgs& args, const std::string& command, Context& ctx);
+[[nodiscard]] PlacedGroup shape_from(const ParsedArgs& args, const std::string& command, Context& ctx);
 
 /// "256MiB", "1G", "4096", "1.5GB" → bytes (K/M/G/T and KiB/MiB/GiB/TiB binary, KB/MB/GB/TB
 /// decimal). Throws a usage Error naming flag.

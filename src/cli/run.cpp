@@ -78,16 +78,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             return 0;
         }
         std::vector<std::string> names;
-        for (std::size_t i = 0; i < specs.size(); ++i) {
-            if (args[1] == specs[i].name) {
-                const cli::ParsedArgs parsed = cli::parse_command(app, specs[i], {args.begin() + 1, args.end()});
+        for (const auto& spec : specs) {
+            if (args[1] == spec.name) {
+                const cli::ParsedArgs parsed = cli::parse_command(app, spec, {args.begin() + 1, args.end()});
                 if (parsed.has("--help")) {
-                    out << cli::render_help(specs[i]);
+                    out << cli::render_help(spec);
                     return 0;
                 }
-                return cli::command_runner(specs[i].name)(parsed, ctx);
+                return cli::command_runner(spec.name)(parsed, ctx);
             }
-            names.push_back(specs[i].name);
+            names.push_back(spec.name);
         }
         throw input_error("plan-layout", "unknown command '" + args[1] + "'", "use one of: " + cli::join(names, ", "));
     } catch (const Error& e) {

@@ -114,7 +114,7 @@ std::string groups_json(const Groups& groups, const std::vector<std::string>& ki
         std::vector<std::int64_t> digit(masked.size(), 0);
         for (std::int64_t g = 0; g < count; ++g) {
             out += g ? ",[" : "[";
-            if (k.shape == KindShape::Grid) {
+            if (k.derivation == KindDerivation::Grid) {
                 const std::int64_t base = k.member(g, 0);
                 std::fill(digit.begin(), digit.end(), 0);
                 std::int64_t rank = base;

@@ -69,10 +69,10 @@ std::pair<std::int64_t, std::int64_t> Grid::locate(std::int64_t rank) const {
 }
 
 std::int64_t GroupKind::group_count() const {
-    switch (shape) {
-        case KindShape::Split:
+    switch (derivation) {
+        case KindDerivation::Split:
             return base.group_count() * (base.group_size() / split_size);
-        case KindShape::Concat:
+        case KindDerivation::Concat:
             return base.group_count() / concat;
         default:
             return base.group_count();
@@ -80,12 +80,12 @@ std::int64_t GroupKind::group_count() const {
 }
 
 std::int64_t GroupKind::group_size() const {
-    switch (shape) {
-        case KindShape::Split:
+    switch (derivation) {
+        case KindDerivation::Split:
             return split_size;
-        case KindShape::Select:
+        case KindDerivation::Select:
             return static_cast<std::int64_t>(select.size());
-        case KindShape::Concat:
+        case KindDerivation::Concat:
             return base.group_size() * concat;
         default:
             return base.group_size();
@@ -93,17 +93,17 @@ std::int64_t GroupKind::group_size() const {
 }
 
 std::int64_t GroupKind::member(std::int64_t g, std::int64_t k) const {
-    switch (shape) {
-        case KindShape::Split: {
+    switch (derivation) {
+        case KindDerivation::Split: {
             const std::int64_t per_base = base.group_size() / split_size;
             const std::int64_t sub = g % per_base;
             const std::int64_t b = sub / split_stride;
             const std::int64_t o = sub % split_stride;
             return base.member(g / per_base, b * split_stride * split_size + o + k * split_stride);
         }
-        case KindShape::Select:
+        case KindDerivation::Select:
             return base.member(g, select[static_cast<std::size_t>(k)]);
-        case KindShape::Concat: {
+        case KindDerivation::Concat: {
             const std::int64_t n = base.group_size();
             return base.member(g * concat + k / n, k % n);
         }
@@ -118,8 +118,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> GroupKind::find(std::int64_
         return std::nullopt;
     }
     const auto [g, p] = base.locate(rank);
-    switch (shape) {
-        case KindShape::Split: {
+    switch (derivation) {
+        case KindDerivation::Split: {
             const std::int64_t u = split_stride;
             const std::int64_t h = split_size;
             const std::int64_t per_base = base.group_size() / h;
@@ -128,14 +128,14 @@ std::optional<std::pair<std::int64_t, std::int64_t>> GroupKind::find(std::int64_
             const std::int64_t m = (p % (u * h)) / u;
             return std::make_pair(g * per_base + b * u + o, m);
         }
-        case KindShape::Select: {
+        case KindDerivation::Select: {
             const auto it = std::find(select.begin(), select.end(), p);
             if (it == select.end()) {
                 return std::nullopt;
             }
             return std::make_pair(g, static_cast<std::int64_t>(it - select.begin()));
         }
-        case KindShape::Concat:
+        case KindDerivation::Concat:
             return std::make_pair(g / concat, (g % concat) * base.group_size() + p);
         default:
             return std::make_pair(g, p);
@@ -192,7 +192,7 @@ Groups build_groups(const ResolvedSpec& spec) {
     auto add_split = [&](std::string name, std::string desc, std::string gen, std::string token, Grid grid,
                          std::int64_t u, std::int64_t h) {
         GroupKind& k = add(std::move(name), std::move(desc), std::move(gen), std::move(token), std::move(grid));
-        k.shape = KindShape::Split;
+        k.derivation = KindDerivation::Split;
         k.split_stride = u;
         k.split_size = h;
     };
@@ -240,11 +240,11 @@ Groups build_groups(const ResolvedSpec& spec) {
     add("pp", "PIPELINE_MODEL_PARALLEL_GROUP", "dense", "pp", dense("pp"));
     {
         GroupKind& e = add("embd", "EMBEDDING_GROUP", "dense", "pp", dense("pp"));
-        e.shape = KindShape::Select;
+        e.derivation = KindDerivation::Select;
         e.pattern = Pattern::Embedding;
         e.select = spec.pp == 1 ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, spec.pp - 1};
         GroupKind& p = add("pos_embd", "POSITION_EMBEDDING_GROUP", "dense", "pp", dense("pp"));
-        p.shape = KindShape::Select;
+        p.derivation = KindDerivation::Select;
         p.pattern = Pattern::Embedding;
         p.select = {0};
     }
@@ -278,7 +278,7 @@ Groups build_groups(const ResolvedSpec& spec) {
     } else {
         GroupKind& k = add("intra_dist_opt_instance", "INTRA_DISTRIBUTED_OPTIMIZER_INSTANCE_GROUP", "expert",
                            "tp-ep-pp", expert("tp-ep-pp"));
-        k.shape = KindShape::Concat;
+        k.derivation = KindDerivation::Concat;
         k.concat = spec.expert_dp / k_inst;
     }
     return out;

@@ -18,7 +18,7 @@ inline std::vector<std::string> check_group_invariants(const Groups& groups) {
     const auto& s = groups.spec;
     const std::int64_t w = s.grid_world;
     for (const auto& k : groups.kinds) {
-        const bool partial = k.shape == KindShape::Select;
+        const bool partial = k.derivation == KindDerivation::Select;
         std::vector<int> seen(static_cast<std::size_t>(w), 0);
         for (std::int64_t g = 0; g < k.group_count(); ++g) {
             for (std::int64_t i = 0; i < k.group_size(); ++i) {

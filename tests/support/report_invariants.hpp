@@ -32,7 +32,7 @@ inline std::vector<std::string> check_report_invariants(const Report& r) {
     for (const auto& k : r.kinds) {
         ClassCounts sum{};
         std::int64_t groups = 0;
-        for (const auto& s : k.shapes) {
+        for (const auto& s : k.footprints) {
             groups += s.groups;
             for (std::size_t c = 0; c < sum.size(); ++c) {
                 sum[c] += s.pairs[c] * s.groups;

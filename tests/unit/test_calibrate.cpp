@@ -11,7 +11,7 @@ using namespace planlayout;  // NOLINT(google-build-using-namespace)
 namespace {
 
 /// nccl-tests rows of a doubling curve, timed by the cost model itself.
-NcclTestsRun synthesize(CollectiveOp op, const CostShape& g, const TransportModel& x) {
+NcclTestsRun synthesize(CollectiveOp op, const PlacedGroup& g, const TransportModel& x) {
     NcclTestsRun run;
     run.op = op;
     run.ranks = g.n;
@@ -31,7 +31,7 @@ NcclTestsRun synthesize(CollectiveOp op, const CostShape& g, const TransportMode
 TEST_CASE("round trip: rail-NIC all_reduce rows fit back alpha and efficiency, and predict the same times") {
     NodeHardware hw;
     hw.nic_gbit_s = 100;  // NIC bound, so the NIC term is what gets fitted
-    const CostShape g = make_cost_shape(4, 8, hw);
+    const PlacedGroup g = make_placed_group(4, 8, hw);
     TransportSpec truth;
     truth.gdrdma_params.efficiency.value = 0.72;
     truth.gdrdma_params.alpha_us = 11.5;
@@ -55,7 +55,7 @@ TEST_CASE("round trip: rail-NIC all_reduce rows fit back alpha and efficiency, a
 TEST_CASE("round trip: TCP all_to_all fits the all-to-all efficiency of the shared interface") {
     NodeHardware hw;
     hw.tcp_gbit_s = 200;
-    const CostShape g = make_cost_shape(2, 8, hw);
+    const PlacedGroup g = make_placed_group(2, 8, hw);
     TransportSpec truth;
     truth.tcp_params.alltoall_efficiency.value = 0.31;
     truth.tcp_params.alpha_us = 25;
@@ -71,21 +71,21 @@ TEST_CASE("round trip: TCP all_to_all fits the all-to-all efficiency of the shar
 }
 
 TEST_CASE("round trip: an NVLink-class fit sets the shape's NVLink efficiency and alpha") {
-    CostShape g = make_cost_shape(1, 8, {});
+    PlacedGroup g = make_placed_group(1, 8, {});
     g.nvlink_efficiency = 0.66;
     g.nvlink_alpha_us = 2.5;
     const auto run = synthesize(CollectiveOp::AllGather, g, transport_model({}, Transport::Gdrdma));
-    const Calibration c = fit_calibration(run, make_cost_shape(1, 8, {}), Transport::Gdrdma, std::nullopt);
+    const Calibration c = fit_calibration(run, make_placed_group(1, 8, {}), Transport::Gdrdma, std::nullopt);
     CHECK(c.link_class == PathClass::Nv);
     CHECK(c.efficiency == doctest::Approx(0.66).epsilon(1e-9));
     CHECK(c.alpha_us == doctest::Approx(2.5).epsilon(1e-6));
-    CostShape applied = make_cost_shape(1, 8, {});
+    PlacedGroup applied = make_placed_group(1, 8, {});
     apply_calibration(c, applied);
     CHECK(applied.nvlink_efficiency == doctest::Approx(0.66));
 }
 
 TEST_CASE("rows below min_size are listed but not fitted; one row is not enough") {
-    const CostShape g = make_cost_shape(2, 8, {});
+    const PlacedGroup g = make_placed_group(2, 8, {});
     const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model({}, Transport::Gdrdma));
     const Calibration c = fit_calibration(run, g, Transport::Gdrdma, std::nullopt, double(1ULL << 32));
     CHECK(c.rows_used == 2);
@@ -100,7 +100,7 @@ TEST_CASE("a calibration file that is not one is refused with its pointer") {
 }
 
 TEST_CASE("round trip: a socket-forced run inside one node fits the shared interface, and says so") {
-    const CostShape g = make_cost_shape(1, 2, {});
+    const PlacedGroup g = make_placed_group(1, 2, {});
     TransportSpec truth;
     truth.tcp.inside_node = true;
     truth.tcp_params.efficiency.value = 0.47;
@@ -126,8 +126,8 @@ TEST_CASE("round trip: a socket-forced run inside one node fits the shared inter
     nv.alpha_us = 17;
     NodeHardware hw;
     apply_calibration(nv, hw);
-    CHECK(make_cost_shape(1, 8, hw).nvlink_efficiency == 0.7);
-    CHECK(make_cost_shape(1, 8, hw).nvlink_alpha_us == 17);
+    CHECK(make_placed_group(1, 8, hw).nvlink_efficiency == 0.7);
+    CHECK(make_placed_group(1, 8, hw).nvlink_alpha_us == 17);
     apply_calibration(c, hw);  // a TCP-class fit leaves it alone
     CHECK(hw.nvlink_efficiency == 0.7);
 }

@@ -8,10 +8,10 @@ using namespace planlayout;  // NOLINT(google-build-using-namespace)
 namespace {
 
 // 2 nodes × 8 GPUs, NVLink 450 GB/s × 0.8 = 360 GB/s, rail NICs 400 Gbit/s = 50 GB/s.
-CostShape two_by_eight(double nic_gbit = 400) {
+PlacedGroup two_by_eight(double nic_gbit = 400) {
     NodeHardware hw;
     hw.nic_gbit_s = nic_gbit;
-    return make_cost_shape(2, 8, hw);
+    return make_placed_group(2, 8, hw);
 }
 
 TransportModel gdr() { return transport_model(TransportSpec{}, Transport::Gdrdma); }  // 0.9 / 0.8 / 14 us
@@ -21,19 +21,19 @@ constexpr double kGB = 1e9;
 
 }  // namespace
 
-TEST_CASE("make_cost_shape places every GPU of K nodes rail aligned") {
-    const CostShape g = two_by_eight();
+TEST_CASE("make_placed_group places every GPU of K nodes rail aligned") {
+    const PlacedGroup g = two_by_eight();
     CHECK(g.n == 16);
     CHECK(g.max_per_node == 8);
     CHECK(g.rails_per_node == 8);
     CHECK(g.worst_intra == PathClass::Nv);
     CHECK(g.worst_cross == PathClass::Rail);
     CHECK_FALSE(g.one_rank_per_node);
-    CHECK(make_cost_shape(4, 1, {}).one_rank_per_node);
+    CHECK(make_placed_group(4, 1, {}).one_rank_per_node);
 }
 
 TEST_CASE("all_reduce inside one node: 2(n-1)/n S over NVLink, 2(n-1) NVLink steps") {
-    const CostShape g = make_cost_shape(1, 8, {});
+    const PlacedGroup g = make_placed_group(1, 8, {});
     const CollectiveCost c = all_reduce(g, kGB, gdr());
     CHECK(c.intra_s == doctest::Approx(1.75 / 360.0));
     CHECK(c.alpha_s == doctest::Approx(14 * 3.4e-6));
@@ -45,7 +45,7 @@ TEST_CASE("all_reduce inside one node: 2(n-1)/n S over NVLink, 2(n-1) NVLink ste
 }
 
 TEST_CASE("all_reduce over two nodes: the slowest of NVLink and the rail NICs (tree gain on k=2)") {
-    const CostShape g = two_by_eight();
+    const PlacedGroup g = two_by_eight();
     const CollectiveCost r = all_reduce(g, kGB, gdr());
     // NIC: 1.875 GB / (8 rails × 45 GB/s × 1.5) = 3.472 ms; NVLink: 1.875/360 = 5.208 ms → NVLink wins.
     CHECK(r.nic_s == doctest::Approx(1.875 / 540.0));
@@ -63,18 +63,18 @@ TEST_CASE("all_reduce over two nodes: the slowest of NVLink and the rail NICs (t
 }
 
 TEST_CASE("the two-node tree gain is bounded to [1, 2] and absent beyond two nodes") {
-    CostShape g = two_by_eight(100);  // 12.5 GB/s NICs: NIC bound
+    PlacedGroup g = two_by_eight(100);  // 12.5 GB/s NICs: NIC bound
     g.two_node_tree_gain = 5.0;
     const double nic2 = all_reduce(g, kGB, gdr()).nic_s;
     CHECK(nic2 == doctest::Approx(1.875 / (8 * 11.25 * 2.0)));
-    CostShape g3 = make_cost_shape(3, 8, NodeHardware{450, 64, true, 100, 0, 100, 1});
+    PlacedGroup g3 = make_placed_group(3, 8, NodeHardware{450, 64, true, 100, 0, 100, 1});
     g3.two_node_tree_gain = 5.0;
     const double v = 2.0 * 23.0 / 24.0;
     CHECK(all_reduce(g3, kGB, gdr()).nic_s == doctest::Approx(v / (8 * 11.25)));
 }
 
 TEST_CASE("all_gather and reduce_scatter: (n-1)/n S over min(NVLink, r x NIC)") {
-    const CostShape g = two_by_eight(200);  // 8 × 22.5 = 180 GB/s per node
+    const PlacedGroup g = two_by_eight(200);  // 8 × 22.5 = 180 GB/s per node
     for (const auto& c : {all_gather(g, kGB, gdr()), reduce_scatter(g, kGB, gdr())}) {
         CHECK(c.nic_s == doctest::Approx(0.9375 / 180.0));
         CHECK(c.steps == 15);
@@ -85,14 +85,14 @@ TEST_CASE("all_gather and reduce_scatter: (n-1)/n S over min(NVLink, r x NIC)") 
 }
 
 TEST_CASE("all_to_all leaves by each GPU's own rail NIC; busbw tends to B_nic (n-1)/(n-g)") {
-    const CostShape g = two_by_eight();
+    const PlacedGroup g = two_by_eight();
     const CollectiveCost c = all_to_all(g, kGB, gdr());
     CHECK(c.nic_s == doctest::Approx(0.5 / 40.0));           // half the buffer, 50 GB/s × 0.8
     CHECK(c.intra_s == doctest::Approx(7.0 / 16.0 / 360.0));
     CHECK(c.alpha_s == doctest::Approx((7 * 3.4 + 8 * 14) * 1e-6));
     TransportModel no_alpha = gdr();
     no_alpha.alpha_us = 0;
-    CostShape g0 = g;
+    PlacedGroup g0 = g;
     g0.nvlink_alpha_us = 0;
     CHECK(all_to_all(g0, kGB, no_alpha).busbw_gbyte_s == doctest::Approx(40.0 * 15.0 / 8.0));
     // TCP: 8 GPUs share one interface: 12.5 × 0.4 / 8 = 0.625 GB/s each.
@@ -100,7 +100,7 @@ TEST_CASE("all_to_all leaves by each GPU's own rail NIC; busbw tends to B_nic (n
 }
 
 TEST_CASE("broadcast pipelines S through the ring") {
-    const CostShape g = two_by_eight(200);
+    const PlacedGroup g = two_by_eight(200);
     const CollectiveCost c = broadcast(g, kGB, gdr());
     CHECK(c.time_s == doctest::Approx(1.0 / 180.0 + 61.6e-6));
     CHECK(c.busbw_gbyte_s == doctest::Approx(c.algbw_gbyte_s));
@@ -108,27 +108,27 @@ TEST_CASE("broadcast pipelines S through the ring") {
 
 TEST_CASE("sendrecv: NVLink inside a node, the rail NIC across, plus an NVLink hop with PXN") {
     const double s = 4194304;
-    CostShape pair = make_cost_shape(2, 1, {});
+    PlacedGroup pair = make_placed_group(2, 1, {});
     CHECK(sendrecv(pair, s, gdr()).time_s == doctest::Approx(s / 45e9 + 14e-6));
     pair.worst_cross = PathClass::Pxn;
     CHECK(sendrecv(pair, s, gdr()).time_s == doctest::Approx(s / 45e9 + s / 360e9 + 14e-6));
-    CostShape local = make_cost_shape(1, 2, {});
+    PlacedGroup local = make_placed_group(1, 2, {});
     CHECK(sendrecv(local, s, tcp()).time_s == doctest::Approx(s / 360e9 + 3.4e-6));
     // Eight pp pairs at once share the node's TCP interface.
-    CostShape shared = make_cost_shape(2, 1, {});
+    PlacedGroup shared = make_placed_group(2, 1, {});
     shared.concurrent_groups_per_node = 8;
     CHECK(sendrecv(shared, s, tcp()).time_s == doctest::Approx(s / 0.625e9 + 20e-6));
 }
 
 TEST_CASE("the slowest path decides: one SYS-distance GPU-NIC pair makes the group host-staged") {
-    CostShape g = two_by_eight();
+    PlacedGroup g = two_by_eight();
     g.gpu_nic_sys = true;
     // host-staged 0.45 × (0.8 / 0.9) for all-to-all = 0.4 of 50 GB/s.
     CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
 }
 
 TEST_CASE("cross rail without PXN pays the spine oversubscription") {
-    CostShape g = two_by_eight();
+    PlacedGroup g = two_by_eight();
     g.worst_cross = PathClass::Xrail;
     g.pxn = false;
     g.spine_oversubscription = 2.0;
@@ -140,12 +140,12 @@ TEST_CASE("cross rail without PXN pays the spine oversubscription") {
 TEST_CASE("the TCP per-stream cap limits each rank") {
     TransportSpec spec;
     spec.tcp.per_stream_gbit_s = 2.0;  // 2 Gbit/s × 0.4 efficiency = 0.1 GB/s per rank
-    const CostShape g = two_by_eight();
+    const PlacedGroup g = two_by_eight();
     CHECK(all_to_all(g, kGB, transport_model(spec, Transport::Tcp)).nic_s == doctest::Approx(0.5 / 0.1));
 }
 
 TEST_CASE("a singleton group costs nothing") {
-    const CostShape g = make_cost_shape(1, 1, {});
+    const PlacedGroup g = make_placed_group(1, 1, {});
     CHECK(all_reduce(g, kGB, gdr()).time_s == 0);
     CHECK(collective_cost(CollectiveOp::AllToAll, g, kGB, tcp()).time_s == 0);
 }
@@ -160,10 +160,10 @@ TEST_CASE("collective names and bus factors follow nccl-tests") {
     CHECK(count_for_size(CollectiveOp::AllToAll, 268435456, 64, 4) == 1048576);
 }
 
-#include "planlayout/analysis/cost_shape.hpp"
+#include "planlayout/analysis/placed_group.hpp"
 
-TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sharing per node") {
-    GroupShape e;
+TEST_CASE("placed_group_of carries the classified shape over, with TCP sharing per node") {
+    GroupFootprint e;
     e.n = 2;
     e.nodes = 2;
     e.max_per_node = 1;
@@ -172,7 +172,7 @@ TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sha
     e.worst_cross = PathClass::Rail;
     e.worst_gpu_nic = PathClass::Sys;
     e.gpus_per_node = 8;
-    const CostShape c = cost_shape_from_edges(e, {});
+    const PlacedGroup c = placed_group_of(e, {});
     CHECK(c.n == 2);
     CHECK(c.one_rank_per_node);
     CHECK(c.concurrent_groups_per_node == 8);
@@ -181,8 +181,8 @@ TEST_CASE("cost_shape_from_edges carries the classified shape over, with TCP sha
 }
 
 TEST_CASE("sockets inside the node (P2P and SHM off): every rank a socket endpoint sharing the interface") {
-    const CostShape g = make_cost_shape(1, 2, {});
-    const CostShape s = socket_endpoints(g);
+    const PlacedGroup g = make_placed_group(1, 2, {});
+    const PlacedGroup s = socket_endpoints(g);
     CHECK(s.nodes == 2);
     CHECK(s.max_per_node == 1);
     CHECK(s.concurrent_groups_per_node == 2);  // both ranks share the node's interface
@@ -204,9 +204,9 @@ TEST_CASE("sockets inside the node (P2P and SHM off): every rank a socket endpoi
     CHECK_FALSE(collective_cost(CollectiveOp::AllToAll, g, kGB, tcp()).cross_node);
     CHECK_FALSE(transport_model(spec, Transport::Gdrdma).socket_inside_node);
     // Across nodes, the ranks of a node become endpoints too: 2 × 4 → 8 endpoints, 4 per interface.
-    const CostShape w = socket_endpoints(make_cost_shape(2, 4, {}));
+    const PlacedGroup w = socket_endpoints(make_placed_group(2, 4, {}));
     CHECK(w.nodes == 8);
     CHECK(w.concurrent_groups_per_node == 4);
     // One rank per node already: nothing to change.
-    CHECK(socket_endpoints(make_cost_shape(4, 1, {})).nodes == 4);
+    CHECK(socket_endpoints(make_placed_group(4, 1, {})).nodes == 4);
 }

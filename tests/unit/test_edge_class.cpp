@@ -62,15 +62,15 @@ TEST_CASE("seed layout A: ep all-to-all crosses nodes (RAIL for the same rail, P
     const KindEdges& dp = kind(kinds, "dp");
     CHECK(count(dp, PathClass::Nv) == 14);
     CHECK(count(dp, PathClass::Rail) == 8);
-    REQUIRE(dp.shapes.size() == 1);
-    CHECK(dp.shapes[0].max_per_node == 8);
-    CHECK(dp.shapes[0].min_rails_per_node == 8);
-    CHECK(dp.shapes[0].bottleneck_gbyte_s == doctest::Approx(50));
+    REQUIRE(dp.footprints.size() == 1);
+    CHECK(dp.footprints[0].max_per_node == 8);
+    CHECK(dp.footprints[0].min_rails_per_node == 8);
+    CHECK(dp.footprints[0].bottleneck_gbyte_s == doctest::Approx(50));
     // Invariant: per-kind pair counts add up over shapes.
     for (const auto& k : kinds) {
         ClassCounts sum{};
         std::int64_t groups = 0;
-        for (const auto& sh : k.shapes) {
+        for (const auto& sh : k.footprints) {
             groups += sh.groups;
             for (std::size_t c = 0; c < sum.size(); ++c) {
                 sum[c] += sh.pairs[c] * sh.groups;
@@ -126,7 +126,7 @@ TEST_CASE("a ring with one rank per node crosses once per node boundary") {
     const KindEdges& dp = kinds[0].kind == "dp" ? kinds[0] : kinds[1];
     CHECK(dp.groups == 8);
     CHECK(count(dp, PathClass::Rail) == 32);  // 8 rings × 4 boundaries
-    CHECK(dp.shapes.front().max_per_node == 1);
+    CHECK(dp.footprints.front().max_per_node == 1);
     const KindEdges& tp = kinds[0].kind == "tp" ? kinds[0] : kinds[1];
     CHECK(count(tp, PathClass::Nv) == 32);  // 4 rings of 8 on NVSwitch
 }

@@ -299,7 +299,7 @@ TEST_CASE("one rank's group in every kind is found without materializing the kin
     const std::int64_t r = 987654;
     for (const auto& k : g.kinds) {
         const auto f = k.find(r);
-        if (k.shape == KindShape::Select && !f) {
+        if (k.derivation == KindDerivation::Select && !f) {
             continue;
         }
         REQUIRE(f.has_value());

@@ -22,7 +22,7 @@ const char* const kMixedCluster = R"({"nodes": [
 
 }  // namespace
 
-TEST_CASE("group shapes carry the GPU count of their own nodes, not the first node's") {
+TEST_CASE("group footprints carry the GPU count of their own nodes, not the first node's") {
     const Cluster cluster = cluster_from_json(nlohmann::json::parse(kMixedCluster), "c.json", "/cluster", ".");
     ParallelSpec spec;
     spec.world = 10;
@@ -34,7 +34,7 @@ TEST_CASE("group shapes carry the GPU count of their own nodes, not the first no
     const Evaluation ev = evaluate(cluster, placement, resolved, options, std::nullopt);
     REQUIRE(ev.kinds.size() == 1);
     std::set<int> gpus;
-    for (const auto& s : ev.kinds.front().shapes) {
+    for (const auto& s : ev.kinds.front().footprints) {
         gpus.insert(s.gpus_per_node);
     }
     CHECK(gpus == std::set<int>{2, 8});

@@ -25,8 +25,8 @@ ScoreInput seed_input() {
 }
 
 /// 2 nodes × 8 GPUs, GPU i ↔ NIC i at PIX, rail aligned, NVLink inside a node, 400G rail NICs.
-CostShape seed_shape(int n, int nodes, int per_node, int concurrent) {
-    CostShape g;
+PlacedGroup seed_shape(int n, int nodes, int per_node, int concurrent) {
+    PlacedGroup g;
     g.n = n;
     g.nodes = nodes;
     g.max_per_node = per_node;
@@ -43,8 +43,8 @@ CostShape seed_shape(int n, int nodes, int per_node, int concurrent) {
 ScoreInput seed_a() {
     ScoreInput in = seed_input();
     in.sizes = {1, 1, 1, 16, 16, 1, 1, 1};
-    in.shapes["ep"] = seed_shape(16, 2, 8, 1);
-    in.shapes["dp"] = seed_shape(16, 2, 8, 1);
+    in.placed["ep"] = seed_shape(16, 2, 8, 1);
+    in.placed["dp"] = seed_shape(16, 2, 8, 1);
     return in;
 }
 
@@ -53,9 +53,9 @@ ScoreInput seed_a() {
 ScoreInput seed_b() {
     ScoreInput in = seed_input();
     in.sizes = {1, 2, 1, 8, 8, 1, 1, 1};
-    in.shapes["ep"] = seed_shape(8, 1, 8, 1);
-    in.shapes["dp"] = seed_shape(8, 1, 8, 1);
-    in.shapes["pp"] = seed_shape(2, 2, 1, 8);
+    in.placed["ep"] = seed_shape(8, 1, 8, 1);
+    in.placed["dp"] = seed_shape(8, 1, 8, 1);
+    in.placed["pp"] = seed_shape(2, 2, 1, 8);
     return in;
 }
 
@@ -125,7 +125,7 @@ ScoreInput hidden_dp(double compute_s) {
     in.model = m;
     in.training = t;
     in.sizes.dp = 16;
-    in.shapes["dp"] = seed_shape(16, 2, 8, 1);
+    in.placed["dp"] = seed_shape(16, 2, 8, 1);
     return in;
 }
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/analysis/sampled_footprints.hpp"
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
@@ -32,7 +32,7 @@ Cluster seed_cluster() {
     return load_cluster_file((fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string());
 }
 
-bool same_shape(const GroupShape& a, const GroupShape& b) {
+bool same_shape(const GroupFootprint& a, const GroupFootprint& b) {
     return a.n == b.n && a.nodes == b.nodes && a.max_per_node == b.max_per_node &&
            a.min_rails_per_node == b.min_rails_per_node && a.worst_intra == b.worst_intra &&
            a.worst_cross == b.worst_cross && a.worst_gpu_nic == b.worst_gpu_nic &&
@@ -51,7 +51,7 @@ const KindReach& reach(const SearchLayout& l, const std::string& kind) {
 
 }  // namespace
 
-TEST_CASE("sampled classification finds the same worst shape as the full one on small clusters") {
+TEST_CASE("sampled classification finds the same worst footprint as the full one on small clusters") {
     const char* clusters[] = {
         R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic"})",
         R"({"nodes": 8, "node": "h100-hgx-8gpu-8nic", "fabric": {"nodes_per_su": 2, "sus_per_pod": 2}})",
@@ -100,8 +100,8 @@ TEST_CASE("sampled classification finds the same worst shape as the full one on 
                     CHECK(full[i].worst == sampled[i].worst);
                     CHECK(full[i].max_nodes == sampled[i].max_nodes);
                     CHECK(full[i].groups == sampled[i].groups);
-                    REQUIRE(!sampled[i].shapes.empty());
-                    CHECK(same_shape(full[i].shapes.front(), sampled[i].shapes.front()));
+                    REQUIRE(!sampled[i].footprints.empty());
+                    CHECK(same_shape(full[i].footprints.front(), sampled[i].footprints.front()));
                     ++compared;
                 }
             }

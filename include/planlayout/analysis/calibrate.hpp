@@ -49,7 +49,7 @@ struct Calibration {
 /// not fitted. Weighted least squares on relative error, so small and large sizes both count.
 /// Throws Error when fewer than two rows remain. socket_inside_node (TCP only): the run had
 /// NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so the fit is on socket_endpoints(shape).
-[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const CostShape& placed,
+[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed,
                                           Transport transport, std::optional<PathClass> link_class,
                                           double min_size_bytes = 0, bool socket_inside_node = false);
 
@@ -58,7 +58,7 @@ struct Calibration {
 void apply_calibration(const Calibration& c, TransportSpec& spec);
 
 /// Applies an NV/PCIe-class calibration to a shape's intra-node efficiency and alpha.
-void apply_calibration(const Calibration& c, CostShape& shape);
+void apply_calibration(const Calibration& c, PlacedGroup& shape);
 
 /// Applies an NV/PCIe-class calibration to the node hardware every shape is built from.
 void apply_calibration(const Calibration& c, NodeHardware& hw);

@@ -10,8 +10,8 @@
 namespace planlayout {
 
 /// Where a group lives and what its links can do, as the cost model reads it: one per group
-/// kind (its worst group). cost_shape_from_edges() builds it from edge_class.hpp's GroupShape.
-struct CostShape {
+/// kind (its worst group). placed_group_of() builds it from edge_class.hpp's GroupFootprint.
+struct PlacedGroup {
     int n = 1;                    // ranks in the group
     int nodes = 1;                // k: nodes it spans
     int max_per_node = 1;         // g: most ranks on one node
@@ -58,7 +58,7 @@ struct NodeHardware {
 
 /// A group of every GPU on `nodes` nodes × `gpus_per_node` (nccl-tests' usual run): rail
 /// aligned, GPU i ↔ NIC i at PIX, NVLink inside a node unless hw.nvlink is false.
-[[nodiscard]] CostShape make_cost_shape(int nodes, int gpus_per_node, const NodeHardware& hw);
+[[nodiscard]] PlacedGroup make_placed_group(int nodes, int gpus_per_node, const NodeHardware& hw);
 
 /// One transport, resolved at one end of its priors.
 struct TransportModel {
@@ -91,26 +91,26 @@ struct CollectiveCost {
 
 /// Effective per-rank cross-node bandwidth (GB/s): the rank's own rail NIC (RDMA), or its share
 /// of the node's TCP interface(s); alltoall selects the all-to-all efficiency.
-[[nodiscard]] double cross_rank_gbyte_s(const CostShape& g, const TransportModel& x, bool alltoall);
+[[nodiscard]] double cross_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
 /// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
-[[nodiscard]] double intra_gbyte_s(const CostShape& g);
+[[nodiscard]] double intra_gbyte_s(const PlacedGroup& g);
 
 // One function per collective. size_bytes is nccl-tests' "size" (docs/cost-model.md §1).
-[[nodiscard]] CollectiveCost all_reduce(const CostShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost all_gather(const CostShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost reduce_scatter(const CostShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost all_to_all(const CostShape& g, double size_bytes, const TransportModel& x);
-[[nodiscard]] CollectiveCost broadcast(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_gather(const PlacedGroup& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost reduce_scatter(const PlacedGroup& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost broadcast(const PlacedGroup& g, double size_bytes, const TransportModel& x);
 /// One point-to-point transfer between two ranks of the group (pp neighbours, CP ring).
-[[nodiscard]] CollectiveCost sendrecv(const CostShape& g, double size_bytes, const TransportModel& x);
+[[nodiscard]] CollectiveCost sendrecv(const PlacedGroup& g, double size_bytes, const TransportModel& x);
 
 /// The shape as NCCL sees it with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: every rank is its own
 /// socket endpoint (one rank per "node"), all ranks of a node still share its interface(s).
-[[nodiscard]] CostShape socket_endpoints(const CostShape& g);
+[[nodiscard]] PlacedGroup socket_endpoints(const PlacedGroup& g);
 
 /// Dispatches to the function above; a TCP model with socket_inside_node costs socket_endpoints(g).
-[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const CostShape& shape, double size_bytes,
+[[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double size_bytes,
                                              const TransportModel& x);
 
 }  // namespace planlayout

@@ -42,8 +42,8 @@ private:
     const Placement& placement_;
 };
 
-/// One distinct group shape of a kind (groups of a kind usually share one).
-struct GroupShape {
+/// One distinct group footprint of a kind (groups of a kind usually share one).
+struct GroupFootprint {
     std::int64_t n = 0;            // ranks
     int nodes = 0;                 // nodes spanned
     int max_per_node = 0;          // g = max ranks on one node
@@ -54,7 +54,7 @@ struct GroupShape {
     PathClass worst_gpu_nic = PathClass::Loc;  // worst GPU↔NIC class among its ranks
     double bottleneck_gbyte_s = 0;  // narrowest used link, one direction (0: no pair)
     ClassCounts pairs{};           // used pairs per class, for one group
-    std::int64_t groups = 0;       // groups of the kind with exactly this shape
+    std::int64_t groups = 0;       // groups of the kind with exactly this footprint
 };
 
 struct KindEdges {
@@ -66,7 +66,7 @@ struct KindEdges {
     ClassCounts pairs{};           // summed over all groups
     PathClass worst = PathClass::Loc;
     double bottleneck_gbyte_s = 0;
-    std::vector<GroupShape> shapes;  // distinct shapes, worst first
+    std::vector<GroupFootprint> footprints;  // distinct footprints, worst first
 
     [[nodiscard]] std::int64_t cross_pairs() const;
     [[nodiscard]] std::int64_t total_pairs() const;
@@ -84,26 +84,26 @@ struct KindEdges {
 /// True when one template with one NIC speed: a path class then has one bandwidth.
 [[nodiscard]] bool uniform_cluster(const Cluster& cluster);
 
-/// The shape of one group (ranks in group order), with groups = 1. uniform: look each class's
+/// The footprint of one group (ranks in group order), with groups = 1. uniform: look each class's
 /// bandwidth up once (uniform_cluster()).
-[[nodiscard]] GroupShape classify_one_group(Pattern pattern,
+[[nodiscard]] GroupFootprint classify_one_group(Pattern pattern,
                                             const std::vector<std::int64_t>& ranks,
                                             const PairClassifier& classifier,
                                             const Placement& placement,
                                             bool uniform);
 
-/// Collects the group shapes of one kind and turns them into its summary (distinct shapes,
+/// Collects the group footprints of one kind and turns them into its summary (distinct footprints,
 /// worst first; pair totals scaled to the kind's group count when only some groups were added).
-class ShapeTally {
+class FootprintTally {
 public:
-    void add(const GroupShape& shape);
+    void add(const GroupFootprint& shape);
 
     /// Fills e.max_nodes, pairs, worst, bottleneck and shapes; e.groups must be set.
     void summarize_into(KindEdges& e) const;
 
 private:
     using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts>;
-    std::map<Key, GroupShape> shapes_;
+    std::map<Key, GroupFootprint> shapes_;
     std::int64_t classified_ = 0;
 };
 

@@ -29,7 +29,7 @@ struct ScoreSetup {
 };
 
 /// How many groups of each kind are classified: every group, or the groups through a few
-/// representative nodes (sampled_shapes.hpp; search uses it on thousands of candidates).
+/// representative nodes (sampled_footprints.hpp; search uses it on thousands of candidates).
 enum class Coverage { Every, Sampled };
 
 struct PipelineOptions {
@@ -58,7 +58,7 @@ struct CalibratedHardware {
                                                      const TransportSpec& transport,
                                                      const std::vector<Calibration>& calibrations);
 
-/// Scores classified kinds: each kind's worst group shape becomes its cost shape.
+/// Scores classified kinds: each kind's worst group footprint becomes its placed group.
 [[nodiscard]] Score score_kinds(const ScoreSetup& setup,
                                 const CalibratedHardware& calibrated,
                                 const ParallelSizes& sizes,

@@ -27,7 +27,7 @@ struct ScoreFactors {
                                   const std::string& pointer = "/score");
 };
 
-/// Everything the score needs. shapes: one CostShape per group kind (the worst group of that
+/// Everything the score needs. shapes: one PlacedGroup per group kind (the worst group of that
 /// kind); a kind with traffic but no shape is left out with a warning. model/training absent:
 /// only the given factors count (all three are then required).
 struct ScoreInput {
@@ -35,7 +35,7 @@ struct ScoreInput {
     std::optional<TrainingSpec> training;
     TransportSpec transport;
     ParallelSizes sizes;
-    std::map<std::string, CostShape> shapes;
+    std::map<std::string, PlacedGroup> placed;
     ScoreFactors given;
 };
 

@@ -25,7 +25,7 @@ struct Grid {
 };
 
 /// How a kind derives from its base grid.
-enum class KindShape {
+enum class KindDerivation {
     Grid,    // the grid's groups as they are
     Split,   // each base group cut into sub-groups: position p = b·(u·h) + o + m·u
     Select,  // chosen positions of each base group (embedding groups)
@@ -40,7 +40,7 @@ struct GroupKind {
     std::string group_desc;  // "DATA_PARALLEL_GROUP_WITH_CP"
     std::string generator;   // "dense" or "expert"
     std::string token;       // generator token, e.g. "dp-cp"
-    KindShape shape = KindShape::Grid;
+    KindDerivation derivation = KindDerivation::Grid;
     Pattern pattern = Pattern::Ring;
     Grid base;
     std::int64_t split_stride = 1;  // u

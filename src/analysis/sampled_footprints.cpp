@@ -1,5 +1,5 @@
 // Sampled edge classes: classify the groups through a few representative nodes only.
-#include "planlayout/analysis/sampled_shapes.hpp"
+#include "planlayout/analysis/sampled_footprints.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -55,7 +55,7 @@ std::vector<KindEdges> classify_groups_sampled(const Groups& groups, const Clust
                 seen.insert(found->first);
             }
         }
-        ShapeTally tally;
+        FootprintTally tally;
         for (const auto g : seen) {
             ranks.resize(static_cast<std::size_t>(e.size));
             for (std::int64_t i = 0; i < e.size; ++i) {

@@ -1,4 +1,4 @@
-// Sampled edge classes: the worst group shape of each kind from a few representative groups.
+// Sampled edge classes: the worst group footprint of each kind from a few representative groups.
 // On a homogeneous, rail-aligned cluster with node-major placement the groups of a kind are
 // translates of one another, so the groups through a handful of nodes (the first node, the
 // last node of the first scalable unit and of the first pod, the last node) show every shape

@@ -1,12 +1,12 @@
-// Cost: GroupShape (edge classes) → CostShape (cost model).
-#include "planlayout/analysis/cost_shape.hpp"
+// Cost: GroupFootprint (edge classes) → PlacedGroup (cost model).
+#include "planlayout/analysis/placed_group.hpp"
 
 #include <algorithm>
 
 namespace planlayout {
 
-CostShape cost_shape_from_edges(const GroupShape& shape, const NodeHardware& hw, bool pxn) {
-    CostShape c = make_cost_shape(std::max(1, shape.nodes), std::max(1, shape.max_per_node), hw);
+PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw, bool pxn) {
+    PlacedGroup c = make_placed_group(std::max(1, shape.nodes), std::max(1, shape.max_per_node), hw);
     c.n = static_cast<int>(shape.n);
     c.rails_per_node = std::max(1, shape.min_rails_per_node);
     c.worst_intra = shape.worst_intra;
