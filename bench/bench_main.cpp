@@ -1,4 +1,4 @@
-// Benchmarks: the scale targets of README.md, each run in a child process so that its wall
+// Benchmarks: the scale targets of docs/performance.md, each run in a child process so that its wall
 // time and peak RSS are its own. Prints one line per benchmark; never fails on a slow machine.
 //   planlayout_bench [NAME...]      (no names: all)
 #include <sys/resource.h>

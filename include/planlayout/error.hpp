@@ -7,7 +7,7 @@
 
 namespace planlayout {
 
-/// Process exit codes; README.md documents them. Stable: scripts depend on them.
+/// Process exit codes; docs/hardening.md documents them. Stable: scripts depend on them.
 enum class ExitCode : int {
     Ok = 0,           // success
     CheckFailed = 1,  // a check found error-severity problems (lint, verify)

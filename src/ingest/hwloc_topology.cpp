@@ -1,4 +1,6 @@
-// Ingest: hwloc topologies → NodeTemplate through libhwloc (formats.md §3).
+// Ingest: hwloc topologies → NodeTemplate through libhwloc (docs/formats/captures.md).
+// Over 500 lines on purpose: the XML structure checks that keep libhwloc from crashing or
+// allocating 2^32-bit bitmaps on hostile input (docs/hardening.md) sit next to the walk they guard.
 #include "planlayout/ingest/hwloc_topology.hpp"
 
 #include <hwloc.h>

@@ -1,5 +1,8 @@
-// Ingest: NCCL_DEBUG=INFO logs → the connections, transports, NICs and rings NCCL chose.
+// Ingest: NCCL_DEBUG=INFO log parser. Hand-written scanning (no std::regex: its recursion can
 // overflow the stack on the multi-megabyte binary "lines" a damaged log may contain).
+// Over 500 lines on purpose: one scanner per NCCL message family (connections, NET/IB and
+// GDR lines, rings, trees, comm init) across every NCCL generation from 2.4 to 2.28, kept
+// together so a new NCCL wording is fixed in one place.
 #include "planlayout/ingest/nccl_log.hpp"
 
 #include <algorithm>

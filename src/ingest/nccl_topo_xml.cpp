@@ -1,4 +1,4 @@
-// Ingest: NCCL topology XML → NodeTemplate (formats.md §2), via boost::property_tree.
+// Ingest: NCCL topology XML → NodeTemplate (docs/formats/captures.md), via boost::property_tree.
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Ingest: `nvidia-smi topo -m` matrices → NodeTemplate (formats.md §1).
+// Ingest: `nvidia-smi topo -m` matrices → NodeTemplate (docs/formats/captures.md).
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Ingest: Slurm topology.conf (tree / block) → FabricTopology (formats.md §6).
+// Ingest: Slurm topology.conf (tree / block) → FabricTopology (docs/formats/captures.md).
 #include "planlayout/ingest/slurm_topology.hpp"
 
 #include <algorithm>

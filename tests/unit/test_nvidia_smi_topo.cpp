@@ -1,4 +1,4 @@
-// Tests: nvidia-smi topo -m matrices, every fixture and the traps of formats.md §1.
+// Tests: nvidia-smi topo -m matrices, every fixture and the traps docs/formats/captures.md names.
 #include <doctest/doctest.h>
 
 #include "fixture_support.hpp"

@@ -11,7 +11,7 @@
 
 namespace planlayout {
 
-/// The most nodes a cluster may have (documented in README.md).
+/// The most nodes a cluster may have (documented in docs/hardening.md).
 inline constexpr std::int64_t kMaxNodes = 262144;
 
 /// Reads a cluster spec. `file` and `pointer` name it in errors ("x.json", "/cluster");

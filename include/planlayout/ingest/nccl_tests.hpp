@@ -1,4 +1,4 @@
-// Ingest: nccl-tests output (all_reduce_perf, alltoall_perf, ...), every layout of formats.md §5.
+// Ingest: nccl-tests output (all_reduce_perf, alltoall_perf, ...), every layout docs/commands/calibrate.md lists.
 #pragma once
 
 #include <cstddef>
