@@ -3,11 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/cluster_json.hpp"
 
 namespace planlayout {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 
