@@ -70,24 +70,25 @@ Error io_error(std::string where, std::string what, std::string hint) {
     return {ExitCode::Io, std::move(where), std::move(what), std::move(hint)};
 }
 
-std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates) {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
     // Levenshtein distance, one row at a time; words here are flag and key names (short).
-    auto distance = [](const std::string& a, const std::string& b) {
-        std::vector<std::size_t> row(b.size() + 1);
-        for (std::size_t j = 0; j <= b.size(); ++j) {
-            row[j] = j;
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
         }
-        for (std::size_t i = 1; i <= a.size(); ++i) {
-            std::size_t diagonal = row[0];
-            row[0] = i;
-            for (std::size_t j = 1; j <= b.size(); ++j) {
-                const std::size_t up = row[j];
-                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-                diagonal = up;
-            }
-        }
-        return row[b.size()];
-    };
+    }
+    return row[b.size()];
+}
+
+std::string nearest_match(const std::string& word, const std::vector<std::string>& candidates) {
     if (word.size() > 256) {
         return {};
     }
@@ -95,7 +96,7 @@ std::string nearest_match(const std::string& word, const std::vector<std::string
     std::string best;
     std::size_t best_distance = allowed + 1;
     for (const auto& c : candidates) {
-        const std::size_t d = distance(word, c);
+        const std::size_t d = edit_distance(word, c);
         if (d < best_distance) {
             best = c;
             best_distance = d;

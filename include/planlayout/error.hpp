@@ -1,6 +1,7 @@
 // Errors: the only exception family of the library, and the documented exit codes.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ private:
 
 /// Shorthand for an I/O failure (exit 3).
 [[nodiscard]] Error io_error(std::string where, std::string what, std::string hint = {});
+
+/// Levenshtein distance (insertions, deletions, substitutions of bytes).
+[[nodiscard]] std::size_t edit_distance(const std::string& a, const std::string& b);
 
 /// The candidate closest to `word` by edit distance, when close enough to be a likely typo
 /// (distance at most a third of the word, and at least 1 allowed), else the first candidate the

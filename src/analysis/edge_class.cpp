@@ -316,6 +316,15 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
     return classify_one_group(pattern, ranks, classifier, placement, uniform, sc);
 }
 
+KindEdges kind_edges_of(const GroupKind& kind) {
+    KindEdges e;
+    e.kind = kind.name;
+    e.pattern = kind.pattern;
+    e.groups = kind.group_count();
+    e.size = kind.group_size();
+    return e;
+}
+
 void FootprintTally::add(const GroupFootprint& s) {
     const Key key{s.nodes, s.max_per_node, s.gpus_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
                   static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
@@ -368,11 +377,7 @@ std::vector<KindEdges> classify_groups(const Groups& groups, const Cluster& clus
             done += k.group_count();
             continue;
         }
-        KindEdges e;
-        e.kind = k.name;
-        e.pattern = k.pattern;
-        e.groups = k.group_count();
-        e.size = k.group_size();
+        KindEdges e = kind_edges_of(k);
         FootprintTally tally;
         ranks.resize(static_cast<std::size_t>(e.size));
         for (std::int64_t g = 0; g < e.groups; ++g) {

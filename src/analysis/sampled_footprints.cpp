@@ -44,11 +44,7 @@ std::vector<KindEdges> classify_groups_sampled(const Groups& groups, const Clust
         if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), k.name) == kinds.end()) {
             continue;
         }
-        KindEdges e;
-        e.kind = k.name;
-        e.pattern = k.pattern;
-        e.groups = k.group_count();
-        e.size = k.group_size();
+        KindEdges e = kind_edges_of(k);
         std::set<std::int64_t> seen;
         for (const auto r : sample_ranks) {
             if (const auto found = k.find(r)) {

@@ -72,6 +72,9 @@ struct KindEdges {
     [[nodiscard]] std::int64_t total_pairs() const;
 };
 
+/// A kind's summary before any group is classified: name, pattern, group count and size.
+[[nodiscard]] KindEdges kind_edges_of(const GroupKind& kind);
+
 /// The pairs a collective of this pattern uses in one group (ranks in group order): rings
 /// visit each node's ranks consecutively and cross each node boundary once per rail (one ring
 /// per rail); all-to-all uses every pair; pipelines use stage neighbours; embedding groups
