@@ -8,28 +8,12 @@
 #include "planlayout/ingest/calibration_file.hpp"
 #include "messages.hpp"
 #include "planlayout/analysis/calibrate.hpp"
+#include "planlayout/emit/collective_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout::cli {
-namespace {
-
-struct Point {
-    double size = 0;
-    CollectiveCost cost;
-    const NcclTestsRow* measured = nullptr;
-};
-
-std::string time_text(double us) {
-    // nccl-tests: no decimals from 10 ms, one from 100 us, two below.
-    char buf[32];
-    std::snprintf(buf, sizeof buf, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
-    return buf;
-}
-
-}  // namespace
-
 int run_collective(const ParsedArgs& args, Context& ctx) {
     const auto op_name = args.get("--op");
     if (!op_name) {
@@ -64,7 +48,7 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     if (!args.has("--size") && !args.has("--sizes") && !args.has("--measured")) {  // CLI11 excludes two
         throw missing_option("collective", "--size, --sizes or --measured", "e.g. --size 256MiB, or --sizes 1MiB:8GiB");
     }
-    std::vector<Point> points;
+    std::vector<CollectivePoint> points;
     NcclTestsRun measured;
     std::string measured_name;
     if (const auto s = args.get("--size")) {
@@ -94,96 +78,32 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
         }
     }
     for (auto& p : points) {
-        p.cost = collective_cost(*op, shape, p.size, x);
+        p.cost = collective_cost(*op, shape, p.size_bytes, x);
     }
 
-    std::ostringstream out;
-    if (json) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& p : points) {
-            nlohmann::json j = {{"size", p.size},
-                                {"time_us", rounded(p.cost.time_s * 1e6, 3)},
-                                {"algbw_gbps", rounded(p.cost.algbw_gbyte_s, 3)},
-                                {"busbw_gbps", rounded(p.cost.busbw_gbyte_s, 3)},
-                                {"bottleneck", p.cost.bottleneck}};
-            if (p.measured != nullptr) {
-                j["measured_time_us"] = rounded(p.measured->time_us, 3);
-                j["measured_busbw_gbps"] = rounded(p.measured->busbw_gbyte_s, 3);
-            }
-            list.push_back(j);
+    CollectiveTable table;
+    table.op = *op;
+    table.transport = transport;
+    table.placed = shape;
+    table.model = x;
+    table.type = type;
+    table.type_bytes = type_bytes;
+    table.measured_name = measured_name;
+    table.measured_rows = measured.rows.size();
+    table.measured_ranks = measured.ranks;
+    table.points = std::move(points);
+    for (auto w : measured.warnings) {
+        // Name the file as its base name: output must not depend on where it lies.
+        if (const auto path = args.get("--measured"); path && w.rfind(*path, 0) == 0) {
+            w = measured_name + w.substr(path->size());
         }
-        out << (points.size() == 1 && !args.has("--sizes") && !args.has("--measured") ? list.front() : list).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-            << "\n";
-    } else {
-        const bool cross = shape.nodes >= 2;
-        const bool socket = x.socket_inside_node && shape.n >= 2 && shape.max_per_node >= 2;
-        char buf[320];
-        std::snprintf(buf, sizeof buf, "# plan-layout collective: %s, %d ranks = %d nodes x %d GPUs, transport %s, class %s%s\n",
-                      std::string(to_string(*op)).c_str(), shape.n, shape.nodes, shape.max_per_node,
-                      std::string(to_string(transport)).c_str(),
-                      std::string(to_string(cross ? shape.worst_cross : shape.worst_intra)).c_str(),
-                      socket ? " (P2P and SHM off: every rank a socket endpoint)" : "");
-        out << buf;
-        if ((cross || socket) && transport == Transport::Tcp) {
-            std::snprintf(buf, sizeof buf,
-                          "# links: %s %.0f GB/s x %.2f; %d TCP interface(s) of %.0f Gbit/s per node x %.2f, shared by %d GPUs; "
-                          "alpha %.1f us/step\n",
-                          shape.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe",
-                          shape.worst_intra <= PathClass::Nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s,
-                          shape.worst_intra <= PathClass::Nv ? shape.nvlink_efficiency : shape.pcie_efficiency,
-                          shape.tcp_interfaces_per_node, shape.tcp_gbit_s,
-                          *op == CollectiveOp::AllToAll ? x.alltoall_efficiency : x.efficiency, shape.max_per_node,
-                          x.alpha_us);
-        } else if (cross) {
-            std::snprintf(buf, sizeof buf,
-                          "# links: %s %.0f GB/s x %.2f; %d rail NIC(s) of %.0f Gbit/s per node x %.2f; alpha %.1f us/step\n",
-                          shape.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe",
-                          shape.worst_intra <= PathClass::Nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s,
-                          shape.worst_intra <= PathClass::Nv ? shape.nvlink_efficiency : shape.pcie_efficiency,
-                          shape.rails_per_node, shape.nic_gbit_s,
-                          *op == CollectiveOp::AllToAll ? x.alltoall_efficiency : x.efficiency, x.alpha_us);
-        } else {
-            const bool nv = shape.worst_intra <= PathClass::Nv;
-            std::snprintf(buf, sizeof buf, "# links: %s %.0f GB/s x %.2f; alpha %.1f us/step (the transport does not matter inside a node)\n",
-                          nv ? "NVLink" : "PCIe", nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s,
-                          nv ? shape.nvlink_efficiency : shape.pcie_efficiency, nv ? shape.nvlink_alpha_us : shape.pcie_alpha_us);
-        }
-        out << buf;
-        if (!measured_name.empty()) {
-            out << "# measured: " << measured_name << " (" << measured.rows.size() << " rows, busbw recomputed for "
-                << measured.ranks << " ranks)\n";
-        }
-        out << "#\n#                                                        predicted";
-        out << (measured_name.empty() ? "\n" : "                     measured\n");
-        out << "#       size         count      type   redop    root     time   algbw   busbw";
-        out << (measured_name.empty() ? "  bottleneck\n" : "     time   busbw  ratio\n");
-        out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)";
-        out << (measured_name.empty() ? "\n" : "     (us)  (GB/s)  pred/meas\n");
-        const bool reduces = *op == CollectiveOp::AllReduce || *op == CollectiveOp::ReduceScatter;
-        const int root = *op == CollectiveOp::Broadcast ? 0 : -1;
-        for (const auto& p : points) {
-            const double count = count_for_size(*op, p.size, shape.n, type_bytes);
-            std::snprintf(buf, sizeof buf, "%12.0f  %12.0f  %8s  %6s  %6d  %s  %6.2f  %6.2f", p.size, count, type.c_str(),
-                          reduces ? "sum" : "none", root, time_text(p.cost.time_s * 1e6).c_str(), p.cost.algbw_gbyte_s,
-                          p.cost.busbw_gbyte_s);
-            out << buf;
-            if (p.measured != nullptr) {
-                std::snprintf(buf, sizeof buf, "  %s  %6.2f  %5.2f\n", time_text(p.measured->time_us).c_str(),
-                              p.measured->busbw_gbyte_s, p.cost.time_s * 1e6 / p.measured->time_us);
-                out << buf;
-            } else {
-                out << "  " << p.cost.bottleneck << "\n";
-            }
-        }
-        for (auto w : measured.warnings) {
-            // Name the file as its base name: output must not depend on where it lies.
-            if (const auto path = args.get("--measured"); path && w.rfind(*path, 0) == 0) {
-                w = measured_name + w.substr(path->size());
-            }
-            out << "# warning: " << w << "\n";
-        }
+        table.warnings.push_back(std::move(w));
     }
-    write_output(args, out.str(), ctx);
+    const bool single = !args.has("--sizes") && !args.has("--measured");
+    write_output(args,
+                 json ? collective_json(table, single).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                      : collective_text(table),
+                 ctx);
     return 0;
 }
 

@@ -132,9 +132,4 @@ Transport transport_from(const ParsedArgs& args, const std::string& fallback) {
     return *t;
 }
 
-double rounded(double x, int decimals) {
-    const double scale = std::pow(10.0, decimals);
-    return std::round(x * scale) / scale;
-}
-
 }  // namespace planlayout::cli

@@ -31,7 +31,5 @@ inline constexpr const char* kCollectiveOps = "all_reduce, all_gather, reduce_sc
 /// --socket-inside-node (only with --transport tcp: a usage Error otherwise).
 [[nodiscard]] bool socket_inside_node(const ParsedArgs& args, Transport transport);
 
-/// x rounded to a fixed number of decimals, for deterministic JSON.
-[[nodiscard]] double rounded(double x, int decimals);
 
 }  // namespace planlayout::cli

@@ -140,7 +140,17 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
     std::vector<std::int32_t> local;
     if (o.has("local_order")) {
         const auto& lo = o.at("local_order");
+        // One permutation for every node: only meaningful when every node has as many GPUs.
         const int g = cluster.facts_of(0).gpu_count;
+        for (std::int64_t n = 1; n < cluster.node_count(); ++n) {
+            if (cluster.facts_of(n).gpu_count != g) {
+                throw input_error(o.where("local_order"),
+                                  "the nodes have different GPU counts (" + cluster.nodes[0].host + ": " + std::to_string(g) + ", " +
+                                      cluster.nodes[static_cast<std::size_t>(n)].host + ": " +
+                                      std::to_string(cluster.facts_of(n).gpu_count) + "), so one local order cannot fit all",
+                                  "give \"ranks\": [{\"host\": ..., \"gpu\": ...}, ...] instead");
+            }
+        }
         std::set<int> seen;
         if (!lo.is_array() || static_cast<int>(lo.size()) != g) {
             throw input_error(o.where("local_order"), "expected a permutation of the " + std::to_string(g) + " local GPUs",

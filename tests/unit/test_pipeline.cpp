@@ -5,6 +5,7 @@
 
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -57,4 +58,12 @@ TEST_CASE("plan() is the pipeline: the same groups, classes and score as evaluat
     }
     REQUIRE(ev.score.has_value());
     CHECK(ev.score->rdma_benefit == doctest::Approx(report.score->rdma_benefit));
+}
+
+TEST_CASE("a local GPU order is refused on nodes with different GPU counts, naming both") {
+    const Cluster cluster = cluster_from_json(nlohmann::json::parse(kMixedCluster), "c.json", "/cluster", ".");
+    CHECK_THROWS_WITH_AS(
+        (void)placement_from_json(nlohmann::json::parse(R"({"local_order": [1, 0, 3, 2, 5, 4, 7, 6]})"), "l.json", "/placement",
+                                  cluster, 10),
+        doctest::Contains("l.json (/placement/local_order): the nodes have different GPU counts (a: 8, b: 2)"), Error);
 }

@@ -1,0 +1,44 @@
+// Emit: `plan-layout collective` predictions in nccl-tests' columns (text) or as JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/analysis/cost.hpp"
+#include "planlayout/ingest/nccl_tests.hpp"
+
+namespace planlayout {
+
+/// One size: the prediction, and the measured row beside it when there is one.
+struct CollectivePoint {
+    double size_bytes = 0;
+    CollectiveCost cost;
+    const NcclTestsRow* measured = nullptr;
+};
+
+/// Everything the table shows: the collective, where it runs, the transport model used, the
+/// nccl-tests columns (type, count) and the points.
+struct CollectiveTable {
+    CollectiveOp op = CollectiveOp::AllReduce;
+    Transport transport = Transport::Gdrdma;
+    PlacedGroup placed;
+    TransportModel model;
+    std::string type = "float";
+    int type_bytes = 4;
+    std::string measured_name;  // base name of the measured file; empty when none
+    std::size_t measured_rows = 0;
+    int measured_ranks = 0;
+    std::vector<std::string> warnings;
+    std::vector<CollectivePoint> points;
+};
+
+/// The header (collective, placement, links, alpha) and one nccl-tests row per point.
+[[nodiscard]] std::string collective_text(const CollectiveTable& table);
+
+/// One object per point (time, algbw, busbw, bottleneck, measured values); `single`: the one
+/// point as an object rather than a one-element list.
+[[nodiscard]] nlohmann::json collective_json(const CollectiveTable& table, bool single);
+
+}  // namespace planlayout
