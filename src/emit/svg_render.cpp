@@ -44,27 +44,36 @@ private:
     Agraph_t* g_;
 };
 
+// One context for the process. Graphviz 2.42's pango plugin remembers a pointer to the last font
+// name it measured, and that name lives in the context's font table: laying out with a second
+// context after the first was freed reads freed memory (ASan: heap-use-after-free under
+// textspan_size). So every render shares one context, made on first use and freed at exit.
+// Graphviz is not thread-safe, and neither is render_svg.
+GVC_t* shared_context() {
+    static const ContextPtr kContext(gvContext());
+    return kContext.get();
+}
+
 }  // namespace
 
 std::string render_svg(const std::string& dot_text) {
     agseterr(AGERR);  // layout warnings (e.g. label sizes) are not the user's problem
-    // The context first: it is freed last, after the graph it laid out.
-    const ContextPtr gvc(gvContext());
-    if (!gvc) {
+    GVC_t* const context = shared_context();
+    if (context == nullptr) {
         throw Error(ExitCode::Internal, "diagram", "Graphviz could not create a context");
     }
     const GraphPtr graph(agmemread(dot_text.c_str()));
     if (!graph) {
         throw Error(ExitCode::Internal, "diagram", "Graphviz could not parse the diagram's DOT text");
     }
-    if (gvLayout(gvc.get(), graph.get(), "dot") != 0) {
+    if (gvLayout(context, graph.get(), "dot") != 0) {
         throw Error(ExitCode::Internal, "diagram", "Graphviz's dot layout failed",
                     "check that the Graphviz plugins are installed (dot -c)");
     }
-    const LayoutGuard layout(gvc.get(), graph.get());
+    const LayoutGuard layout(context, graph.get());
     char* data = nullptr;
     unsigned int length = 0;
-    if (gvRenderData(gvc.get(), graph.get(), "svg", &data, &length) != 0 || data == nullptr) {
+    if (gvRenderData(context, graph.get(), "svg", &data, &length) != 0 || data == nullptr) {
         throw Error(ExitCode::Internal, "diagram", "Graphviz could not render SVG",
                     "check that the Graphviz core plugin is installed (dot -c)");
     }

@@ -5,9 +5,9 @@
 
 namespace planlayout {
 
-/// Lays out `dot_text` with the dot engine and renders SVG in memory. Each call parses its own
-/// graph and context, so nothing of one render reaches the next. Throws Error (Internal) when
-/// Graphviz fails.
+/// Lays out `dot_text` with the dot engine and renders SVG in memory. Each call parses and frees
+/// its own graph; the Graphviz context is one per process (svg_render.cpp says why). Not
+/// thread-safe (Graphviz is not). Throws Error (Internal) when Graphviz fails.
 [[nodiscard]] std::string render_svg(const std::string& dot_text);
 
 }  // namespace planlayout
