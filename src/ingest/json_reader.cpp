@@ -1,6 +1,7 @@
 // Ingest: the one JSON reader (typed, range-checked fields with JSON-pointer errors).
 #include "planlayout/ingest/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// Diagrams: DOT from cgraph, SVG from gvc, the style file, aggregation, and the SVG → PNG check
+// Diagrams: DOT from our writer, SVG from gvc, the style file, aggregation, and the SVG → PNG check
 // through rsvg-convert (when it is installed).
 #include <dlfcn.h>
 #include <doctest/doctest.h>
@@ -203,7 +203,7 @@ TEST_CASE("groups view: the SVG is well-formed XML with one element per GPU and 
     CHECK(cross == 64);
 }
 
-TEST_CASE("DOT comes from cgraph before layout: no positions, stable across calls") {
+TEST_CASE("DOT is written before any layout: no positions, stable across calls") {
     const Report report = plan_file("layouts/seed-2x8-ep16.json", {"ep"});
     for (const auto view : {DiagramView::Node, DiagramView::Groups, DiagramView::Fabric}) {
         CAPTURE(to_string(view));

@@ -1,5 +1,5 @@
-// Emit: design-review diagrams of a Report — DOT (built with Graphviz's cgraph) and SVG (laid
-// out and rendered by gvc's "dot" engine). Three views: one node's inside, a group kind's groups
+// Emit: design-review diagrams of a Report — DOT (our own writer, emit/dot_graph.hpp) and SVG
+// (that DOT laid out and rendered by gvc's "dot" engine). Three views: one node's inside, a group kind's groups
 // and the pairs its collective uses, and the rail / leaf / spine fabric. Colours, dashes and pen
 // widths come from a DiagramStyle (viz/style.json, compiled in). Deterministic: same Report, same
 // options, same style → byte-identical DOT.
@@ -92,7 +92,7 @@ struct DiagramOptions {
 /// True when the view draws one box per node / block instead of every GPU.
 [[nodiscard]] bool diagram_aggregated(const Report& report, const DiagramStyle& style);
 
-/// The diagram as DOT text written by cgraph itself (agwrite): no layout positions, stable
+/// The diagram as DOT text from our own writer (no Graphviz state involved): no layout positions, stable
 /// names ("node0/gpu3") and creation order. Throws Error (BadInput) for an unknown kind or host.
 [[nodiscard]] std::string diagram_dot(const Report& report,
                                       const DiagramOptions& options,
