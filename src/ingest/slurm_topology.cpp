@@ -2,7 +2,6 @@
 #include "planlayout/ingest/slurm_topology.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -100,6 +99,67 @@ std::string name_prefix(const std::string& host) {
     return end == std::string::npos ? std::string() : host.substr(0, end + 1);
 }
 
+// Tier of every switch (leaves 0, a parent one above its highest child), by an iterative
+// depth-first walk: linear in switches + links, with no recursion however long a chain is.
+// A cycle is an error naming the line of the switch where it closes and the switches on it.
+void assign_tiers(FabricTopology& f, const std::vector<std::vector<std::size_t>>& child_index,
+                  const std::vector<std::size_t>& switch_lines, const std::string& where) {
+    enum class Mark : unsigned char { New, Open, Done };
+    std::vector<Mark> mark(f.switches.size(), Mark::New);
+    struct Frame {
+        std::size_t sw;
+        std::size_t next_child;
+    };
+    std::vector<Frame> stack;
+    for (std::size_t root = 0; root < f.switches.size(); ++root) {
+        if (mark[root] != Mark::New) {
+            continue;
+        }
+        stack.push_back({root, 0});
+        mark[root] = Mark::Open;
+        while (!stack.empty()) {
+            Frame& top = stack.back();
+            const auto& children = child_index[top.sw];
+            if (top.next_child < children.size()) {
+                const std::size_t c = children[top.next_child++];
+                if (mark[c] == Mark::Open) {
+                    // The cycle is the stack from c's frame up to the top, then c again.
+                    std::size_t from = stack.size() - 1;
+                    while (stack[from].sw != c) {
+                        --from;
+                    }
+                    constexpr std::size_t kShown = 6;
+                    std::string path;
+                    const std::size_t length = stack.size() - from;
+                    for (std::size_t k = from; k < stack.size() && k < from + kShown; ++k) {
+                        path += f.switches[stack[k].sw].name + " -> ";
+                    }
+                    if (length > kShown) {
+                        path += "... (" + std::to_string(length - kShown) + " more) -> ";
+                    }
+                    path += f.switches[c].name;
+                    throw input_error(where + ":" + std::to_string(switch_lines[top.sw]),
+                                      "switch '" + f.switches[c].name + "' is its own ancestor (" + path + ")",
+                                      "remove the cycle from the Switches= lists");
+                }
+                if (mark[c] == Mark::New) {
+                    mark[c] = Mark::Open;
+                    stack.push_back({c, 0});
+                }
+                continue;
+            }
+            int t = 0;
+            for (const std::size_t c : children) {
+                t = std::max(t, f.switches[c].tier + 1);
+            }
+            f.switches[top.sw].tier = t;
+            mark[top.sw] = Mark::Done;
+            stack.pop_back();
+        }
+    }
+}
+
+
 }  // namespace
 
 std::vector<std::string> expand_hostlist(const std::string& expr, const std::string& where) {
@@ -127,6 +187,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         }
     };
     std::set<std::string> switch_names;
+    std::vector<std::size_t> switch_lines;  // the line each switch is defined on, for messages
     std::vector<std::string> child_exprs;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string lw = where + ":" + std::to_string(i + 1);
@@ -188,6 +249,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
                                   "merge the two lines");
             }
             f.switches.push_back(std::move(s));
+            switch_lines.push_back(i + 1);
         } else if (first == "blockname") {
             if (f.plugin == "tree") {
                 throw input_error(lw, "BlockName in a file with SwitchName lines",
@@ -236,36 +298,24 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         }
     }
 
-    // Tiers: leaves 0, a parent one above its highest child. Cycles are an error.
+    // Tiers: leaves 0, a parent one above its highest child. Cycles are an error. The walk is
+    // iterative (an explicit stack): a chain of 50,000 switches overflowed the call stack when
+    // it was recursive.
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < f.switches.size(); ++i) {
         index[f.switches[i].name] = i;
     }
-    std::map<std::string, int> parents;
-    std::vector<int> tier(f.switches.size(), -1);
-    std::vector<int> state(f.switches.size(), 0);
-    std::function<int(std::size_t)> tier_of = [&](std::size_t i) -> int {
-        if (state[i] == 1) {
-            throw input_error(where, "switch '" + f.switches[i].name + "' is its own ancestor",
-                              "remove the cycle from the Switches= lists");
-        }
-        if (state[i] == 2) {
-            return tier[i];
-        }
-        state[i] = 1;
-        int t = 0;
+    std::vector<std::vector<std::size_t>> child_index(f.switches.size());
+    for (std::size_t i = 0; i < f.switches.size(); ++i) {
         for (const auto& c : f.switches[i].children) {
-            const auto it = index.find(c);
-            if (it != index.end()) {
-                t = std::max(t, tier_of(it->second) + 1);
+            if (const auto it = index.find(c); it != index.end()) {
+                child_index[i].push_back(it->second);
             }
         }
-        state[i] = 2;
-        tier[i] = t;
-        return t;
-    };
+    }
+    assign_tiers(f, child_index, switch_lines, where);
+    std::map<std::string, int> parents;
     for (std::size_t i = 0; i < f.switches.size(); ++i) {
-        f.switches[i].tier = tier_of(i);
         for (const auto& c : f.switches[i].children) {
             ++parents[c];
             if (index.count(c) == 0) {
