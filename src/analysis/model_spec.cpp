@@ -6,6 +6,7 @@
 
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 
@@ -313,7 +314,10 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
     if (auto tcp = f.get_object("tcp")) {
         tcp->check_keys({"interface", "interface_gbit_s", "interfaces_per_node", "nsocks_perthread", "socket_nthreads",
                          "per_stream_gbit_s", "inside_node", "efficiency", "alltoall_efficiency", "alpha_us"});
-        set_if(tcp->get<std::string>("interface"), t.tcp.interface_name);
+        if (const auto name = tcp->get<std::string>("interface")) {
+            require_device_name(*name, tcp->where("interface"), "TCP interface");
+            t.tcp.interface_name = *name;
+        }
         set_if(tcp->get<double>("interface_gbit_s", 1e-3, 1e5), t.tcp.interface_gbit_s);
         set_if(tcp->get<int>("interfaces_per_node", 1, 64), t.tcp.interfaces_per_node);
         set_if(tcp->get<int>("nsocks_perthread", 1, 64), t.tcp.sockets_per_thread);

@@ -1,6 +1,9 @@
 // Emit: scheduler JSON, hostfile and launch snippets from a Report.
-#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
+
+#include "planlayout/emit/score_emit.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 #include <algorithm>
 #include <map>
@@ -178,9 +181,14 @@ std::string scheduler_json(const Report& r) {
 
 std::string hostfile_text(const Report& r) {
     std::ostringstream out;
-    out << "# " << r.layout_name << ": " << r.placement.world() << " ranks, " << r.placement.description
+    out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks, " << printable(r.placement.description)
         << " (MPI / DeepSpeed hostfile)\n";
     for (const auto& n : launch_nodes(r)) {
+        // A hostfile has no quoting: a name that is not a host name cannot be written safely.
+        if (const auto problem = host_name_problem(n.host); !problem.empty()) {
+            throw input_error("hostfile", "host name '" + printable(n.host) + "' " + problem,
+                              "host names are letters, digits, '-' and '.' (RFC 1123)");
+        }
         out << n.host << " slots=" << n.ranks.size() << "\n";
     }
     return out.str();
@@ -198,29 +206,31 @@ std::string launch_text(const Report& r) {
     auto exports = [](const LaunchNode& n) {
         std::string s;
         for (const auto& [k, v] : n.env) {
-            s += "export " + k + "=" + v + "\n";
+            s += "export " + k + "=" + shell_quote(v) + "\n";
         }
         return s;
     };
     const std::string flags = megatron_flags(r);
-    out << "# " << r.layout_name << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
+    // Names are checked where they enter and quoted here, so no input can add a command: shell
+    // words go through shell_quote, comments through printable (no newline ends a comment early).
+    out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
         << per_node << " per node; global rank = node rank x " << per_node << " + local rank\n";
     out << "\n# torchrun: run on every node with NODE_RANK = its index in this list: ";
     for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) {
-        out << (i ? " " : "") << nodes[i].host;
+        out << (i ? " " : "") << printable(nodes[i].host);
     }
     out << (nodes.size() > 8 ? " ..." : "") << "\n";
     if (uniform) {
         out << exports(nodes.front());
-        out << "export CUDA_VISIBLE_DEVICES=" << nodes.front().cuda_visible_devices << "\n";
+        out << "export CUDA_VISIBLE_DEVICES=" << shell_quote(nodes.front().cuda_visible_devices) << "\n";
     } else {
         for (std::size_t i = 0; i < nodes.size(); ++i) {
-            out << "# node " << i << " (" << nodes[i].host << ")\n" << exports(nodes[i]);
-            out << "export CUDA_VISIBLE_DEVICES=" << nodes[i].cuda_visible_devices << "\n";
+            out << "# node " << i << " (" << printable(nodes[i].host) << ")\n" << exports(nodes[i]);
+            out << "export CUDA_VISIBLE_DEVICES=" << shell_quote(nodes[i].cuda_visible_devices) << "\n";
         }
     }
     out << "torchrun --nnodes " << nodes.size() << " --nproc-per-node " << per_node
-        << " --node-rank $NODE_RANK --master-addr " << nodes.front().host << " --master-port 29500 \\\n"
+        << " --node-rank \"$NODE_RANK\" --master-addr " << shell_quote(nodes.front().host) << " --master-port 29500 \\\n"
         << "    pretrain_gpt.py " << flags << "\n";
     // Slurm: one task per GPU; map_ldom binds each local rank to its GPU's NUMA node.
     std::string ldom;
@@ -236,8 +246,8 @@ std::string launch_text(const Report& r) {
     // The environment goes into the shell first: --export splits on commas, NCCL_IB_HCA has them.
     out << "\n# Slurm: one task per GPU, each bound to its GPU's NUMA node\n" << exports(nodes.front());
     out << "srun --nodes " << nodes.size() << " --ntasks-per-node " << per_node << " --gpus-per-node " << per_node
-        << " \\\n    --nodelist " << (nodes.size() <= 64 ? nodelist : "<" + std::to_string(nodes.size()) + " hosts>")
-        << (numa_known ? " --cpu-bind=map_ldom:" + ldom : std::string()) << " \\\n"
+        << " \\\n    --nodelist " << shell_quote(nodelist)
+        << (numa_known ? " --cpu-bind=map_ldom:" + shell_quote(ldom) : std::string()) << " \\\n"
         << "    --export=ALL \\\n"
         << "    python pretrain_gpt.py " << flags << "\n";
     return out.str();

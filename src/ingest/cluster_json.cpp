@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
 #include "planlayout/ingest/json_reader.hpp"
@@ -138,13 +139,16 @@ void read_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
         }
         const int tmpl = table.resolve(*ref, e.has("node") ? e.pointer() + "/node" : c.pointer() + "/node");
         if (const auto count = e.get_int("count", 1, kMaxNodes)) {
-            add_run(*count, e.get_string("host_prefix").value_or("node"), tmpl);
+            const std::string prefix = e.get_string("host_prefix").value_or("node");
+            require_host_name(prefix + "0", e.where("host_prefix"));
+            add_run(*count, prefix, tmpl);
         } else {
             const auto host = e.get_string("host");
             if (!host) {
                 throw input_error(e.where("host"), "the entry has neither \"host\" nor \"count\"",
                                   "write {\"host\": \"gpu-a01\"} or {\"count\": 16, \"host_prefix\": \"gpu-a\"}");
             }
+            require_host_name(*host, e.where("host"));
             add_run(1, "", tmpl);
             out.nodes.back().host = *host;
         }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 
@@ -37,6 +38,7 @@ std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text,
                 slots = static_cast<int>(v);
             }
         }
+        require_host_name(host, where + ":" + std::to_string(lineno));
         out.emplace_back(host, slots);
     }
     return out;

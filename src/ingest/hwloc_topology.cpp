@@ -540,6 +540,7 @@ NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
                           "hwloc 3.0 XML read through libhwloc " HWLOC_VERSION
                           " after mapping it to the 2.x dialect (version, osdev_type bitmask)");
     }
+    require_template_names(t, where);
     return t;
 }
 
@@ -551,6 +552,7 @@ NodeTemplate discover_this_host() {
     }
     NodeTemplate t = Builder(topo.get(), true).build();
     t.source = "this host (libhwloc " HWLOC_VERSION ")";
+    require_template_names(t, t.source);
     return t;
 }
 

@@ -456,6 +456,7 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
                                "x)");
     }
     derive_paths(r.t);
+    require_template_names(r.t, r.where);
     return r.t;
 }
 

@@ -273,6 +273,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
     check_parents(t, r);
     read_paths(r, t);
     derive_paths(t);
+    require_template_names(t, r.where());
     return t;
 }
 

@@ -367,6 +367,7 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                  "matrix; assumed direct links");
         }
     }
+    require_template_names(t, where);
     return t;
 }
 

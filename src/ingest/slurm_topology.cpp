@@ -9,6 +9,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -230,6 +231,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
             f.plugin = "tree";
             FabricSwitch s;
             s.name = kv["switchname"];
+            require_device_name(s.name, lw, "switch");
             for (const auto& [k, v] : kv) {
                 if (k == "switches") {
                     s.children = expand_hostlist(v, lw);
@@ -237,6 +239,9 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
                 } else if (k == "nodes") {
                     s.nodes = expand_hostlist(v, lw);
                     count_entries(s.nodes.size(), lw);
+                    for (const auto& n : s.nodes) {
+                        require_host_name(n, lw);
+                    }
                 } else if (k == "linkspeed") {
                     s.link_speed = v;
                 } else if (k != "switchname") {
@@ -258,10 +263,14 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
             f.plugin = "block";
             FabricBlock b;
             b.name = kv["blockname"];
+            require_device_name(b.name, lw, "block");
             for (const auto& [k, v] : kv) {
                 if (k == "nodes") {
                     b.nodes = expand_hostlist(v, lw);
                     count_entries(b.nodes.size(), lw);
+                    for (const auto& n : b.nodes) {
+                        require_host_name(n, lw);
+                    }
                 } else if (k != "blockname") {
                     throw input_error(lw, "unknown key '" + k + "' on a BlockName line",
                                       "use Nodes=");

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 
 namespace planlayout {
@@ -33,7 +34,7 @@ std::int32_t lookup_host(const std::map<std::string, std::int32_t>& hosts, const
             }
             some += (some.empty() ? "" : ", ") + h;
         }
-        throw input_error(where, "unknown host '" + host + "'", "use a host of the cluster (" + some + ")");
+        throw input_error(where, "unknown host '" + printable(host) + "'", "use a host of the cluster (" + some + ")");
     }
     return it->second;
 }
@@ -107,6 +108,7 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         return p;
     }
     std::vector<std::int32_t> order;
+    std::vector<std::string> order_where;  // where each entry of order was given, for messages
     std::string description = "node-major";
     if (o.has("hosts") && o.has("hostfile")) {
         throw input_error(o.where("hostfile"), "both \"hosts\" and \"hostfile\" are given", "keep one of them");
@@ -121,6 +123,7 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
                 throw input_error(o.where("hosts/" + std::to_string(i)), "host names must be strings", "write \"node0\"");
             }
             order.push_back(lookup_host(hosts, list[i].get<std::string>(), o.where("hosts/" + std::to_string(i))));
+            order_where.push_back(o.where("hosts/" + std::to_string(i)));
         }
         description = "node-major in the given host order";
     }
@@ -130,12 +133,18 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
         }
         for (const auto& host : hostfile->hosts) {
             order.push_back(lookup_host(hosts, host, hostfile->path));
+            order_where.push_back(hostfile->path + " (host " + std::to_string(order.size()) + ")");
         }
         description = "node-major in hostfile order (" + *hf + ")";
     }
-    std::set<std::int32_t> distinct(order.begin(), order.end());
-    if (distinct.size() != order.size()) {
-        throw input_error(o.where(), "a host is listed twice", "list every host once");
+    std::map<std::int32_t, std::size_t> first_seen;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (const auto [it, fresh] = first_seen.emplace(order[i], i); !fresh) {
+            throw input_error(order_where[i],
+                              "host '" + cluster.nodes[static_cast<std::size_t>(order[i])].host + "' is listed twice (first at " +
+                                  order_where[it->second] + ")",
+                              "list every host once");
+        }
     }
     std::vector<std::int32_t> local;
     if (o.has("local_order")) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -97,6 +98,26 @@ PathClass pcie_class(const Tree& tree, const Endpoint& a, const Endpoint& b) {
 }  // namespace
 
 bool device_less(const std::string& a, const std::string& b) { return device_key(a) < device_key(b); }
+
+void require_template_names(const NodeTemplate& t, const std::string& where) {
+    for (const auto& n : t.nics) {
+        if (!n.device.empty()) {
+            require_device_name(n.device, where, n.name + " device");
+        }
+        if (!n.netdev.empty()) {
+            require_device_name(n.netdev, where, n.name + " network interface");
+        }
+    }
+    for (const auto& i : t.tcp) {
+        require_device_name(i.name, where, "TCP interface");
+    }
+    for (const auto& c : t.cpus) {
+        if (c.cpuset.find_first_not_of("0123456789,-") != std::string::npos) {
+            throw input_error(where, c.name + " cpuset '" + printable(c.cpuset) + "' is not a CPU list",
+                              "write it as taskset/numactl print it: 0-55,112-167");
+        }
+    }
+}
 
 void derive_paths(NodeTemplate& t) {
     Tree tree;

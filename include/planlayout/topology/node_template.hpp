@@ -106,6 +106,11 @@ struct NodeTemplate {
 /// host bridge; NODE across root complexes of one NUMA node; SYS across NUMA nodes.
 void derive_paths(NodeTemplate& t);
 
+/// Checks the names of a template that reach shells and DOT (NIC device and netdev names, TCP
+/// interface names: NCCL_IB_HCA / NCCL_SOCKET_IFNAME) with require_device_name; every reader
+/// calls it on what it built. Throws Error (BadInput) at `where` naming the device.
+void require_template_names(const NodeTemplate& t, const std::string& where);
+
 /// The class of the pair (a, b) by canonical name; nullopt when the template has no such pair.
 [[nodiscard]] std::optional<DevicePath> find_path(const NodeTemplate& t,
                                                   const std::string& a,

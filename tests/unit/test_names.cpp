@@ -1,0 +1,159 @@
+// Tests: names that reach shells, hostfiles and DOT are checked where they enter and quoted where
+// they leave (issue 20, item 2). The launch snippet is run by a real bash with hostile names.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "planlayout/emit/scheduler_emit.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/hostfile.hpp"
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/names.hpp"
+#include "planlayout/plan.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `script` with bash in `dir`; returns bash's exit status.
+int run_bash(const fs::path& dir, const std::string& script) {
+    const fs::path file = dir / "script.sh";
+    std::ofstream(file, std::ios::binary) << script;
+    const std::string cmd = "cd '" + dir.string() + "' && bash script.sh > out.txt 2> err.txt";
+    const int rc = std::system(cmd.c_str());  // NOLINT(cert-env33-c): the test runs a real shell on purpose
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string slurp_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("planlayout-names-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+const char* const kHostile[] = {
+    "a$(touch${IFS}CANARY)", "b`touch CANARY`", "c;touch CANARY;", "d'\"\ntouch CANARY\n#", "e\\", "f|touch CANARY",
+    "g&&touch CANARY", "h>CANARY", "i $(touch CANARY) '", "j\x01\x7f\xff",
+};
+
+}  // namespace
+
+TEST_CASE("shell_quote: every byte but NUL survives bash unchanged") {
+    std::string all;
+    for (int b = 1; b < 256; ++b) {
+        all += static_cast<char>(b);
+    }
+    const fs::path dir = scratch("bytes");
+    std::string script = "printf '%s' " + shell_quote(all) + " > bytes.out\n";
+    for (const char* h : kHostile) {
+        script += "printf '%s\\n' " + shell_quote(h) + " >> words.out\n";
+    }
+    REQUIRE(run_bash(dir, script) == 0);
+    CHECK(slurp_file(dir / "bytes.out") == all);
+    std::string words;
+    for (const char* h : kHostile) {
+        words += std::string(h) + "\n";
+    }
+    CHECK(slurp_file(dir / "words.out") == words);
+    CHECK_FALSE(fs::exists(dir / "CANARY"));
+    CHECK(shell_quote("mlx5_0:1,mlx5_1:1") == "mlx5_0:1,mlx5_1:1");
+    CHECK(shell_quote("") == "''");
+    CHECK(shell_quote("it's") == "'it'\\''s'");
+    CHECK_THROWS_AS((void)shell_quote(std::string("a\0b", 3)), Error);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the launch snippet, run by bash with hostile host, NIC and layout names, runs nothing of theirs") {
+    const std::string path = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string();
+    PlanRequest request;
+    request.layout_text = read_text_file(path);
+    request.layout_name = "x\ntouch CANARY\n";
+    request.base_dir = parent_dir(path);
+    Report r = plan(request);
+    // Names a library caller could put in a Report directly (the readers refuse them at entry).
+    r.cluster.nodes[0].host = kHostile[0];
+    r.cluster.nodes[1].host = kHostile[3];
+    for (std::size_t i = 0; i < r.cluster.templates[0].nics.size(); ++i) {
+        r.cluster.templates[0].nics[i].device = kHostile[i % std::size(kHostile)];
+    }
+    r.cluster.templates[0].nics[9 % r.cluster.templates[0].nics.size()].device = "j\x01\x7f";
+    const std::string launch = launch_text(r);
+    const fs::path dir = scratch("launch");
+    // Stand-ins for the launchers record their arguments and the NCCL environment they would see.
+    const std::string prelude =
+        "NODE_RANK=0\n"
+        "record() { printf '%s\\n' \"$@\" >> \"$1.args\"; printf '%s\\n' \"$NCCL_IB_HCA\" >> \"$1.env\"; }\n"
+        "torchrun() { record torchrun \"$@\"; }\n"
+        "srun() { record srun \"$@\"; }\n";
+    REQUIRE(run_bash(dir, prelude + launch) == 0);
+    CHECK_FALSE(fs::exists(dir / "CANARY"));
+    const std::string torchrun = slurp_file(dir / "torchrun.args");
+    CHECK(torchrun.find("--master-addr\n" + std::string(kHostile[0]) + "\n") != std::string::npos);
+    const std::string srun = slurp_file(dir / "srun.args");
+    CHECK(srun.find(std::string(kHostile[0]) + "," + kHostile[3]) != std::string::npos);
+    // NCCL_IB_HCA reached the launcher byte for byte.
+    std::string hca;
+    std::set<std::string> devices;
+    for (const auto& nic : r.cluster.templates[0].nics) {
+        devices.insert(nic.device + ":" + std::to_string(nic.port));
+    }
+    for (const auto& d : devices) {
+        hca += (hca.empty() ? "=" : ",") + d;
+    }
+    CHECK(slurp_file(dir / "torchrun.env") == hca + "\n");
+    // And the hostfile refuses to write a name it cannot quote.
+    CHECK_THROWS_AS((void)hostfile_text(r), Error);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("host names: RFC 1123 at entry, with the byte named and no raw bytes in the message") {
+    CHECK(host_name_problem("node-01.cluster.local").empty());
+    CHECK(host_name_problem("10.0.0.1").empty());
+    CHECK(host_name_problem("a$(x)") == "has '$' at byte 2");
+    CHECK(host_name_problem("a\nb") == "has byte \\x0A at byte 2");
+    CHECK(host_name_problem("-a") == "has a label that starts or ends with '-'");
+    CHECK(host_name_problem("a..b") == "has an empty label at byte 3");
+    CHECK(host_name_problem(std::string(64, 'a')) == "has a label of 64 bytes, over the 63 a label may have");
+    CHECK_FALSE(host_name_problem(std::string("a\0b", 3)).empty());
+    CHECK_THROWS_WITH_AS(parse_hostfile("node0 slots=8\nnode1;reboot slots=8\n", "hosts.txt"),
+                         "hosts.txt:2: host name 'node1;reboot' has ';' at byte 6; host names are letters, digits, "
+                         "'-' and '.' (RFC 1123), as `hostname` prints them",
+                         Error);
+    CHECK_THROWS_WITH_AS(parse_hostfile(std::string("ok\nbad\xff\x01name\n"), "h"),
+                         doctest::Contains("h:2: host name 'bad\\xFF\\x01name' has byte \\xFF at byte 4"), Error);
+}
+
+TEST_CASE("device names: a NIC named to run a command in an nvidia-smi capture is refused at entry") {
+    const std::string smi =
+        "\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \tNV18\tPIX\tSYS\t0-55\t0\n"
+        "GPU1\tNV18\t X \tSYS\tPIX\t56-111\t1\n"
+        "NIC0\tPIX\tSYS\t X \tSYS\n"
+        "NIC1\tSYS\tPIX\tSYS\t X \n"
+        "\nLegend:\n\n  X    = Self\n\nNIC Legend:\n\n  NIC0: mlx5_0$(touch${IFS}/tmp/x)\n  NIC1: mlx5_1\n";
+    CHECK_THROWS_WITH_AS(read_nvidia_smi_topo(smi, "smi.txt"),
+                         doctest::Contains("NIC0 device name 'mlx5_0$(touch${IFS}/tmp/x)' has '$' at byte 7"), Error);
+    CHECK(device_name_problem("mlx5_0").empty());
+    CHECK(device_name_problem("enp12s0f0np0").empty());
+    CHECK(device_name_problem("bond0.100").empty());
+    CHECK(device_name_problem("0000:18:00.0").empty());
+    CHECK(device_name_problem("eth 0") == "has ' ' at byte 4");
+}
