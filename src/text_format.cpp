@@ -5,9 +5,19 @@
 #include <cmath>
 #include <cstdio>
 
+#include "planlayout/error.hpp"
+
 namespace planlayout {
 
+void require_finite(double v) {
+    if (!std::isfinite(v)) {
+        throw Error(ExitCode::Internal, "output", "a computed number is " + std::string(std::isnan(v) ? "not a number" : "infinite"),
+                    "an input is out of its range without being refused; please report this with the input");
+    }
+}
+
 std::string fixed_text(double v, int decimals) {
+    require_finite(v);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
@@ -16,6 +26,7 @@ std::string fixed_text(double v, int decimals) {
 std::string percent_text(double fraction, int decimals) { return fixed_text(100.0 * fraction, decimals) + "%"; }
 
 std::string signed_percent_text(double fraction) {
+    require_finite(fraction);
     if (std::fabs(fraction) < 5e-5) {
         fraction = 0.0;  // no "-0.00%"
     }

@@ -7,6 +7,10 @@
 
 namespace planlayout {
 
+/// Throws Error (Internal, exit 4) for NaN or infinity: no output ever prints one. Inputs are
+/// range-checked where they enter, so a non-finite result is a bug; every formatter below calls it.
+void require_finite(double v);
+
 /// "%.*f": fixed_text(1.23456, 2) == "1.23".
 [[nodiscard]] std::string fixed_text(double v, int decimals);
 

@@ -322,7 +322,7 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
         set_if(tcp->get<int>("interfaces_per_node", 1, 64), t.tcp.interfaces_per_node);
         set_if(tcp->get<int>("nsocks_perthread", 1, 64), t.tcp.sockets_per_thread);
         set_if(tcp->get<int>("socket_nthreads", 1, 64), t.tcp.socket_threads);
-        set_if(tcp->get<double>("per_stream_gbit_s", 0, 1e5), t.tcp.per_stream_gbit_s);
+        set_if(tcp->get_rate("per_stream_gbit_s", 1e-3, 1e5), t.tcp.per_stream_gbit_s);
         set_if(tcp->get<bool>("inside_node"), t.tcp.inside_node);
         read_params(*tcp, t.tcp_params);
     }

@@ -44,7 +44,7 @@ std::int64_t int_in_range(const std::string& flag, const std::string& text, std:
         throw not_an_integer(flag, text, std::max<std::int64_t>(min, 1));
     }
     if (errno == ERANGE || parsed < min || parsed > max) {
-        throw out_of_range(flag, text, min, max);
+        throw out_of_range(flag, text, errno == ERANGE ? text[0] == '-' : parsed < min, min, max);
     }
     return static_cast<std::int64_t>(parsed);
 }

@@ -101,10 +101,18 @@ double parse_size_bytes(const std::string& text, const std::string& flag) {
     static const Unit kUnits[] = {{"", 1},       {"B", 1},     {"K", 0x1p10}, {"KiB", 0x1p10}, {"KB", 1e3},
                                   {"M", 0x1p20}, {"MiB", 0x1p20}, {"MB", 1e6}, {"G", 0x1p30}, {"GiB", 0x1p30},
                                   {"GB", 1e9},   {"T", 0x1p40}, {"TiB", 0x1p40}, {"TB", 1e12}};
+    // A message larger than 1 PiB is no collective anyone runs, and its time would not print.
+    constexpr double kMaxBytes = 0x1p50;
     if (end != text.c_str() && number > 0 && std::isfinite(number)) {
         for (const auto& u : kUnits) {
             if (unit == u.name) {
-                return std::round(number * u.factor);
+                const double bytes = std::round(number * u.factor);
+                if (bytes < 1 || bytes > kMaxBytes) {
+                    throw input_error(flag + " " + text,
+                                      "'" + text + "' is " + (bytes < 1 ? "less than 1 byte" : "more than 1 PiB (2^50 bytes)"),
+                                      "give a size from 1 B to 1PiB, as nccl-tests sizes are: 4096, 256MiB, 8GiB");
+                }
+                return bytes;
             }
         }
     }

@@ -64,9 +64,10 @@ Error not_an_integer(const std::string& flag, const std::string& text, long long
                        "give a whole number, e.g. " + flag + " " + std::to_string(example));
 }
 
-Error out_of_range(const std::string& flag, const std::string& text, long long min, long long max) {
-    return input_error(flag + " " + text, "value out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]",
-                       "give a value from " + std::to_string(min) + " to " + std::to_string(max));
+Error out_of_range(const std::string& flag, const std::string& text, bool below, long long min, long long max) {
+    return input_error(flag + " " + text,
+                       text + " is " + (below ? "smaller than " + std::to_string(min) : "larger than " + std::to_string(max)),
+                       below ? "give a value of at least " + std::to_string(min) : "give a value of at most " + std::to_string(max));
 }
 
 }  // namespace planlayout::cli

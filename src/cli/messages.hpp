@@ -39,6 +39,7 @@ namespace planlayout::cli {
 [[nodiscard]] Error not_an_integer(const std::string& flag, const std::string& text, long long example);
 
 /// "FLAG TEXT: value out of range [MIN, MAX]; give a value from MIN to MAX".
-[[nodiscard]] Error out_of_range(const std::string& flag, const std::string& text, long long min, long long max);
+/// "--tp 18446744073709551615: 18446744073709551615 is larger than 2147483648": the value as given.
+[[nodiscard]] Error out_of_range(const std::string& flag, const std::string& text, bool below, long long min, long long max);
 
 }  // namespace planlayout::cli

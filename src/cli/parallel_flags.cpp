@@ -11,7 +11,9 @@
 namespace planlayout::cli {
 namespace {
 
-constexpr std::int64_t kWide = std::int64_t{1} << 62;
+// Sizes are checked by resolve_spec with Megatron's rules; here only the world limit (2^31), so a
+// value beyond int64 is reported as given rather than wrapped.
+constexpr std::int64_t kWide = kMaxWorld;
 
 }  // namespace
 

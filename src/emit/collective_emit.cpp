@@ -1,6 +1,8 @@
 // Emit: collective predictions in nccl-tests' columns, and as JSON.
 #include "planlayout/emit/collective_emit.hpp"
 
+#include "planlayout/text_format.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -10,6 +12,7 @@ namespace {
 
 std::string time_text(double us) {
     // nccl-tests: no decimals from 10 ms, one from 100 us, two below.
+    require_finite(us);
     char buf[32];
     std::snprintf(buf, sizeof buf, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
     return buf;
@@ -72,6 +75,8 @@ std::string collective_text(const CollectiveTable& t) {
     const int root = t.op == CollectiveOp::Broadcast ? 0 : -1;
     for (const auto& p : t.points) {
         const double count = count_for_size(t.op, p.size_bytes, t.placed.n, t.type_bytes);
+        require_finite(p.cost.algbw_gbyte_s);
+        require_finite(p.cost.busbw_gbyte_s);
         std::snprintf(buf, sizeof buf, "%12.0f  %12.0f  %8s  %6s  %6d  %s  %6.2f  %6.2f", p.size_bytes, count, t.type.c_str(),
                       reduces ? "sum" : "none", root, time_text(p.cost.time_s * 1e6).c_str(), p.cost.algbw_gbyte_s,
                       p.cost.busbw_gbyte_s);

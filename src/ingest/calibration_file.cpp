@@ -31,7 +31,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& fi
                                      "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce or sendrecv");
     c.alpha_us = *r.get<double>("alpha_us", 0, 1e9);
     c.efficiency = *r.get<double>("efficiency", 1e-9, 100);
-    c.line_gbyte_s = *r.get<double>("line_gbyte_s", 0, 1e6);
+    c.line_gbyte_s = *r.get<double>("line_gbyte_s", 1e-3, 1e6);
     c.nodes = *r.get<int>("nodes", 1, 1 << 24);
     c.gpus_per_node = *r.get<int>("gpus_per_node", 1, 1 << 16);
     c.ranks = c.nodes * c.gpus_per_node;

@@ -20,6 +20,37 @@ std::string number_text(double v) {
     return buf;
 }
 
+std::string unit_of_key(const std::string& key) {
+    struct Suffix {
+        const char* suffix;
+        const char* unit;
+    };
+    // Longest first: "_gbyte_s_per_link" before "_s".
+    static const Suffix kUnits[] = {{"gbyte_s_per_link", " GB/s per link"}, {"gbit_s", " Gbit/s"}, {"gbyte_s", " GB/s"},
+                                    {"_tflops", " TFLOP/s"},                {"_us", " us"},         {"_ms", " ms"},
+                                    {"_time_s", " s"},                      {"_bytes", " bytes"},   {"_gib", " GiB"}};
+    for (const auto& u : kUnits) {
+        const std::string s = u.suffix;
+        if (key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0) {
+            return u.unit;
+        }
+    }
+    return {};
+}
+
+namespace {
+
+// "tp = 18446744073709551615 is larger than 2147483648": the value as written, the bound with its unit.
+Error out_of_range(const std::string& where, const std::string& key, const std::string& written, bool above,
+                   const std::string& min, const std::string& max) {
+    const std::string unit = unit_of_key(key);
+    return input_error(where,
+                       key + " = " + written + unit + " is " + (above ? "larger than " + max : "smaller than " + min) + unit,
+                       above ? "give a value of at most " + max + unit : "give a value of at least " + min + unit);
+}
+
+}  // namespace
+
 JsonReader::JsonReader(const nlohmann::json& j, std::string file, std::string pointer)
     : j_(j), file_(std::move(file)), pointer_(std::move(pointer)) {
     if (!j_.is_object()) {
@@ -67,8 +98,7 @@ std::optional<std::int64_t> JsonReader::get_integer(const std::string& key, std:
     const bool huge = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
     const std::int64_t x = huge ? INT64_MAX : v.get<std::int64_t>();
     if (huge || x < min || x > max) {
-        throw input_error(where(key), key + " = " + v.dump() + " is out of range",
-                          "give a value from " + std::to_string(min) + " to " + std::to_string(max));
+        throw out_of_range(where(key), key, v.dump(), huge || x > max, std::to_string(min), std::to_string(max));
     }
     return x;
 }
@@ -84,10 +114,19 @@ std::optional<double> JsonReader::get_real(const std::string& key, double min, d
     }
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < min || x > max) {
-        throw input_error(where(key), key + " = " + v.dump() + " is out of range",
-                          "give a value from " + number_text(min) + " to " + number_text(max));
+        throw out_of_range(where(key), key, v.dump(), !(x < min), number_text(min), number_text(max));
     }
     return x;
+}
+
+std::optional<double> JsonReader::get_rate(const std::string& key, double min, double max) const {
+    const auto v = get_real(key, 0, max);
+    if (v && *v != 0 && *v < min) {
+        const std::string unit = unit_of_key(key);
+        throw input_error(where(key), key + " = " + j_.at(key).dump() + unit + " is smaller than " + number_text(min) + unit,
+                          "give a value from " + number_text(min) + " to " + number_text(max) + unit + ", or 0 when unknown");
+    }
+    return v;
 }
 
 std::optional<bool> JsonReader::get_bool(const std::string& key) const {

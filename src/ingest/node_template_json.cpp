@@ -22,6 +22,20 @@ constexpr int kMaxLinks = 1024;
 constexpr double kMaxGbitS = 1e5;     // 100 Tb/s per NIC
 constexpr double kMaxGbyteS = 1e4;    // 10 TB/s per link
 constexpr double kMaxPcieGen = 16;
+constexpr double kMinGbitS = 1e-3;    // 1 Mbit/s: anything slower is a typo (and its times overflow)
+
+// A line rate in Gbit/s: 0 (or absent) = unknown, else from 1 Mbit/s to 100 Tbit/s.
+double read_gbit_s(const JsonReader& o, const std::string& key) { return o.get_rate(key, kMinGbitS, kMaxGbitS).value_or(0); }
+
+// A PCIe generation: 0 (or absent) = unknown, else 1 to 16.
+double read_pcie_gen(const JsonReader& r, const std::string& key) {
+    const double v = r.get<double>(key, 0, kMaxPcieGen).value_or(0);
+    if (v != 0 && v < 1) {
+        throw input_error(r.where(key), key + " = " + r.at(key).dump() + " is not a PCIe generation",
+                          "give 1 to 6 as lspci's LnkSta speed says (2.5GT/s = 1 ... 64GT/s = 6), or 0 when unknown");
+    }
+    return v;
+}
 
 std::string required_string(const JsonReader& r, const std::string& key) {
     auto v = r.get<std::string>(key);
@@ -38,11 +52,11 @@ PcieLink read_pcie(const JsonReader& parent) {
         return link;
     }
     r->check_keys({"gen", "width", "max_gen", "max_width", "gbyte_s"});
-    link.gen = r->get<double>("gen", 0, kMaxPcieGen).value_or(0);
+    link.gen = read_pcie_gen(*r, "gen");
     link.width = r->get<int>("width", 0, 64).value_or(0);
-    link.max_gen = r->get<double>("max_gen", 0, kMaxPcieGen).value_or(0);
+    link.max_gen = read_pcie_gen(*r, "max_gen");
     link.max_width = r->get<int>("max_width", 0, 64).value_or(0);
-    link.gbyte_s = r->get<double>("gbyte_s", 0, kMaxGbyteS).value_or(0);
+    link.gbyte_s = r->get_rate("gbyte_s", kMinGbitS, kMaxGbyteS).value_or(0);
     return link;
 }
 
@@ -147,7 +161,7 @@ Nic read_nic(const JsonReader& o) {
     n.bus_id = o.get<std::string>("bus_id").value_or("");
     n.parent = o.get<std::string>("parent").value_or("");
     n.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
-    n.speed_gbit_s = o.get<double>("speed_gbit_s", 0, kMaxGbitS).value_or(0);
+    n.speed_gbit_s = read_gbit_s(o, "speed_gbit_s");
     n.link_layer = o.get<std::string>("link_layer").value_or("");
     if (!n.link_layer.empty() && n.link_layer != "IB" && n.link_layer != "RoCE" && n.link_layer != "Ethernet") {
         throw input_error(o.where("link_layer"), "unknown link layer '" + n.link_layer + "'",
@@ -222,7 +236,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         nv->check_keys({"nvswitch", "links_per_gpu", "gbyte_s_per_link"});
         t.nvlink.nvswitch = nv->get<bool>("nvswitch").value_or(false);
         t.nvlink.links_per_gpu = nv->get<int>("links_per_gpu", 0, kMaxLinks).value_or(0);
-        t.nvlink.gbyte_s_per_link = nv->get<double>("gbyte_s_per_link", 0, kMaxGbyteS).value_or(0);
+        t.nvlink.gbyte_s_per_link = nv->get_rate("gbyte_s_per_link", kMinGbitS, kMaxGbyteS).value_or(0);
     }
     std::set<std::string> names;
     each(r, "cpus", [&](const JsonReader& o) {
@@ -265,7 +279,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         o.check_keys({"name", "speed_gbit_s", "numa"});
         TcpInterface tcp;
         tcp.name = required_string(o, "name");
-        tcp.speed_gbit_s = o.get<double>("speed_gbit_s", 0, kMaxGbitS).value_or(0);
+        tcp.speed_gbit_s = read_gbit_s(o, "speed_gbit_s");
         tcp.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
         t.tcp.push_back(std::move(tcp));
     });

@@ -376,9 +376,10 @@ ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& 
     const JsonReader r(j, source.file, source.pointer);
     r.check_keys({"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "order", "rank_offset", "local_world_size", "dist_opt_instances",
                   "hierarchical_cp", "hybrid_cp", "gtp", "egtp", "world"});
-    // Sizes are checked by resolve_spec (with Megatron's rules); here only their type and int64.
-    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    // Sizes are checked by resolve_spec (with Megatron's rules, e.g. at least 1); here their type
+    // and the world limit, so that 18446744073709551615 is reported as given, larger than 2^31.
+    constexpr std::int64_t kMin = -kMaxWorld;
+    constexpr std::int64_t kMax = kMaxWorld;
     ParallelSpec s;
     for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t ParallelSpec::*>>{
              {"tp", &ParallelSpec::tp}, {"pp", &ParallelSpec::pp}, {"cp", &ParallelSpec::cp}, {"ep", &ParallelSpec::ep},

@@ -89,7 +89,12 @@ TEST_CASE("non-integers and out-of-range values are refused with the flag named"
     CHECK_THROWS_WITH_AS((void)a.get_int("--tp", 1, 8), "--tp x2: 'x2' is not an integer; give a whole number, e.g. --tp 1",
                          planlayout::Error);
     const auto b = Demo().parse({"--tp", "0"});
-    CHECK_THROWS_WITH_AS((void)b.get_int("--tp", 1, 8), "--tp 0: value out of range [1, 8]; give a value from 1 to 8",
+    CHECK_THROWS_WITH_AS((void)b.get_int("--tp", 1, 8), "--tp 0: 0 is smaller than 1; give a value of at least 1",
+                         planlayout::Error);
+    // Beyond int64: shown as given, never wrapped to -1.
+    const auto c = Demo().parse({"--tp", "18446744073709551615"});
+    CHECK_THROWS_WITH_AS((void)c.get_int("--tp", 1, 8),
+                         "--tp 18446744073709551615: 18446744073709551615 is larger than 8; give a value of at most 8",
                          planlayout::Error);
 }
 

@@ -79,7 +79,7 @@ TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON point
                          "c.json (/cluster/fabric/wiring/node0): expected a list of 8 leaf names (one per rail NIC); write one leaf name per compute NIC, in NIC order",
                          Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 0, "node": "h100-hgx-8gpu-8nic"})"),
-                         "c.json (/cluster/nodes): nodes = 0 is out of range; give a value from 1 to 262144", Error);
+                         "c.json (/cluster/nodes): nodes = 0 is smaller than 1; give a value of at least 1", Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "nodee": 1})"),
                          "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, fabric (keys starting with _ are comments)", Error);
 }

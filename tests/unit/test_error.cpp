@@ -1,7 +1,11 @@
 // Tests: Error rendering and exit codes.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 using planlayout::Error;
 using planlayout::ExitCode;
@@ -48,4 +52,18 @@ TEST_CASE("nearest_match suggests a likely typo or the longer name a prefix star
     CHECK(planlayout::nearest_match("speed", keys) == "speed_gbit_s");
     CHECK(planlayout::nearest_match("vocabulary", keys).empty());
     CHECK(planlayout::nearest_match("x", {}).empty());
+}
+
+TEST_CASE("no NaN or infinity is ever printed: the formatters refuse them as an internal error") {
+    CHECK(planlayout::fixed_text(1.25, 1) == "1.2");
+    CHECK_THROWS_AS((void)planlayout::fixed_text(std::numeric_limits<double>::infinity(), 2), planlayout::Error);
+    CHECK_THROWS_AS((void)planlayout::percent_text(std::nan("")), planlayout::Error);
+    CHECK_THROWS_AS((void)planlayout::seconds_text(-std::numeric_limits<double>::infinity()), planlayout::Error);
+    CHECK_THROWS_AS((void)planlayout::signed_percent_text(std::nan("")), planlayout::Error);
+    try {
+        (void)planlayout::human_bytes(std::nan(""));
+        FAIL("no exception");
+    } catch (const planlayout::Error& e) {
+        CHECK(e.code() == planlayout::ExitCode::Internal);
+    }
 }

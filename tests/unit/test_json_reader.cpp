@@ -28,16 +28,27 @@ TEST_CASE("comment keys (\"_...\" and \"//\") are accepted in every object, and 
 TEST_CASE("numbers are typed and range-checked; integers print as integers, huge ones as given") {
     const json j = json::parse(R"({"n": 0, "big": 18446744073709551615, "neg": -9223372036854775808, "x": 2.5, "s": "t"})");
     const JsonReader r(j, "f.json", "");
-    CHECK_THROWS_WITH_AS((void)r.get<int>("n", 1, 1 << 30), "f.json (/n): n = 0 is out of range; give a value from 1 to 1073741824",
+    CHECK_THROWS_WITH_AS((void)r.get<int>("n", 1, 1 << 30), "f.json (/n): n = 0 is smaller than 1; give a value of at least 1",
                          Error);
     CHECK_THROWS_WITH_AS((void)r.get<std::int64_t>("big", 1, 8),
-                         "f.json (/big): big = 18446744073709551615 is out of range; give a value from 1 to 8", Error);
+                         "f.json (/big): big = 18446744073709551615 is larger than 8; give a value of at most 8", Error);
     CHECK_THROWS_WITH_AS((void)r.get<std::int64_t>("neg", 1, 8),
-                         "f.json (/neg): neg = -9223372036854775808 is out of range; give a value from 1 to 8", Error);
+                         "f.json (/neg): neg = -9223372036854775808 is smaller than 1; give a value of at least 1", Error);
     CHECK_THROWS_WITH_AS((void)r.get<int>("x", 1, 8), "f.json (/x): x must be a whole number, got 2.5; write e.g. \"x\": 1", Error);
-    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1), "f.json (/x): x = 2.5 is out of range; give a value from 0 to 1", Error);
-    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1e-6), doctest::Contains("give a value from 0 to 1e-06"), Error);
+    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1), "f.json (/x): x = 2.5 is larger than 1; give a value of at most 1", Error);
+    CHECK_THROWS_WITH_AS((void)r.get<double>("x", 0, 1e-6), doctest::Contains("give a value of at most 1e-06"), Error);
     CHECK(r.get<double>("x", 0, 10) == 2.5);
+    // Units come from the key's name; a rate may be 0 (unknown) but not a denormal that makes times infinite.
+    const json rates = json::parse(R"({"speed_gbit_s": 1e-308, "alpha_us": 1e9, "zero_gbit_s": 0})");
+    const JsonReader q(rates, "t.json", "");
+    CHECK_THROWS_WITH_AS((void)q.get_rate("speed_gbit_s", 1e-3, 1e5),
+                         "t.json (/speed_gbit_s): speed_gbit_s = 1e-308 Gbit/s is smaller than 0.001 Gbit/s; give a value from "
+                         "0.001 to 100000 Gbit/s, or 0 when unknown",
+                         Error);
+    CHECK(q.get_rate("zero_gbit_s", 1e-3, 1e5) == 0.0);
+    CHECK_THROWS_WITH_AS((void)q.get<double>("alpha_us", 0, 1e6),
+                         "t.json (/alpha_us): alpha_us = 1000000000.0 us is larger than 1000000 us; give a value of at most 1000000 us",
+                         Error);
     CHECK_FALSE(r.get<int>("absent", 0, 1).has_value());
     CHECK_THROWS_WITH_AS((void)r.get<bool>("s"), "f.json (/s): s must be true or false, got string; write \"s\": true or false",
                          Error);

@@ -172,7 +172,7 @@ TEST_CASE("factors given in the layout replace the computed ones; alone they mul
     missing.given.eliminable = 0.9;
     CHECK_THROWS_WITH_AS((void)compute_score(missing), doctest::Contains("needs all three factors"), Error);
     CHECK_THROWS_WITH_AS(ScoreFactors::from_json(nlohmann::json::parse(R"({"eliminable": 1.5})"), "l.json"),
-                         "l.json (/score/eliminable): eliminable = 1.5 is out of range; give a value from 0 to 1",
+                         "l.json (/score/eliminable): eliminable = 1.5 is larger than 1; give a value of at most 1",
                          Error);
 }
 

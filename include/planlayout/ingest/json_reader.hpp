@@ -78,6 +78,10 @@ public:
         return get_real(key, min, max);
     }
 
+    /// A rate or speed where 0 means unknown: 0, or a number in [min, max] (a positive value below
+    /// min, such as 1e-308, would make every time computed from it infinite).
+    [[nodiscard]] std::optional<double> get_rate(const std::string& key, double min, double max) const;
+
     [[nodiscard]] std::optional<bool> get_bool(const std::string& key) const;
     [[nodiscard]] std::optional<std::string> get_string(const std::string& key) const;
 
@@ -116,6 +120,10 @@ private:
     std::string file_;
     std::string pointer_;
 };
+
+/// The unit a key's name carries, for messages: "speed_gbit_s" → " Gbit/s", "alpha_us" → " us";
+/// empty when the name carries none.
+[[nodiscard]] std::string unit_of_key(const std::string& key);
 
 /// A number as a message prints it: integers as integers ("1073741824"), others compactly
 /// ("0.5", "1e-06").
