@@ -103,6 +103,43 @@ std::string printable(std::string_view text) {
     return out;
 }
 
+std::string terminal_safe(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto escape = [&out](unsigned char u) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", u);
+        out += buf;
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            if (u < 0x20 || u == 0x7f) {
+                escape(u);
+            } else {
+                out += text[i];
+            }
+            ++i;
+            continue;
+        }
+        // A UTF-8 sequence: lead byte, then 1..3 continuation bytes; overlong and surrogate forms
+        // are not checked (the terminal shows them as replacement characters, harmlessly).
+        const std::size_t len = u >= 0xF0 && u <= 0xF4 ? 4 : u >= 0xE0 ? 3 : u >= 0xC2 && u <= 0xDF ? 2 : 0;
+        bool valid = len > 0 && i + len <= text.size();
+        for (std::size_t k = 1; valid && k < len; ++k) {
+            valid = (static_cast<unsigned char>(text[i + k]) & 0xC0U) == 0x80U;
+        }
+        if (valid) {
+            out.append(text.substr(i, len));
+            i += len;
+        } else {
+            escape(u);
+            ++i;
+        }
+    }
+    return out;
+}
+
 std::string shell_quote(std::string_view text) {
     const auto plain = [](char c) {
         return is_alnum(c) || c == '_' || c == '@' || c == '%' || c == '+' || c == '=' || c == ':' || c == ',' ||

@@ -29,6 +29,10 @@ void require_device_name(std::string_view name, const std::string& where, const 
 /// cut to 80 characters with "..." (a message never carries raw bytes or a whole file).
 [[nodiscard]] std::string printable(std::string_view text);
 
+/// A message as it may reach a terminal: valid UTF-8 kept (file names in any language), control
+/// characters and bytes that are not UTF-8 written as \xHH. The CLI passes every error through it.
+[[nodiscard]] std::string terminal_safe(std::string_view text);
+
 /// One shell word that means exactly `text` to a POSIX shell (bash, sh, zsh): as is when it
 /// is only of letters, digits and "_@%+=:,./-", else in single quotes with each ' written '\''.
 /// Throws Error (Internal) for a NUL byte, which no shell word can hold (names are checked

@@ -47,6 +47,7 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     if (ingest_detail::trim(text).empty()) {
         throw input_error(where, "the input is empty", "pass a topology capture (" + join(capture_formats(), ", ") + ")");
     }
+    require_8bit_text(text, where);  // UTF-16/32 named as such, before "binary data"
     if (ingest_detail::looks_binary(text)) {
         throw input_error(where, "the input is binary data, not a text capture",
                           "pass the text output of lstopo, nvidia-smi topo -m, NCCL_TOPO_DUMP_FILE "

@@ -13,6 +13,7 @@
 #include "messages.hpp"
 #include "planlayout/emit/atomic_write.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/version.hpp"
@@ -91,13 +92,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
         throw input_error("plan-layout", "unknown command '" + args[1] + "'", "use one of: " + cli::join(names, ", "));
     } catch (const Error& e) {
-        err << "plan-layout: error: " << e.what() << "\n";
+        err << "plan-layout: error: " << terminal_safe(e.what()) << "\n";
         return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
         err << "plan-layout: error: out of memory; reduce the world size or the input\n";
         return static_cast<int>(ExitCode::Internal);
     } catch (const std::exception& e) {
-        err << "plan-layout: internal error: " << e.what()
+        err << "plan-layout: internal error: " << terminal_safe(e.what())
             << "; please report this with the command line that caused it\n";
         return static_cast<int>(ExitCode::Internal);
     }

@@ -108,6 +108,7 @@ std::size_t invalid_utf8_at(std::string_view s) {
 }
 
 void require_utf8(const std::string& text, const std::string& where) {
+    require_8bit_text(text, where);
     const std::size_t at = invalid_utf8_at(text);
     if (at == std::string_view::npos) {
         return;

@@ -7,9 +7,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <string_view>
+#include <vector>
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 
@@ -65,18 +69,63 @@ TextPosition position_of(const std::string& text, std::size_t offset) {
 
 namespace {
 
-/// Byte offset where array/object nesting first exceeds max_depth, or npos. Skips strings and
-/// // and /* */ comments, as the parser does; malformed text is left to the parser.
-std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
-    std::size_t depth = 0;
+// A string token's text between its quotes, from `open` (the opening quote); `close` is set to
+// the closing quote (or text.size() when unterminated).
+std::string_view string_token(const std::string& text, std::size_t open, std::size_t& close) {
+    std::size_t i = open + 1;
+    for (; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') {
+            ++i;
+        }
+    }
+    close = std::min(i, text.size());
+    return std::string_view(text).substr(open + 1, close - open - 1);
+}
+
+// The key a string token names: escapes decoded (so "a" and "\u0061" are one key).
+std::string key_of(std::string_view raw) {
+    if (raw.find('\\') == std::string_view::npos) {
+        return std::string(raw);
+    }
+    try {
+        return nlohmann::json::parse("\"" + std::string(raw) + "\"").get<std::string>();
+    } catch (const nlohmann::json::exception&) {
+        return std::string(raw);  // the parser reports the bad escape with its place
+    }
+}
+
+std::string place(const std::string& where, const std::string& text, std::size_t at) {
+    const TextPosition p = position_of(text, at);
+    return where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
+}
+
+// One pass over the text before the parser: nesting deeper than max_depth and keys given twice in
+// one object are refused with their places. Skips strings and // and /* */ comments as the parser
+// does; malformed text is left to the parser. Linear in the text (a set of keys per open object).
+void check_json_structure(const std::string& text, const std::string& where, std::size_t max_depth) {
+    struct Frame {
+        bool object = false;
+        bool expect_key = false;
+        std::map<std::string, std::size_t> keys;  // key -> offset of its first occurrence
+    };
+    std::vector<Frame> stack;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '"') {
-            for (++i; i < text.size() && text[i] != '"'; ++i) {
-                if (text[i] == '\\') {
-                    ++i;
+            std::size_t close = 0;
+            const std::string_view raw = string_token(text, i, close);
+            if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+                stack.back().expect_key = false;
+                const auto [it, fresh] = stack.back().keys.emplace(key_of(raw), i);
+                if (!fresh) {
+                    const TextPosition first = position_of(text, it->second);
+                    throw input_error(place(where, text, i),
+                                      "key \"" + printable(it->first) + "\" is given twice in one object (first at line " +
+                                          std::to_string(first.line) + ", column " + std::to_string(first.column) + ")",
+                                      "keep one of the two: JSON readers silently keep only one of them");
                 }
             }
+            i = close;
         } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
             i = text.find('\n', i);
             if (i == std::string::npos) {
@@ -89,25 +138,56 @@ std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
             }
             ++i;
         } else if (c == '[' || c == '{') {
-            if (++depth > max_depth) {
-                return i;
+            if (stack.size() + 1 > max_depth) {
+                throw input_error(place(where, text, i), "JSON nested more than " + std::to_string(max_depth) + " levels deep",
+                                  "layouts, templates and step logs are a few levels deep: check that this is the right file");
             }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
+            stack.push_back({c == '{', c == '{', {}});
+        } else if ((c == ']' || c == '}') && !stack.empty()) {
+            stack.pop_back();
+        } else if (c == ',' && !stack.empty() && stack.back().object) {
+            stack.back().expect_key = true;
         }
     }
-    return std::string::npos;
 }
 
 }  // namespace
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
-    if (const std::size_t at = too_deep_at(text, kMaxJsonDepth); at != std::string::npos) {
-        const TextPosition p = position_of(text, at);
-        throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
-                          "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
-                          "layouts, templates and step logs are a few levels deep: check that this is the right file");
+void require_8bit_text(const std::string& text, const std::string& where) {
+    const auto starts = [&text](std::initializer_list<unsigned char> bom) {
+        if (text.size() < bom.size()) {
+            return false;
+        }
+        std::size_t i = 0;
+        for (const unsigned char b : bom) {
+            if (static_cast<unsigned char>(text[i++]) != b) {
+                return false;
+            }
+        }
+        return true;
+    };
+    std::string encoding;
+    if (starts({0xFF, 0xFE, 0x00, 0x00})) {
+        encoding = "UTF-32 (little-endian, byte-order mark FF FE 00 00)";
+    } else if (starts({0x00, 0x00, 0xFE, 0xFF})) {
+        encoding = "UTF-32 (big-endian, byte-order mark 00 00 FE FF)";
+    } else if (starts({0xFF, 0xFE})) {
+        encoding = "UTF-16 (little-endian, byte-order mark FF FE)";
+    } else if (starts({0xFE, 0xFF})) {
+        encoding = "UTF-16 (big-endian, byte-order mark FE FF)";
+    } else if (text.size() >= 4 && (text[0] == '\0') != (text[1] == '\0') && (text[2] == '\0') != (text[3] == '\0')) {
+        encoding = "UTF-16 or UTF-32 without a byte-order mark (NUL bytes between the characters)";
     }
+    if (!encoding.empty()) {
+        throw input_error(where, "file is " + encoding,
+                          "convert it to UTF-8: iconv -f " + encoding.substr(0, 6) + " -t UTF-8 FILE > FILE.utf8 "
+                          "(Windows tools often save UTF-16)");
+    }
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
+    require_8bit_text(text, where);
+    check_json_structure(text, where, kMaxJsonDepth);
     try {
         return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
                                      /*ignore_comments=*/true);
@@ -120,7 +200,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
             what = what.substr(pos + 2);
         }
         throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
-                          "invalid JSON: " + what,
+                          "invalid JSON: " + terminal_safe(what),
                           "fix the JSON syntax there (comments with // are allowed)");
     } catch (const nlohmann::json::exception& e) {
         // out_of_range.406: a number too large for a double ("1e999"); nlohmann gives no position.

@@ -75,3 +75,18 @@ TEST_CASE("number_text prints integers whole and other values compactly") {
     CHECK(number_text(1e-6) == "1e-06");
     CHECK(number_text(1e300) == "1e+300");
 }
+
+TEST_CASE("a key given twice in one object is refused with both places; escapes and nesting are understood") {
+    using planlayout::parse_json_text;
+    CHECK_THROWS_WITH_AS(parse_json_text("{\n  \"nodes\": 2,\n  \"nodes\": 4\n}", "l.json"),
+                         "l.json:3:3: key \"nodes\" is given twice in one object (first at line 2, column 3); keep one of "
+                         "the two: JSON readers silently keep only one of them",
+                         Error);
+    CHECK_THROWS_WITH_AS(parse_json_text(R"({"a": 1, "\u0061": 2})", "e.json"), doctest::Contains("key \"a\" is given twice"),
+                         Error);
+    // The same key in sibling or nested objects, in strings, in arrays and in comments is fine.
+    CHECK(parse_json_text(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}], "c": "\"a\": 1", /* "c": 2 */ "d": 0})", "ok.json")
+              .size() == 4);
+    CHECK_THROWS_WITH_AS(parse_json_text(R"({"x": [1, {"k": 1, "k": 2}]})", "n.json"), doctest::Contains("n.json:1:20: key \"k\""),
+                         Error);
+}

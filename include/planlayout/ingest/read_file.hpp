@@ -21,8 +21,15 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
 /// the stack's end.
 inline constexpr std::size_t kMaxJsonDepth = 256;
 
+/// Refuses text in UTF-16 or UTF-32 (by its byte-order mark, or by NUL bytes between ASCII
+/// characters when it has none), naming the encoding and the iconv command that converts it.
+/// Every text reader calls it before anything else, so no message quotes such a file's bytes.
+void require_8bit_text(const std::string& text, const std::string& where);
+
 /// Parses JSON text with `//` and `/* */` comments allowed. Errors name `where`, the line and
-/// column, and what the parser expected. Nesting deeper than kMaxJsonDepth is refused.
+/// column, and what the parser expected (bytes that are not printable shown as \xHH). Nesting
+/// deeper than kMaxJsonDepth is refused, and so is a key given twice in one object (JSON
+/// parsers keep one of the two silently), naming both places.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
 /// 1-based line and column of a byte offset in text.
