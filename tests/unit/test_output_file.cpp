@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "planlayout/emit/atomic_write.hpp"
+#include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "test_files.hpp"
 
