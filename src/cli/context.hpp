@@ -73,7 +73,8 @@ private:
 };
 
 /// Writes a whole result through an Output (`-o FILE` or ctx.out) and commits it.
-void write_output(const ParsedArgs& args, const std::string& content, Context& ctx);
+void write_output(const ParsedArgs& args, const std::string& content, Context& ctx,
+                  const std::vector<std::string>& more_inputs = {});
 
 /// Flushes a stream that stands for standard output and throws Error (Io, exit 3) naming
 /// standard output and the reason when a write failed.

@@ -115,8 +115,9 @@ void Output::commit() {
     }
 }
 
-void write_output(const ParsedArgs& args, const std::string& content, Context& ctx) {
-    Output out(args, ctx);
+void write_output(const ParsedArgs& args, const std::string& content, Context& ctx,
+                  const std::vector<std::string>& more_inputs) {
+    Output out(args, ctx, more_inputs);
     out.write(content);
     out.commit();
 }
