@@ -74,11 +74,16 @@ std::streamsize FdStreamBuf::xsputn(const char* s, std::streamsize n) {
         pbump(static_cast<int>(count));
         return n;
     }
-    // Larger than what fits: send the buffer, then the text itself without copying it.
-    if (!drain() || !write_all(s, count)) {
+    if (!drain()) {
         return 0;
     }
-    return n;
+    if (count <= buffer_.size()) {
+        traits_type::copy(pptr(), s, count);
+        pbump(static_cast<int>(count));
+        return n;
+    }
+    // Larger than the buffer: the text itself, without copying it.
+    return write_all(s, count) ? n : 0;
 }
 
 FdOStream::FdOStream(int fd) : std::ostream(nullptr), buf_(fd) {

@@ -23,11 +23,11 @@ inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
 void check_group_entry_limit(const Groups& groups, const std::vector<std::string>& kinds);
 
 /// {"schema_version":1,"spec":{...},"groups":{"<kind>":[[r,...],...],...}} with kinds in
-/// creation order. `kinds` filters (empty: all). Deterministic; written to `out` in 64 KiB pieces
+/// creation order. `kinds` filters (empty: all). Deterministic; written to `os` in 64 KiB pieces
 /// as the groups are computed (no DOM, no whole-listing string: memory stays flat).
 /// Throws Error (BadInput) before writing anything when the listing holds more than
 /// kMaxGroupEntries entries.
-void write_groups_json(std::ostream& out, const Groups& groups, const std::vector<std::string>& kinds);
+void write_groups_json(std::ostream& os, const Groups& groups, const std::vector<std::string>& kinds);
 
 /// The same listing as a string (tests, small specs).
 [[nodiscard]] std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds);
