@@ -11,8 +11,11 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
+#include <string_view>
 
 #include "planlayout/error.hpp"
 
@@ -284,6 +287,11 @@ Target resolve_target(const std::string& path) {
             t.exists = true;
             t.st = lst;
             return t;
+        }
+        if (!t.through_proc) {
+            // A link inside /proc, also when reached through another link (/dev/fd/N).
+            std::unique_ptr<char, decltype(&std::free)> real(::realpath(folder_of(p).c_str(), nullptr), &std::free);
+            t.through_proc = real && std::string_view(real.get()).rfind("/proc/", 0) == 0;
         }
         std::array<char, PATH_MAX> buf{};
         const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);

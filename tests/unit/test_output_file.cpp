@@ -195,6 +195,25 @@ TEST_CASE("output: a FIFO is written through") {
     CHECK(s.entries() == 1);
 }
 
+TEST_CASE("output: /dev/fd/N and /proc/self/fd/N are written through") {
+    for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        CAPTURE(prefix);
+        int fds[2] = {-1, -1};
+        REQUIRE(::pipe(fds) == 0);
+        {
+            OutputFile out(prefix + std::to_string(fds[1]));
+            REQUIRE(out.writes_through());
+            out.write("via " + prefix);
+            out.commit();
+        }
+        ::close(fds[1]);
+        char buf[64] = {};
+        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        ::close(fds[0]);
+        CHECK(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0) == "via " + prefix);
+    }
+}
+
 TEST_CASE("output: the same file as an input is refused (exit 2), through any path") {
     const Scratch s("input");
     const fs::path input = s.dir / "layout.json";
