@@ -36,7 +36,8 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
     return setup;
 }
 
-Placement placement_of(const JsonReader& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world) {
+Placement placement_of(const JsonReader& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world,
+                       std::vector<std::string>& files) {
     if (!top.has("placement")) {
         return node_major_placement(cluster, world);
     }
@@ -44,6 +45,7 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
     std::optional<NamedHostfile> hostfile;
     if (const auto name = placement_hostfile_name(section)) {
         const std::string path = join_path(request.base_dir, *name);
+        files.push_back(path);
         NamedHostfile h{*name, path, {}};
         for (const auto& [host, slots] : parse_hostfile(read_text_file(path), path)) {
             h.hosts.push_back(host);
@@ -85,7 +87,8 @@ Report plan(const PlanRequest& request) {
                           "drop \"world\" to use every GPU, or add nodes");
     }
     const ResolvedSpec resolved = resolve_spec(spec, source);
-    report.placement = placement_of(top, request, report.cluster, resolved.world);
+    report.files = report.cluster.files;
+    report.placement = placement_of(top, request, report.cluster, resolved.world, report.files);
     report.warnings = report.cluster.warnings;
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
@@ -99,6 +102,9 @@ Report plan(const PlanRequest& request) {
     }
     if (!report.sections.is_null()) {
         setup = score_setup_of(top, request.layout_name, request.base_dir);
+        for (const auto& rel : setup->transport.calibrations) {
+            report.files.push_back(join_path(request.base_dir, rel));
+        }
     }
     Evaluation evaluation =
         evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);

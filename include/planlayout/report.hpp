@@ -23,6 +23,7 @@ struct Report {
     Placement placement;
     std::vector<KindEdges> kinds;  // creation order
     std::vector<std::string> warnings;
+    std::vector<std::string> files;  // files plan() read besides the layout (cluster, templates, captures, calibrations, hostfile)
     nlohmann::json sections;       // the layout's model/training/transport/score sections, as given
     std::optional<Score> score;    // when the layout has model/training/transport or score sections
 };

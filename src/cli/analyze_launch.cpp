@@ -18,13 +18,15 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     }
     // Launchers need every group and every rank: --kinds does not apply.
     const Report report = plan(request);
+    Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (format == "scheduler") {
-        write_output(parsed, scheduler_json(report), ctx);
+        out.write(scheduler_json(report));
     } else if (format == "hostfile") {
-        write_output(parsed, hostfile_text(report), ctx);
+        out.write(hostfile_text(report));
     } else {
-        write_output(parsed, launch_text(report), ctx);
+        out.write(launch_text(report));
     }
+    out.commit();
     return 0;
 }
 

@@ -45,10 +45,12 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
                           "pass one step log per run, or --run ARM:ROUND=FILE");
     }
     auto report = verify::analyze_ab(runs, options);
+    std::vector<std::string> layout_files;  // files the layout named: inputs too
     if (const auto layout = a.get("--layout")) {
         // The plan's predicted benefit (and its band) beside every measured comparison.
         PlanRequest request = layout_request(*layout, ctx);
         const Report plan_report = plan(request);
+        layout_files = plan_report.files;
         if (!plan_report.score) {
             throw input_error(*layout, "the layout has no model/training/transport (or score) sections, so it predicts nothing",
                               "add them (see layouts/seed-2x8-ep16.json) or drop --layout");
@@ -65,7 +67,7 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
     }
     write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),
-                 ctx);
+                 ctx, layout_files);
     return 0;
 }
 

@@ -73,15 +73,15 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             }
         }
     }
+    Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (diagram) {
-        write_output(parsed,
-                     format == "dot" ? diagram_dot(report, diagram_options, style) : diagram_svg(report, diagram_options, style),
-                     ctx);
-        return 0;
+        out.write(format == "dot" ? diagram_dot(report, diagram_options, style) : diagram_svg(report, diagram_options, style));
+    } else {
+        ReportOptions options;
+        options.ranks = parsed.has("--ranks");
+        out.write(format == "json" ? report_json(report) : report_text(report, options));
     }
-    ReportOptions options;
-    options.ranks = parsed.has("--ranks");
-    write_output(parsed, format == "json" ? report_json(report) : report_text(report, options), ctx);
+    out.commit();
     return 0;
 }
 

@@ -7,7 +7,7 @@
 #include "planlayout/emit/calibration_emit.hpp"
 #include "messages.hpp"
 #include "planlayout/analysis/calibrate.hpp"
-#include "planlayout/emit/atomic_write.hpp"
+#include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 
@@ -54,10 +54,13 @@ int run_calibrate(const ParsedArgs& args, Context& ctx) {
         }
         c.warnings.push_back(w);
     }
-    if (const auto o = args.get("-o"); o && *o != "-") {
-        write_file_atomically(*o, to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (const auto o = args.get("-o"); o && *o != "-") {  // the calibration file; the report still prints
+        OutputFile file(*o, ctx.inputs);
+        file.write(to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        file.commit();
     }
     ctx.out << (json ? to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : render_text(c));
+    check_standard_output(ctx.out);
     return 0;
 }
 

@@ -17,7 +17,11 @@ int run_compare(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
     const Report a = plan_file(parsed.positionals()[0], ctx);
     const Report b = plan_file(parsed.positionals()[1], ctx);
-    write_output(parsed, format == "json" ? compare_json(a, b) : compare_text(a, b), ctx);
+    std::vector<std::string> files = a.files;  // the files the layouts named are inputs too
+    files.insert(files.end(), b.files.begin(), b.files.end());
+    Output out(parsed, ctx, files);
+    out.write(format == "json" ? compare_json(a, b) : compare_text(a, b));
+    out.commit();
     return 0;
 }
 

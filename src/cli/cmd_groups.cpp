@@ -1,6 +1,5 @@
 // CLI: `plan-layout groups` — every communication group's ranks, as Megatron-Core builds them.
 #include <algorithm>
-#include <sstream>
 
 #include "commands.hpp"
 #include "messages.hpp"
@@ -26,13 +25,20 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
             }
         }
     }
-    std::string text;
-    if (const auto r = parsed.get_int("--rank", 0, spec.world - 1)) {
-        text = format == "json" ? rank_json(groups, *r, kinds) : rank_text(groups, *r, kinds);
-    } else {
-        text = format == "json" ? groups_json(groups, kinds) : groups_text(groups, kinds);
+    const auto rank = parsed.get_int("--rank", 0, spec.world - 1);
+    if (!rank && format == "json") {
+        check_group_entry_limit(groups, kinds);  // before -o is opened
     }
-    write_output(parsed, text, ctx);
+    // The listing is streamed into the output as it is computed (a 2^20-rank JSON is 140 MB).
+    Output out(parsed, ctx);
+    if (rank) {
+        out.write(format == "json" ? rank_json(groups, *rank, kinds) : rank_text(groups, *rank, kinds));
+    } else if (format == "json") {
+        write_groups_json(out.stream(), groups, kinds);
+    } else {
+        write_groups_text(out.stream(), groups, kinds);
+    }
+    out.commit();
     return 0;
 }
 

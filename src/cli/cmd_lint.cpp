@@ -17,7 +17,8 @@ namespace {
 
 // Prints the findings (text or JSON) under a one-line summary; exit 1 on any error finding.
 int emit_findings(const std::vector<Finding>& findings, const std::string& source, const std::string& summary,
-                  const std::vector<std::string>& notes, const std::string& format, const ParsedArgs& a, Context& ctx) {
+                  const std::vector<std::string>& notes, const std::string& format, const ParsedArgs& a, Context& ctx,
+                  const std::vector<std::string>& files = {}) {
     std::map<Severity, int> counts;
     for (const auto& f : findings) {
         ++counts[f.severity];
@@ -48,7 +49,7 @@ int emit_findings(const std::vector<Finding>& findings, const std::string& sourc
         out << counts[Severity::Error] << " error(s), " << counts[Severity::Warning] << " warning(s), "
             << counts[Severity::Info] << " info\n";
     }
-    write_output(a, out.str(), ctx);
+    write_output(a, out.str(), ctx, files);
     return counts[Severity::Error] > 0 ? static_cast<int>(ExitCode::CheckFailed) : 0;
 }
 
@@ -70,7 +71,7 @@ int run_lint(const ParsedArgs& a, Context& ctx) {
                                      path + ": cluster of " + std::to_string(cluster.node_count()) + " node(s), " +
                                          std::to_string(cluster.total_gpus()) + " GPU(s), " +
                                          std::to_string(cluster.templates.size()) + " node template(s)",
-                                     cluster.warnings, format, a, ctx);
+                                     cluster.warnings, format, a, ctx, cluster.files);
             }
         }
     }

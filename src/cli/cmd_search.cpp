@@ -92,8 +92,12 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     header.sort = sort;
     header.gpu_memory_bytes = options.gpu_memory_bytes;
     header.top = parsed.get_int("--top").value_or(20);
+    std::vector<std::string> files = cluster.files;  // files the cluster and the model named: inputs too
+    for (const auto& rel : model.transport.calibrations) {
+        files.push_back(join_path(parent_dir(*model_path), rel));
+    }
     write_output(parsed, format == "json" ? search_json(result, cluster, header) : search_text(result, cluster, header),
-                 ctx);
+                 ctx, files);
     return 0;
 }
 

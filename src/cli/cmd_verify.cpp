@@ -15,11 +15,13 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
     const auto expect = verify::parse_expected_transport(a.get_or("--expect", "gdrdma"),
                                                          "plan-layout verify --expect");
     verify::VerifyExpectation expectation;
+    std::vector<std::string> layout_files;  // files the layout named: inputs too
     if (const auto layout = a.get("--layout")) {
         // The plan's own placement: each rank's node, GPU and rail NIC (NCCL's choice).
         PlanRequest request = layout_request(*layout, ctx);
         request.kinds = {"tp"};  // classification is not needed here; keep it cheap
         const Report report = plan(request);
+        layout_files = report.files;
         // Each rank's rail NIC is named from its own node's template (clusters may mix them).
         std::vector<verify::RankPlacement> placement;
         for (std::int64_t r = 0; r < report.placement.world(); ++r) {
@@ -68,7 +70,7 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
     const auto report = verify::verify_log(log, expectation);
     write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
                                      : verify::render_text(report),
-                 ctx);
+                 ctx, layout_files);
     return report.passed() ? 0 : static_cast<int>(ExitCode::CheckFailed);
 }
 

@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -11,7 +13,7 @@
 
 #include "commands.hpp"
 #include "messages.hpp"
-#include "planlayout/emit/atomic_write.hpp"
+#include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
@@ -52,18 +54,91 @@ PlanRequest layout_request(const std::string& path, Context& ctx) {
     return request;
 }
 
-void write_output(const ParsedArgs& args, const std::string& content, Context& ctx) {
+std::vector<std::string> input_files(const std::string& command, const ParsedArgs& args) {
+    std::vector<std::string> files;
+    const auto& pos = args.positionals();
+    for (std::size_t i = command == "import" ? 1 : 0; i < pos.size(); ++i) {  // import FORMAT FILE
+        files.push_back(pos[i]);
+    }
+    for (const char* option : kInputFileOptions) {
+        for (const auto& v : args.get_all(option)) {
+            files.push_back(v);
+        }
+    }
+    for (const auto& run : args.get_all("--run")) {  // ARM:ROUND=FILE
+        if (const auto eq = run.find('='); eq != std::string::npos) {
+            files.push_back(run.substr(eq + 1));
+        }
+    }
+    return files;
+}
+
+void check_inputs_and_output(const std::string& command, const ParsedArgs& args, const std::vector<std::string>& inputs) {
+    if (std::count(inputs.begin(), inputs.end(), "-") > 1) {
+        throw usage_error(command, "standard input ('-') is given for more than one input",
+                          "standard input can be read once: save all but one of those inputs to files");
+    }
+    if (const auto o = args.get("-o")) {
+        if (o->empty()) {
+            throw input_error("-o \"\"", "the output file name is empty", "give a file name, or - for standard output");
+        }
+        if (*o != "-") {
+            refuse_output_onto_input(*o, inputs);
+        }
+    }
+}
+
+Output::Output(const ParsedArgs& args, Context& ctx, const std::vector<std::string>& more_inputs) : out_(&ctx.out) {
     const auto path = args.get("-o");
     if (path && *path != "-") {
-        write_file_atomically(*path, content);
-    } else {
-        ctx.out << content;
+        std::vector<std::string> inputs = ctx.inputs;
+        inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
+        file_ = std::make_unique<OutputFile>(*path, inputs);
+        out_ = &file_->stream();
     }
+}
+
+Output::~Output() = default;
+
+std::ostream& Output::stream() {
+    return *out_;
+}
+
+void Output::write(std::string_view text) {
+    out_->write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+void Output::commit() {
+    if (file_) {
+        file_->commit();
+    } else {
+        check_standard_output(*out_);
+    }
+}
+
+void write_output(const ParsedArgs& args, const std::string& content, Context& ctx,
+                  const std::vector<std::string>& more_inputs) {
+    Output out(args, ctx, more_inputs);
+    out.write(content);
+    out.commit();
+}
+
+void check_standard_output(std::ostream& out) {
+    out.flush();
+    if (out) {
+        return;
+    }
+    const auto* fd_out = dynamic_cast<const FdOStream*>(&out);
+    const int err = fd_out != nullptr ? fd_out->error() : 0;
+    throw io_error("standard output", std::string("write failed") + (err != 0 ? std::string(": ") + std::strerror(err) : ""),
+                   "check the disk space, or the pipe or file standard output goes to");
 }
 
 }  // namespace cli
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::istream& in) {
+namespace {
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::istream& in) {
     cli::Context ctx{in, out, err, false};
     ctx.err_is_terminal = (&err == &std::cerr) && ::isatty(STDERR_FILENO) != 0;
     try {
@@ -86,6 +161,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                     out << cli::render_help(spec);
                     return 0;
                 }
+                ctx.inputs = cli::input_files(spec.name, parsed);
+                cli::check_inputs_and_output(spec.name, parsed, ctx.inputs);
                 return cli::command_runner(spec.name)(parsed, ctx);
             }
             names.push_back(spec.name);
@@ -102,6 +179,22 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             << "; please report this with the command line that caused it\n";
         return static_cast<int>(ExitCode::Internal);
     }
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, std::istream& in) {
+    const int code = run_command(args, out, err, in);
+    // Whatever went to standard output (help, a result, a message-only run) must have arrived.
+    try {
+        cli::check_standard_output(out);
+    } catch (const Error& e) {
+        if (code == 0 || code == static_cast<int>(ExitCode::CheckFailed)) {
+            err << "plan-layout: error: " << e.what() << "\n";
+            return static_cast<int>(e.code());
+        }
+    }
+    return code;
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

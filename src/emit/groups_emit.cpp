@@ -1,9 +1,11 @@
-// Emit: group listings (JSON streamed with to_chars; text for terminals).
+// Emit: group listings (JSON streamed in chunks with to_chars; text for terminals).
 #include "planlayout/emit/groups_emit.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <ostream>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -79,7 +81,54 @@ std::int64_t group_entry_count(const Groups& groups, const std::vector<std::stri
     return entries;
 }
 
-std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds) {
+namespace {
+
+// Collects text in a small buffer and hands it to the stream in 64 KiB pieces: the listing is
+// written as it is produced, never held whole (a 2^20-rank listing is 140 MB of JSON).
+class ChunkWriter {
+public:
+    explicit ChunkWriter(std::ostream& os) : os_(os) { buf_.reserve(kChunk + 64); }
+
+    ChunkWriter(const ChunkWriter&) = delete;
+    ChunkWriter& operator=(const ChunkWriter&) = delete;
+    ChunkWriter(ChunkWriter&&) = delete;
+    ChunkWriter& operator=(ChunkWriter&&) = delete;
+
+    ~ChunkWriter() { flush(); }
+
+    void put(char c) { buf_ += c; }
+
+    void put(std::string_view s) {
+        buf_.append(s);
+        maybe_flush();
+    }
+
+    void put_int(std::int64_t v) {
+        append_int(buf_, v);
+        maybe_flush();
+    }
+
+    void flush() {
+        os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+    }
+
+private:
+    static constexpr std::size_t kChunk = std::size_t{1} << 16U;
+
+    void maybe_flush() {
+        if (buf_.size() >= kChunk) {
+            flush();
+        }
+    }
+
+    std::ostream& os_;
+    std::string buf_;
+};
+
+}  // namespace
+
+void check_group_entry_limit(const Groups& groups, const std::vector<std::string>& kinds) {
     if (const std::int64_t entries = group_entry_count(groups, kinds); entries > kMaxGroupEntries) {
         throw input_error("groups --format json",
                           "the listing would hold " + std::to_string(entries) +
@@ -87,40 +136,37 @@ std::string groups_json(const Groups& groups, const std::vector<std::string>& ki
                               " (2^27, about 1 GiB of JSON)",
                           "list fewer kinds with --kinds (e.g. --kinds tp,ep), or one rank's groups with --rank R");
     }
-    std::size_t estimate = 256;
-    for (const auto& k : groups.kinds) {
-        if (wanted(kinds, k.name)) {
-            estimate += static_cast<std::size_t>(k.group_count() * (k.group_size() * 8 + 3)) + k.name.size() + 8;
-        }
-    }
-    std::string out;
-    out.reserve(estimate);
-    nlohmann::json spec = to_json(groups.spec);
-    out += "{\"schema_version\":";
-    append_int(out, kSchemaVersion);
-    out += ",\"spec\":" + spec.dump() + ",\"groups\":{";
+}
+
+void write_groups_json(std::ostream& os, const Groups& groups, const std::vector<std::string>& kinds) {
+    check_group_entry_limit(groups, kinds);
+    ChunkWriter out(os);
+    out.put("{\"schema_version\":");
+    out.put_int(kSchemaVersion);
+    out.put(",\"spec\":" + to_json(groups.spec).dump() + ",\"groups\":{");  // a few hundred bytes
     bool first_kind = true;
     for (const auto& k : groups.kinds) {
         if (!wanted(kinds, k.name)) {
             continue;
         }
-        out += first_kind ? "\n\"" : ",\n\"";
+        out.put(first_kind ? "\n\"" : ",\n\"");
         first_kind = false;
-        out += k.name + "\":[";
+        out.put(k.name);
+        out.put("\":[");
         const std::int64_t count = k.group_count();
         const std::int64_t size = k.group_size();
         // Grid kinds walk their masked axes as an odometer: no division per member.
         const auto& masked = k.base.masked;
         std::vector<std::int64_t> digit(masked.size(), 0);
         for (std::int64_t g = 0; g < count; ++g) {
-            out += g ? ",[" : "[";
+            out.put(g ? ",[" : "[");
             if (k.derivation == KindDerivation::Grid) {
                 const std::int64_t base = k.member(g, 0);
                 std::fill(digit.begin(), digit.end(), 0);
                 std::int64_t rank = base;
                 for (std::int64_t i = 0; i < size; ++i) {
                     if (i) {
-                        out += ',';
+                        out.put(',');
                         for (std::size_t a = 0; a < masked.size(); ++a) {
                             if (++digit[a] < masked[a].size) {
                                 rank += masked[a].stride;
@@ -130,26 +176,30 @@ std::string groups_json(const Groups& groups, const std::vector<std::string>& ki
                             digit[a] = 0;
                         }
                     }
-                    append_int(out, rank);
+                    out.put_int(rank);
                 }
             } else {
                 for (std::int64_t i = 0; i < size; ++i) {
                     if (i) {
-                        out += ',';
+                        out.put(',');
                     }
-                    append_int(out, k.member(g, i));
+                    out.put_int(k.member(g, i));
                 }
             }
-            out += ']';
+            out.put(']');
         }
-        out += ']';
+        out.put(']');
     }
-    out += "\n}}\n";
-    return out;
+    out.put("\n}}\n");
 }
 
-std::string groups_text(const Groups& groups, const std::vector<std::string>& kinds) {
+std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds) {
     std::ostringstream out;
+    write_groups_json(out, groups, kinds);
+    return out.str();
+}
+
+void write_groups_text(std::ostream& out, const Groups& groups, const std::vector<std::string>& kinds) {
     const auto& s = groups.spec;
     out << "world " << s.world << ": tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp
         << " | ep=" << s.ep << " etp=" << s.etp << " expert_dp=" << s.expert_dp;
@@ -172,13 +222,18 @@ std::string groups_text(const Groups& groups, const std::vector<std::string>& ki
         out << name << " " << shape << "  ";
         const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
         for (std::int64_t g = 0; g < show; ++g) {
-            out << (g ? " " : "") << list_text(k.group(g), 8);
+            out << (g ? " " : "") << group_head_text(k, g, 8);
         }
         if (k.group_count() > show) {
             out << " ...";
         }
         out << "\n";
     }
+}
+
+std::string groups_text(const Groups& groups, const std::vector<std::string>& kinds) {
+    std::ostringstream out;
+    write_groups_text(out, groups, kinds);
     return out.str();
 }
 

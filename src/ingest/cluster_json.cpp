@@ -41,6 +41,7 @@ public:
                 t = builtin_node_template(name, where);
             } else {
                 const std::string path = join_path(base_dir_, name);
+                files_.push_back(path);
                 const std::string text = read_text_file(path);
                 t = node_template_from_json(parse_json_text(text, path), path);
                 t.source = name;
@@ -64,12 +65,15 @@ public:
 
     std::vector<NodeTemplate> take() { return std::move(templates_); }
 
+    std::vector<std::string> take_files() { return std::move(files_); }
+
     // {"import": "captures/h100.xml", "format": "auto"}: a capture read by its format's reader.
-    NodeTemplate import_capture(const JsonReader& o) const {
+    NodeTemplate import_capture(const JsonReader& o) {
         o.check_keys({"import", "format"});
         const std::string rel = o.get_string("import").value_or("");
         const std::string path = join_path(base_dir_, rel);
         std::string format = o.get_string("format").value_or("auto");
+        files_.push_back(path);
         const std::string text = read_text_file(path, std::size_t{64} << 20U);
         if (format == "auto") {
             format = std::string(to_string(detect_format(text)));
@@ -97,6 +101,7 @@ private:
     std::string file_;
     std::string base_dir_;
     std::vector<NodeTemplate> templates_;
+    std::vector<std::string> files_;
     std::map<std::string, int> index_;
 };
 
@@ -276,6 +281,7 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
     TemplateTable table(file, base_dir);
     read_nodes(c, table, out);
     out.templates = table.take();
+    out.files = table.take_files();
     for (const auto& t : out.templates) {
         out.facts.push_back(template_facts(t));
         out.rails = std::max(out.rails, static_cast<int>(out.facts.back().rail_nics.size()));
@@ -298,7 +304,9 @@ Cluster load_cluster_file(const std::string& path) {
     const std::string text = read_text_file(path);
     const json j = parse_json_text(text, path);
     const bool wrapped = j.is_object() && j.contains("cluster");
-    return cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", parent_dir(path));
+    Cluster c = cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", parent_dir(path));
+    c.files.insert(c.files.begin(), path);
+    return c;
 }
 
 }  // namespace planlayout

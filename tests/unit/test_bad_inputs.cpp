@@ -1,7 +1,8 @@
 // Bad inputs: every folder under tests/bad-inputs/ is one broken input driven through run_cli
 // in-process; the run must end with the expected exit code and message, never a crash.
 //   args          CLI arguments after "plan-layout", one per line; ${SRC} = repo root,
-//                 ${CASE} = the case folder, ${TMP} = a fresh scratch folder for this case
+//                 ${CASE} = the case folder, ${TMP} = a fresh scratch folder for this case,
+//                 ${EMPTY} = nothing (a line of just ${EMPTY} is an empty argument)
 //   exit          expected exit code
 //   err.contains  every non-empty line must occur in standard error (after ${...} folding)
 //   expected.err  optional: the exact standard error
@@ -15,6 +16,7 @@
 //                   copy FILE PATH           copy PATH (${SRC} expands) to FILE
 //                   replace FILE FROM TO     replace every FROM by TO in FILE (no spaces in either)
 //                   chmod PATH OCTAL         change permissions
+//                   symlink LINK TARGET      a symbolic link LINK pointing at TARGET (as written)
 //   check         optional: after the run, one directive a line:
 //                   same FILE                FILE is byte-identical to before the run
 //                   absent FILE              FILE does not exist
@@ -56,6 +58,7 @@ struct Vars {
     [[nodiscard]] std::string expand(std::string s) const {
         s = replace_all(s, "${SRC}", src.string());
         s = replace_all(s, "${CASE}", case_dir.string());
+        s = replace_all(s, "${EMPTY}", "");
         return replace_all(s, "${TMP}", tmp.string());
     }
 
@@ -120,6 +123,10 @@ void run_setup(const std::string& text, const Vars& vars) {
             const std::string content = slurp(p);
             REQUIRE_MESSAGE(content.find(from) != std::string::npos, "setup: '" << from << "' not in " << p);
             std::ofstream(p, std::ios::binary | std::ios::trunc) << replace_all(content, from, to);
+        } else if (op == "symlink") {
+            std::string target;
+            words >> target;
+            fs::create_symlink(target, p);
         } else if (op == "chmod") {
             std::string mode;
             words >> mode;

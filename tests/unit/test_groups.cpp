@@ -5,6 +5,7 @@
 #include <set>
 
 #include "invariants.hpp"
+#include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -305,4 +306,14 @@ TEST_CASE("one rank's group in every kind is found without materializing the kin
         REQUIRE(f.has_value());
         CHECK(k.member(f->first, f->second) == r);
     }
+}
+
+TEST_CASE("groups text at 2^31 ranks computes each shown group's head, never a whole group") {
+    // Each dp group here has 2^24 members: building them for the text took
+    // minutes and 16 GB; the head and the last member are O(axes) each.
+    const Groups g = make(std::int64_t{1} << 31, 8, 16, 1, 64);
+    const std::string text = groups_text(g, {});
+    CHECK(text.rfind("world 2147483648: tp=8 pp=16 cp=1 dp=16777216", 0) == 0);
+    CHECK(text.find("\ndp                       128 x 16777216  [0 8 16 24 32 40 48 56 ... 134217720] [1 9 ") !=
+          std::string::npos);
 }

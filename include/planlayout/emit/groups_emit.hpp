@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -10,19 +11,31 @@
 namespace planlayout {
 
 /// The most group entries (ranks summed over every listed group of every listed kind) a JSON
-/// listing materializes: 2^27 entries is about 1 GiB of JSON. Bigger listings are refused with
-/// a hint to pick kinds (--kinds) or one rank (--rank) instead of exhausting memory and disk.
+/// listing writes: 2^27 entries is about 1 GiB of JSON. The listing is streamed, so memory is not
+/// the concern; bigger listings are refused with a hint to pick kinds (--kinds) or one rank
+/// (--rank) instead of filling the disk with a file no tool would read.
 inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
 
 /// Group entries groups_json would write for these kinds (empty: all).
 [[nodiscard]] std::int64_t group_entry_count(const Groups& groups, const std::vector<std::string>& kinds);
 
+/// Throws Error (BadInput) when a JSON listing of these kinds would hold more than
+/// kMaxGroupEntries entries.
+void check_group_entry_limit(const Groups& groups, const std::vector<std::string>& kinds);
+
 /// {"schema_version":1,"spec":{...},"groups":{"<kind>":[[r,...],...],...}} with kinds in
-/// creation order. `kinds` filters (empty: all). Deterministic; written without a DOM.
-/// Throws Error (BadInput) when the listing holds more than kMaxGroupEntries entries.
+/// creation order. `kinds` filters (empty: all). Deterministic; written to `os` in 64 KiB pieces
+/// as the groups are computed (no DOM, no whole-listing string: memory stays flat).
+/// Throws Error (BadInput) before writing anything when the listing holds more than
+/// kMaxGroupEntries entries.
+void write_groups_json(std::ostream& os, const Groups& groups, const std::vector<std::string>& kinds);
+
+/// The same listing as a string (tests, small specs).
 [[nodiscard]] std::string groups_json(const Groups& groups, const std::vector<std::string>& kinds);
 
-/// Per kind: count × size and the first groups, readable in a terminal.
+/// Per kind: count × size and the first groups, readable in a terminal. Groups are never built
+/// whole: the first members and the last are computed.
+void write_groups_text(std::ostream& out, const Groups& groups, const std::vector<std::string>& kinds);
 [[nodiscard]] std::string groups_text(const Groups& groups, const std::vector<std::string>& kinds);
 
 /// One rank's coordinates and its group in every kind (text or JSON).

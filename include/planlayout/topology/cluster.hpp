@@ -60,6 +60,7 @@ struct Cluster {
     std::vector<std::vector<int>> wiring;    // explicit wiring: node → rail → leaf id (empty if aligned)
     std::vector<std::string> leaf_names;     // leaf id → name, for explicit wiring
     std::vector<std::string> warnings;
+    std::vector<std::string> files;          // files read to build it (cluster file, node templates, captures), as opened
 
     [[nodiscard]] std::int64_t node_count() const { return static_cast<std::int64_t>(nodes.size()); }
 
