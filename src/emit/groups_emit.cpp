@@ -172,7 +172,7 @@ std::string groups_text(const Groups& groups, const std::vector<std::string>& ki
         out << name << " " << shape << "  ";
         const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
         for (std::int64_t g = 0; g < show; ++g) {
-            out << (g ? " " : "") << list_text(k.group(g), 8);
+            out << (g ? " " : "") << group_head_text(k, g, 8);  // never the whole group
         }
         if (k.group_count() > show) {
             out << " ...";
