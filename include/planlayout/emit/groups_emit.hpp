@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/limits.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout {
 
-/// The most group entries (ranks summed over every listed group of every listed kind) a JSON
-/// listing materializes: 2^27 entries is about 1 GiB of JSON. Bigger listings are refused with
-/// a hint to pick kinds (--kinds) or one rank (--rank) instead of exhausting memory and disk.
-inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
+// kMaxGroupEntries (planlayout/limits.hpp): the most group entries (ranks summed over every
+// listed group of every listed kind) a JSON listing materializes. Bigger listings are refused
+// with a hint to pick kinds (--kinds) or one rank (--rank) instead of exhausting memory and disk.
 
 /// Group entries groups_json would write for these kinds (empty: all).
 [[nodiscard]] std::int64_t group_entry_count(const Groups& groups, const std::vector<std::string>& kinds);

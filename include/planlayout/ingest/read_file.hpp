@@ -6,23 +6,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/limits.hpp"
+
 namespace planlayout {
 
-/// Files larger than this are refused with a clear message instead of exhausting memory.
-inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
+// kMaxInputBytes, kMaxJsonDepth, kMaxJsonTokenBytes: planlayout/limits.hpp.
 
 /// Reads a whole file. Throws Error: Io (exit 3) when it cannot be opened or read, BadInput
 /// (exit 2) when it is a directory, or larger than max_bytes.
 [[nodiscard]] std::string read_text_file(const std::string& path,
                                          std::size_t max_bytes = kMaxInputBytes);
 
-/// The deepest nesting of arrays and objects parse_json_text accepts. Real inputs are under 10
-/// levels; the limit keeps every recursive walk over the document (dump, our readers) far from
-/// the stack's end.
-inline constexpr std::size_t kMaxJsonDepth = 256;
-
 /// Parses JSON text with `//` and `/* */` comments allowed. Errors name `where`, the line and
-/// column, and what the parser expected. Nesting deeper than kMaxJsonDepth is refused.
+/// column, and what the parser expected. Nesting deeper than kMaxJsonDepth, and a string or
+/// number longer than kMaxJsonTokenBytes, are refused before the parser runs.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
 /// 1-based line and column of a byte offset in text.
