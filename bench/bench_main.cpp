@@ -40,11 +40,112 @@ std::vector<Bench> benches(const std::string& tmp) {
         {"svg-1024-aggregated", "<= 5 s",
          {"plan-layout", "analyze", tmp + "/layout-1024x8.json", "--format", "svg", "--view", "groups", "--kind", "ep", "-o",
           tmp + "/groups-1024.svg"}},
+        // Issue #20 item 7: large-but-legal inputs, linear work.
+        {"analyze-262144-ranks", "<= 2 s",
+         {"plan-layout", "analyze", tmp + "/layout-32768x8-tp8.json", "--format", "json", "-o", tmp + "/analyze-262144.json"}},
+        {"lint-256-gpu-capture", "<= 1 s",
+         {"plan-layout", "lint", tmp + "/layout-smi-256.txt", "-o", tmp + "/lint-256.txt"}},
+        {"import-nccl-xml-largest", "<= 5 s (512 GPUs + 512 NICs, the limits)",
+         {"plan-layout", "import", "nccl-xml", tmp + "/layout-nccl-512.xml", "-o", tmp + "/import-512.json"}},
+        {"groups-2g-dp-text", "<= 0.1 s (one 2^31-rank group)",
+         {"plan-layout", "groups", "--world", "2147483648", "--kinds", "dp", "-o", tmp + "/groups-dp.txt"}},
+        {"verify-70mb-log-json", "<= 30 s, <= 2 GB (16,384 ranks x 32 channels)",
+         {"plan-layout", "verify", tmp + "/layout-nccl-2048x8.log", "--nodes", "2048", "--gpus-per-node", "8", "--format",
+          "json", "-o", tmp + "/verify.json"}},
     };
 }
 
+// GPU i and NIC i behind one switch (PIX), NVSwitch between GPUs: `nvidia-smi topo -m` of a
+// hypothetical 256-GPU node.
+void write_smi_capture(const std::string& path, int gpus) {
+    std::ofstream s(path);
+    for (int i = 0; i < gpus; ++i) {
+        s << "\tGPU" << i;
+    }
+    for (int i = 0; i < gpus; ++i) {
+        s << "\tNIC" << i;
+    }
+    s << "\tCPU Affinity\tNUMA Affinity\n";
+    for (int a = 0; a < 2 * gpus; ++a) {
+        s << (a < gpus ? "GPU" : "NIC") << a % gpus;
+        for (int b = 0; b < 2 * gpus; ++b) {
+            s << (a == b ? "\tX" : a < gpus && b < gpus ? "\tNV18" : a % gpus == b % gpus ? "\tPIX" : "\tSYS");
+        }
+        s << (a < gpus ? "\t0-15\t0\n" : "\n");
+    }
+    s << "\nNIC Legend:\n\n";
+    for (int i = 0; i < gpus; ++i) {
+        s << "  NIC" << i << ": mlx5_" << i << "\n";
+    }
+}
+
+// An NCCL topology XML: GPU i and NIC i under switch i, two CPUs.
+void write_nccl_xml(const std::string& path, int gpus) {
+    std::ofstream s(path);
+    s << "<system version=\"1\">\n";
+    for (int c = 0; c < 2; ++c) {
+        s << "<cpu numaid=\"" << c << "\" affinity=\"0000ffff\" arch=\"x86_64\">\n";
+        for (int i = c * gpus / 2; i < (c + 1) * gpus / 2; ++i) {
+            char bus[16];
+            std::snprintf(bus, sizeof bus, "%04x", i);
+            s << "<pci busid=\"ffff:" << bus << ":00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+              << "<pci busid=\"" << bus << ":01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+              << "<gpu dev=\"" << i << "\" sm=\"90\" rank=\"" << i << "\"><nvlink target=\"fffffff:ff:00.0\" count=\"18\" "
+              << "tclass=\"0x068000\"/></gpu></pci><pci busid=\"" << bus << ":02:00.0\" class=\"0x020700\" "
+              << "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><nic><net name=\"mlx5_" << i << "\" dev=\"" << i
+              << "\" speed=\"400000\" port=\"1\"/></nic></pci></pci>\n";
+        }
+        s << "</cpu>\n";
+    }
+    s << "</system>\n";
+}
+
+// An NCCL INFO log of a rail-aligned ring job: every rank prints its channels' connections.
+void write_nccl_log(const std::string& path, int nodes, int channels) {
+    constexpr int kGpus = 8;
+    std::ofstream f(path);
+    for (int r = 0; r < nodes * kGpus; ++r) {
+        const int n = r / kGpus;
+        const int g = r % kGpus;
+        char env[96];
+        std::snprintf(env, sizeof env, "[1,%d]<stdout>:node-%05d:%d:%d [%d] NCCL INFO ", r, n, 4100 + r, 4300 + r, g);
+        if (r == 0) {
+            f << env << "NCCL version 2.21.5+cuda12.4\n";
+        }
+        f << env << "NET/IB : Using";
+        for (int i = 0; i < kGpus; ++i) {
+            f << " [" << i << "]mlx5_" << i << ":1/IB";
+        }
+        f << " [RO]; OOB eth0:10.0.0.1<0>\n" << env << "Using network IB\n";
+        for (int c = 0; c < channels; ++c) {
+            char ch[8];
+            std::snprintf(ch, sizeof ch, "%02d", c);
+            if (g < kGpus - 1) {
+                f << env << "Channel " << ch << "/0 : " << r << "[" << g << "] -> " << r + 1 << "[" << g + 1
+                  << "] via P2P/CUMEM/read\n";
+            } else {
+                f << env << "Channel " << ch << "/0 : " << r << "[" << g << "] -> " << ((n + 1) % nodes) * kGpus + g << "[" << g
+                  << "] [send] via NET/IB/" << g << "/GDRDMA\n";
+            }
+        }
+    }
+}
+
 // A 16,384-node H100 cluster, rail-aligned two-tier fabric, TP8 PP16 CP2 EP64.
-void write_layouts(const std::string& tmp) {
+void write_layouts(const std::string& tmp, const std::string& name) {
+    // 32,768 nodes x 8 GPUs, TP8: dp rings span every node (issue #20).
+    std::ofstream(tmp + "/layout-32768x8-tp8.json")
+        << R"({"cluster": {"nodes": 32768, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 1024, "pxn": true}},
+               "parallel": {"tp": 8}})";
+    // The big generated inputs only for their own benchmark.
+    if (name == "lint-256-gpu-capture") {
+        write_smi_capture(tmp + "/layout-smi-256.txt", 256);
+    } else if (name == "import-nccl-xml-largest") {
+        write_nccl_xml(tmp + "/layout-nccl-512.xml", 512);
+    } else if (name == "verify-70mb-log-json") {
+        write_nccl_log(tmp + "/layout-nccl-2048x8.log", 2048, 32);
+    }
     std::ofstream(tmp + "/layout-16384x8.json")
         << R"({"cluster": {"nodes": 16384, "node": "h100-hgx-8gpu-8nic",
                "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 512, "pxn": true}},
@@ -72,12 +173,12 @@ int main(int argc, char** argv) {
     const std::vector<std::string> wanted(argv + 1, argv + argc);
     const std::string tmp = (std::filesystem::temp_directory_path() / "planlayout-bench").string();
     std::filesystem::create_directories(tmp);
-    std::printf("%-22s %10s %12s %14s  %s\n", "benchmark", "wall s", "peak RSS MB", "output MB", "target");
+    std::printf("%-24s %10s %12s %14s  %s\n", "benchmark", "wall s", "peak RSS MB", "output MB", "target");
     for (const auto& b : benches(tmp)) {
         if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), b.name) == wanted.end()) {
             continue;
         }
-        write_layouts(tmp);
+        write_layouts(tmp, b.name);
         const auto start = std::chrono::steady_clock::now();
         const pid_t pid = fork();
         if (pid == 0) {
@@ -99,7 +200,7 @@ int main(int argc, char** argv) {
                 out_mb += static_cast<double>(e.file_size()) / 1e6;
             }
         }
-        std::printf("%-22s %10.3f %12.1f %14.1f  %s%s\n", b.name, wall, static_cast<double>(ru.ru_maxrss) / 1024.0, out_mb,
+        std::printf("%-24s %10.3f %12.1f %14.1f  %s%s\n", b.name, wall, static_cast<double>(ru.ru_maxrss) / 1024.0, out_mb,
                     b.target, WEXITSTATUS(status) == 0 ? "" : "  (FAILED)");
         std::filesystem::remove_all(tmp);
         std::filesystem::create_directories(tmp);

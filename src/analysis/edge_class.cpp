@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 namespace planlayout {
 
@@ -127,12 +126,13 @@ std::int64_t KindEdges::total_pairs() const {
 
 namespace {
 
-// Reused buffers: classification visits millions of groups at scale.
+// Reused buffers: classification visits millions of groups at scale. Every buffer is sized by
+// the group, never by the cluster: a buffer the size of the cluster cleared per group made
+// 262,144 ranks quadratic (issue #20).
 struct Scratch {
-    std::vector<std::tuple<int, int, std::int64_t>> ordered;  // (node slot, local GPU, rank)
-    std::vector<std::int32_t> nodes;                          // node of each slot, first appearance order
-    std::unordered_map<std::int32_t, std::size_t> slot_of;    // node → slot
-    std::vector<std::size_t> starts;                          // slot → first index in `ordered`
+    std::vector<std::tuple<std::int64_t, int, std::int64_t>> ordered;  // (node slot, local GPU, rank)
+    std::vector<std::pair<std::int32_t, std::int64_t>> by_node;        // (node, position in the group)
+    std::vector<std::size_t> starts;                                   // slot → first index in `ordered`
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     std::vector<int> rails;
     std::vector<std::pair<std::int32_t, int>> where;  // (node, rail) of a group's members
@@ -166,26 +166,34 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
         }
     } else {
         // Ring: nodes in order of first appearance, each node's ranks consecutive by local GPU.
-        sc.nodes.clear();
-        sc.slot_of.clear();
+        // Sorting by node gives each node's first position in the group; sorting by that
+        // position, then local GPU, gives the ring order. O(n log n) in the group size.
+        sc.by_node.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            sc.by_node.emplace_back(placement.node[static_cast<std::size_t>(ranks[i])], static_cast<std::int64_t>(i));
+        }
+        std::sort(sc.by_node.begin(), sc.by_node.end());
         sc.ordered.clear();
-        for (const auto r : ranks) {
-            const std::int32_t node = placement.node[static_cast<std::size_t>(r)];
-            // Ranks of one node usually come together: try the last node, then an index.
-            std::size_t slot = sc.nodes.size();
-            if (!sc.nodes.empty() && sc.nodes.back() == node) {
-                slot = sc.nodes.size() - 1;
-            } else if (const auto it = sc.slot_of.find(node); it != sc.slot_of.end()) {
-                slot = it->second;
+        for (std::size_t i = 0; i < sc.by_node.size();) {
+            const std::int64_t first = sc.by_node[i].second;
+            std::size_t j = i;
+            for (; j < sc.by_node.size() && sc.by_node[j].first == sc.by_node[i].first; ++j) {
+                const std::int64_t r = ranks[static_cast<std::size_t>(sc.by_node[j].second)];
+                sc.ordered.emplace_back(first, placement.gpu[static_cast<std::size_t>(r)], r);
             }
-            if (slot == sc.nodes.size()) {
-                sc.slot_of.emplace(node, slot);
-                sc.nodes.push_back(node);
-            }
-            sc.ordered.emplace_back(static_cast<int>(slot), placement.gpu[static_cast<std::size_t>(r)], r);
+            i = j;
         }
         std::sort(sc.ordered.begin(), sc.ordered.end());
-        const std::size_t k = sc.nodes.size();
+        // Renumber the first positions 0..k-1 (node slots in order of first appearance).
+        std::size_t k = 0;
+        std::int64_t previous = -1;
+        for (auto& entry : sc.ordered) {
+            if (std::get<0>(entry) != previous) {
+                previous = std::get<0>(entry);
+                ++k;
+            }
+            std::get<0>(entry) = static_cast<std::int64_t>(k - 1);
+        }
         sc.starts.assign(k + 1, sc.ordered.size());
         for (std::size_t i = sc.ordered.size(); i-- > 0;) {
             sc.starts[static_cast<std::size_t>(std::get<0>(sc.ordered[i]))] = i;

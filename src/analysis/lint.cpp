@@ -27,27 +27,23 @@ std::string fmt(double v) {
 
 bool is_compute_rdma(const Nic& n) { return n.rdma && n.role == "compute"; }
 
-/// Path class between two devices; Sys when the template has no such pair.
-PathClass class_of(const NodeTemplate& t, const std::string& a, const std::string& b) {
-    const auto p = find_path(t, a, b);
-    return p ? p->path_class : PathClass::Sys;
-}
-
 std::string label(const Nic& n) { return n.device.empty() ? n.name : n.name + " (" + n.device + ")"; }
 
 }  // namespace
 
 std::string nearest_nic(const NodeTemplate& t, const std::string& gpu) {
+    const auto g = std::find_if(t.gpus.begin(), t.gpus.end(), [&](const Gpu& x) { return x.name == gpu; });
+    if (g == t.gpus.end()) {
+        return {};
+    }
+    const auto classes = gpu_nic_classes(t);
+    const auto row = static_cast<std::size_t>(g - t.gpus.begin()) * t.nics.size();
     std::string best;
     PathClass best_class = PathClass::Xpod;
-    for (const auto& n : t.nics) {
-        if (!is_compute_rdma(n)) {
-            continue;
-        }
-        const PathClass c = class_of(t, gpu, n.name);
-        if (c < best_class) {
-            best_class = c;
-            best = n.name;
+    for (std::size_t k = 0; k < t.nics.size(); ++k) {
+        if (is_compute_rdma(t.nics[k]) && classes[row + k] < best_class) {
+            best_class = classes[row + k];
+            best = t.nics[k].name;
         }
     }
     return best;
@@ -70,17 +66,23 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
     std::map<std::string, std::pair<PathClass, std::set<std::string>>> best;
     std::set<std::string> nearest_of_some_gpu;
     if (any_rdma) {
-        for (const auto& g : t.gpus) {
+        // One GPU↔NIC table for the whole node: lint stays O(GPUs × NICs) (issue #20).
+        const auto classes = gpu_nic_classes(t);
+        for (std::size_t gi = 0; gi < t.gpus.size(); ++gi) {
+            const Gpu& g = t.gpus[gi];
             PathClass bc = PathClass::Xpod;
             std::set<std::string> nics;
-            for (const auto& n : t.nics) {
+            const Nic* nic = nullptr;  // the nearest: best class, then lowest index
+            for (std::size_t k = 0; k < t.nics.size(); ++k) {
+                const Nic& n = t.nics[k];
                 if (!is_compute_rdma(n)) {
                     continue;
                 }
-                const PathClass c = class_of(t, g.name, n.name);
+                const PathClass c = classes[gi * t.nics.size() + k];
                 if (c < bc) {
                     bc = c;
                     nics.clear();
+                    nic = &n;
                 }
                 if (c == bc) {
                     nics.insert(n.name);
@@ -88,13 +90,6 @@ std::vector<Finding> lint_node(const NodeTemplate& t) {
             }
             best[g.name] = {bc, nics};
             nearest_of_some_gpu.insert(nics.begin(), nics.end());
-            const std::string nn = nearest_nic(t, g.name);
-            const Nic* nic = nullptr;
-            for (const auto& n : t.nics) {
-                if (n.name == nn) {
-                    nic = &n;
-                }
-            }
             const std::string cls(to_string(bc));
             if (bc == PathClass::Sys || (nic && g.numa >= 0 && nic->numa >= 0 && g.numa != nic->numa)) {
                 out.push_back(

@@ -5,12 +5,12 @@
 
 #include "context.hpp"
 #include "planlayout/ingest/slurm_topology.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/topology/node_template.hpp"
 
 namespace planlayout::cli {
 
-/// Captures above this size are refused (exit 2): real ones are well under a megabyte.
-inline constexpr std::size_t kMaxCaptureBytes = std::size_t{64} << 20U;
+// kMaxCaptureBytes (planlayout/limits.hpp): captures above it are refused (exit 2).
 
 /// A loaded capture: a node template, or a fabric for Slurm files.
 struct Capture {

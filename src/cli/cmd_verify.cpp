@@ -6,6 +6,7 @@
 #include "messages.hpp"
 #include "planlayout/emit/verify_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
 
@@ -63,12 +64,24 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
         expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
     }
     NcclLog log;
+    // Each log is parsed and dropped before the next is read; the parsed connections stay, so
+    // all logs together are held to kMaxLogBytes.
+    std::size_t total = 0;
     for (const auto& path : a.positionals()) {
-        parse_nccl_log_into(read_input(path, ctx), base_name(path), log);
+        const std::string text = read_input(path, ctx);
+        total += text.size();
+        if (total > kMaxLogBytes) {
+            throw input_error(path == "-" ? "<stdin>" : path,
+                              "the logs given to verify total " + std::to_string(total) +
+                                  " bytes with this one, over the limit of " + std::to_string(kMaxLogBytes) +
+                                  " bytes (kMaxLogBytes)",
+                              "keep the NCCL INFO lines only (grep 'NCCL INFO'), or verify fewer logs at a time");
+        }
+        parse_nccl_log_into(text, base_name(path), log);
     }
     resolve_nic_names(log);
     const auto report = verify::verify_log(log, expectation);
-    write_output(a, format == "json" ? verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+    write_output(a, format == "json" ? verify::to_json_text(report)
                                      : verify::render_text(report),
                  ctx, layout_files);
     return report.passed() ? 0 : static_cast<int>(ExitCode::CheckFailed);

@@ -222,7 +222,7 @@ void write_groups_text(std::ostream& out, const Groups& groups, const std::vecto
         out << name << " " << shape << "  ";
         const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
         for (std::int64_t g = 0; g < show; ++g) {
-            out << (g ? " " : "") << group_head_text(k, g, 8);
+            out << (g ? " " : "") << group_head_text(k, g, 8);  // never the whole group
         }
         if (k.group_count() > show) {
             out << " ...";

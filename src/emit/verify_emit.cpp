@@ -98,34 +98,53 @@ std::string render_text(const VerifyReport& report) {
     return out.str();
 }
 
-nlohmann::json to_json(const VerifyReport& report) {
+namespace {
+
+nlohmann::json connection_json(const Connection* c) {
+    using nlohmann::json;
+    json j = {{"rank", c->local_rank()},
+              {"peer", c->peer_rank()},
+              {"src", c->src_rank},
+              {"dst", c->dst_rank},
+              {"channel", c->channel},
+              {"conn_index", c->conn_index},
+              {"direction", to_string(c->direction)},
+              {"transport", to_string(c->kind)},
+              {"via", c->via},
+              {"source", c->source},
+              {"line", c->line}};
+    if (is_net(c->kind)) {
+        j["net"] = c->net_name;
+        j["nic_index"] = c->net_dev;
+        j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device);
+        j["gdr"] = c->gdr;
+        j["shared"] = c->shared;
+        j["pxn_relay_rank"] = c->pxn_relay_rank >= 0 ? json(c->pxn_relay_rank) : json(nullptr);
+    }
+    if (is_p2p(c->kind)) {
+        j["read"] = c->read;
+    }
+    return j;
+}
+
+nlohmann::json plan_rank_json(const RankExpectation& r) {
+    return {{"rank", r.rank}, {"node", r.node}, {"local_gpu", r.local_gpu}, {"nic_index", r.nic_index}, {"nic_device", r.nic_device}};
+}
+
+/// Everything but the two big arrays, which `with_arrays` fills (to_json) or leaves empty
+/// (to_json_text streams them).
+nlohmann::json report_json(const VerifyReport& report, bool with_arrays) {
     using nlohmann::json;
     const NcclLog& log = report.log;
     json conns = json::array();
-    for (const Connection* c : sorted_connections(log)) {
-        json j = {{"rank", c->local_rank()},
-                  {"peer", c->peer_rank()},
-                  {"src", c->src_rank},
-                  {"dst", c->dst_rank},
-                  {"channel", c->channel},
-                  {"conn_index", c->conn_index},
-                  {"direction", to_string(c->direction)},
-                  {"transport", to_string(c->kind)},
-                  {"via", c->via},
-                  {"source", c->source},
-                  {"line", c->line}};
-        if (is_net(c->kind)) {
-            j["net"] = c->net_name;
-            j["nic_index"] = c->net_dev;
-            j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device);
-            j["gdr"] = c->gdr;
-            j["shared"] = c->shared;
-            j["pxn_relay_rank"] = c->pxn_relay_rank >= 0 ? json(c->pxn_relay_rank) : json(nullptr);
+    json expect_ranks = json::array();
+    if (with_arrays) {
+        for (const Connection* c : sorted_connections(log)) {
+            conns.push_back(connection_json(c));
         }
-        if (is_p2p(c->kind)) {
-            j["read"] = c->read;
+        for (const auto& r : report.expectation.ranks) {
+            expect_ranks.push_back(plan_rank_json(r));
         }
-        conns.push_back(std::move(j));
     }
     json findings = json::array();
     for (const auto& f : report.findings) {
@@ -139,14 +158,6 @@ nlohmann::json to_json(const VerifyReport& report) {
     json hosts = json::object();
     for (const auto& [rank, host] : report.rank_hosts) {
         hosts[std::to_string(rank)] = host;
-    }
-    json expect_ranks = json::array();
-    for (const auto& r : report.expectation.ranks) {
-        expect_ranks.push_back({{"rank", r.rank},
-                                {"node", r.node},
-                                {"local_gpu", r.local_gpu},
-                                {"nic_index", r.nic_index},
-                                {"nic_device", r.nic_device}});
     }
     return json{{"schema_version", 1},
                 {"command", "verify"},
@@ -169,6 +180,45 @@ nlohmann::json to_json(const VerifyReport& report) {
                   {"duplicate_lines", log.duplicate_connections},
                   {"unparsed_lines", log.skipped_connection_lines},
                   {"line", summary_line(report)}}}};
+}
+
+std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+/// Replaces the top-level `"key": []` of `text` (a dump with indent 2) by the elements
+/// render(i) for i < count, each dumped and indented one level deeper, as dump(2) writes them.
+template <class Render>
+void splice_array(std::string& text, const std::string& key, std::size_t count, Render&& render) {
+    const std::string empty = "\n  \"" + key + "\": []";
+    const std::size_t at = text.find(empty);
+    if (at == std::string::npos || count == 0) {
+        return;
+    }
+    std::string items = "\n  \"" + key + "\": [";
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string one = dump(render(i));
+        items += i == 0 ? "\n    " : ",\n    ";
+        for (const char ch : one) {
+            items += ch;
+            if (ch == '\n') {  // dump escapes newlines inside strings: these are line breaks
+                items += "    ";
+            }
+        }
+    }
+    items += "\n  ]";
+    text.replace(at, empty.size(), items);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const VerifyReport& report) { return report_json(report, true); }
+
+std::string to_json_text(const VerifyReport& report) {
+    std::string text = dump(report_json(report, false));
+    const auto conns = sorted_connections(report.log);
+    splice_array(text, "connections", conns.size(), [&](std::size_t i) { return connection_json(conns[i]); });
+    const auto& ranks = report.expectation.ranks;
+    splice_array(text, "plan", ranks.size(), [&](std::size_t i) { return plan_rank_json(ranks[i]); });
+    return text + "\n";
 }
 
 }  // namespace planlayout::verify

@@ -1,11 +1,13 @@
 // Ingest: MPI/DeepSpeed hostfiles.
 #include "planlayout/ingest/hostfile.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
+#include "planlayout/limits.hpp"
 
 namespace planlayout {
 
@@ -37,6 +39,13 @@ std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text,
                 }
                 slots = static_cast<int>(v);
             }
+        }
+        if (static_cast<std::int64_t>(out.size()) >= kMaxHostfileHosts) {
+            throw input_error(where + ":" + std::to_string(lineno),
+                              "more than " + std::to_string(kMaxHostfileHosts) +
+                                  " hosts in one hostfile, over the limit (kMaxHostfileHosts, the node limit)",
+                              "list each node of the cluster once; a cluster has at most " +
+                                  std::to_string(kMaxNodes) + " nodes");
         }
         require_host_name(host, where + ":" + std::to_string(lineno));
         out.emplace_back(host, slots);

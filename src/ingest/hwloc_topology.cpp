@@ -16,6 +16,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <tuple>
 
 #include <boost/property_tree/ptree.hpp>
@@ -131,7 +132,8 @@ bool is_rdma_osdev(hwloc_obj_t o) {
 
 class Builder {
 public:
-    Builder(hwloc_topology_t topo, bool this_host) : topo_(topo), this_host_(this_host) {}
+    Builder(hwloc_topology_t topo, bool this_host, std::string where)
+        : topo_(topo), this_host_(this_host), where_(std::move(where)) {}
 
     NodeTemplate build() {
         std::vector<hwloc_obj_t> pcidevs;
@@ -321,11 +323,13 @@ private:
         for (auto& w : notes_) {
             t_.warnings.push_back(std::move(w));
         }
+        ingest_detail::require_node_size(t_.gpus.size(), t_.nics.size(), where_);
         derive_paths(t_);
     }
 
     hwloc_topology_t topo_;
     bool this_host_;
+    std::string where_;  // names the capture in errors
     NodeTemplate t_;
     std::map<hwloc_obj_t, std::string> switch_names_;
     std::map<hwloc_obj_t, std::string> cpu_names_;
@@ -533,7 +537,7 @@ NodeTemplate read_hwloc_xml(const std::string& text, const std::string& where) {
         throw input_error(where, "libhwloc " HWLOC_VERSION " could not load this XML",
                           "check that it is lstopo output of hwloc 2.x (lstopo --of xml)");
     }
-    NodeTemplate t = Builder(topo.get(), false).build();
+    NodeTemplate t = Builder(topo.get(), false, where).build();
     t.source = where;
     if (converted) {
         t.warnings.insert(t.warnings.begin(),
@@ -550,7 +554,7 @@ NodeTemplate discover_this_host() {
         throw io_error("this host", "libhwloc could not read the topology of this machine",
                        "check that /sys is readable (inside containers, mount it)");
     }
-    NodeTemplate t = Builder(topo.get(), true).build();
+    NodeTemplate t = Builder(topo.get(), true, "this host").build();
     t.source = "this host (libhwloc " HWLOC_VERSION ")";
     require_template_names(t, t.source);
     return t;

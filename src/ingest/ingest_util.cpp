@@ -121,6 +121,33 @@ void require_utf8(const std::string& text, const std::string& where) {
                       "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8), or check that it is the right file");
 }
 
+void require_node_size(std::size_t gpus, std::size_t nics, const std::string& where) {
+    const auto refuse = [&](std::size_t count, const char* what, std::int64_t limit, const char* name) {
+        throw input_error(where,
+                          std::to_string(count) + " " + what + " in one node is over the limit of " + std::to_string(limit) +
+                              " (" + name + ")",
+                          "a node template describes one host: capture each host on its own (real nodes have 4 to 16 GPUs)");
+    };
+    if (gpus > static_cast<std::size_t>(kMaxGpusPerNode)) {
+        refuse(gpus, "GPUs", kMaxGpusPerNode, "kMaxGpusPerNode");
+    }
+    if (nics > static_cast<std::size_t>(kMaxNicsPerNode)) {
+        refuse(nics, "NICs", kMaxNicsPerNode, "kMaxNicsPerNode");
+    }
+}
+
+std::size_t count_xml_elements(const std::string& text, const std::string& name) {
+    const std::string open = "<" + name;
+    std::size_t n = 0;
+    for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at + open.size())) {
+        const std::size_t next = at + open.size();
+        if (next < text.size() && (std::isspace(static_cast<unsigned char>(text[next])) != 0 || text[next] == '/' || text[next] == '>')) {
+            ++n;
+        }
+    }
+    return n;
+}
+
 void require_xml_depth(const std::string& text, const std::string& where, std::size_t max_depth) {
     std::size_t depth = 0;
     const auto skip_to = [&text](std::size_t from, const char* end) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "planlayout/limits.hpp"
+
 namespace planlayout::ingest_detail {
 
 /// Trims spaces, tabs and carriage returns at both ends.
@@ -34,7 +36,16 @@ void require_utf8(const std::string& text, const std::string& where);
 /// Throws Error (BadInput) naming "where:line:column" when XML elements nest deeper than
 /// max_depth. boost::property_tree's parser recurses once per level: 100000 nested elements
 /// overflowed the stack (a crash, not an error), so the XML readers check this first.
-void require_xml_depth(const std::string& text, const std::string& where, std::size_t max_depth = 256);
+void require_xml_depth(const std::string& text, const std::string& where, std::size_t max_depth = kMaxXmlDepth);
+
+/// Throws Error (BadInput) naming `where` and the limit when one node has more than
+/// kMaxGpusPerNode GPUs or kMaxNicsPerNode NICs. Readers call it before deriving device pairs
+/// (quadratic in the devices), as soon as they know the counts.
+void require_node_size(std::size_t gpus, std::size_t nics, const std::string& where);
+
+/// Elements named `name` in XML text ("<name" followed by a space, '/' or '>'), comments
+/// included: a cheap count before a full parse.
+[[nodiscard]] std::size_t count_xml_elements(const std::string& text, const std::string& name);
 
 /// Lines of text (without '\n' and '\r').
 [[nodiscard]] std::vector<std::string> lines_of(std::string_view s);

@@ -679,38 +679,52 @@ void resolve_nic_names(NcclLog& log) {
     auto devices_of = [&](const ProcessNet& p, bool socket) -> const std::vector<NetDevice>& {
         return socket ? p.socket_devices : p.ib_devices;
     };
-    for (auto& c : log.connections) {
-        if (!is_net(c.kind) || c.net_dev < 0) {
-            continue;
-        }
-        const bool socket = c.kind == TransportKind::NetSocket;
-        const std::vector<NetDevice>* found = nullptr;
-        if (const auto it = log.processes.find(process_key(c.host, c.pid));
-            it != log.processes.end() && !devices_of(it->second, socket).empty()) {
-            found = &devices_of(it->second, socket);
-        }
+    // Per transport (IB, socket), computed once: the first list of each host in process order,
+    // and whether the whole log has one distinct list (issue #20: this scan ran per connection,
+    // connections × processes on a big log).
+    struct Lists {
+        std::map<std::string, const std::vector<NetDevice>*> first_of_host;
         std::set<std::vector<std::string>> distinct;
         const std::vector<NetDevice>* only = nullptr;
+    };
+    Lists lists[2];
+    for (int socket = 0; socket < 2; ++socket) {
+        Lists& l = lists[socket];
         for (const auto& [key, p] : log.processes) {
-            const auto& d = devices_of(p, socket);
+            const auto& d = devices_of(p, socket == 1);
             if (d.empty()) {
                 continue;
             }
-            if (found == nullptr && p.host == c.host && !c.host.empty()) {
-                found = &d;
-            }
+            l.first_of_host.emplace(p.host, &d);
             std::vector<std::string> names;
             names.reserve(d.size());
             for (const auto& n : d) {
                 names.push_back(std::to_string(n.index) + n.name);
             }
-            distinct.insert(names);
-            only = &d;
+            l.distinct.insert(names);
+            l.only = &d;
+        }
+    }
+    for (auto& c : log.connections) {
+        if (!is_net(c.kind) || c.net_dev < 0) {
+            continue;
+        }
+        const bool socket = c.kind == TransportKind::NetSocket;
+        const Lists& l = lists[socket ? 1 : 0];
+        const std::vector<NetDevice>* found = nullptr;
+        if (const auto it = log.processes.find(process_key(c.host, c.pid));
+            it != log.processes.end() && !devices_of(it->second, socket).empty()) {
+            found = &devices_of(it->second, socket);
+        }
+        if (found == nullptr && !c.host.empty()) {
+            if (const auto it = l.first_of_host.find(c.host); it != l.first_of_host.end()) {
+                found = it->second;
+            }
         }
         // Another host's list is only a guess (NIC order differs between hosts): use it only
         // for lines that name no host at all.
-        if (found == nullptr && distinct.size() == 1 && c.host.empty()) {
-            found = only;
+        if (found == nullptr && l.distinct.size() == 1 && c.host.empty()) {
+            found = l.only;
         }
         if (found != nullptr) {
             for (const auto& d : *found) {

@@ -317,6 +317,10 @@ double nvlink_gbyte_s_for_sm(int sm) {
 NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& where) {
     ingest_detail::require_utf8(text, where);
     ingest_detail::require_xml_depth(text, where);
+    // Counted before the parse: a 100,000-GPU file would otherwise build a property tree of
+    // gigabytes and then millions of device pairs.
+    ingest_detail::require_node_size(ingest_detail::count_xml_elements(text, "gpu"),
+                                     ingest_detail::count_xml_elements(text, "net"), where);
     ptree doc;
     try {
         std::istringstream in(text);
@@ -384,6 +388,8 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
         }
     }
 
+    // GPU <pci> without <gpu> and NIC <pci> without <net> escape the count above.
+    ingest_detail::require_node_size(r.gpus.size(), r.nics.size(), where);
     // GPUs and NICs in NCCL device order (dev), then document order.
     std::stable_sort(r.gpus.begin(), r.gpus.end(), [](const RawGpu& a, const RawGpu& b) {
         return (a.dev < 0 ? 1L << 30 : a.dev) < (b.dev < 0 ? 1L << 30 : b.dev);

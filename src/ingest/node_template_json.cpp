@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planlayout/error.hpp"
+#include "ingest_util.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 
 namespace planlayout {
@@ -284,6 +285,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         t.tcp.push_back(std::move(tcp));
     });
     t.warnings = r.get_strings("warnings").value_or(std::vector<std::string>{});
+    ingest_detail::require_node_size(t.gpus.size(), t.nics.size(), r.where());
     check_parents(t, r);
     read_paths(r, t);
     derive_paths(t);

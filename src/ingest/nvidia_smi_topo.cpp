@@ -5,6 +5,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
@@ -21,29 +22,40 @@ using ingest_detail::split;
 using ingest_detail::split_ws;
 using ingest_detail::trim;
 
-const std::regex& cell_re() {
-    static const std::regex kCell("X|NV\\d+|PIX|PXB|PHB|NODE|SYS|PSB");
-    return kCell;
-}
-
 const std::set<std::string>& metadata_titles() {
     static const std::set<std::string> kTitles = {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"};
     return kTitles;
+}
+
+/// Length of the cell at the start of s (X|NV\d+|PIX|PXB|PHB|NODE|SYS|PSB), 0 if none. By hand:
+/// a 1024-device matrix has a million cells, too many for a std::regex search each.
+std::size_t cell_length(std::string_view s) {
+    if (s.rfind("NV", 0) == 0) {
+        std::size_t n = 2;
+        while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
+            ++n;
+        }
+        return n > 2 ? n : 0;
+    }
+    for (const std::string_view cell : {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "PSB"}) {
+        if (s.rfind(cell, 0) == 0) {
+            return cell.size();
+        }
+    }
+    return 0;
 }
 
 /// Splits a token made of glued cells ("SYSSYS", "NV12PXB") into cells; empty if it is not one.
 std::vector<std::string> split_cells(const std::string& token) {
     std::vector<std::string> cells;
     std::size_t pos = 0;
-    const auto& re = cell_re();
     while (pos < token.size()) {
-        std::smatch m;
-        const std::string rest = token.substr(pos);
-        if (!std::regex_search(rest, m, re, std::regex_constants::match_continuous)) {
+        const std::size_t n = cell_length(std::string_view(token).substr(pos));
+        if (n == 0) {
             return {};
         }
-        cells.push_back(m.str());
-        pos += static_cast<std::size_t>(m.length());
+        cells.push_back(token.substr(pos, n));
+        pos += n;
     }
     return cells;
 }
@@ -129,6 +141,12 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
             legend[m[1].str()] = m[2].str();
         }
     }
+
+    // The limit first, before anything per column pair (the matrix has devices² cells).
+    const auto gpu_columns = static_cast<std::size_t>(std::count_if(devices.begin(), devices.end(), [](const std::string& d) {
+        return d.size() > 3 && d.rfind("GPU", 0) == 0 && d.find_first_not_of("0123456789", 3) == std::string::npos;
+    }));
+    ingest_detail::require_node_size(gpu_columns, ndev - gpu_columns, hdr_where);
 
     // Canonical names: GPUs keep their numbers, NICs are numbered in column order.
     NodeTemplate t;
@@ -317,17 +335,25 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                              ")");
     }
 
-    // NIC NUMA: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA node.
+    // NIC NUMA: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA node (the
+    // first such GPU in path order). One pass over the pairs, not one per NIC.
+    std::map<std::string, int> gpu_numa;
+    std::map<std::string, Nic*> nic_named;
+    for (const auto& g : t.gpus) {
+        gpu_numa.emplace(g.name, g.numa);
+    }
     for (auto& n : t.nics) {
-        for (const auto& p : t.paths) {
-            const std::string other = p.a == n.name ? p.b : (p.b == n.name ? p.a : "");
-            if (other.rfind("GPU", 0) != 0 || p.path_class == PathClass::Sys) {
-                continue;
-            }
-            for (const auto& g : t.gpus) {
-                if (g.name == other && g.numa >= 0 && n.numa < 0) {
-                    n.numa = g.numa;
-                }
+        nic_named.emplace(n.name, &n);
+    }
+    for (const auto& p : t.paths) {
+        if (p.path_class == PathClass::Sys) {
+            continue;
+        }
+        for (const auto& [nic, other] : {std::make_pair(p.a, p.b), std::make_pair(p.b, p.a)}) {
+            const auto n = nic_named.find(nic);
+            const auto g = gpu_numa.find(other);
+            if (n != nic_named.end() && g != gpu_numa.end() && g->second >= 0 && n->second->numa < 0) {
+                n->second->numa = g->second;
             }
         }
     }

@@ -9,6 +9,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/names.hpp"
 
 namespace planlayout {
@@ -16,7 +17,6 @@ namespace {
 
 using ingest_detail::trim;
 
-constexpr std::size_t kMaxHosts = 1000000;
 
 /// Splits at commas outside brackets.
 std::vector<std::string> top_level_items(const std::string& s) {
@@ -79,7 +79,7 @@ void expand_item(const std::string& item, const std::string& where, std::vector<
             throw input_error(where, "range '" + r + "' in hostlist '" + item + "' runs backwards",
                               "write the smaller number first");
         }
-        if (static_cast<std::size_t>(hi - lo + 1) * tails.size() + out.size() > kMaxHosts) {
+        if (static_cast<std::size_t>(hi - lo + 1) * tails.size() + out.size() > kMaxSlurmNames) {
             throw input_error(where, "hostlist '" + item + "' expands to more than 1000000 names",
                               "check the range");
         }
@@ -182,7 +182,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
     std::size_t entries = 0;
     const auto count_entries = [&entries](std::size_t n, const std::string& at) {
         entries += n;
-        if (entries > kMaxHosts) {
+        if (entries > kMaxSlurmNames) {
             throw input_error(at, "the file lists more than 1000000 node and switch names in total",
                               "a real topology.conf is far smaller: check the hostlists (node[1-100000000]?)");
         }

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/limits.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout {
 
-/// The most group entries (ranks summed over every listed group of every listed kind) a JSON
-/// listing writes: 2^27 entries is about 1 GiB of JSON. The listing is streamed, so memory is not
-/// the concern; bigger listings are refused with a hint to pick kinds (--kinds) or one rank
-/// (--rank) instead of filling the disk with a file no tool would read.
-inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
+// kMaxGroupEntries (planlayout/limits.hpp): the most group entries (ranks summed over every
+// listed group of every listed kind) a JSON listing writes: 2^27 entries is about 1 GiB of JSON.
+// The listing is streamed, so memory is not the concern; bigger listings are refused with a hint
+// to pick kinds (--kinds) or one rank (--rank) instead of filling the disk with a file no tool reads.
 
 /// Group entries groups_json would write for these kinds (empty: all).
 [[nodiscard]] std::int64_t group_entry_count(const Groups& groups, const std::vector<std::string>& kinds);

@@ -7,12 +7,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "planlayout/limits.hpp"
 #include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {
 
-/// The most nodes a cluster may have (documented in docs/hardening.md).
-inline constexpr std::int64_t kMaxNodes = 262144;
+// kMaxNodes (planlayout/limits.hpp): the most nodes a cluster may have.
 
 /// Reads a cluster spec. `file` and `pointer` name it in errors ("x.json", "/cluster");
 /// relative template paths and capture imports are resolved against base_dir. Template

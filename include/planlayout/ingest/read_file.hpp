@@ -6,20 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/limits.hpp"
+
 namespace planlayout {
 
-/// Files larger than this are refused with a clear message instead of exhausting memory.
-inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
+// kMaxInputBytes, kMaxJsonDepth, kMaxJsonTokenBytes: planlayout/limits.hpp.
 
 /// Reads a whole file. Throws Error: Io (exit 3) when it cannot be opened or read, BadInput
 /// (exit 2) when it is a directory, or larger than max_bytes.
 [[nodiscard]] std::string read_text_file(const std::string& path,
                                          std::size_t max_bytes = kMaxInputBytes);
-
-/// The deepest nesting of arrays and objects parse_json_text accepts. Real inputs are under 10
-/// levels; the limit keeps every recursive walk over the document (dump, our readers) far from
-/// the stack's end.
-inline constexpr std::size_t kMaxJsonDepth = 256;
 
 /// Refuses text in UTF-16 or UTF-32 (by its byte-order mark, or by NUL bytes between ASCII
 /// characters when it has none), naming the encoding and the iconv command that converts it.
@@ -27,9 +23,10 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 void require_8bit_text(const std::string& text, const std::string& where);
 
 /// Parses JSON text with `//` and `/* */` comments allowed. Errors name `where`, the line and
-/// column, and what the parser expected (bytes that are not printable shown as \xHH). Nesting
-/// deeper than kMaxJsonDepth is refused, and so is a key given twice in one object (JSON
-/// parsers keep one of the two silently), naming both places.
+/// column, and what the parser expected (bytes that are not printable shown as \xHH). Refused
+/// before the parser runs: nesting deeper than kMaxJsonDepth, a string or number longer than
+/// kMaxJsonTokenBytes, and a key given twice in one object (JSON parsers keep one of the two
+/// silently), naming both places.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
 /// 1-based line and column of a byte offset in text.

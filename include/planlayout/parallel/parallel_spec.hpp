@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "planlayout/limits.hpp"  // kMaxWorld (Megatron ranks are 32-bit)
+
 namespace planlayout {
 
 /// What the user asked for. Optional sizes are derived when absent (etp = tp, dp = W/(tp·pp·cp·gtp)).
@@ -29,9 +31,6 @@ struct ParallelSpec {
     std::int64_t gtp = 1;   // GTP weight-remat size (dense)
     std::int64_t egtp = 1;  // GTP weight-remat size (expert)
 };
-
-/// Largest world plan-layout accepts (Megatron ranks are 32-bit).
-inline constexpr std::int64_t kMaxWorld = std::int64_t{1} << 31;
 
 /// Where the spec came from, so errors name the flag ("--tp 3") or the JSON place
 /// ("x.json (/parallel/tp)").

@@ -111,7 +111,13 @@ void derive_paths(NodeTemplate& t);
 /// calls it on what it built. Throws Error (BadInput) at `where` naming the device.
 void require_template_names(const NodeTemplate& t, const std::string& where);
 
+/// The GPU↔NIC class table, row-major: [gpu index × nics.size() + nic index], by position in
+/// `gpus` and `nics`; Sys where the template has no such pair. One pass over `paths`, so code
+/// that asks about every GPU/NIC pair stays linear in the template (find_path scans `paths`).
+[[nodiscard]] std::vector<PathClass> gpu_nic_classes(const NodeTemplate& t);
+
 /// The class of the pair (a, b) by canonical name; nullopt when the template has no such pair.
+/// Scans `paths`: for one lookup; use gpu_nic_classes for many.
 [[nodiscard]] std::optional<DevicePath> find_path(const NodeTemplate& t,
                                                   const std::string& a,
                                                   const std::string& b);

@@ -1,0 +1,62 @@
+// Limits: the largest input each reader and command accepts. Past a limit the input is refused
+// with exit 2 and a message naming the limit, so that every reader and command does work linear
+// in what it was given (or n log n) instead of exhausting time or memory. docs/hardening.md
+// ("Limits") lists each one with its reason; keep the two in step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace planlayout {
+
+// ---- Bytes read ---------------------------------------------------------------------------
+
+/// Any input file or standard input: checked on stat before reading, and while reading pipes.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
+
+/// A topology capture (import, lint): real ones are well under a megabyte.
+inline constexpr std::size_t kMaxCaptureBytes = std::size_t{64} << 20U;
+
+/// The NCCL INFO logs one `verify` reads, all files together. A 2,048-node, 32-channel job logs
+/// about 70 MB; the parsed connections take about as much memory again as the text.
+inline constexpr std::size_t kMaxLogBytes = std::size_t{256} << 20U;
+
+// ---- Structure of a document --------------------------------------------------------------
+
+/// Nesting of JSON arrays and objects (layouts, templates, calibrations, step logs): real inputs
+/// are under 10 levels; the limit keeps every recursive walk far from the stack's end.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+/// One JSON string or number, in bytes. Names, paths and numbers are short; the JSON parser
+/// copies a token twice and quotes it whole in its error, so a 256 MiB token took 25 s and 2 GB.
+inline constexpr std::size_t kMaxJsonTokenBytes = std::size_t{1} << 20U;
+
+/// Nesting of XML elements (hwloc, NCCL XML), checked before boost::property_tree (recursive).
+inline constexpr std::size_t kMaxXmlDepth = 256;
+
+// ---- Sizes of what the inputs describe ----------------------------------------------------
+
+/// GPUs in one node template (any capture or template JSON). Real nodes have 8 to 16; a
+/// template stores and classifies every device pair, so devices² must stay small.
+inline constexpr std::int64_t kMaxGpusPerNode = 512;
+
+/// NICs in one node template (compute, storage and management together). Same reason.
+inline constexpr std::int64_t kMaxNicsPerNode = 512;
+
+/// Nodes in a cluster.
+inline constexpr std::int64_t kMaxNodes = 262144;
+
+/// Host lines in a hostfile: one per node, so the node limit.
+inline constexpr std::int64_t kMaxHostfileHosts = kMaxNodes;
+
+/// Names a Slurm topology.conf expands to: per hostlist and for the whole file (node and switch
+/// names together). A real file lists a few thousand.
+inline constexpr std::size_t kMaxSlurmNames = 1000000;
+
+/// Ranks in a parallel spec.
+inline constexpr std::int64_t kMaxWorld = std::int64_t{1} << 31;
+
+/// Rank entries a `groups --format json` listing may hold (about 1 GiB of JSON).
+inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
+
+}  // namespace planlayout

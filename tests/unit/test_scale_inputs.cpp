@@ -1,0 +1,187 @@
+// Tests: large-but-legal inputs (issue #20 item 7) still give the right answer. Functional, not
+// timed: the speed goals live in planlayout_bench (docs/performance.md); the limits past which
+// inputs are refused are pinned in tests/bad-inputs/.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/analysis/lint.hpp"
+#include "planlayout/cli/run.hpp"
+#include "planlayout/emit/verify_emit.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/nccl_log.hpp"
+#include "planlayout/ingest/nccl_topo_xml.hpp"
+#include "planlayout/ingest/nvidia_smi_topo.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/parallel/groups.hpp"
+#include "planlayout/parallel/parallel_spec.hpp"
+#include "planlayout/parallel/placement.hpp"
+#include "planlayout/verify/verify.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+/// GPU i and NIC i share a PCIe switch (PIX); other GPU/NIC pairs on the same half are NODE,
+/// across halves SYS; GPUs are NVSwitch peers.
+std::string smi_matrix(int gpus) {
+    std::ostringstream s;
+    for (int i = 0; i < gpus; ++i) {
+        s << "\tGPU" << i;
+    }
+    for (int i = 0; i < gpus; ++i) {
+        s << "\tNIC" << i;
+    }
+    s << "\tCPU Affinity\tNUMA Affinity\n";
+    const auto half = [&](int d) { return (d % gpus) * 2 / gpus; };
+    for (int a = 0; a < 2 * gpus; ++a) {
+        s << (a < gpus ? "GPU" : "NIC") << a % gpus;
+        for (int b = 0; b < 2 * gpus; ++b) {
+            if (a == b) {
+                s << "\tX";
+            } else if (a < gpus && b < gpus) {
+                s << "\tNV18";
+            } else if (a % gpus == b % gpus) {
+                s << "\tPIX";
+            } else {
+                s << (half(a) == half(b) ? "\tNODE" : "\tSYS");
+            }
+        }
+        if (a < gpus) {
+            s << "\t0-15\t" << half(a);
+        }
+        s << "\n";
+    }
+    s << "\nNIC Legend:\n\n";
+    for (int i = 0; i < gpus; ++i) {
+        s << "  NIC" << i << ": mlx5_" << i << "\n";
+    }
+    return s.str();
+}
+
+/// An NCCL topology with GPU i and NIC i under switch i, two CPUs.
+std::string nccl_xml(int gpus) {
+    std::ostringstream s;
+    s << "<system version=\"1\">\n";
+    for (int c = 0; c < 2; ++c) {
+        s << "<cpu numaid=\"" << c << "\" affinity=\"0000ffff\" arch=\"x86_64\">\n";
+        for (int i = c * gpus / 2; i < (c + 1) * gpus / 2; ++i) {
+            char bus[32];
+            std::snprintf(bus, sizeof bus, "%04x", i);
+            s << "<pci busid=\"ffff:" << bus << ":00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+              << "<pci busid=\"" << bus << ":01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+              << "<gpu dev=\"" << i << "\" sm=\"90\" rank=\"" << i << "\"/></pci>"
+              << "<pci busid=\"" << bus << ":02:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+              << "<nic><net name=\"mlx5_" << i << "\" dev=\"" << i << "\" speed=\"400000\" port=\"1\"/></nic></pci></pci>\n";
+        }
+        s << "</cpu>\n";
+    }
+    s << "</system>\n";
+    return s.str();
+}
+
+bool has_error(const std::vector<Finding>& findings) {
+    for (const auto& f : findings) {
+        if (f.severity == Severity::Error) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("a 256-GPU, 256-NIC nvidia-smi capture: each GPU's nearest NIC is its own, lint finds no error") {
+    const NodeTemplate t = read_nvidia_smi_topo(smi_matrix(256), "wide.txt");
+    REQUIRE(t.gpus.size() == 256);
+    REQUIRE(t.nics.size() == 256);
+    CHECK(t.paths.size() == 512 * 511 / 2);
+    CHECK(nearest_nic(t, "GPU0") == "NIC0");
+    CHECK(nearest_nic(t, "GPU255") == "NIC255");
+    CHECK(t.nics[255].numa == 1);  // from GPU255, its PIX neighbour
+    CHECK_FALSE(has_error(lint_node(t)));
+}
+
+TEST_CASE("a 400-GPU, 400-NIC NCCL topology: derived pairs are PIX to the own NIC, SYS across CPUs") {
+    const NodeTemplate t = read_nccl_topo_xml(nccl_xml(400), "big.xml");
+    REQUIRE(t.gpus.size() == 400);
+    REQUIRE(t.nics.size() == 400);
+    CHECK(t.paths.size() == 800 * 799 / 2);
+    const auto classes = gpu_nic_classes(t);
+    CHECK(classes[0 * 400 + 0] == PathClass::Pix);
+    CHECK(classes[0 * 400 + 1] == PathClass::Phb);    // same CPU, another switch
+    CHECK(classes[0 * 400 + 399] == PathClass::Sys);  // the other CPU
+    CHECK(nearest_nic(t, "GPU399") == "NIC399");
+    CHECK_FALSE(has_error(lint_node(t)));
+}
+
+TEST_CASE("a ring visits nodes in order of first appearance, whatever the rank order") {
+    const Cluster c = cluster_from_json(nlohmann::json::parse(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic"})"), "c.json",
+                                        "/cluster", ".");
+    const Placement p = node_major_placement(c, 16);
+    const PairClassifier classifier(c, p);
+    // Node 1 appears first; within a node the ring follows the local GPU; one crossing per rail.
+    const auto pairs = used_pairs(Pattern::Ring, {9, 0, 8, 1}, classifier, p);
+    const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {{0, 1}, {0, 8}, {1, 9}, {8, 9}};
+    CHECK(pairs == expected);
+}
+
+TEST_CASE("262,144 ranks with TP8: every dp ring spans all 32,768 nodes, every tp group one node") {
+    const Cluster c = cluster_from_json(nlohmann::json::parse(R"({"nodes": 32768, "node": "h100-hgx-8gpu-8nic"})"),
+                                        "c.json", "/cluster", ".");
+    ParallelSpec spec;
+    spec.world = c.total_gpus();
+    spec.tp = 8;
+    const Groups groups = build_groups(resolve_spec(spec));
+    const Placement p = node_major_placement(c, spec.world);
+    const auto kinds = classify_groups(groups, c, p, {"dp", "tp"});
+    REQUIRE(kinds.size() == 2);
+    for (const auto& k : kinds) {
+        if (k.kind == "dp") {
+            CHECK(k.groups == 8);
+            CHECK(k.max_nodes == 32768);
+            CHECK(k.total_pairs() == 8 * 32768);  // one crossing per node boundary of each ring
+        } else {
+            CHECK(k.groups == 32768);
+            CHECK(k.max_nodes == 1);
+            CHECK(k.pairs[static_cast<std::size_t>(PathClass::Nv)] == 32768 * 8);
+        }
+    }
+}
+
+TEST_CASE("groups of a 2^31-rank world in text: the one dp group is printed by its ends, not built") {
+    std::ostringstream out;
+    std::ostringstream err;
+    const int rc = run_cli({"plan-layout", "groups", "--world", "2147483648", "--kinds", "dp"}, out, err);
+    CHECK(rc == 0);
+    CHECK(out.str().find("1 x 2147483648  [0 1 2 3 4 5 6 7 ... 2147483647]") != std::string::npos);
+}
+
+TEST_CASE("verify JSON streamed one connection at a time is byte-identical to the whole document") {
+    const std::string dir = std::string(PLANLAYOUT_TEST_DATA_DIR) + "/verify";
+    int logs = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".log") {
+            continue;
+        }
+        ++logs;
+        const NcclLog log = parse_nccl_log(read_text_file(e.path().string()), e.path().filename().string());
+        const auto expectation = verify::expectation_from_placement(verify::rail_aligned_placement(2, 8), {},
+                                                                    verify::ExpectedTransport::GdrDma);
+        const auto report = verify::verify_log(log, expectation);
+        CHECK(verify::to_json_text(report) ==
+              verify::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    }
+    CHECK(logs >= 4);
+    // No connections and no plan: the empty arrays stay "[]".
+    const auto empty = verify::verify_log(NcclLog{}, verify::VerifyExpectation{});
+    CHECK(verify::to_json_text(empty) ==
+          verify::to_json(empty).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
