@@ -16,9 +16,12 @@
 namespace planlayout {
 namespace {
 
+// The files a layout names resolve against its folder and stay inside it (unless allowed).
+FileScope scope_of(const PlanRequest& request) { return {request.base_dir, request.base_dir, request.files_anywhere}; }
+
 // The score sections, and the calibration files the transport names (read here, relative to
 // the layout's folder).
-ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const std::string& base_dir) {
+ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const FileScope& scope) {
     ScoreSetup setup;
     if (top.has("model")) {
         setup.model = ModelSpec::from_json(top.at("model"), file);
@@ -32,7 +35,7 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
     if (top.has("score")) {
         setup.given = ScoreFactors::from_json(top.at("score"), file);
     }
-    setup.calibrations = read_calibration_files(setup.transport.calibrations, base_dir);
+    setup.calibrations = read_calibration_files(setup.transport.calibrations, scope, top.where("transport"));
     return setup;
 }
 
@@ -44,7 +47,7 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
     const nlohmann::json& section = top.at("placement");
     std::optional<NamedHostfile> hostfile;
     if (const auto name = placement_hostfile_name(section)) {
-        const std::string path = join_path(request.base_dir, *name);
+        const std::string path = resolve_named_file(scope_of(request), *name, top.where("placement/hostfile"));
         files.push_back(path);
         NamedHostfile h{*name, path, {}};
         for (const auto& [host, slots] : parse_hostfile(read_text_file(path), path)) {
@@ -69,9 +72,10 @@ Report plan(const PlanRequest& request) {
     }
     const auto& cluster_json = top.at("cluster");
     if (cluster_json.is_string()) {
-        report.cluster = load_cluster_file(join_path(request.base_dir, cluster_json.get<std::string>()));
+        const std::string path = resolve_named_file(scope_of(request), cluster_json.get<std::string>(), top.where("cluster"));
+        report.cluster = load_cluster_file(path, scope_of(request).for_file(path));
     } else {
-        report.cluster = cluster_from_json(cluster_json, request.layout_name, "/cluster", request.base_dir);
+        report.cluster = cluster_from_json(cluster_json, request.layout_name, "/cluster", scope_of(request));
     }
     const std::int64_t gpus = report.cluster.total_gpus();
     if (!top.has("parallel")) {
@@ -101,9 +105,9 @@ Report plan(const PlanRequest& request) {
         }
     }
     if (!report.sections.is_null()) {
-        setup = score_setup_of(top, request.layout_name, request.base_dir);
+        setup = score_setup_of(top, request.layout_name, scope_of(request));
         for (const auto& rel : setup->transport.calibrations) {
-            report.files.push_back(join_path(request.base_dir, rel));
+            report.files.push_back(resolve_named_file(scope_of(request), rel, top.where("transport")));
         }
     }
     Evaluation evaluation =

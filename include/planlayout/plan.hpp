@@ -14,6 +14,7 @@ struct PlanRequest {
     std::string layout_text;      // the layout JSON (// comments allowed)
     std::string layout_name;      // for messages: the path, or "layouts/x.json (embedded)"
     std::string base_dir = ".";   // relative paths in the layout resolve against this
+    bool files_anywhere = false;  // let the layout name files outside base_dir (--allow-outside-files)
     std::vector<std::string> kinds;  // only these kinds (empty: all)
     std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
 };

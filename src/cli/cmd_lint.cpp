@@ -66,7 +66,7 @@ int run_lint(const ParsedArgs& a, Context& ctx) {
         if (trimmed != std::string::npos && (head[trimmed] == '{' || head[trimmed] == '/')) {
             const auto j = parse_json_text(head, path);
             if (j.is_object() && (j.contains("cluster") || j.contains("nodes"))) {
-                const Cluster cluster = load_cluster_file(path);
+                const Cluster cluster = load_cluster_file(path, ctx.files_anywhere);
                 return emit_findings(lint_cluster(cluster), path,
                                      path + ": cluster of " + std::to_string(cluster.node_count()) + " node(s), " +
                                          std::to_string(cluster.total_gpus()) + " GPU(s), " +

@@ -24,7 +24,7 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     }
     const std::string format = parsed.get_or("--format", "text");
     const std::string& cluster_path = parsed.positionals().front();
-    const Cluster cluster = load_cluster_file(cluster_path);
+    const Cluster cluster = load_cluster_file(cluster_path, ctx.files_anywhere);
     const nlohmann::json mj = parse_json_text(read_input(*model_path, ctx), *model_path);
     if (!mj.is_object() || !mj.contains("model") || !mj.contains("training")) {
         throw input_error(*model_path, "no \"model\" and \"training\" sections",
@@ -36,7 +36,9 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     if (mj.contains("transport")) {
         model.transport = TransportSpec::from_json(mj.at("transport"), *model_path);
     }
-    model.calibrations = read_calibration_files(model.transport.calibrations, parent_dir(*model_path));
+    const std::string model_dir = *model_path == "-" ? "." : parent_dir(*model_path);
+    model.calibrations = read_calibration_files(model.transport.calibrations, FileScope{model_dir, model_dir, ctx.files_anywhere},
+                                                *model_path + " (/transport)");
     SearchOptions options;
     options.world = parsed.get_int("--world").value_or(0);
     options.max_tp = static_cast<int>(parsed.get_int("--max-tp").value_or(8));

@@ -21,6 +21,7 @@ struct Context {
     std::ostream& out;
     std::ostream& err;
     bool err_is_terminal = false;  // progress bars only when a person watches
+    bool files_anywhere = false;   // --allow-outside-files: layouts may name files outside their folder
     std::vector<std::string> inputs = {};  // the files the command line names as inputs (input_files)
 };
 

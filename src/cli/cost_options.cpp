@@ -26,7 +26,7 @@ PlacedGroup with_tree_gain(PlacedGroup g, const ParsedArgs& args) {
 NodeHardware hardware_from(const ParsedArgs& args) {
     NodeHardware hw;
     if (const auto c = args.get("--cluster")) {
-        hw = node_hardware(load_cluster_file(*c));
+        hw = node_hardware(load_cluster_file(*c, args.has("--allow-outside-files")));
     }
     if (const auto v = args.get_double("--nic-gbit")) {
         hw.nic_gbit_s = *v;
@@ -66,7 +66,7 @@ PlacedGroup shape_from(const ParsedArgs& args, const std::string& command, Conte
                               args);
     }
     if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {
-        const Cluster cluster = load_cluster_file(*c);
+        const Cluster cluster = load_cluster_file(*c, ctx.files_anywhere);
         const int gpus_per_node = cluster.facts_of(0).gpu_count;
         for (std::int64_t n = 1; n < cluster.node_count(); ++n) {
             if (cluster.facts_of(n).gpu_count != gpus_per_node) {

@@ -51,6 +51,7 @@ PlanRequest layout_request(const std::string& path, Context& ctx) {
     request.layout_text = read_input(path, ctx);
     request.layout_name = path == "-" ? "<stdin>" : path;
     request.base_dir = path == "-" ? "." : parent_dir(path);
+    request.files_anywhere = ctx.files_anywhere;
     return request;
 }
 
@@ -163,6 +164,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
                 }
                 ctx.inputs = cli::input_files(spec.name, parsed);
                 cli::check_inputs_and_output(spec.name, parsed, ctx.inputs);
+                ctx.files_anywhere = parsed.has("--allow-outside-files");
                 return cli::command_runner(spec.name)(parsed, ctx);
             }
             names.push_back(spec.name);

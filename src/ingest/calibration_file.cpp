@@ -41,11 +41,12 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& fi
     return c;
 }
 
-std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files, const std::string& base_dir) {
+std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files, const FileScope& scope,
+                                                const std::string& where) {
     std::vector<Calibration> out;
     out.reserve(files.size());
     for (const auto& rel : files) {
-        const std::string path = join_path(base_dir, rel);
+        const std::string path = resolve_named_file(scope, rel, where);
         out.push_back(calibration_from_json(parse_json_text(read_text_file(path), path), path));
     }
     return out;

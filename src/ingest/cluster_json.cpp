@@ -25,7 +25,7 @@ using nlohmann::json;
 // Resolves a template reference to a template; `cache` dedupes identical references.
 class TemplateTable {
 public:
-    TemplateTable(std::string file, std::string base_dir) : file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+    TemplateTable(std::string file, FileScope scope) : file_(std::move(file)), scope_(std::move(scope)) {}
 
     int resolve(const json& ref, const std::string& pointer) {
         const std::string key = ref.dump();
@@ -40,7 +40,7 @@ public:
             if (!is_path) {
                 t = builtin_node_template(name, where);
             } else {
-                const std::string path = join_path(base_dir_, name);
+                const std::string path = resolve_named_file(scope_, name, where);
                 files_.push_back(path);
                 const std::string text = read_text_file(path);
                 t = node_template_from_json(parse_json_text(text, path), path);
@@ -71,7 +71,7 @@ public:
     NodeTemplate import_capture(const JsonReader& o) {
         o.check_keys({"import", "format"});
         const std::string rel = o.get_string("import").value_or("");
-        const std::string path = join_path(base_dir_, rel);
+        const std::string path = resolve_named_file(scope_, rel, o.where("import"));
         std::string format = o.get_string("format").value_or("auto");
         files_.push_back(path);
         const std::string text = read_text_file(path, std::size_t{64} << 20U);
@@ -99,7 +99,7 @@ public:
 
 private:
     std::string file_;
-    std::string base_dir_;
+    FileScope scope_;
     std::vector<NodeTemplate> templates_;
     std::vector<std::string> files_;
     std::map<std::string, int> index_;
@@ -274,11 +274,16 @@ NodeTemplate builtin_node_template(const std::string& name, const std::string& w
 
 Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                           const std::string& base_dir) {
+    return cluster_from_json(j, file, pointer, FileScope{base_dir, base_dir, false});
+}
+
+Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
+                          const FileScope& scope) {
     const JsonReader c(j, file, pointer);
     c.check_keys({"name", "node", "nodes", "fabric"});
     Cluster out;
     out.source = file;
-    TemplateTable table(file, base_dir);
+    TemplateTable table(file, scope);
     read_nodes(c, table, out);
     out.templates = table.take();
     out.files = table.take_files();
@@ -300,11 +305,16 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
     return out;
 }
 
-Cluster load_cluster_file(const std::string& path) {
+Cluster load_cluster_file(const std::string& path, bool anywhere) {
+    const std::string dir = parent_dir(path);
+    return load_cluster_file(path, FileScope{dir, dir, anywhere});
+}
+
+Cluster load_cluster_file(const std::string& path, const FileScope& scope) {
     const std::string text = read_text_file(path);
     const json j = parse_json_text(text, path);
     const bool wrapped = j.is_object() && j.contains("cluster");
-    Cluster c = cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", parent_dir(path));
+    Cluster c = cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", scope);
     c.files.insert(c.files.begin(), path);
     return c;
 }

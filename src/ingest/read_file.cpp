@@ -8,11 +8,12 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string_view>
 #include <vector>
-#include <sstream>
 
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
@@ -56,6 +57,36 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
         throw io_error(path, "read failed", "check the file system");
     }
     return text;
+}
+
+FileScope FileScope::for_file(const std::string& path) const {
+    const auto slash = path.find_last_of('/');
+    return {slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash)), root, anywhere};
+}
+
+std::string resolve_named_file(const FileScope& scope, const std::string& name, const std::string& where) {
+    namespace fs = std::filesystem;
+    if (name.empty()) {
+        throw input_error(where, "the file name is empty", "name a file next to the layout, e.g. \"hosts.txt\"");
+    }
+    const bool absolute = name.front() == '/';
+    const std::string path = absolute || scope.dir == "." ? name : scope.dir + "/" + name;
+    if (scope.anywhere) {
+        return path;
+    }
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(scope.root.empty() ? "." : scope.root, ec);
+    const fs::path target = fs::weakly_canonical(path, ec);
+    // Inside root: root is a prefix of target, component by component.
+    const auto mismatch = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
+    if (ec || mismatch.first != root.end()) {
+        throw input_error(where,
+                          "'" + printable(name) + "' lies outside the layout's folder (" + printable(root.string()) +
+                              (absolute ? "): absolute paths are not followed" : "): '..' and links out of it are not followed"),
+                          "put the file in the layout's folder (or below it), or pass --allow-outside-files if you trust "
+                          "this layout");
+    }
+    return path;
 }
 
 TextPosition position_of(const std::string& text, std::size_t offset) {

@@ -50,14 +50,14 @@ collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-pe
 collective-2gpu-all_to_all-fast-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
 collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
 collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
-analyze-h200-2gpu-ep2-dp1|analyze ../layouts/h200-2gpu-ep2-dp1.json
-ab-h200-2gpu-ep2-dp1-predicted|ab h200-2gpu/moe-ep2-dp1/*.csv --layout ../layouts/h200-2gpu-ep2-dp1.json --format json
-analyze-h200-2gpu-ep1-dp2|analyze ../layouts/h200-2gpu-ep1-dp2.json
-ab-h200-2gpu-ep1-dp2-predicted|ab h200-2gpu/moe-ep1-dp2/*.csv --layout ../layouts/h200-2gpu-ep1-dp2.json --format json
-analyze-h200-2gpu-large-ep2-dp1|analyze ../layouts/h200-2gpu-large-ep2-dp1.json
-ab-h200-2gpu-large-ep2-dp1-predicted|ab h200-2gpu-large/moe-ep2-dp1/*.csv --layout ../layouts/h200-2gpu-large-ep2-dp1.json --format json
-analyze-h200-2gpu-large-ep1-dp2|analyze ../layouts/h200-2gpu-large-ep1-dp2.json
-ab-h200-2gpu-large-ep1-dp2-predicted|ab h200-2gpu-large/moe-ep1-dp2/*.csv --layout ../layouts/h200-2gpu-large-ep1-dp2.json --format json
+analyze-h200-2gpu-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2gpu-ep2-dp1.json
+ab-h200-2gpu-ep2-dp1-predicted|ab h200-2gpu/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-ep2-dp1.json --format json
+analyze-h200-2gpu-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-ep1-dp2.json
+ab-h200-2gpu-ep1-dp2-predicted|ab h200-2gpu/moe-ep1-dp2/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-ep1-dp2.json --format json
+analyze-h200-2gpu-large-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2gpu-large-ep2-dp1.json
+ab-h200-2gpu-large-ep2-dp1-predicted|ab h200-2gpu-large/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep2-dp1.json --format json
+analyze-h200-2gpu-large-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-large-ep1-dp2.json
+ab-h200-2gpu-large-ep1-dp2-predicted|ab h200-2gpu-large/moe-ep1-dp2/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep1-dp2.json --format json
 EOF
 )
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/ingest/read_file.hpp"
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/calibrate.hpp"
@@ -14,9 +15,10 @@ namespace planlayout {
 /// "file (pointer)".
 [[nodiscard]] Calibration calibration_from_json(const nlohmann::json& j, const std::string& file);
 
-/// Reads and parses each file (relative to base_dir unless absolute), in order. Throws Error
-/// naming the file: Io when it cannot be read, BadInput when it is not a calibration.
+/// Reads and parses each file (resolved within `scope`, see resolve_named_file; `where` names the
+/// list in messages), in order. Throws Error naming the file: Io when it cannot be read, BadInput
+/// when it is not a calibration or lies outside the scope.
 [[nodiscard]] std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files,
-                                                              const std::string& base_dir);
+                                                              const FileScope& scope, const std::string& where);
 
 }  // namespace planlayout

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/ingest/read_file.hpp"
 #include <nlohmann/json_fwd.hpp>
 
 #include "planlayout/limits.hpp"
@@ -21,10 +22,21 @@ namespace planlayout {
 [[nodiscard]] Cluster cluster_from_json(const nlohmann::json& j,
                                         const std::string& file,
                                         const std::string& pointer,
+                                        const FileScope& scope);
+
+/// The same with the files it names confined to base_dir.
+[[nodiscard]] Cluster cluster_from_json(const nlohmann::json& j,
+                                        const std::string& file,
+                                        const std::string& pointer,
                                         const std::string& base_dir);
 
-/// Reads a cluster spec file (JSON with // comments).
-[[nodiscard]] Cluster load_cluster_file(const std::string& path);
+/// Reads a cluster spec file (JSON with // comments) named on the command line: the files it
+/// names must lie in its folder unless `anywhere` (--allow-outside-files).
+[[nodiscard]] Cluster load_cluster_file(const std::string& path, bool anywhere = false);
+
+/// Reads a cluster spec file that a layout names: its own names resolve against its folder,
+/// within the layout's scope.
+[[nodiscard]] Cluster load_cluster_file(const std::string& path, const FileScope& scope);
 
 /// Names of the node templates compiled in from layouts/nodes/.
 [[nodiscard]] std::vector<std::string> builtin_node_template_names();

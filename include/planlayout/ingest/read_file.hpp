@@ -29,6 +29,24 @@ void require_8bit_text(const std::string& text, const std::string& where);
 /// silently), naming both places.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
+/// Where the files a layout (or cluster spec) names may be. Names resolve against `dir` (the
+/// naming file's folder); unless `anywhere`, the resolved file must lie inside `root` (the folder
+/// of the layout given on the command line) after following symlinks: no absolute path, no ".."
+/// above it, no link out of it. So a layout cannot make plan-layout read, and quote in an error,
+/// a file such as /etc/shadow; `--allow-outside-files` lifts this for layouts one trusts.
+struct FileScope {
+    std::string dir = ".";
+    std::string root = ".";
+    bool anywhere = false;
+
+    /// The scope of a file this one names: its own folder, the same root.
+    [[nodiscard]] FileScope for_file(const std::string& path) const;
+};
+
+/// The path of a file `name` (as written in the document, at `where`) within the scope. Throws
+/// Error (BadInput) naming `where` and the name, never the file's content, when it lies outside.
+[[nodiscard]] std::string resolve_named_file(const FileScope& scope, const std::string& name, const std::string& where);
+
 /// 1-based line and column of a byte offset in text.
 struct TextPosition {
     std::size_t line = 1;
