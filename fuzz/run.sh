@@ -20,8 +20,8 @@ seeds() {  # the read-only seed folders of a target
         cluster_json) echo layouts fuzz/seeds/cluster_json ;;
         hwloc_xml) echo $d/hwloc-xml fuzz/seeds/hwloc_xml ;;
         nvidia_smi_topo) echo $d/nvidia-smi-topo ;;
-        nccl_topo_xml) echo $d/nccl-topo-xml $d/nccl-graph-xml ;;
-        slurm_topology) echo $d/slurm-topology ;;
+        nccl_topo_xml) echo $d/nccl-topo-xml $d/nccl-graph-xml fuzz/seeds/nccl_topo_xml ;;
+        slurm_topology) echo $d/slurm-topology fuzz/seeds/slurm_topology ;;
         nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
         nccl_tests) echo $d/nccl-tests ;;
         step_log) echo tests/data/ab ;;
@@ -45,10 +45,13 @@ for t in "${targets[@]}"; do
     # hwloc_xml: libhwloc leaks inside hwloc_topology_load() on some rejected XML, in its dlopen'ed
     # plugin; only a full (slow) unwind reaches the libhwloc frame that fuzz/lsan.supp names (the fast
     # unwinder stops in the unloaded plugin, and CI failed on 2026-12-01 on such a leak).
+    # A dictionary of the format's tokens (fuzz/dict/<target>.dict) makes mutations structure-aware.
+    dict=""
+    [ -f "fuzz/dict/$t.dict" ] && dict="-dict=fuzz/dict/$t.dict"
     unwind=""
     [ "$t" = hwloc_xml ] && unwind="fast_unwind_on_malloc=0"
     ASAN_OPTIONS="${unwind}${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
-    "$bin" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-30}" \
+    "$bin" $dict -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-30}" \
         -max_len=1048576 -artifact_prefix="$build/artifacts/$t-" \
         "$build/corpus/$t" $s >"$log" 2>&1
     rc=$?
