@@ -194,6 +194,10 @@ NcclTestsRun parse_nccl_tests(const std::string& text, const std::string& where,
             run.warnings.push_back(at + ": time 0 us, row skipped");
             continue;
         }
+        if (row.size_bytes <= 0) {  // nccl-tests -b 0: no bandwidth to fit or compare (was "busbw -nan")
+            run.warnings.push_back(at + ": size 0 B, row skipped");
+            continue;
+        }
         run.rows.push_back(row);
     }
     if (run.rows.empty()) {

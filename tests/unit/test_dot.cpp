@@ -371,3 +371,25 @@ TEST_CASE("DOT does not depend on what was rendered before: SVG first, then DOT 
         CHECK(diagram_dot(report, o) == golden);
     }
 }
+
+TEST_CASE("host names with a backslash, a quote or a newline stay inside their DOT strings (issue 20)") {
+    // The readers refuse such names; a library caller could still put them in a report.
+    Report report = plan_file("layouts/seed-2x8-ep16.json", {"ep"});
+    report.cluster.nodes[0].host = "a\\";
+    report.cluster.nodes[1].host = "b\"c\nd";
+    for (const auto view : {DiagramView::Groups, DiagramView::Fabric}) {
+        CAPTURE(to_string(view));
+        DiagramOptions o;
+        o.view = view;
+        const std::string dot = diagram_dot(report, o);
+        CHECK(dot.find("a\\\\") != std::string::npos);    // the backslash escaped
+        CHECK(dot.find("b\\\"c") != std::string::npos);   // the quote escaped
+        CHECK(dot.find("c\nd") == std::string::npos);     // no raw newline inside a string
+        // Graphviz parses what we wrote (a broken string would fail or swallow the rest).
+        const std::string svg = diagram_svg(report, o);
+        std::istringstream in(svg);
+        ptree doc;
+        CHECK_NOTHROW(boost::property_tree::read_xml(in, doc));
+        CHECK(svg.find("a\\") != std::string::npos);
+    }
+}

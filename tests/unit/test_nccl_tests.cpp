@@ -126,3 +126,16 @@ TEST_CASE("prefixes are tolerated and a broken row is an error naming file:line"
                          "log.txt: the file is a all_to_all run (header), not all_reduce; drop --op or pass --op all_to_all",
                          Error);
 }
+
+TEST_CASE("a row of size 0 is skipped with a warning (its busbw would be NaN)") {
+    const std::string path = std::string(PLANLAYOUT_FIXTURES_DIR) + "/nccl-tests/h200-baremetal-2node-16gpu-all-reduce-nccltests-issue256.txt";
+    std::string text = read_text_file(path);
+    const std::string row = "  1073741824     268435456     float     sum      -1   4389.5";
+    const auto at = text.find(row);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, row.size(), "           0             0     float     sum      -1   4389.5");
+    const auto run = parse_nccl_tests(text, "zero.txt", {});
+    CHECK(run.rows.size() == 2);
+    CHECK(std::any_of(run.warnings.begin(), run.warnings.end(),
+                      [](const std::string& w) { return w == "zero.txt:24: size 0 B, row skipped"; }));
+}
