@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -171,8 +172,14 @@ void write_layouts(const std::string& tmp, const std::string& name) {
 
 int main(int argc, char** argv) {
     const std::vector<std::string> wanted(argv + 1, argv + argc);
-    const std::string tmp = (std::filesystem::temp_directory_path() / "planlayout-bench").string();
-    std::filesystem::create_directories(tmp);
+    // A folder of its own (mkdtemp): two benchmark runs at once must not share or remove each
+    // other's inputs.
+    std::string pattern = (std::filesystem::temp_directory_path() / "planlayout-bench.XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+        std::perror("planlayout_bench: mkdtemp");
+        return 1;
+    }
+    const std::string tmp = pattern;
     std::printf("%-24s %10s %12s %14s  %s\n", "benchmark", "wall s", "peak RSS MB", "output MB", "target");
     for (const auto& b : benches(tmp)) {
         if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), b.name) == wanted.end()) {
