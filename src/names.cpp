@@ -86,14 +86,14 @@ void require_device_name(std::string_view name, const std::string& where, const 
 std::string printable(std::string_view text) {
     constexpr std::size_t kMaxShown = 80;
     std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
+    for (const char c : text) {
         if (out.size() >= kMaxShown) {
             out += "...";
             break;
         }
-        const auto u = static_cast<unsigned char>(text[i]);
+        const auto u = static_cast<unsigned char>(c);
         if (u >= 0x20 && u < 0x7f) {
-            out += text[i];
+            out += c;
         } else {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02X", u);
