@@ -296,8 +296,8 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                               "each row needs one cell per device column; is a column missing?");
         }
         std::copy(rel.begin(), rel.end(), cells.code.begin() + static_cast<std::ptrdiff_t>(r * ndev));
-        for (auto& [c, text] : odd) {
-            cells.odd[r * ndev + c] = std::move(text);
+        for (auto& [c, spelled] : odd) {
+            cells.odd[r * ndev + c] = std::move(spelled);
         }
         if (rel[r] != kX) {
             throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + cells.text(r, r) + "', not X",
