@@ -50,9 +50,14 @@ std::vector<Bench> benches(const std::string& tmp) {
          {"plan-layout", "import", "nccl-xml", tmp + "/layout-nccl-512.xml", "-o", tmp + "/import-512.json"}},
         {"groups-2g-dp-text", "<= 0.1 s (one 2^31-rank group)",
          {"plan-layout", "groups", "--world", "2147483648", "--kinds", "dp", "-o", tmp + "/groups-dp.txt"}},
-        {"verify-70mb-log-json", "<= 30 s, <= 2 GB (16,384 ranks x 32 channels)",
+        {"verify-70mb-log-json", "<= 30 s, <= 200 MB (16,384 ranks x 32 channels; ~2x the log)",
          {"plan-layout", "verify", tmp + "/layout-nccl-2048x8.log", "--nodes", "2048", "--gpus-per-node", "8", "--format",
           "json", "-o", tmp + "/verify.json"}},
+        {"verify-160mb-log", "<= 60 s, <= 400 MB (43,008 ranks x 32 channels; ~2x the log)",
+         {"plan-layout", "verify", tmp + "/layout-nccl-5376x8.log", "--nodes", "5376", "--gpus-per-node", "8", "--format",
+          "json", "-o", tmp + "/verify.json"}},
+        {"import-smi-largest", "<= 1 s (1024 x 1024 nvidia-smi matrix: 512 GPUs + 512 NICs, the limits)",
+         {"plan-layout", "import", "nvidia-smi", tmp + "/layout-smi-512.txt", "-o", tmp + "/import-smi-512.json"}},
     };
 }
 
@@ -146,6 +151,10 @@ void write_layouts(const std::string& tmp, const std::string& name) {
         write_nccl_xml(tmp + "/layout-nccl-512.xml", 512);
     } else if (name == "verify-70mb-log-json") {
         write_nccl_log(tmp + "/layout-nccl-2048x8.log", 2048, 32);
+    } else if (name == "verify-160mb-log") {
+        write_nccl_log(tmp + "/layout-nccl-5376x8.log", 5376, 32);
+    } else if (name == "import-smi-largest") {
+        write_smi_capture(tmp + "/layout-smi-512.txt", 512);
     }
     std::ofstream(tmp + "/layout-16384x8.json")
         << R"({"cluster": {"nodes": 16384, "node": "h100-hgx-8gpu-8nic",

@@ -18,7 +18,8 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
 inline constexpr std::size_t kMaxCaptureBytes = std::size_t{64} << 20U;
 
 /// The NCCL INFO logs one `verify` reads, all files together. A 2,048-node, 32-channel job logs
-/// about 70 MB; the parsed connections take about as much memory again as the text.
+/// about 70 MB; logs are read line by line, and verify's peak memory is about twice their size
+/// (the parsed connections).
 inline constexpr std::size_t kMaxLogBytes = std::size_t{256} << 20U;
 
 // ---- Structure of a document --------------------------------------------------------------

@@ -105,9 +105,15 @@ int run_import(const ParsedArgs& a, Context& ctx) {
         throw unknown_choice("plan-layout import", format, "format", choice_list(capture_formats()));
     }
     const Capture c = load_capture(format, pos[1], ctx);
-    nlohmann::json j = c.is_fabric ? to_json(c.fabric) : to_json(c.node);
-    j["schema_version"] = 1;
-    write_output(a, j.dump(2) + "\n", ctx);
+    if (c.is_fabric) {
+        nlohmann::json j = to_json(c.fabric);
+        j["schema_version"] = 1;
+        write_output(a, j.dump(2) + "\n", ctx);
+        return 0;
+    }
+    Output out(a, ctx);
+    write_json(c.node, {{"schema_version", 1}}, out.stream());  // the pairs streamed, not a DOM
+    out.commit();
     return 0;
 }
 

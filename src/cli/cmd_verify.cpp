@@ -1,11 +1,18 @@
 // CLI: `plan-layout verify` — NCCL INFO logs against the plan's transport and rail expectations.
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+#include <utility>
 
 #include "commands.hpp"
 #include "messages.hpp"
 #include "planlayout/emit/verify_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/nccl_log.hpp"
+#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/limits.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
@@ -64,26 +71,53 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
         expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
     }
     NcclLog log;
-    // Each log is parsed and dropped before the next is read; the parsed connections stay, so
-    // all logs together are held to kMaxLogBytes.
+    // Each log is parsed line by line as it is read, never held whole (issue #20); the parsed
+    // connections stay, so all logs together are held to kMaxLogBytes.
     std::size_t total = 0;
     for (const auto& path : a.positionals()) {
-        const std::string text = read_input(path, ctx);
-        total += text.size();
-        if (total > kMaxLogBytes) {
-            throw input_error(path == "-" ? "<stdin>" : path,
-                              "the logs given to verify total " + std::to_string(total) +
-                                  " bytes with this one, over the limit of " + std::to_string(kMaxLogBytes) +
-                                  " bytes (kMaxLogBytes)",
-                              "keep the NCCL INFO lines only (grep 'NCCL INFO'), or verify fewer logs at a time");
+        const std::string where = path == "-" ? "<stdin>" : path;
+        auto check_total = [&](std::size_t bytes) {
+            if (path == "-" && bytes > kMaxInputBytes) {
+                throw input_error("<stdin>", "input is over the limit of " + std::to_string(kMaxInputBytes) + " bytes",
+                                  "pass a smaller input or cut it to the relevant part");
+            }
+            if (total + bytes > kMaxLogBytes) {
+                throw input_error(where,
+                                  "the logs given to verify total " + std::to_string(total + bytes) +
+                                      " bytes with this one, over the limit of " + std::to_string(kMaxLogBytes) +
+                                      " bytes (kMaxLogBytes)",
+                                  "keep the NCCL INFO lines only (grep 'NCCL INFO'), or verify fewer logs at a time");
+            }
+        };
+        NcclLogParser parser(log, base_name(path));
+        auto on_line = [&](std::string_view line) { parser.line(line); };
+        if (path == "-") {
+            total += for_each_line(ctx.in, check_total, on_line);
+        } else {
+            if (const long long size = checked_file_size(path); size >= 0) {
+                check_total(static_cast<std::size_t>(size));  // a regular file: before reading it
+            }
+            std::ifstream in(path, std::ios::binary);
+            if (!in) {
+                throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
+                               "check the path and its permissions");
+            }
+            total += for_each_line(in, check_total, on_line);
+            if (in.bad()) {
+                throw io_error(path, "read failed", "check the file system");
+            }
         }
-        parse_nccl_log_into(text, base_name(path), log);
+        parser.finish();
     }
     resolve_nic_names(log);
-    const auto report = verify::verify_log(log, expectation);
-    write_output(a, format == "json" ? verify::to_json_text(report)
-                                     : verify::render_text(report),
-                 ctx, layout_files);
+    const auto report = verify::verify_log(std::move(log), expectation);
+    Output out(a, ctx, layout_files);
+    if (format == "json") {
+        verify::write_json(report, out.stream());  // streamed: never the whole JSON in memory
+    } else {
+        out.write(verify::render_text(report));
+    }
+    out.commit();
     return report.passed() ? 0 : static_cast<int>(ExitCode::CheckFailed);
 }
 

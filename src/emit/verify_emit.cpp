@@ -110,13 +110,13 @@ nlohmann::json connection_json(const Connection* c) {
               {"conn_index", c->conn_index},
               {"direction", to_string(c->direction)},
               {"transport", to_string(c->kind)},
-              {"via", c->via},
-              {"source", c->source},
+              {"via", c->via.str()},
+              {"source", c->source.str()},
               {"line", c->line}};
     if (is_net(c->kind)) {
-        j["net"] = c->net_name;
+        j["net"] = c->net_name.str();
         j["nic_index"] = c->net_dev;
-        j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device);
+        j["nic_device"] = c->nic_device.empty() ? json(nullptr) : json(c->nic_device.str());
         j["gdr"] = c->gdr;
         j["shared"] = c->shared;
         j["pxn_relay_rank"] = c->pxn_relay_rank >= 0 ? json(c->pxn_relay_rank) : json(nullptr);
@@ -184,41 +184,71 @@ nlohmann::json report_json(const VerifyReport& report, bool with_arrays) {
 
 std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
-/// Replaces the top-level `"key": []` of `text` (a dump with indent 2) by the elements
-/// render(i) for i < count, each dumped and indented one level deeper, as dump(2) writes them.
-template <class Render>
-void splice_array(std::string& text, const std::string& key, std::size_t count, Render&& render) {
-    const std::string empty = "\n  \"" + key + "\": []";
-    const std::size_t at = text.find(empty);
-    if (at == std::string::npos || count == 0) {
-        return;
-    }
-    std::string items = "\n  \"" + key + "\": [";
-    for (std::size_t i = 0; i < count; ++i) {
-        std::string one = dump(render(i));
-        items += i == 0 ? "\n    " : ",\n    ";
-        for (const char ch : one) {
-            items += ch;
-            if (ch == '\n') {  // dump escapes newlines inside strings: these are line breaks
-                items += "    ";
-            }
+/// Writes one array element as dump(2) writes it one level deeper (four more spaces).
+void write_element(std::ostream& out, const nlohmann::json& j, bool first) {
+    const std::string one = dump(j);
+    out << (first ? "\n    " : ",\n    ");
+    std::size_t from = 0;
+    while (true) {  // dump escapes newlines inside strings: these are line breaks
+        const auto nl = one.find('\n', from);
+        if (nl == std::string::npos) {
+            out.write(one.data() + from, static_cast<std::streamsize>(one.size() - from));
+            return;
         }
+        out.write(one.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+        out << "    ";
+        from = nl + 1;
     }
-    items += "\n  ]";
-    text.replace(at, empty.size(), items);
 }
 
 }  // namespace
 
 nlohmann::json to_json(const VerifyReport& report) { return report_json(report, true); }
 
-std::string to_json_text(const VerifyReport& report) {
-    std::string text = dump(report_json(report, false));
+void write_json(const VerifyReport& report, std::ostream& out) {
+    // The report without the two big arrays, dumped once; each top-level `"key": []` left empty
+    // there is written element by element straight into `out`, in the order the keys come.
+    const std::string text = dump(report_json(report, false));
     const auto conns = sorted_connections(report.log);
-    splice_array(text, "connections", conns.size(), [&](std::size_t i) { return connection_json(conns[i]); });
     const auto& ranks = report.expectation.ranks;
-    splice_array(text, "plan", ranks.size(), [&](std::size_t i) { return plan_rank_json(ranks[i]); });
-    return text + "\n";
+    struct Slot {
+        std::size_t at;
+        std::size_t size;
+        int which;  // 0: connections, 1: plan
+    };
+    std::vector<Slot> slots;
+    for (int which = 0; which < 2; ++which) {
+        const std::string empty = std::string("\n  \"") + (which == 0 ? "connections" : "plan") + "\": []";
+        const std::size_t count = which == 0 ? conns.size() : ranks.size();
+        if (const auto at = text.find(empty); at != std::string::npos && count > 0) {
+            slots.push_back({at, empty.size(), which});
+        }
+    }
+    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.at < b.at; });
+    std::size_t from = 0;
+    for (const Slot& s : slots) {
+        out.write(text.data() + from, static_cast<std::streamsize>(s.at - from));
+        out << "\n  \"" << (s.which == 0 ? "connections" : "plan") << "\": [";
+        if (s.which == 0) {
+            for (std::size_t i = 0; i < conns.size(); ++i) {
+                write_element(out, connection_json(conns[i]), i == 0);
+            }
+        } else {
+            for (std::size_t i = 0; i < ranks.size(); ++i) {
+                write_element(out, plan_rank_json(ranks[i]), i == 0);
+            }
+        }
+        out << "\n  ]";
+        from = s.at + s.size;
+    }
+    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+    out << '\n';
+}
+
+std::string to_json_text(const VerifyReport& report) {
+    std::ostringstream out;
+    write_json(report, out);
+    return out.str();
 }
 
 }  // namespace planlayout::verify

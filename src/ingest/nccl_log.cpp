@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 
 namespace planlayout {
 namespace {
@@ -171,8 +172,8 @@ std::vector<std::string_view> split_slash(std::string_view s) {
 }
 
 /// Fills kind, net_name, net_dev, relay and flags from the text after "via ".
-void classify_via(Connection& c) {
-    const std::string_view via = c.via;
+void classify_via(Connection& c, NcclLog& log) {
+    const std::string_view via = c.via.str();
     const auto parts = split_slash(via);
     auto has_part = [&](std::string_view word) {
         return std::any_of(parts.begin() + 1, parts.end(), [&](std::string_view p) {
@@ -180,7 +181,7 @@ void classify_via(Connection& c) {
         });
     };
     if (starts_with(via, "NET/") && parts.size() >= 3) {
-        c.net_name = std::string(parts[1]);
+        c.net_name = log.intern(parts[1]);
         c.kind = starts_with(parts[1], "IB")       ? TransportKind::NetIb
                  : starts_with(parts[1], "Socket") ? TransportKind::NetSocket
                                                    : TransportKind::NetOther;
@@ -213,7 +214,9 @@ void classify_via(Connection& c) {
 enum class ParseResult { NotConnection, Connection, Malformed };
 
 /// `(Ring|Channel) ch[/k] : a[x] -> b[y] [send|receive] via T`.
-ParseResult parse_connection(std::string_view msg, Connection& c) {
+ParseResult parse_connection(std::string_view msg, Connection& c, NcclLog& log) {
+    std::string src_dev;
+    std::string dst_dev;
     Scanner sc(msg);
     if (!sc.eat("Channel ") && !sc.eat("Ring ")) {
         return ParseResult::NotConnection;
@@ -240,7 +243,7 @@ ParseResult parse_connection(std::string_view msg, Connection& c) {
     if (!sc.integer(c.src_rank)) {
         return ParseResult::Malformed;
     }
-    if (sc.eat("[") && !sc.until(']', c.src_dev)) {
+    if (sc.eat("[") && !sc.until(']', src_dev)) {
         return ParseResult::Malformed;
     }
     sc.skip_spaces();
@@ -251,7 +254,7 @@ ParseResult parse_connection(std::string_view msg, Connection& c) {
     if (!sc.integer(c.dst_rank)) {
         return ParseResult::Malformed;
     }
-    if (sc.eat("[") && !sc.until(']', c.dst_dev)) {
+    if (sc.eat("[") && !sc.until(']', dst_dev)) {
         return ParseResult::Malformed;
     }
     sc.skip_spaces();
@@ -264,11 +267,14 @@ ParseResult parse_connection(std::string_view msg, Connection& c) {
     if (!sc.eat("via ")) {
         return ParseResult::Malformed;
     }
-    c.via = std::string(trim(sc.rest()));
-    if (c.via.empty()) {
+    const std::string_view via = trim(sc.rest());
+    if (via.empty()) {
         return ParseResult::Malformed;
     }
-    classify_via(c);
+    c.via = log.intern(via);
+    c.src_dev = log.intern(src_dev);
+    c.dst_dev = log.intern(dst_dev);
+    classify_via(c, log);
     return ParseResult::Connection;
 }
 
@@ -474,25 +480,60 @@ void parse_comm(std::string_view msg, const Envelope& env, NcclLog& log) {
     }
 }
 
-std::string connection_key(const Connection& c) {
-    return std::to_string(c.channel) + "/" + std::to_string(c.conn_index) + ":" +
-           std::to_string(c.src_rank) + ">" + std::to_string(c.dst_rank) + ":" +
-           to_string(c.direction) + ":" + c.via;
-}
+/// The connections already taken, as indices into log.connections, hashed on what makes two
+/// lines the same connection (channel, index, ends, direction, transport text): a set of the
+/// text keys took about 100 bytes per connection on a big log (issue #20).
+class ConnectionSet {
+public:
+    using All = decltype(NcclLog::connections);
 
-void add_connection(Connection c, NcclLog& log, std::set<std::string>& seen) {
-    if (!seen.insert(connection_key(c)).second) {
-        ++log.duplicate_connections;
-        return;
+    explicit ConnectionSet(const All& all)
+        : set_(64, Hash{&all}, Equal{&all}) {
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            set_.insert(i);
+        }
     }
+
+    /// Adds all[i]; false when an equal connection was taken before.
+    bool insert(std::size_t i) { return set_.insert(i).second; }
+
+private:
+    struct Hash {
+        const All* all;
+        std::size_t operator()(std::size_t i) const {
+            const Connection& c = (*all)[i];
+            std::size_t h = std::hash<const std::string*>{}(c.via.get());  // interned: same text, same pointer
+            for (const int v : {c.channel, c.conn_index, c.src_rank, c.dst_rank, static_cast<int>(c.direction)}) {
+                h ^= std::hash<int>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+            }
+            return h;
+        }
+    };
+    struct Equal {
+        const All* all;
+        bool operator()(std::size_t i, std::size_t j) const {
+            const Connection& a = (*all)[i];
+            const Connection& b = (*all)[j];
+            return a.channel == b.channel && a.conn_index == b.conn_index && a.src_rank == b.src_rank &&
+                   a.dst_rank == b.dst_rank && a.direction == b.direction && a.via.get() == b.via.get();
+        }
+    };
+    std::unordered_set<std::size_t, Hash, Equal> set_;
+};
+
+void add_connection(Connection c, NcclLog& log, ConnectionSet& seen) {
     log.connections.push_back(std::move(c));
+    if (!seen.insert(log.connections.size() - 1)) {
+        log.connections.pop_back();
+        ++log.duplicate_connections;
+    }
 }
 
 void parse_line(std::string_view line,
                 const std::string& source,
                 int line_no,
                 NcclLog& log,
-                std::set<std::string>& seen) {
+                ConnectionSet& seen) {
     Envelope env;
     std::string_view msg;
     if (!split_envelope(line, env, msg)) {
@@ -509,11 +550,11 @@ void parse_line(std::string_view line,
         return;
     }
     Connection c;
-    switch (parse_connection(msg, c)) {
+    switch (parse_connection(msg, c, log)) {
         case ParseResult::Connection:
-            c.source = source;
+            c.source = log.intern(source);
             c.line = line_no;
-            c.host = env.host;
+            c.host = log.intern(env.host);
             c.pid = env.pid;
             note_rank(log, c.local_rank(), env);
             add_connection(std::move(c), log, seen);
@@ -583,6 +624,15 @@ void parse_line(std::string_view line,
 
 }  // namespace
 
+const std::string& LogText::str() const {
+    static const std::string kNone;
+    return text_ == nullptr ? kNone : *text_;
+}
+
+LogText NcclLog::intern(std::string_view text) {
+    return LogText(&*texts->emplace(text).first);
+}
+
 const char* to_string(TransportKind kind) {
     switch (kind) {
         case TransportKind::P2pIpc: return "P2P/IPC";
@@ -636,34 +686,47 @@ std::size_t NcclLog::channel_count() const {
     return ids.size();
 }
 
-void parse_nccl_log_into(const std::string& text, const std::string& source, NcclLog& log) {
-    log.sources.push_back(source);
-    std::set<std::string> seen;
-    for (const auto& c : log.connections) {
-        seen.insert(connection_key(c));
+struct NcclLogParser::Seen {
+    ConnectionSet set;
+};
+
+NcclLogParser::NcclLogParser(NcclLog& log, std::string source)
+    : log_(log), source_(std::move(source)), seen_(std::make_unique<Seen>(Seen{ConnectionSet(log.connections)})) {
+    log_.sources.push_back(source_);
+}
+
+NcclLogParser::~NcclLogParser() = default;
+
+void NcclLogParser::line(std::string_view text) {
+    ++line_no_;
+    ++log_.lines;
+    parse_line(text, source_, line_no_, log_, seen_->set);
+}
+
+void NcclLogParser::finish() {
+    for (auto it = log_.processes.begin(); it != log_.processes.end();) {
+        const ProcessNet& p = it->second;
+        if (p.ib_devices.empty() && p.socket_devices.empty() && p.network.empty()) {
+            it = log_.processes.erase(it);
+        } else {
+            ++it;
+        }
     }
+}
+
+void parse_nccl_log_into(const std::string& text, const std::string& source, NcclLog& log) {
+    NcclLogParser parser(log, source);
     const std::string_view all = text;
     std::size_t start = 0;
-    int line_no = 0;
     while (start < all.size()) {
         auto end = all.find('\n', start);
         if (end == std::string_view::npos) {
             end = all.size();
         }
-        ++line_no;
-        ++log.lines;
-        parse_line(all.substr(start, end - start), source, line_no, log, seen);
+        parser.line(all.substr(start, end - start));
         start = end + 1;
     }
-    // Drop processes that only got a key (lines without network facts).
-    for (auto it = log.processes.begin(); it != log.processes.end();) {
-        const ProcessNet& p = it->second;
-        if (p.ib_devices.empty() && p.socket_devices.empty() && p.network.empty()) {
-            it = log.processes.erase(it);
-        } else {
-            ++it;
-        }
-    }
+    parser.finish();
 }
 
 NcclLog parse_nccl_log(const std::string& text, const std::string& source) {
@@ -729,13 +792,13 @@ void resolve_nic_names(NcclLog& log) {
         if (found != nullptr) {
             for (const auto& d : *found) {
                 if (d.index == c.net_dev) {
-                    c.nic_device = d.name;
+                    c.nic_device = log.intern(d.name);
                 }
             }
         }
     }
     // PXN relay: the relay rank's own bracket, from any line where it is an end.
-    std::map<int, std::string> dev_of;
+    std::map<int, LogText> dev_of;
     for (const auto& c : log.connections) {
         dev_of.emplace(c.src_rank, c.src_dev);
         dev_of.emplace(c.dst_rank, c.dst_dev);

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -293,7 +296,63 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
     return t;
 }
 
-nlohmann::json to_json(const NodeTemplate& t) {
+namespace {
+
+/// The template's pairs, each with its ends in device order, sorted by device. Names are ranked
+/// once (device_less parses them: once per comparison was most of the sort of 523,776 pairs);
+/// names device_less cannot tell apart share a rank.
+struct Ranked {
+    std::size_t a;
+    std::size_t b;
+    const DevicePath* p;
+    bool swapped;  // p's ends in the other order
+
+    [[nodiscard]] const std::string& first() const { return swapped ? p->b : p->a; }
+    [[nodiscard]] const std::string& second() const { return swapped ? p->a : p->b; }
+};
+
+std::vector<Ranked> sorted_paths(const NodeTemplate& t) {
+    std::vector<std::string> names;
+    {
+        std::unordered_set<std::string> distinct;
+        for (const auto& p : t.paths) {
+            distinct.insert(p.a);
+            distinct.insert(p.b);
+        }
+        names.assign(distinct.begin(), distinct.end());
+    }
+    std::sort(names.begin(), names.end());
+    std::stable_sort(names.begin(), names.end(), device_less);
+    std::unordered_map<std::string, std::size_t> rank;
+    for (std::size_t i = 0, r = 0; i < names.size(); ++i) {
+        if (i > 0 && device_less(names[i - 1], names[i])) {
+            ++r;
+        }
+        rank.emplace(names[i], r);
+    }
+    std::vector<Ranked> order;
+    order.reserve(t.paths.size());
+    for (const auto& p : t.paths) {
+        const std::size_t ra = rank.at(p.a);
+        const std::size_t rb = rank.at(p.b);
+        order.push_back(rb < ra ? Ranked{rb, ra, &p, true} : Ranked{ra, rb, &p, false});
+    }
+    std::sort(order.begin(), order.end(), [](const Ranked& x, const Ranked& y) {
+        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+    });
+    return order;
+}
+
+json path_json(const Ranked& r) {
+    const DevicePath& p = *r.p;
+    json o = {{"a", r.first()}, {"b", r.second()}, {"class", std::string(to_string(p.path_class))}};
+    if (p.nvlinks != 0) {
+        o["nvlinks"] = p.nvlinks;
+    }
+    return o;
+}
+
+json template_json(const NodeTemplate& t, bool with_paths) {
     json j = json::object();
     if (!t.name.empty()) {
         j["name"] = t.name;
@@ -388,29 +447,65 @@ nlohmann::json to_json(const NodeTemplate& t) {
     }
     j["tcp"] = std::move(tcp);
 
-    std::vector<DevicePath> paths = t.paths;
-    for (auto& p : paths) {
-        if (device_less(p.b, p.a)) {
-            std::swap(p.a, p.b);
-        }
-    }
-    std::sort(paths.begin(), paths.end(), [](const DevicePath& x, const DevicePath& y) {
-        if (x.a != y.a) {
-            return device_less(x.a, y.a);
-        }
-        return device_less(x.b, y.b);
-    });
     json pj = json::array();
-    for (const auto& p : paths) {
-        json o = {{"a", p.a}, {"b", p.b}, {"class", std::string(to_string(p.path_class))}};
-        if (p.nvlinks != 0) {
-            o["nvlinks"] = p.nvlinks;
+    if (with_paths) {
+        for (const auto& p : sorted_paths(t)) {
+            pj.push_back(path_json(p));
         }
-        pj.push_back(std::move(o));
     }
     j["paths"] = std::move(pj);
     j["warnings"] = t.warnings;
     return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const NodeTemplate& t) { return template_json(t, true); }
+
+void write_json(const NodeTemplate& t, const nlohmann::json& extra, std::ostream& out) {
+    json j = template_json(t, false);
+    for (const auto& [key, value] : extra.items()) {
+        j[key] = value;
+    }
+    const std::string text = j.dump(2);
+    const std::string empty = "\n  \"paths\": []";
+    const std::size_t at = text.find(empty);
+    if (at == std::string::npos || t.paths.empty()) {
+        out << text << '\n';
+        return;
+    }
+    out.write(text.data(), static_cast<std::streamsize>(at));
+    out << "\n  \"paths\": [";
+    // Each pair as dump(2) writes it one level deeper, by hand: a DOM and a dump per pair took
+    // most of the time of a 1,024-device import.
+    auto quoted = [](const std::string& s) {
+        const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+            return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+        });
+        return plain ? '"' + s + '"' : json(s).dump();
+    };
+    std::string item;
+    bool first = true;
+    for (const auto& r : sorted_paths(t)) {
+        const DevicePath& p = *r.p;
+        item.assign(first ? "\n    {\n      \"a\": " : ",\n    {\n      \"a\": ");
+        first = false;
+        item += quoted(r.first());
+        item += ",\n      \"b\": ";
+        item += quoted(r.second());
+        item += ",\n      \"class\": \"";
+        item += to_string(p.path_class);
+        item += '"';
+        if (p.nvlinks != 0) {
+            item += ",\n      \"nvlinks\": ";
+            item += std::to_string(p.nvlinks);
+        }
+        item += "\n    }";
+        out.write(item.data(), static_cast<std::streamsize>(item.size()));
+    }
+    out << "\n  ]";
+    out.write(text.data() + at + empty.size(), static_cast<std::streamsize>(text.size() - at - empty.size()));
+    out << '\n';
 }
 
 }  // namespace planlayout

@@ -2,6 +2,9 @@
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <unordered_map>
 #include <map>
 #include <regex>
 #include <set>
@@ -45,19 +48,70 @@ std::size_t cell_length(std::string_view s) {
     return 0;
 }
 
-/// Splits a token made of glued cells ("SYSSYS", "NV12PXB") into cells; empty if it is not one.
-std::vector<std::string> split_cells(const std::string& token) {
-    std::vector<std::string> cells;
-    std::size_t pos = 0;
-    while (pos < token.size()) {
-        const std::size_t n = cell_length(std::string_view(token).substr(pos));
-        if (n == 0) {
-            return {};
+/// A matrix cell as one byte (a 1024-device matrix has a million cells: strings took most of
+/// the reader's time and memory): X, PIX, PXB, PHB, NODE, SYS, PSB, NV1…NV64 (kNv + count), or
+/// kOdd for any other spelling (NV0, NV007, NV99), whose text is kept aside.
+using CellCode = std::uint8_t;
+constexpr CellCode kX = 0;
+constexpr CellCode kOdd = 7;
+constexpr CellCode kNv = 8;
+constexpr std::string_view kNamedCells[] = {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "PSB"};
+
+/// The code of one cell's text (as cell_length cut it).
+CellCode cell_code(std::string_view cell) {
+    for (std::size_t k = 0; k < std::size(kNamedCells); ++k) {
+        if (cell == kNamedCells[k]) {
+            return static_cast<CellCode>(k);
         }
-        cells.push_back(token.substr(pos, n));
+    }
+    const long n = ingest_detail::parse_uint(cell.substr(2));
+    if (n >= 1 && n <= kMaxNvlinksPerPair && cell.size() > 2 && cell[2] != '0') {
+        return static_cast<CellCode>(kNv + n);
+    }
+    return kOdd;
+}
+
+/// The cells of one matrix: codes row by row, odd spellings by position.
+struct CellMatrix {
+    std::size_t n = 0;
+    std::vector<CellCode> code;
+    std::unordered_map<std::size_t, std::string> odd;
+
+    [[nodiscard]] std::string text(std::size_t r, std::size_t c) const {
+        const CellCode k = code[r * n + c];
+        if (k == kOdd) {
+            return odd.at(r * n + c);
+        }
+        return k >= kNv ? "NV" + std::to_string(k - kNv) : std::string(kNamedCells[k]);
+    }
+
+    [[nodiscard]] bool same(std::size_t r1, std::size_t c1, std::size_t r2, std::size_t c2) const {
+        const CellCode a = code[r1 * n + c1];
+        return a == code[r2 * n + c2] && (a != kOdd || odd.at(r1 * n + c1) == odd.at(r2 * n + c2));
+    }
+};
+
+/// Splits a token made of glued cells ("SYSSYS", "NV12PXB") into cells, appended to `row` (odd
+/// spellings to `odd`, by index in the row); false if it is not one.
+bool split_cells(std::string_view token, std::vector<CellCode>& row, std::vector<std::pair<std::size_t, std::string>>& odd) {
+    std::size_t pos = 0;
+    std::size_t added = 0;
+    while (pos < token.size()) {
+        const std::size_t n = cell_length(token.substr(pos));
+        if (n == 0) {
+            row.resize(row.size() - added);
+            return false;
+        }
+        const std::string_view cell = token.substr(pos, n);
+        const CellCode k = cell_code(cell);
+        if (k == kOdd) {
+            odd.emplace_back(row.size(), std::string(cell));
+        }
+        row.push_back(k);
+        ++added;
         pos += n;
     }
-    return cells;
+    return true;
 }
 
 /// Header titles: tab-separated when tabs are present, else runs of 2+ spaces; glued device
@@ -186,10 +240,14 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     }
 
     // Rows.
-    std::vector<std::vector<std::string>> cells(ndev, std::vector<std::string>(ndev));
+    CellMatrix cells;
+    cells.n = ndev;
+    cells.code.assign(ndev * ndev, kX);
     std::vector<bool> seen(ndev, false);
     std::vector<std::size_t> row_line(ndev, 0);
     std::map<std::string, std::pair<int, std::string>> gpu_meta;  // GPU → (NUMA, CPU list)
+    std::vector<CellCode> rel;
+    std::vector<std::pair<std::size_t, std::string>> odd;
     for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
         const std::string& line = lines[i];
         const auto toks = split_ws(line);
@@ -209,12 +267,12 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
         }
         seen[r] = true;
         row_line[r] = i + 1;
-        std::vector<std::string> rel;
+        rel.clear();
+        odd.clear();
         std::vector<std::string> rest;
         for (std::size_t k = 1; k < toks.size(); ++k) {
             if (rel.size() < ndev) {
-                auto parts = split_cells(toks[k]);
-                if (parts.empty()) {
+                if (!split_cells(toks[k], rel, odd)) {
                     throw input_error(lw,
                                       "row " + toks[0] + " has " + std::to_string(rel.size()) +
                                           " relation cells before '" + toks[k] + "', expected " +
@@ -222,12 +280,11 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                       "each row needs one of X, NV#, PIX, PXB, PHB, NODE, SYS per "
                                       "device column; is a column missing?");
                 }
-                if (rel.size() + parts.size() > ndev) {
+                if (rel.size() > ndev) {
                     throw input_error(lw, "row " + toks[0] + " has more relation cells than the "
                                               "header's " + std::to_string(ndev) + " devices",
                                       "check the header line");
                 }
-                rel.insert(rel.end(), parts.begin(), parts.end());
             } else {
                 rest.push_back(toks[k]);
             }
@@ -238,11 +295,14 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                   " relation cells, expected " + std::to_string(ndev),
                               "each row needs one cell per device column; is a column missing?");
         }
-        if (rel[r] != "X") {
-            throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + rel[r] + "', not X",
+        std::copy(rel.begin(), rel.end(), cells.code.begin() + static_cast<std::ptrdiff_t>(r * ndev));
+        for (auto& [c, spelled] : odd) {
+            cells.odd[r * ndev + c] = std::move(spelled);
+        }
+        if (rel[r] != kX) {
+            throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + cells.text(r, r) + "', not X",
                               "check the column order of the header");
         }
-        cells[r] = rel;
         // Metadata: non-empty cells align to the right-most titles (empty cells vanish).
         if (canon[r].rfind("GPU", 0) == 0 && !rest.empty()) {
             if (rest.size() > meta.size()) {
@@ -294,15 +354,41 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     }
 
     // Paths, from the row of the first device of each pair; asymmetry is reported, not fixed.
+    // NIC NUMA in the same pass: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA
+    // node (the first such GPU in path order). Devices by column: no lookups by name per pair.
+    std::vector<int> gpu_of(ndev, -1);  // column → index in t.gpus
+    std::vector<int> nic_of(ndev, -1);  // column → index in t.nics
+    {
+        int gpus = 0;
+        int nics = 0;
+        for (std::size_t c = 0; c < ndev; ++c) {
+            if (canon[c].rfind("GPU", 0) == 0) {
+                gpu_of[c] = gpus++;
+            } else {
+                nic_of[c] = nics++;
+            }
+        }
+    }
+    auto nic_numa = [&](std::size_t nic, std::size_t other) {
+        if (nic_of[nic] < 0 || gpu_of[other] < 0) {
+            return;
+        }
+        const int numa = t.gpus[static_cast<std::size_t>(gpu_of[other])].numa;
+        Nic& n = t.nics[static_cast<std::size_t>(nic_of[nic])];
+        if (numa >= 0 && n.numa < 0) {
+            n.numa = numa;
+        }
+    };
     std::vector<std::string> asym;
+    t.paths.reserve(ndev * (ndev - 1) / 2);
     for (std::size_t a = 0; a < ndev; ++a) {
         for (std::size_t b = a + 1; b < ndev; ++b) {
-            const std::string& v = cells[a][b];
-            if (v != cells[b][a]) {
-                asym.push_back(devices[a] + "/" + devices[b] + " is " + v + " but " + devices[b] +
-                               "/" + devices[a] + " is " + cells[b][a]);
+            const CellCode k = cells.code[a * ndev + b];
+            if (!cells.same(a, b, b, a)) {
+                asym.push_back(devices[a] + "/" + devices[b] + " is " + cells.text(a, b) + " but " + devices[b] +
+                               "/" + devices[a] + " is " + cells.text(b, a));
             }
-            if (v == "X") {
+            if (k == kX) {
                 throw input_error(where + ":" + std::to_string(row_line[a]),
                                   "cell " + devices[a] + "/" + devices[b] + " is X off the diagonal",
                                   "X marks a device with itself only");
@@ -310,15 +396,23 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
             DevicePath d;
             d.a = canon[a];
             d.b = canon[b];
-            d.path_class = v == "PSB" ? PathClass::Pix : parse_path_class(v).value_or(PathClass::Sys);
+            if (k >= kNv) {
+                d.path_class = PathClass::Nv;
+            } else if (k == kOdd) {
+                d.path_class = parse_path_class(cells.text(a, b)).value_or(PathClass::Sys);
+            } else {
+                const std::string_view v = kNamedCells[k];
+                d.path_class = v == "PSB" ? PathClass::Pix : parse_path_class(std::string(v)).value_or(PathClass::Sys);
+            }
             if (d.path_class == PathClass::Nv) {
-                if (canon[a].rfind("GPU", 0) != 0 || canon[b].rfind("GPU", 0) != 0) {
+                const std::string v = cells.text(a, b);
+                if (gpu_of[a] < 0 || gpu_of[b] < 0) {
                     throw input_error(where + ":" + std::to_string(row_line[a]),
                                       "cell " + devices[a] + "/" + devices[b] + " is " + v +
                                           ", but NVLink joins GPUs only",
                                       "check the column order of the header");
                 }
-                const long links = ingest_detail::parse_uint(v.substr(2));
+                const long links = k >= kNv ? k - kNv : ingest_detail::parse_uint(v.substr(2));
                 if (links < 1 || links > kMaxNvlinksPerPair) {
                     throw input_error(where + ":" + std::to_string(row_line[a]),
                                       "cell " + devices[a] + "/" + devices[b] + " is " + v +
@@ -327,35 +421,16 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                 }
                 d.nvlinks = static_cast<int>(links);
             }
-            t.paths.push_back(d);
+            if (d.path_class != PathClass::Sys) {
+                nic_numa(a, b);
+                nic_numa(b, a);
+            }
+            t.paths.push_back(std::move(d));
         }
     }
     for (const auto& w : asym) {
         t.warnings.push_back("asymmetric matrix: " + w + " (kept " + w.substr(0, w.find(' ')) +
                              ")");
-    }
-
-    // NIC NUMA: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA node (the
-    // first such GPU in path order). One pass over the pairs, not one per NIC.
-    std::map<std::string, int> gpu_numa;
-    std::map<std::string, Nic*> nic_named;
-    for (const auto& g : t.gpus) {
-        gpu_numa.emplace(g.name, g.numa);
-    }
-    for (auto& n : t.nics) {
-        nic_named.emplace(n.name, &n);
-    }
-    for (const auto& p : t.paths) {
-        if (p.path_class == PathClass::Sys) {
-            continue;
-        }
-        for (const auto& [nic, other] : {std::make_pair(p.a, p.b), std::make_pair(p.b, p.a)}) {
-            const auto n = nic_named.find(nic);
-            const auto g = gpu_numa.find(other);
-            if (n != nic_named.end() && g != gpu_numa.end() && g->second >= 0 && n->second->numa < 0) {
-                n->second->numa = g->second;
-            }
-        }
     }
 
     // NVLink: every GPU pair NV# with one count that no GPU could wire point-to-point

@@ -89,6 +89,58 @@ std::string resolve_named_file(const FileScope& scope, const std::string& name, 
     return path;
 }
 
+long long checked_file_size(const std::string& path, std::size_t max_bytes) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
+                       "check the path and its permissions");
+    }
+    if (S_ISDIR(st.st_mode)) {
+        throw input_error(path, "is a directory, not a file", "name a file inside it");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return -1;
+    }
+    if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+        throw input_error(path,
+                          "file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+                              std::to_string(max_bytes) + " bytes",
+                          "pass a smaller capture or cut it to the relevant part");
+    }
+    return static_cast<long long>(st.st_size);
+}
+
+std::size_t for_each_line(std::istream& in,
+                          const std::function<void(std::size_t)>& on_chunk,
+                          const std::function<void(std::string_view)>& on_line) {
+    constexpr std::size_t kChunk = std::size_t{1} << 20U;
+    std::string buf;   // the unfinished line, then the chunk read after it
+    std::size_t total = 0;
+    while (in) {
+        const std::size_t carried = buf.size();
+        buf.resize(carried + kChunk);
+        in.read(&buf[carried], static_cast<std::streamsize>(kChunk));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        buf.resize(carried + got);
+        if (got == 0) {
+            break;
+        }
+        total += got;
+        on_chunk(total);
+        const std::string_view all = buf;
+        std::size_t start = 0;
+        for (auto nl = all.find('\n', carried); nl != std::string_view::npos; nl = all.find('\n', start)) {
+            on_line(all.substr(start, nl - start));
+            start = nl + 1;
+        }
+        buf.erase(0, start);
+    }
+    if (!buf.empty()) {
+        on_line(buf);
+    }
+    return total;
+}
+
 TextPosition position_of(const std::string& text, std::size_t offset) {
     TextPosition p;
     const std::size_t end = std::min(offset, text.size());

@@ -355,8 +355,13 @@ std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) 
 }
 
 VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation) {
+    return verify_log(NcclLog(log), expectation);
+}
+
+VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectation) {
     VerifyReport report;
-    report.log = log;
+    report.log = std::move(moved_log);  // the report holds the log: moved, not copied (issue #20)
+    const NcclLog& log = report.log;
     report.expectation = expectation;
     std::map<int, RankExpectation> plan;
     std::set<int> nodes;

@@ -18,6 +18,7 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/nccl_log.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/groups.hpp"
@@ -184,4 +185,59 @@ TEST_CASE("verify JSON streamed one connection at a time is byte-identical to th
     const auto empty = verify::verify_log(NcclLog{}, verify::VerifyExpectation{});
     CHECK(verify::to_json_text(empty) ==
           verify::to_json(empty).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+TEST_CASE("a log read line by line in 1 MiB chunks gives the same lines and the same parse as the whole text") {
+    // About 3 MiB: lines cross the chunk boundaries; empty lines and a last line without '\n'.
+    std::string text;
+    for (int i = 0; text.size() < (std::size_t{3} << 20U); ++i) {
+        text += "gpu" + std::to_string(i % 7) + ":" + std::to_string(100 + i % 13) + ":1 [0] NCCL INFO Channel " +
+                std::to_string(i % 32) + "/0 : " + std::to_string(i % 64) + "[0] -> " + std::to_string((i + 1) % 64) +
+                "[1] via P2P/CUMEM/read\n";
+        if (i % 1000 == 0) {
+            text += "\n";
+        }
+    }
+    text += "no newline at the end";
+    std::vector<std::string> want;
+    for (std::size_t start = 0; start < text.size();) {
+        const auto end = std::min(text.find('\n', start), text.size());
+        want.emplace_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    std::istringstream in(text);
+    std::vector<std::string> got;
+    std::size_t last_total = 0;
+    const std::size_t total = for_each_line(
+        in, [&](std::size_t so_far) { last_total = so_far; }, [&](std::string_view l) { got.emplace_back(l); });
+    CHECK(total == text.size());
+    CHECK(last_total == text.size());
+    CHECK(got == want);
+
+    const NcclLog whole = parse_nccl_log(text, "a.log");
+    NcclLog streamed;
+    NcclLogParser parser(streamed, "a.log");
+    for (const auto& l : got) {
+        parser.line(l);
+    }
+    parser.finish();
+    resolve_nic_names(streamed);
+    CHECK(streamed.lines == whole.lines);
+    CHECK(streamed.duplicate_connections == whole.duplicate_connections);
+    REQUIRE(streamed.connections.size() == whole.connections.size());
+    const auto expectation = verify::expectation_from_placement(verify::rail_aligned_placement(8, 8), {},
+                                                                verify::ExpectedTransport::GdrDma);
+    CHECK(verify::to_json_text(verify::verify_log(streamed, expectation)) ==
+          verify::to_json_text(verify::verify_log(whole, expectation)));
+}
+
+TEST_CASE("a node template written pair by pair is byte-identical to its JSON document") {
+    for (const int gpus : {1, 2, 16}) {
+        const NodeTemplate t = read_nvidia_smi_topo(smi_matrix(gpus), "m.txt");
+        std::ostringstream out;
+        write_json(t, {{"schema_version", 1}}, out);
+        nlohmann::json j = to_json(t);
+        j["schema_version"] = 1;
+        CHECK(out.str() == j.dump(2) + "\n");
+    }
 }

@@ -1,6 +1,7 @@
 // Emit: a verify report (plan-layout verify) as text and JSON.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,5 +23,8 @@ namespace planlayout::verify {
 /// connection and plan arrays rendered one element at a time: a DOM of every connection of a big
 /// log took about 30 times the log's size in memory.
 [[nodiscard]] std::string to_json_text(const VerifyReport& report);
+
+/// Writes to_json_text's bytes to `out` as they are produced (never the whole text in memory).
+void write_json(const VerifyReport& report, std::ostream& out);
 
 }  // namespace planlayout::verify

@@ -1,8 +1,13 @@
 // Ingest: NCCL_DEBUG=INFO logs (every generation, 2.4 to 2.28) → the connections NCCL chose.
 #pragma once
 
+#include <deque>
 #include <map>
+#include <ostream>
+#include <unordered_set>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace planlayout {
@@ -33,26 +38,55 @@ enum class Direction { None, Send, Receive };
 
 [[nodiscard]] const char* to_string(Direction d);
 
+/// A text that repeats over a log's connection lines (log name, host, transport, device
+/// brackets, NIC names), kept once in NcclLog::texts: a connection holds pointers, not copies
+/// (issue #20: a 160 MB log's connections took several times its size as strings). Reads as a
+/// const std::string& ("" when unset).
+class LogText {
+public:
+    LogText() = default;
+    explicit LogText(const std::string* text) : text_(text) {}
+
+    [[nodiscard]] const std::string& str() const;
+    operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
+    [[nodiscard]] bool empty() const { return text_ == nullptr || text_->empty(); }
+    /// Same pool: same text exactly when same pointer.
+    [[nodiscard]] const std::string* get() const { return text_; }
+
+private:
+    const std::string* text_ = nullptr;
+};
+
+[[nodiscard]] inline bool operator==(const LogText& a, const std::string& b) { return a.str() == b; }
+[[nodiscard]] inline bool operator==(const LogText& a, const char* b) { return a.str() == b; }
+[[nodiscard]] inline bool operator!=(const LogText& a, const std::string& b) { return a.str() != b; }
+[[nodiscard]] inline bool operator!=(const LogText& a, const char* b) { return a.str() != b; }
+[[nodiscard]] inline std::string operator+(const std::string& a, const LogText& b) { return a + b.str(); }
+[[nodiscard]] inline std::string operator+(const char* a, const LogText& b) { return a + b.str(); }
+[[nodiscard]] inline std::string operator+(const LogText& a, const std::string& b) { return a.str() + b; }
+[[nodiscard]] inline std::string operator+(const LogText& a, const char* b) { return a.str() + b; }
+inline std::ostream& operator<<(std::ostream& out, const LogText& t) { return out << t.str(); }
+
 /// One `Ring|Channel … : a[x] -> b[y] … via …` line.
 struct Connection {
-    std::string source;       // log name as given (file base name or "-")
+    LogText source;           // log name as given (file base name or "-")
     int line = 0;             // 1-based line in that log
-    std::string host;         // envelope host ("" when the line had none)
+    LogText host;             // envelope host ("" when the line had none)
     int pid = -1;
     int channel = -1;
     int conn_index = -1;      // the `/k` after the channel (2.12+); -1 when absent
     int src_rank = -1;
     int dst_rank = -1;
-    std::string src_dev;      // bracket text: cudaDev (≤2.4), busId hex (2.5–2.18), NVML index (2.19+)
-    std::string dst_dev;
+    LogText src_dev;          // bracket text: cudaDev (≤2.4), busId hex (2.5–2.18), NVML index (2.19+)
+    LogText dst_dev;
     Direction direction = Direction::None;
     TransportKind kind = TransportKind::Unknown;
-    std::string via;          // the whole transport text after "via "
-    std::string net_name;     // "IB", "IBext_v8", "Socket"… for NET lines
+    LogText via;              // the whole transport text after "via "
+    LogText net_name;         // "IB", "IBext_v8", "Socket"… for NET lines
     int net_dev = -1;         // NIC index into the process's `NET/<name> : Using [k]…` list
-    std::string nic_device;   // resolved from that list ("mlx5_0"); "" when unknown
+    LogText nic_device;       // resolved from that list ("mlx5_0"); "" when unknown
     int pxn_relay_rank = -1;  // `(r)` after the NIC index: the rank whose NIC/proxy sends (PXN)
-    std::string pxn_relay_dev;  // that rank's bracket text when the log shows it
+    LogText pxn_relay_dev;    // that rank's bracket text when the log shows it
     bool gdr = false;         // /GDRDMA
     bool shared = false;      // /Shared
     bool read = false;        // /read
@@ -126,7 +160,10 @@ struct RankInfo {
 struct NcclLog {
     std::vector<std::string> sources;
     std::string nccl_version;  // first "NCCL version X" seen
-    std::vector<Connection> connections;  // de-duplicated, in first-seen order
+    std::shared_ptr<std::unordered_set<std::string>> texts =
+        std::make_shared<std::unordered_set<std::string>>();  // what LogText points to
+    std::deque<Connection> connections;  // de-duplicated, in first-seen order (a deque: no
+                                         // doubling of a vector of millions)
     std::map<std::string, ProcessNet> processes;  // "host:pid"
     std::vector<GdrLine> gdr_lines;
     std::vector<RingListing> rings;
@@ -139,11 +176,37 @@ struct NcclLog {
     std::size_t skipped_connection_lines = 0;
     std::vector<std::string> diagnostics;  // "file:line" of the first few skipped lines
 
+    /// `text` kept once in `texts`.
+    [[nodiscard]] LogText intern(std::string_view text);
+
     /// Distinct networks named by "Using network" lines, sorted.
     [[nodiscard]] std::vector<std::string> networks() const;
 
     /// Distinct channel ids over all connections.
     [[nodiscard]] std::size_t channel_count() const;
+};
+
+/// Parses one log line by line into `log` (so that a big log is never held whole): feed every
+/// line without its '\n' to line(), then call finish(). parse_nccl_log_into is this over a text.
+class NcclLogParser {
+public:
+    NcclLogParser(NcclLog& log, std::string source);
+    ~NcclLogParser();
+    NcclLogParser(const NcclLogParser&) = delete;
+    NcclLogParser& operator=(const NcclLogParser&) = delete;
+    NcclLogParser(NcclLogParser&&) = delete;
+    NcclLogParser& operator=(NcclLogParser&&) = delete;
+
+    void line(std::string_view text);
+    /// Drops processes that only got a key (lines without network facts).
+    void finish();
+
+private:
+    struct Seen;
+    NcclLog& log_;
+    std::string source_;
+    int line_no_ = 0;
+    std::unique_ptr<Seen> seen_;  // connections already taken, for de-duplication
 };
 
 /// Parses one log's text and adds what it finds to `log`. `source` names the log in messages.

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <istream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +19,19 @@ namespace planlayout {
 /// (exit 2) when it is a directory, or larger than max_bytes.
 [[nodiscard]] std::string read_text_file(const std::string& path,
                                          std::size_t max_bytes = kMaxInputBytes);
+
+/// Checks a file as read_text_file does before reading it (Io when it cannot be opened, BadInput
+/// for a directory or a regular file over max_bytes) and returns its size; -1 for a pipe or
+/// device, whose size is known only once read.
+[[nodiscard]] long long checked_file_size(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+/// Reads `in` to its end in 1 MiB chunks and passes each line, without its '\n', to on_line (a
+/// last line without '\n' too; no line after a final '\n'), so that a big log is never held
+/// whole: at most one chunk plus the longest line. Before the lines of each chunk, on_chunk gets
+/// the bytes read so far (throw from it to enforce a limit). Returns the bytes read.
+std::size_t for_each_line(std::istream& in,
+                          const std::function<void(std::size_t)>& on_chunk,
+                          const std::function<void(std::string_view)>& on_line);
 
 /// Refuses text in UTF-16 or UTF-32 (by its byte-order mark, or by NUL bytes between ASCII
 /// characters when it has none), naming the encoding and the iconv command that converts it.

@@ -78,4 +78,8 @@ struct VerifyReport {
 /// Runs every check. Never throws on log content.
 [[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
 
+/// The same, taking the log over instead of copying it (a big log's connections are most of
+/// verify's memory).
+[[nodiscard]] VerifyReport verify_log(NcclLog&& log, const VerifyExpectation& expectation);
+
 }  // namespace planlayout::verify
