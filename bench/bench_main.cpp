@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "planlayout/cli/run.hpp"
+#include "generated_inputs.hpp"
 
 namespace {
 
@@ -61,49 +62,11 @@ std::vector<Bench> benches(const std::string& tmp) {
     };
 }
 
-// GPU i and NIC i behind one switch (PIX), NVSwitch between GPUs: `nvidia-smi topo -m` of a
-// hypothetical 256-GPU node.
-void write_smi_capture(const std::string& path, int gpus) {
-    std::ofstream s(path);
-    for (int i = 0; i < gpus; ++i) {
-        s << "\tGPU" << i;
-    }
-    for (int i = 0; i < gpus; ++i) {
-        s << "\tNIC" << i;
-    }
-    s << "\tCPU Affinity\tNUMA Affinity\n";
-    for (int a = 0; a < 2 * gpus; ++a) {
-        s << (a < gpus ? "GPU" : "NIC") << a % gpus;
-        for (int b = 0; b < 2 * gpus; ++b) {
-            s << (a == b ? "\tX" : a < gpus && b < gpus ? "\tNV18" : a % gpus == b % gpus ? "\tPIX" : "\tSYS");
-        }
-        s << (a < gpus ? "\t0-15\t0\n" : "\n");
-    }
-    s << "\nNIC Legend:\n\n";
-    for (int i = 0; i < gpus; ++i) {
-        s << "  NIC" << i << ": mlx5_" << i << "\n";
-    }
-}
+// Large captures from the generators the scale tests use (tests/support/generated_inputs.hpp).
+void write_smi_capture(const std::string& path, int gpus) { std::ofstream(path) << planlayout::testing::smi_matrix(gpus); }
 
-// An NCCL topology XML: GPU i and NIC i under switch i, two CPUs.
 void write_nccl_xml(const std::string& path, int gpus) {
-    std::ofstream s(path);
-    s << "<system version=\"1\">\n";
-    for (int c = 0; c < 2; ++c) {
-        s << "<cpu numaid=\"" << c << "\" affinity=\"0000ffff\" arch=\"x86_64\">\n";
-        for (int i = c * gpus / 2; i < (c + 1) * gpus / 2; ++i) {
-            char bus[16];
-            std::snprintf(bus, sizeof bus, "%04x", i);
-            s << "<pci busid=\"ffff:" << bus << ":00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
-              << "<pci busid=\"" << bus << ":01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
-              << "<gpu dev=\"" << i << "\" sm=\"90\" rank=\"" << i << "\"><nvlink target=\"fffffff:ff:00.0\" count=\"18\" "
-              << "tclass=\"0x068000\"/></gpu></pci><pci busid=\"" << bus << ":02:00.0\" class=\"0x020700\" "
-              << "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><nic><net name=\"mlx5_" << i << "\" dev=\"" << i
-              << "\" speed=\"400000\" port=\"1\"/></nic></pci></pci>\n";
-        }
-        s << "</cpu>\n";
-    }
-    s << "</system>\n";
+    std::ofstream(path) << planlayout::testing::nccl_xml(gpus, /*nvlink=*/true);
 }
 
 // An NCCL INFO log of a rail-aligned ring job: every rank prints its channels' connections.

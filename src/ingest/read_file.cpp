@@ -21,28 +21,15 @@
 namespace planlayout {
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
-                       "check the path and its permissions");
-    }
-    if (S_ISDIR(st.st_mode)) {
-        throw input_error(path, "is a directory, not a file", "name a file inside it");
-    }
-    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
-        throw input_error(path,
-                          "file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-                              std::to_string(max_bytes) + " bytes",
-                          "pass a smaller capture or cut it to the relevant part");
-    }
+    const long long size = checked_file_size(path, max_bytes);  // -1: not a regular file (a pipe)
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
                        "check the path and its permissions");
     }
     std::string text;
-    if (S_ISREG(st.st_mode)) {
-        text.reserve(static_cast<std::size_t>(st.st_size));  // no doubling: a 256 MiB file peaked at 768 MB
+    if (size > 0) {
+        text.reserve(static_cast<std::size_t>(size));  // no doubling: a 256 MiB file peaked at 768 MB
     }
     std::array<char, 65536> buf{};
     while (in) {
@@ -187,10 +174,24 @@ std::string place(const std::string& where, const std::string& text, std::size_t
     return where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
 }
 
-// One pass over the text before the parser: nesting deeper than max_depth and keys given twice in
-// one object are refused with their places. Skips strings and // and /* */ comments as the parser
-// does; malformed text is left to the parser. Linear in the text (a set of keys per open object).
-void check_json_structure(const std::string& text, const std::string& where, std::size_t max_depth) {
+// A string, a number or a run of white space longer than kMaxJsonTokenBytes: the parser copies
+// what it reads for a token (white space before it included) and quotes a bad token whole in its
+// error: a 256 MiB number took 25 s and 2 GB, 256 MiB of spaces 18 s and 1 GB, before this check.
+Error long_token(const std::string& where, const std::string& text, std::size_t at, const char* what) {
+    return input_error(place(where, text, at),
+                       std::string(what) + " longer than " + std::to_string(kMaxJsonTokenBytes) + " bytes (kMaxJsonTokenBytes)",
+                       "names, paths and numbers in layouts are short: check that this is the right file");
+}
+
+bool is_number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// One pass over the text before the parser, refusing with their places: nesting deeper than
+// kMaxJsonDepth, a token longer than kMaxJsonTokenBytes, and a key given twice in one object.
+// Skips strings and // and /* */ comments as the parser does; malformed text is left to the
+// parser. Linear in the text (a set of keys per open object).
+void check_json_structure(const std::string& text, const std::string& where) {
     struct Frame {
         bool object = false;
         bool expect_key = false;
@@ -202,6 +203,9 @@ void check_json_structure(const std::string& text, const std::string& where, std
         if (c == '"') {
             std::size_t close = 0;
             const std::string_view raw = string_token(text, i, close);
+            if (close - i > kMaxJsonTokenBytes) {
+                throw long_token(where, text, i, "a string");
+            }
             if (!stack.empty() && stack.back().object && stack.back().expect_key) {
                 stack.back().expect_key = false;
                 const auto [it, fresh] = stack.back().keys.emplace(key_of(raw), i);
@@ -226,8 +230,8 @@ void check_json_structure(const std::string& text, const std::string& where, std
             }
             ++i;
         } else if (c == '[' || c == '{') {
-            if (stack.size() + 1 > max_depth) {
-                throw input_error(place(where, text, i), "JSON nested more than " + std::to_string(max_depth) + " levels deep",
+            if (stack.size() + 1 > kMaxJsonDepth) {
+                throw input_error(place(where, text, i), "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
                                   "layouts, templates and step logs are a few levels deep: check that this is the right file");
             }
             stack.push_back({c == '{', c == '{', {}});
@@ -235,56 +239,18 @@ void check_json_structure(const std::string& text, const std::string& where, std
             stack.pop_back();
         } else if (c == ',' && !stack.empty() && stack.back().object) {
             stack.back().expect_key = true;
+        } else if (is_number_char(c) || is_space(c)) {
+            const bool number = is_number_char(c);
+            std::size_t end = i + 1;
+            while (end < text.size() && (number ? is_number_char(text[end]) : is_space(text[end]))) {
+                ++end;
+            }
+            if (end - i > kMaxJsonTokenBytes) {
+                throw long_token(where, text, i, number ? "a number" : "white space");
+            }
+            i = end - 1;
         }
     }
-}
-
-/// Byte offset where a string, a number or a run of white space longer than max_bytes starts, or
-/// npos. Skips comments as the parser does. The parser copies what it reads for a token (white
-/// space before it included) and quotes a bad token whole in its error: a 256 MiB number took
-/// 25 s and 2 GB, 256 MiB of spaces 18 s and 1 GB, before this check.
-std::size_t long_token_at(const std::string& text, std::size_t max_bytes) {
-    const auto is_number_char = [](char c) {
-        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        const std::size_t start = i;
-        if (c == '"') {
-            for (++i; i < text.size() && text[i] != '"'; ++i) {
-                if (text[i] == '\\') {
-                    ++i;
-                }
-            }
-        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-            i = text.find('\n', i);
-            if (i == std::string::npos) {
-                break;
-            }
-            continue;
-        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-            i = text.find("*/", i + 2);
-            if (i == std::string::npos) {
-                break;
-            }
-            ++i;
-            continue;
-        } else if (is_number_char(c)) {
-            while (i + 1 < text.size() && is_number_char(text[i + 1])) {
-                ++i;
-            }
-        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\t' || text[i + 1] == '\n' || text[i + 1] == '\r')) {
-                ++i;
-            }
-        } else {
-            continue;
-        }
-        if (std::min(i, text.size()) - start > max_bytes) {
-            return start;
-        }
-    }
-    return std::string::npos;
 }
 
 }  // namespace
@@ -323,14 +289,7 @@ void require_8bit_text(const std::string& text, const std::string& where) {
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
     require_8bit_text(text, where);
-    check_json_structure(text, where, kMaxJsonDepth);
-    if (const std::size_t at = long_token_at(text, kMaxJsonTokenBytes); at != std::string::npos) {
-        const TextPosition p = position_of(text, at);
-        throw input_error(where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column),
-                          std::string(text[at] == '"' ? "a string" : std::isspace(static_cast<unsigned char>(text[at])) != 0 ? "white space" : "a number") +
-                              " longer than " + std::to_string(kMaxJsonTokenBytes) + " bytes (kMaxJsonTokenBytes)",
-                          "names, paths and numbers in layouts are short: check that this is the right file");
-    }
+    check_json_structure(text, where);
     try {
         return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
                                      /*ignore_comments=*/true);
