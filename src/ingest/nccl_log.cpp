@@ -521,8 +521,8 @@ private:
     std::unordered_set<std::size_t, Hash, Equal> set_;
 };
 
-void add_connection(Connection c, NcclLog& log, ConnectionSet& seen) {
-    log.connections.push_back(std::move(c));
+void add_connection(const Connection& c, NcclLog& log, ConnectionSet& seen) {
+    log.connections.push_back(c);  // trivially copyable: interned handles, no strings
     if (!seen.insert(log.connections.size() - 1)) {
         log.connections.pop_back();
         ++log.duplicate_connections;
@@ -557,7 +557,7 @@ void parse_line(std::string_view line,
             c.host = log.intern(env.host);
             c.pid = env.pid;
             note_rank(log, c.local_rank(), env);
-            add_connection(std::move(c), log, seen);
+            add_connection(c, log, seen);
             return;
         case ParseResult::Malformed:
             ++log.skipped_connection_lines;

@@ -57,16 +57,17 @@ std::string resolve_named_file(const FileScope& scope, const std::string& name, 
         throw input_error(where, "the file name is empty", "name a file next to the layout, e.g. \"hosts.txt\"");
     }
     const bool absolute = name.front() == '/';
-    const std::string path = absolute || scope.dir == "." ? name : scope.dir + "/" + name;
+    std::string path = absolute || scope.dir == "." ? name : scope.dir + "/" + name;
     if (scope.anywhere) {
         return path;
     }
-    std::error_code ec;
-    const fs::path root = fs::weakly_canonical(scope.root.empty() ? "." : scope.root, ec);
-    const fs::path target = fs::weakly_canonical(path, ec);
+    std::error_code root_error;
+    std::error_code target_error;
+    const fs::path root = fs::weakly_canonical(scope.root.empty() ? "." : scope.root, root_error);
+    const fs::path target = fs::weakly_canonical(path, target_error);
     // Inside root: root is a prefix of target, component by component.
     const auto mismatch = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
-    if (ec || mismatch.first != root.end()) {
+    if (root_error || target_error || mismatch.first != root.end()) {
         throw input_error(where,
                           "'" + printable(name) + "' lies outside the layout's folder (" + printable(root.string()) +
                               (absolute ? "): absolute paths are not followed" : "): '..' and links out of it are not followed"),
@@ -154,7 +155,8 @@ std::string_view string_token(const std::string& text, std::size_t open, std::si
         }
     }
     close = std::min(i, text.size());
-    return std::string_view(text).substr(open + 1, close - open - 1);
+    const std::string_view all = text;
+    return all.substr(open + 1, close - open - 1);
 }
 
 // The key a string token names: escapes decoded (so "a" and "\u0061" are one key).
