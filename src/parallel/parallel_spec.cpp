@@ -106,6 +106,18 @@ void require_positive(const Namer& n, const std::string& field, std::int64_t v) 
     }
 }
 
+// The fix for an expert grid that does not fit: the ep values that do, and — when etp was left to
+// default to tp — the usual fix, expert tensor parallelism 1 (most MoE launches set it).
+std::string expert_grid_hint(const Namer& n, const ResolvedSpec& r, std::int64_t w, const std::vector<std::int64_t>& valid) {
+    std::string hint = valid.empty() ? "reduce etp or pp" : "valid ep values here: " + join(valid, ", ");
+    const std::int64_t without_etp = r.ep * r.pp * r.egtp;
+    if (r.etp > 1 && without_etp <= w && w % without_etp == 0) {
+        hint += "; or set " + n.name("etp") + " 1 (etp defaults to tp = " + std::to_string(r.tp) +
+                "; MoE launches usually give --expert-tensor-parallel-size 1)";
+    }
+    return hint;
+}
+
 std::vector<std::string> split_order(const std::string& order) {
     std::vector<std::string> tokens;
     std::stringstream ss(order);
@@ -269,7 +281,7 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
         throw input_error(n.where("ep", r.ep),
                           "world size " + std::to_string(w) + " is not divisible by etp*ep*pp = " +
                               std::to_string(r.etp) + "*" + std::to_string(r.ep) + "*" + std::to_string(r.pp),
-                          valid.empty() ? "reduce etp or pp" : "valid ep values here: " + join(valid, ", "));
+                          expert_grid_hint(n, r, w, valid));
     }
     r.expert_dp = w / expert_model;
 

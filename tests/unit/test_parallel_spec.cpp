@@ -49,6 +49,15 @@ TEST_CASE("invalid specs are refused with the arithmetic and a fix") {
     CHECK_THROWS_WITH_AS(resolve_spec(e),
                          "--ep 32: world size 16 is not divisible by etp*ep*pp = 1*32*1; valid ep values here: 1, 2, 4, 8, 16",
                          Error);
+    // etp left to default to tp: the usual fix, expert tensor parallelism 1, is named too.
+    ParallelSpec moe = spec(32);
+    moe.tp = 8;
+    moe.pp = 2;
+    moe.ep = 8;
+    CHECK_THROWS_WITH_AS(resolve_spec(moe),
+                         "--ep 8: world size 32 is not divisible by etp*ep*pp = 8*8*2; valid ep values here: 1, 2; or set "
+                         "--etp 1 (etp defaults to tp = 8; MoE launches usually give --expert-tensor-parallel-size 1)",
+                         Error);
     ParallelSpec z = spec(16);
     z.cp = 0;
     CHECK_THROWS_WITH_AS(resolve_spec(z), "--cp 0: cp must be at least 1, got 0; set --cp to a positive size (1 disables that parallelism)",
