@@ -26,8 +26,8 @@ Filters, applied in order:
     show TEXT     print TEXT after `$ ` instead of `plan-layout ARGS` (the command still runs as given)
 
 The output of plan-layout is deterministic, so a second run changes nothing.
-Text outside generated blocks must not refer to files outside the repository (model.md,
-groups.md, ../shared): the check fails on those too.
+Text outside generated blocks must not refer to files outside the repository (the bare design-note
+names and folders that FORBIDDEN below matches): the check fails on those too.
 """
 import os
 import re
@@ -43,7 +43,7 @@ PENDING = set()
 # Bare names of design notes that live outside the repository ("groups.md §3"); a path inside the
 # repository such as commands/groups.md is fine.
 FORBIDDEN = [re.compile(p) for p in (r'(?<![\w/.-])(?:model|groups|formats|style)\.md\b', r'\.\./shared',
-                                       r'\bshared/(?:docs|fixtures)\b')]
+                                       r'\bshared/(?:docs|fixtures|seeds)\b')]
 
 
 def markdown_files():

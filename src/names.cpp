@@ -10,14 +10,16 @@ namespace {
 
 bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
-std::string byte_text(char c) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) {
-        return std::string("'") + c + "'";
-    }
+// "\xFF": how every message shows a byte it cannot print.
+std::string hex_byte(unsigned char u) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "\\x%02X", u);
-    return std::string("byte ") + buf;
+    return buf;
+}
+
+std::string byte_text(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f ? std::string("'") + c + "'" : "byte " + hex_byte(u);
 }
 
 std::string bad_char(char c, std::size_t at) { return "has " + byte_text(c) + " at byte " + std::to_string(at + 1); }
@@ -92,13 +94,7 @@ std::string printable(std::string_view text) {
             break;
         }
         const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7f) {
-            out += c;
-        } else {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02X", u);
-            out += buf;
-        }
+        out += u >= 0x20 && u < 0x7f ? std::string(1, c) : hex_byte(u);
     }
     return out;
 }
@@ -106,16 +102,11 @@ std::string printable(std::string_view text) {
 std::string terminal_safe(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    const auto escape = [&out](unsigned char u) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02X", u);
-        out += buf;
-    };
     for (std::size_t i = 0; i < text.size();) {
         const auto u = static_cast<unsigned char>(text[i]);
         if (u < 0x80) {
             if (u < 0x20 || u == 0x7f) {
-                escape(u);
+                out += hex_byte(u);
             } else {
                 out += text[i];
             }
@@ -133,7 +124,7 @@ std::string terminal_safe(std::string_view text) {
             out.append(text.substr(i, len));
             i += len;
         } else {
-            escape(u);
+            out += hex_byte(u);
             ++i;
         }
     }

@@ -19,9 +19,10 @@ namespace {
 // The files a layout names resolve against its folder and stay inside it (unless allowed).
 FileScope scope_of(const PlanRequest& request) { return {request.base_dir, request.base_dir, request.files_anywhere}; }
 
-// The score sections, and the calibration files the transport names (read here, relative to
-// the layout's folder).
-ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const FileScope& scope) {
+// The score sections, and the calibration files the transport names (read here, within the
+// layout's scope); their paths are added to `files`.
+ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const FileScope& scope,
+                          std::vector<std::string>& files) {
     ScoreSetup setup;
     if (top.has("model")) {
         setup.model = ModelSpec::from_json(top.at("model"), file);
@@ -35,7 +36,7 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
     if (top.has("score")) {
         setup.given = ScoreFactors::from_json(top.at("score"), file);
     }
-    setup.calibrations = read_calibration_files(setup.transport.calibrations, scope, top.where("transport"));
+    setup.calibrations = read_calibration_files(setup.transport.calibrations, scope, top.where("transport"), &files);
     return setup;
 }
 
@@ -105,10 +106,7 @@ Report plan(const PlanRequest& request) {
         }
     }
     if (!report.sections.is_null()) {
-        setup = score_setup_of(top, request.layout_name, scope_of(request));
-        for (const auto& rel : setup->transport.calibrations) {
-            report.files.push_back(resolve_named_file(scope_of(request), rel, top.where("transport")));
-        }
+        setup = score_setup_of(top, request.layout_name, scope_of(request), report.files);
     }
     Evaluation evaluation =
         evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);

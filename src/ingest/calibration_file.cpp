@@ -42,11 +42,14 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& fi
 }
 
 std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files, const FileScope& scope,
-                                                const std::string& where) {
+                                                const std::string& where, std::vector<std::string>* paths) {
     std::vector<Calibration> out;
     out.reserve(files.size());
     for (const auto& rel : files) {
         const std::string path = resolve_named_file(scope, rel, where);
+        if (paths != nullptr) {
+            paths->push_back(path);
+        }
         out.push_back(calibration_from_json(parse_json_text(read_text_file(path), path), path));
     }
     return out;

@@ -20,12 +20,16 @@ std::string number_text(double v) {
     return buf;
 }
 
+namespace {
+
+// The unit a key's name carries, for messages: "speed_gbit_s" → " Gbit/s", "alpha_us" → " us";
+// empty when the name carries none.
 std::string unit_of_key(const std::string& key) {
     struct Suffix {
         const char* suffix;
         const char* unit;
     };
-    // Longest first: "_gbyte_s_per_link" before "_s".
+    // Matched at the end of the name; the first match wins.
     static const Suffix kUnits[] = {{"gbyte_s_per_link", " GB/s per link"}, {"gbit_s", " Gbit/s"}, {"gbyte_s", " GB/s"},
                                     {"_tflops", " TFLOP/s"},                {"_us", " us"},         {"_ms", " ms"},
                                     {"_time_s", " s"},                      {"_bytes", " bytes"},   {"_gib", " GiB"}};
@@ -37,8 +41,6 @@ std::string unit_of_key(const std::string& key) {
     }
     return {};
 }
-
-namespace {
 
 // "tp = 18446744073709551615 is larger than 2147483648": the value as written, the bound with its unit.
 Error out_of_range(const std::string& where, const std::string& key, const std::string& written, bool above,

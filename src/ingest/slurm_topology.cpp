@@ -80,7 +80,7 @@ void expand_item(const std::string& item, const std::string& where, std::vector<
                               "write the smaller number first");
         }
         if (static_cast<std::size_t>(hi - lo + 1) * tails.size() + out.size() > kMaxSlurmNames) {
-            throw input_error(where, "hostlist '" + item + "' expands to more than 1000000 names",
+            throw input_error(where, "hostlist '" + item + "' expands to more than " + std::to_string(kMaxSlurmNames) + " names",
                               "check the range");
         }
         for (long v = lo; v <= hi; ++v) {
@@ -183,7 +183,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
     const auto count_entries = [&entries](std::size_t n, const std::string& at) {
         entries += n;
         if (entries > kMaxSlurmNames) {
-            throw input_error(at, "the file lists more than 1000000 node and switch names in total",
+            throw input_error(at, "the file lists more than " + std::to_string(kMaxSlurmNames) + " node and switch names in total",
                               "a real topology.conf is far smaller: check the hostlists (node[1-100000000]?)");
         }
     };

@@ -16,9 +16,11 @@ namespace planlayout {
 [[nodiscard]] Calibration calibration_from_json(const nlohmann::json& j, const std::string& file);
 
 /// Reads and parses each file (resolved within `scope`, see resolve_named_file; `where` names the
-/// list in messages), in order. Throws Error naming the file: Io when it cannot be read, BadInput
-/// when it is not a calibration or lies outside the scope.
+/// list in messages), in order; the resolved paths are appended to `paths` when given. Throws
+/// Error naming the file: Io when it cannot be read, BadInput when it is not a calibration or lies
+/// outside the scope.
 [[nodiscard]] std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files,
-                                                              const FileScope& scope, const std::string& where);
+                                                              const FileScope& scope, const std::string& where,
+                                                              std::vector<std::string>* paths = nullptr);
 
 }  // namespace planlayout

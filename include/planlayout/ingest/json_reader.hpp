@@ -121,10 +121,6 @@ private:
     std::string pointer_;
 };
 
-/// The unit a key's name carries, for messages: "speed_gbit_s" → " Gbit/s", "alpha_us" → " us";
-/// empty when the name carries none.
-[[nodiscard]] std::string unit_of_key(const std::string& key);
-
 /// A number as a message prints it: integers as integers ("1073741824"), others compactly
 /// ("0.5", "1e-06").
 [[nodiscard]] std::string number_text(double v);
