@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/analysis/assumptions.hpp"
+#include "planlayout/analysis/model_fit.hpp"
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
@@ -59,10 +61,106 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
     return placement_from_json(section, request.layout_name, "/placement", cluster, world, hostfile);
 }
 
+Report plan_layout(const PlanRequest& request, const nlohmann::json& layout);
+
+// The parallel section with every value explicit, in the keys parallel_spec_from_json reads.
+nlohmann::json explicit_parallel(const ResolvedSpec& s) {
+    nlohmann::json j{{"world", s.world}, {"tp", s.tp}, {"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep},
+                     {"etp", s.etp}, {"dp", s.dp}, {"order", s.order}};
+    if (s.vpp) {
+        j["vpp"] = *s.vpp;
+    }
+    if (s.rank_offset != 0 || s.grid_world != s.world) {
+        j["rank_offset"] = s.rank_offset;
+        j["local_world_size"] = s.grid_world;
+    }
+    if (s.dist_opt_instances != 1) {
+        j["dist_opt_instances"] = s.dist_opt_instances;
+    }
+    if (s.gtp != 1 || s.egtp != 1) {
+        j["gtp"] = s.gtp;
+        j["egtp"] = s.egtp;
+    }
+    if (!s.hierarchical_cp.empty()) {
+        j["hierarchical_cp"] = s.hierarchical_cp;
+    }
+    if (s.hybrid_cp) {
+        j["hybrid_cp"] = true;
+    }
+    return j;
+}
+
+// The layout with every value the plan used written out (the cluster as given).
+nlohmann::json effective_layout_of(const nlohmann::json& layout, const ResolvedSpec& spec,
+                                   const std::optional<ScoreSetup>& setup) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const char* key : {"name", "description", "cluster"}) {
+        if (layout.contains(key)) {
+            out[key] = layout.at(key);
+        }
+    }
+    out["parallel"] = explicit_parallel(spec);
+    if (layout.contains("placement")) {
+        out["placement"] = layout.at("placement");
+    }
+    if (setup) {
+        if (setup->model) {
+            out["model"] = setup->model->to_json();
+        }
+        if (setup->training) {
+            out["training"] = setup->training->to_json();
+        }
+        out["transport"] = to_json(setup->transport);
+        if (layout.contains("score")) {
+            out["score"] = layout.at("score");
+        }
+    }
+    return out;
+}
+
+// Every number the plan used: the parallel, model, training and transport values, then what
+// each node template gave (GPUs, NVLink, NIC and TCP speeds).
+std::vector<Assumption> plan_assumptions(const Report& report, const std::string& layout_name) {
+    nlohmann::json used = report.effective_layout;
+    used.erase("name");
+    used.erase("description");
+    used.erase("cluster");
+    used.erase("placement");
+    std::vector<Assumption> out = list_assumptions(used, report.layout, report.sources, layout_name);
+    for (std::size_t i = 0; i < report.cluster.templates.size(); ++i) {
+        const NodeTemplate& t = report.cluster.templates[i];
+        const TemplateFacts& f = report.cluster.facts[i];
+        const std::string base = "/hardware/" + t.name;
+        const std::string source = t.source.empty() ? t.name : t.source;
+        out.push_back({base + "/gpus", f.gpu_count, source});
+        out.push_back({base + "/nvlink_gbyte_s", f.nvlink_gbyte_s, source});
+        out.push_back({base + "/pcie_gbyte_s", f.pcie_gbyte_s, source});
+        const bool known = !f.rail_gbit_s.empty() &&
+                           std::all_of(f.rail_gbit_s.begin(), f.rail_gbit_s.end(), [](double v) { return v > 0; });
+        out.push_back({base + "/rail_nics", f.rail_nics.size(), source});
+        if (!f.rail_gbit_s.empty()) {
+            out.push_back({base + "/rail_gbit_s", known ? f.rail_gbit_s.front() : 400.0, known ? source : "default"});
+        }
+        out.push_back({base + "/tcp_gbit_s", f.tcp_gbit_s, source});
+    }
+    return out;
+}
+
 }  // namespace
 
 Report plan(const PlanRequest& request) {
-    const nlohmann::json layout = parse_json_text(request.layout_text, request.layout_name);
+    const nlohmann::json layout =
+        request.layout_json ? *request.layout_json : parse_json_text(request.layout_text, request.layout_name);
+    try {
+        return plan_layout(request, layout);
+    } catch (const Error& e) {
+        throw error_with_source(e, request.layout_name, request.sources);
+    }
+}
+
+namespace {
+
+Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     const JsonReader top(layout, request.layout_name, "");
     top.check_keys({"name", "description", "cluster", "parallel", "placement", "model", "training", "transport", "score"});
     Report report;
@@ -108,6 +206,13 @@ Report plan(const PlanRequest& request) {
     if (!report.sections.is_null()) {
         setup = score_setup_of(top, request.layout_name, scope_of(request), report.files);
     }
+    if (setup && setup->model) {
+        check_model_fits(*setup->model, resolved, request.layout_name, report.warnings);
+    }
+    report.layout = layout;
+    report.sources = request.sources;
+    report.effective_layout = effective_layout_of(layout, resolved, setup);
+    report.assumptions = plan_assumptions(report, request.layout_name);
     Evaluation evaluation =
         evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);
     report.groups = std::move(evaluation.groups);
@@ -119,6 +224,42 @@ Report plan(const PlanRequest& request) {
         }
     }
     return report;
+}
+
+}  // namespace
+
+nlohmann::json saved_layout(const Report& report, const PlanRequest& request) {
+    nlohmann::json out = report.effective_layout;
+    std::vector<std::string> files;
+    if (out.contains("cluster")) {
+        out["cluster"] = self_contained_cluster_json(out.at("cluster"), request.layout_name, "/cluster", scope_of(request), files);
+    }
+    if (out.contains("placement") && placement_hostfile_name(out.at("placement"))) {
+        nlohmann::json& placement = out["placement"];
+        placement.erase("hostfile");  // the hosts in their order, read in: the saved layout names no file
+        placement["hosts"] = nlohmann::json::array();
+        std::vector<bool> seen(report.cluster.nodes.size(), false);
+        for (const std::int32_t n : report.placement.node) {  // nodes in the order ranks fill them
+            if (!seen[static_cast<std::size_t>(n)]) {
+                seen[static_cast<std::size_t>(n)] = true;
+                placement["hosts"].push_back(report.cluster.nodes[static_cast<std::size_t>(n)].host);
+            }
+        }
+    }
+    return out;
+}
+
+Error error_with_source(const Error& e, const std::string& layout_name, const std::map<std::string, std::string>& sources) {
+    const std::string prefix = layout_name + " (";
+    if (sources.empty() || e.where().rfind(prefix, 0) != 0 || e.where().back() != ')') {
+        return e;
+    }
+    const std::string pointer = e.where().substr(prefix.size(), e.where().size() - prefix.size() - 1);
+    const std::string source = source_of(sources, pointer);
+    if (source.empty()) {
+        return e;
+    }
+    return Error(e.code(), source + " (" + pointer + ")", e.problem(), e.hint());
 }
 
 PlanRequest embedded_default_request() {

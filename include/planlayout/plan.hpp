@@ -3,15 +3,25 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
 #include "planlayout/report.hpp"
 
 namespace planlayout {
 
 struct PlanRequest {
-    std::string layout_text;      // the layout JSON (// comments allowed)
+    std::string layout_text;      // the layout JSON (// comments allowed) ...
+    std::optional<nlohmann::json> layout_json;  // ... or the layout already parsed (wins over the text)
+    // Where values came from, by JSON pointer ("/model/hidden" → "launch.sh:12"), for values the
+    // caller composed into the layout from other inputs; a pointer without an entry (nor a parent
+    // with one) came from the layout itself. Errors and assumptions name these sources.
+    std::map<std::string, std::string> sources;
     std::string layout_name;      // for messages: the path, or "layouts/x.json (embedded)"
     std::string base_dir = ".";   // relative paths in the layout resolve against this
     bool files_anywhere = false;  // let the layout name files outside base_dir (--allow-outside-files)
@@ -21,6 +31,16 @@ struct PlanRequest {
 
 /// Runs the pipeline. Throws Error (BadInput, naming the file and JSON pointer) on bad input.
 [[nodiscard]] Report plan(const PlanRequest& request);
+
+/// The layout of a report with every value explicit and no file named (node templates and
+/// captures read in, a hostfile's hosts listed): what `--save-layout` writes. Reads the files the
+/// layout names (within the request's scope) again.
+[[nodiscard]] nlohmann::json saved_layout(const Report& report, const PlanRequest& request);
+
+/// An error about a value composed into the layout (where = "LAYOUT (/pointer)") named by the
+/// value's recorded source instead: "launch.sh:12 (/model/layers): ..."; others unchanged.
+[[nodiscard]] Error error_with_source(const Error& e, const std::string& layout_name,
+                                      const std::map<std::string, std::string>& sources);
 
 /// The embedded default layout (the seed's layout A).
 [[nodiscard]] PlanRequest embedded_default_request();

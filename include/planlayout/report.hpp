@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "planlayout/analysis/assumptions.hpp"
 #include "planlayout/analysis/edge_class.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/parallel/groups.hpp"
@@ -26,6 +27,13 @@ struct Report {
     std::vector<std::string> files;  // files plan() read besides the layout (cluster, templates, captures, calibrations, hostfile)
     nlohmann::json sections;       // the layout's model/training/transport/score sections, as given
     std::optional<Score> score;    // when the layout has model/training/transport or score sections
+    // The layout as plan() read it (after the caller composed its inputs), the same with every
+    // value explicit (cluster as given), where each given value came from, and the listing of
+    // every number the plan used with its source.
+    nlohmann::json layout;
+    nlohmann::json effective_layout;
+    std::map<std::string, std::string> sources;
+    std::vector<Assumption> assumptions;
 };
 
 }  // namespace planlayout

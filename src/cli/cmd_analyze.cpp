@@ -6,6 +6,7 @@
 #include "analyze_launch.hpp"
 #include "commands.hpp"
 #include "messages.hpp"
+#include "plan_inputs.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
@@ -18,7 +19,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         return run_launch_format(parsed, format, ctx);
     }
     const bool diagram = format == "dot" || format == "svg";
-    for (const char* flag : {"--view", "--kind", "--node", "--style"}) {
+    for (const char* flag : {"--view", "--kind", "--host", "--style"}) {
         if (!diagram && parsed.has(flag)) {
             throw input_error(parsed.spelling(flag), "only applies to diagrams", "add --format dot or --format svg");
         }
@@ -31,21 +32,18 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         diagram_options.view = *parse_diagram_view(*v);  // checked by the option's validator
     }
     diagram_options.kind = parsed.get_or("--kind", "ep");
-    diagram_options.host = parsed.get_or("--node", "");
+    diagram_options.host = parsed.get_or("--host", "");
     if (parsed.has("--kind") && diagram_options.view != DiagramView::Groups) {
         throw input_error("--kind", "only applies to --view groups", "add --view groups, or drop --kind");
     }
-    if (parsed.has("--node") && diagram_options.view != DiagramView::Node) {
-        throw input_error("--node", "only applies to --view node", "add --view node, or drop --node");
+    if (parsed.has("--host") && diagram_options.view != DiagramView::Node) {
+        throw input_error("--host", "only applies to --view node", "add --view node, or drop --host");
     }
     DiagramStyle style = default_diagram_style();
     if (const auto f = parsed.get("--style")) {
         style = diagram_style_from_json(read_input(*f, ctx), *f == "-" ? "<stdin>" : *f);
     }
-    PlanRequest request = embedded_default_request();
-    if (!parsed.positionals().empty()) {
-        request = layout_request(parsed.positionals().front(), ctx);
-    }
+    PlanRequest request = plan_request_of(parsed, ctx);
     if (const auto k = parsed.get("--kinds")) {
         if (diagram) {
             throw input_error("--kinds", "does not apply to diagrams", "use --kind K with --view groups");
@@ -73,6 +71,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             }
         }
     }
+    save_layout_if_asked(parsed, report, request, ctx);
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (diagram) {
         out.write(format == "dot" ? diagram_dot(report, diagram_options, style) : diagram_svg(report, diagram_options, style));

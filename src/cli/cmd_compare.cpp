@@ -1,23 +1,56 @@
-// CLI: `plan-layout compare A.json B.json` — two layouts side by side, kind by kind.
+// CLI: `plan-layout compare A B` — two layouts side by side, kind by kind. A and B are layout
+// files or search rank numbers (the search runs on the same inputs).
+#include <optional>
+
 #include "commands.hpp"
+#include "plan_inputs.hpp"
 #include "planlayout/emit/compare_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
+#include "search_inputs.hpp"
 
 namespace planlayout::cli {
 namespace {
 
-Report plan_file(const std::string& path, Context& ctx) {
-    return plan(layout_request(path, ctx));
+// "3" → 3; a file name → nothing.
+std::optional<std::int64_t> rank_number(const std::string& text) {
+    if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
+        return std::nullopt;
+    }
+    return std::stoll(text);
 }
 
 }  // namespace
 
 int run_compare(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
-    const Report a = plan_file(parsed.positionals()[0], ctx);
-    const Report b = plan_file(parsed.positionals()[1], ctx);
-    std::vector<std::string> files = a.files;  // the files the layouts named are inputs too
+    const auto& pos = parsed.positionals();
+    std::vector<PlanRequest> requests;
+    std::vector<std::string> files;
+    std::optional<SearchInputs> searched;
+    std::optional<SearchResult> result;
+    ComposeOptions options;
+    options.parallel = false;  // each side's parallel spec is its own
+    for (std::size_t i = 0; i < 2; ++i) {
+        if (const auto rank = rank_number(pos[i])) {
+            if (!searched) {
+                searched = search_inputs(parsed, ctx, false);
+                result = search_layouts(searched->cluster, searched->model, search_options(parsed, searched->model, ctx));
+                files.insert(files.end(), searched->files.begin(), searched->files.end());
+            }
+            requests.push_back(candidate_request(*searched, *result, *rank, "compare " + pos[i]));
+            continue;
+        }
+        ComposedInputs in = compose_inputs(parsed, ctx, options, &pos[i]);
+        if (i == 0) {
+            report_input_notes(in, parsed, ctx);
+        }
+        files.insert(files.end(), in.files.begin(), in.files.end());
+        requests.push_back(std::move(in.request));
+    }
+    const Report a = plan(requests[0]);
+    const Report b = plan(requests[1]);
+    files.insert(files.end(), a.files.begin(), a.files.end());  // the files the layouts named are inputs too
     files.insert(files.end(), b.files.begin(), b.files.end());
     Output out(parsed, ctx, files);
     out.write(format == "json" ? compare_json(a, b) : compare_text(a, b));

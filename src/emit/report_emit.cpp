@@ -3,6 +3,7 @@
 #include "planlayout/emit/report_emit.hpp"
 
 #include <charconv>
+#include <map>
 #include <cstdio>
 #include <sstream>
 
@@ -29,6 +30,84 @@ std::string lpad(const std::string& s, std::size_t width) {
 }
 
 bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
+
+// A value as the assumed block shows it: large counts in e-notation, others as JSON writes them.
+std::string value_text(const nlohmann::json& v) {
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (d >= 1e6) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.3g", d);
+            return buf;
+        }
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", d);
+        return buf;
+    }
+    return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// "launch.sh:12" → "launch.sh"; "command line (--tp)" → "command line".
+std::string source_file(const std::string& source) {
+    const auto paren = source.find(" (");
+    std::string s = paren == std::string::npos ? source : source.substr(0, paren);
+    const auto colon = s.rfind(':');
+    if (colon != std::string::npos && colon + 1 < s.size() &&
+        s.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+        s.resize(colon);
+    }
+    return s;
+}
+
+// The "assumed" block: what the plan used that nobody gave (derived or default values, and
+// what the node templates gave), by section; then how many values each input gave.
+void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assumptions) {
+    std::vector<std::pair<std::string, std::string>> lines;  // (label, "key value, ...")
+    std::map<std::string, std::size_t> given;
+    std::vector<std::string> given_order;
+    for (const auto& a : assumptions) {
+        const bool hardware = a.path.rfind("/hardware/", 0) == 0;
+        if (!hardware && a.source != "default" && a.source != "derived") {
+            const std::string file = source_file(a.source);
+            if (given[file]++ == 0) {
+                given_order.push_back(file);
+            }
+            continue;
+        }
+        const auto second = a.path.find('/', 1);
+        std::string section = a.path.substr(1, second - 1);
+        std::string key = a.path.substr(second + 1);
+        if (hardware) {
+            const auto third = a.path.find('/', second + 1);
+            section = a.path.substr(second + 1, third - second - 1);
+            key = a.path.substr(third + 1);
+        }
+        const std::string label = (hardware ? "node " : a.source + " ") + section;
+        std::string item = key + " " + value_text(a.value) + (hardware && a.source == "default" ? " (default)" : "");
+        if (lines.empty() || lines.back().first != label || lines.back().second.size() + item.size() > 88) {
+            lines.emplace_back(label, item);
+        } else {
+            lines.back().second += ", " + item;
+        }
+    }
+    if (lines.empty() && given.empty()) {
+        return;
+    }
+    out << "\nassumed (not given: derived or default; --format json lists every value with its source):
+";
+    std::string previous;
+    for (const auto& [label, items] : lines) {
+        out << "  " << pad(label == previous ? "" : label + ":", 24) << items << "\n";
+        previous = label;
+    }
+    if (!given.empty()) {
+        out << "  given: ";
+        for (std::size_t i = 0; i < given_order.size(); ++i) {
+            out << (i ? ", " : "") << given_order[i] << " (" << given[given_order[i]] << ")";
+        }
+        out << "\n";
+    }
+}
 
 }  // namespace
 
@@ -142,6 +221,7 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     out << "  stay inside a node: " << (inside.empty() ? "-" : inside) << "\n";
     if (report.score) {
         out << "\n" << render_text(*report.score);
+        assumed_text(out, report.assumptions);
     }
     if (!report.warnings.empty()) {
         out << "\nwarnings:\n";
@@ -187,6 +267,10 @@ std::string report_json(const Report& report) {
     j["warnings"] = report.warnings;
     if (report.score) {
         j["score"] = to_json(*report.score);
+    }
+    j["assumptions"] = nlohmann::json::array();
+    for (const auto& a : report.assumptions) {
+        j["assumptions"].push_back({{"path", a.path}, {"value", a.value}, {"source", a.source}});
     }
     std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     // The placement is streamed: it has one entry per rank (131,072 at scale), so the per-node

@@ -22,6 +22,12 @@ namespace {
 
 using nlohmann::json;
 
+// A template reference that is a path rather than a built-in name.
+bool names_a_file(const std::string& name) {
+    return name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+}
+
+
 // Resolves a template reference to a template; `cache` dedupes identical references.
 class TemplateTable {
 public:
@@ -36,8 +42,7 @@ public:
         NodeTemplate t;
         if (ref.is_string()) {
             const std::string name = ref.get<std::string>();
-            const bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
-            if (!is_path) {
+            if (!names_a_file(name)) {
                 t = builtin_node_template(name, where);
             } else {
                 const std::string path = resolve_named_file(scope_, name, where);
@@ -72,26 +77,11 @@ public:
         o.check_keys({"import", "format"});
         const std::string rel = o.get_string("import").value_or("");
         const std::string path = resolve_named_file(scope_, rel, o.where("import"));
-        std::string format = o.get_string("format").value_or("auto");
         files_.push_back(path);
-        const std::string text = read_text_file(path, std::size_t{64} << 20U);
-        if (format == "auto") {
-            format = std::string(to_string(detect_format(text)));
-        }
-        NodeTemplate t;
-        if (format == "hwloc") {
-            t = read_hwloc_xml(text, path);
-        } else if (format == "nvidia-smi") {
-            t = read_nvidia_smi_topo(text, path);
-        } else if (format == "nccl-xml") {
-            t = read_nccl_topo_xml(text, path);
-        } else {
-            throw input_error(o.where("format"), "cannot import '" + rel + "' as a node (format " + format + ")",
-                              "name a node capture: hwloc XML, nvidia-smi topo -m output or NCCL topology XML, "
-                              "or set \"format\" explicitly");
-        }
+        NodeTemplate t = read_node_capture(read_text_file(path, kMaxCaptureBytes), path,
+                                           o.get_string("format").value_or("auto"), o.where("format"));
         t.source = rel;
-        if (t.name.empty()) {
+        if (t.name.empty() || t.name == path) {
             t.name = rel;
         }
         return t;
@@ -270,6 +260,91 @@ NodeTemplate builtin_node_template(const std::string& name, const std::string& w
     }
     throw input_error(where, "unknown node template '" + name + "'",
                       "use a built-in template (" + list + ") or a path to a template JSON");
+}
+
+NodeTemplate read_node_capture(const std::string& text, const std::string& path, std::string format,
+                               const std::string& where) {
+    if (format == "auto") {
+        format = std::string(to_string(detect_format(text)));
+    }
+    NodeTemplate t;
+    if (format == "hwloc") {
+        t = read_hwloc_xml(text, path);
+    } else if (format == "nvidia-smi") {
+        t = read_nvidia_smi_topo(text, path);
+    } else if (format == "nccl-xml") {
+        t = read_nccl_topo_xml(text, path);
+    } else {
+        throw input_error(where.empty() ? path : where, "cannot read '" + path + "' as a node (format " + format + ")",
+                          "name a node capture: hwloc XML, nvidia-smi topo -m output or NCCL topology XML, "
+                          "or a node template JSON");
+    }
+    t.source = path;
+    if (t.name.empty()) {
+        t.name = path;
+    }
+    return t;
+}
+
+namespace {
+
+// A template reference with the files it names read in: paths become the template's JSON,
+// imports the captured template; built-in names and inline objects stay as they are.
+json inline_template_ref(const json& ref, const std::string& file, const std::string& pointer, const FileScope& scope,
+                         std::vector<std::string>& files) {
+    const std::string where = file + " (" + pointer + ")";
+    if (ref.is_string() && names_a_file(ref.get<std::string>())) {
+        const std::string path = resolve_named_file(scope, ref.get<std::string>(), where);
+        files.push_back(path);
+        return parse_json_text(read_text_file(path), path);
+    }
+    if (ref.is_object() && ref.contains("import")) {
+        const JsonReader o(ref, file, pointer);
+        o.check_keys({"import", "format"});
+        const std::string rel = o.get_string("import").value_or("");
+        const std::string path = resolve_named_file(scope, rel, o.where("import"));
+        files.push_back(path);
+        NodeTemplate t = read_node_capture(read_text_file(path, kMaxCaptureBytes), path,
+                                           o.get_string("format").value_or("auto"), o.where("format"));
+        t.source = rel;
+        if (t.name == path) {
+            t.name = rel;
+        }
+        return to_json(t);
+    }
+    return ref;
+}
+
+}  // namespace
+
+nlohmann::json self_contained_cluster_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
+                                           const FileScope& scope, std::vector<std::string>& files) {
+    if (j.is_string()) {  // a layout's "cluster": "path": that file's cluster, its names against its folder
+        const std::string path = resolve_named_file(scope, j.get<std::string>(), file + " (" + pointer + ")");
+        files.push_back(path);
+        const json c = parse_json_text(read_text_file(path), path);
+        const bool wrapped = c.is_object() && c.contains("cluster");
+        return self_contained_cluster_json(wrapped ? c.at("cluster") : c, path, wrapped ? "/cluster" : "",
+                                           scope.for_file(path), files);
+    }
+    if (!j.is_object()) {
+        throw input_error(file + " (" + pointer + ")", std::string("a cluster must be an object, got ") + j.type_name(),
+                          "write {\"nodes\": 2, \"node\": \"h100-hgx-8gpu-8nic\"}");
+    }
+    json out = j;
+    if (out.contains("node")) {
+        out["node"] = inline_template_ref(out.at("node"), file, pointer + "/node", scope, files);
+    }
+    if (out.contains("nodes") && out.at("nodes").is_array()) {
+        json& nodes = out["nodes"];
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (nodes[i].is_object() && nodes[i].contains("node")) {
+                nodes[i]["node"] = inline_template_ref(nodes[i].at("node"), file,
+                                                       pointer + "/nodes/" + std::to_string(i) + "/node", scope, files);
+            }
+        }
+    }
+    return out;
 }
 
 Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,

@@ -38,6 +38,20 @@ namespace planlayout {
 /// within the layout's scope.
 [[nodiscard]] Cluster load_cluster_file(const std::string& path, const FileScope& scope);
 
+/// A node template from a capture's text: hwloc XML, `nvidia-smi topo -m` output or NCCL topology
+/// XML (format "hwloc", "nvidia-smi", "nccl-xml", or "auto" to detect it). `path` names it in
+/// errors and becomes the template's source; `where` names the format's origin in errors.
+[[nodiscard]] NodeTemplate read_node_capture(const std::string& text, const std::string& path,
+                                             std::string format = "auto", const std::string& where = "");
+
+/// The cluster spec `j` (at `pointer` in `file`) with every file it names read in: template paths
+/// become the template's JSON, `{"import": capture}` the captured template, a layout's
+/// `"cluster": "path"` that file's cluster. The result names no file, so it can be written into
+/// a layout anywhere (`--save-layout`). The files read are appended to `files`.
+[[nodiscard]] nlohmann::json self_contained_cluster_json(const nlohmann::json& j, const std::string& file,
+                                                         const std::string& pointer, const FileScope& scope,
+                                                         std::vector<std::string>& files);
+
 /// Names of the node templates compiled in from layouts/nodes/.
 [[nodiscard]] std::vector<std::string> builtin_node_template_names();
 

@@ -1,0 +1,112 @@
+// Analysis: the values a plan used and their sources.
+#include "planlayout/analysis/assumptions.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace planlayout {
+namespace {
+
+using nlohmann::json;
+
+// The layout keys whose absence means "computed from the others" (docs/cost-model.md).
+constexpr std::array<std::string_view, 12> kDerived = {
+    "/model/head_dim",          "/model/kv_heads",         "/model/ffn_hidden",      "/model/moe_layers",
+    "/model/first_dense_layers", "/model/moe/ffn_hidden",   "/model/moe/shared_ffn_hidden",
+    "/model/params/dense",      "/model/params/expert",    "/parallel/dp",           "/parallel/etp",
+    "/parallel/world"};
+
+std::string escape_token(const std::string& key) {
+    std::string out;
+    for (const char c : key) {
+        out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    }
+    return out;
+}
+
+void walk(const json& v, const std::string& pointer, const json& given, const std::map<std::string, std::string>& sources,
+          const std::string& layout_name, std::vector<Assumption>& out) {
+    if (v.is_object()) {
+        for (const auto& [key, member] : v.items()) {
+            walk(member, pointer + "/" + escape_token(key), given, sources, layout_name, out);
+        }
+        return;
+    }
+    if (v.is_array() && !v.empty() && v.front().is_structured()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            walk(v[i], pointer + "/" + std::to_string(i), given, sources, layout_name, out);
+        }
+        return;
+    }
+    std::string source;
+    if (given.contains(json::json_pointer(pointer))) {
+        source = source_of(sources, pointer);
+        if (source.empty()) {
+            source = layout_name;
+        }
+    } else {
+        source = is_derived_value(pointer) ? "derived" : "default";
+    }
+    out.push_back({pointer, v, source});
+}
+
+json prior_json(const Prior& p) { return json{{"value", p.value}, {"low", p.low}, {"high", p.high}}; }
+
+json params_json(const TransportParams& p) {
+    return json{{"efficiency", prior_json(p.efficiency)},
+                {"alltoall_efficiency", prior_json(p.alltoall_efficiency)},
+                {"alpha_us", p.alpha_us}};
+}
+
+}  // namespace
+
+std::string source_of(const std::map<std::string, std::string>& sources, std::string pointer) {
+    while (true) {
+        if (const auto it = sources.find(pointer); it != sources.end()) {
+            return it->second;
+        }
+        const auto slash = pointer.rfind('/');
+        if (slash == std::string::npos || pointer.empty()) {
+            return {};
+        }
+        pointer.resize(slash);
+    }
+}
+
+bool is_derived_value(const std::string& pointer) {
+    for (const auto d : kDerived) {
+        if (pointer == d) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<Assumption> list_assumptions(const json& effective, const json& given,
+                                         const std::map<std::string, std::string>& sources,
+                                         const std::string& layout_name) {
+    std::vector<Assumption> out;
+    walk(effective, "", given, sources, layout_name, out);
+    return out;
+}
+
+json to_json(const TransportSpec& t) {
+    json tcp = params_json(t.tcp_params);
+    tcp["interface"] = t.tcp.interface_name;
+    tcp["interface_gbit_s"] = t.tcp.interface_gbit_s;
+    tcp["interfaces_per_node"] = t.tcp.interfaces_per_node;
+    tcp["nsocks_perthread"] = t.tcp.sockets_per_thread;
+    tcp["socket_nthreads"] = t.tcp.socket_threads;
+    tcp["per_stream_gbit_s"] = t.tcp.per_stream_gbit_s;
+    tcp["inside_node"] = t.tcp.inside_node;
+    json out{{"compare", json::array({std::string(to_string(t.baseline)), std::string(to_string(t.candidate))})},
+             {"tcp", tcp},
+             {"rdma", params_json(t.rdma_params)},
+             {"gdrdma", params_json(t.gdrdma_params)}};
+    if (!t.calibrations.empty()) {
+        out["calibration"] = t.calibrations;
+    }
+    return out;
+}
+
+}  // namespace planlayout

@@ -1,0 +1,383 @@
+// CLI: composing one layout from the inputs users have (docs/inputs.md): the layout file, the
+// cluster flags, a Hugging Face config.json, a launch script and the flags given directly.
+#include "plan_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "command_spec.hpp"
+#include "messages.hpp"
+#include "planlayout/emit/layout_emit.hpp"
+#include "planlayout/emit/output_file.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/hf_config.hpp"
+#include "planlayout/ingest/hostfile.hpp"
+#include "planlayout/ingest/launch_script.hpp"
+#include "planlayout/ingest/node_template_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+namespace planlayout::cli {
+namespace {
+
+using nlohmann::json;
+using Sources = std::map<std::string, std::string>;
+
+// The option sets whose flags are Megatron-LM's own and go through its reader when given directly.
+constexpr const char* kDirectSets[] = {"parallel", "model"};
+
+std::string name_of(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+bool looks_like_json(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && (text[first] == '{' || text[first] == '/');
+}
+
+// The template JSON a `--node` or capture names: a built-in name stays a name; a template JSON
+// is read in; a capture becomes the template it describes.
+json template_ref(const std::string& value, Context& ctx, std::vector<std::string>& files) {
+    const auto builtins = builtin_node_template_names();
+    if (std::find(builtins.begin(), builtins.end(), value) != builtins.end()) {
+        return value;
+    }
+    std::error_code ec;
+    if (value != "-" && !std::filesystem::exists(value, ec)) {
+        throw input_error("--node " + value, "not a built-in node template and not a file",
+                          "use one of " + join(builtins, ", ") + ", a node template JSON, or a capture " +
+                              "(hwloc XML, nvidia-smi topo -m, NCCL topology XML)");
+    }
+    const std::string text = read_input(value, ctx);
+    files.push_back(value);
+    if (looks_like_json(text)) {
+        return parse_json_text(text, name_of(value));
+    }
+    return to_json(read_node_capture(text, name_of(value)));
+}
+
+// Sets base[pointer] = value, noting when an earlier input (not the layout) gave another value.
+void put(json& base, Sources& sources, std::vector<std::string>& notes, const std::string& pointer, const json& value,
+         const std::string& source) {
+    const json::json_pointer p(pointer);
+    if (base.contains(p) && base.at(p) != value) {
+        if (const auto it = sources.find(pointer); it != sources.end()) {
+            notes.push_back(source + " sets " + pointer + " to " + value.dump() + " over " + it->second + "'s " +
+                            base.at(p).dump());
+        }
+    }
+    base[p] = value;
+    sources[pointer] = source;
+}
+
+// Merges a fragment whose values each have a source (a reader's output) into the layout.
+void merge_fragment(json& base, Sources& sources, std::vector<std::string>& notes, const json& fragment,
+                    const Sources& fragment_sources) {
+    for (const auto& [pointer, source] : fragment_sources) {
+        const json::json_pointer p(pointer);
+        if (fragment.contains(p)) {
+            put(base, sources, notes, pointer, fragment.at(p), source);
+        }
+    }
+}
+
+// A reader's sources, whose pointers are relative to `prefix`, as pointers into the layout.
+Sources prefixed(const Sources& relative, const std::string& prefix) {
+    Sources out;
+    for (const auto& [pointer, source] : relative) {
+        out[prefix + pointer] = source;
+    }
+    return out;
+}
+
+std::string source_of_nodes(const Sources& sources) {
+    const auto it = sources.find("/cluster/nodes");
+    return it != sources.end() ? it->second : "the layout";
+}
+
+// The GPUs of a node template reference (built-in name or inline JSON); 0 when unknown.
+std::int64_t gpus_of(const json& ref) {
+    if (ref.is_string()) {
+        return static_cast<std::int64_t>(builtin_node_template(ref.get<std::string>(), "--node").gpus.size());
+    }
+    if (ref.is_object() && ref.contains("gpus") && ref.at("gpus").is_array()) {
+        return static_cast<std::int64_t>(ref.at("gpus").size());
+    }
+    return 0;
+}
+
+// --cluster FILE: a cluster spec, a layout (its cluster), a node template or a node capture.
+json cluster_from_file(const std::string& path, Context& ctx, std::vector<std::string>& files) {
+    const std::string text = read_input(path, ctx);
+    files.push_back(path);
+    if (!looks_like_json(text)) {
+        return json{{"node", to_json(read_node_capture(text, name_of(path)))}};
+    }
+    const json j = parse_json_text(text, name_of(path));
+    const std::string dir = path == "-" ? "." : parent_dir(path);
+    const FileScope scope{dir, dir, ctx.files_anywhere};
+    if (j.is_object() && j.contains("cluster")) {
+        return self_contained_cluster_json(j.at("cluster"), name_of(path), "/cluster", scope, files);
+    }
+    if (j.is_object() && j.contains("gpus")) {  // one node template
+        return json{{"node", j}};
+    }
+    return self_contained_cluster_json(j, name_of(path), "", scope, files);
+}
+
+// ParsedArgs → the words of a Megatron-LM command line, for the flags of the sets given directly.
+std::vector<ScriptWord> direct_words(const ParsedArgs& args, bool parallel) {
+    const json defs = command_definitions();
+    std::vector<ScriptWord> words;
+    for (const char* set : kDirectSets) {
+        if (!parallel && std::string(set) == "parallel") {
+            continue;  // search's own --ep, --world: not a spec
+        }
+        for (const auto& row : defs.at("sets").at(set)) {
+            const auto names = split_csv(row.at(0).get<std::string>());
+            const std::string& canonical = names.front();
+            if (!args.has(canonical) || canonical == "--megatron-args" || canonical == "--env") {
+                continue;
+            }
+            // Megatron's spelling: the longest alias (--tp → --tensor-model-parallel-size).
+            const std::string spelled = *std::max_element(names.begin(), names.end(),
+                                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+            const bool flag = row.at(1).get<std::string>().empty();
+            for (const auto& v : args.get_all(canonical)) {
+                words.push_back({spelled, 0, std::nullopt});
+                if (!flag) {
+                    words.push_back({v, 0, std::nullopt});
+                }
+            }
+            if (flag && args.get_all(canonical).empty()) {
+                words.push_back({spelled, 0, std::nullopt});
+            }
+        }
+    }
+    return words;
+}
+
+std::map<std::string, std::string> env_of(const ParsedArgs& args) {
+    std::map<std::string, std::string> env;
+    for (const auto& kv : args.get_all("--env")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw input_error("--env " + kv, "expected NAME=VALUE", "e.g. --env NUM_NODES=4");
+        }
+        env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return env;
+}
+
+// The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
+void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
+                    Context& ctx, std::vector<std::string>& files) {
+    if (!layout.contains("cluster")) {
+        return;
+    }
+    json& cluster = layout["cluster"];
+    std::int64_t per_node = 0;
+    std::string per_node_source;
+    if (cluster.contains("gpus_per_node")) {  // torchrun's --nproc-per-node, from a script
+        per_node = cluster.at("gpus_per_node").get<std::int64_t>();
+        per_node_source = sources["/cluster/gpus_per_node"];
+        cluster.erase("gpus_per_node");
+        sources.erase("/cluster/gpus_per_node");
+    }
+    if (const auto g = args.get_int("--gpus-per-node", 1, kMaxWorld)) {
+        per_node = *g;
+        per_node_source = args.spelling("--gpus-per-node") + " " + std::to_string(*g);
+    }
+    if (per_node > 0 && cluster.contains("node")) {
+        const std::int64_t gpus = gpus_of(cluster.at("node"));
+        if (gpus > 0 && gpus != per_node) {
+            throw input_error(per_node_source, std::to_string(per_node) + " ranks per node, but the node template has " +
+                                                   std::to_string(gpus) + " GPUs",
+                              "plan-layout places one rank per GPU: give a node template (--node) with " +
+                                  std::to_string(per_node) + " GPUs, or launch " + std::to_string(gpus) + " per node");
+        }
+    }
+    if (const auto hostfile = args.get("--hostfile")) {
+        std::vector<std::string> hosts;
+        for (const auto& [host, slots] : parse_hostfile(read_input(*hostfile, ctx), name_of(*hostfile))) {
+            hosts.push_back(host);
+        }
+        files.push_back(*hostfile);
+        if (cluster.contains("nodes") && cluster.at("nodes").is_array()) {  // hosts named: the job's order
+            put(layout, sources, notes, "/placement/hosts", hosts, name_of(*hostfile));
+        } else {
+            if (cluster.contains("nodes") && cluster.at("nodes").get<std::int64_t>() !=
+                                                 static_cast<std::int64_t>(hosts.size())) {
+                notes.push_back(name_of(*hostfile) + " lists " + std::to_string(hosts.size()) + " hosts over " +
+                                source_of_nodes(sources) + "'s " + cluster.at("nodes").dump() + " nodes");
+            }
+            json list = json::array();
+            for (const auto& h : hosts) {
+                list.push_back({{"host", h}});
+            }
+            put(layout, sources, notes, "/cluster/nodes", list, name_of(*hostfile));
+        }
+    }
+}
+
+}  // namespace
+
+bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
+    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+        if (args.has(flag)) {
+            return true;
+        }
+    }
+    return !direct_words(args, parallel).empty();
+}
+
+ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const ComposeOptions& options,
+                              const std::string* layout_path) {
+    ComposedInputs out;
+    json layout = json::object();
+    if (layout_path != nullptr) {
+        out.request = layout_request(*layout_path, ctx);
+        layout = parse_json_text(out.request.layout_text, out.request.layout_name);
+        if (!layout.is_object()) {
+            throw input_error(out.request.layout_name, "a layout must be a JSON object", "see docs/formats/layout.md");
+        }
+        if (!layout.contains("cluster") && layout.contains("nodes")) {  // a cluster spec, not a layout
+            layout = json{{"cluster", self_contained_cluster_json(layout, out.request.layout_name, "",
+                                                                   FileScope{out.request.base_dir, out.request.base_dir,
+                                                                             ctx.files_anywhere},
+                                                                   out.files)}};
+        }
+    } else if (!has_composing_inputs(args, options.parallel) && options.embedded_default) {
+        out.request = embedded_default_request();
+        return out;
+    } else {
+        out.request.layout_name = "command line";
+        out.request.files_anywhere = ctx.files_anywhere;
+    }
+    Sources& sources = out.request.sources;
+    auto& notes = out.notes;
+
+    // The cluster: a file, or a node template × a count, then hosts.
+    if (const auto path = args.get("--cluster")) {
+        put(layout, sources, notes, "/cluster", cluster_from_file(*path, ctx, out.files), name_of(*path));
+    }
+    if (const auto node = args.get("--node")) {
+        if (layout.contains("cluster") && layout.at("cluster").is_string()) {
+            layout["cluster"] = self_contained_cluster_json(layout.at("cluster"), out.request.layout_name, "/cluster",
+                                                            FileScope{out.request.base_dir, out.request.base_dir,
+                                                                      ctx.files_anywhere},
+                                                            out.files);
+        }
+        put(layout, sources, notes, "/cluster/node", template_ref(*node, ctx, out.files), "--node " + *node);
+    }
+
+    // The model, then the launch script, then the flags given directly.
+    if (const auto path = args.get("--model-config")) {
+        const HfModel hf = read_hf_config(read_input(*path, ctx), name_of(*path));
+        out.files.push_back(*path);
+        merge_fragment(layout, sources, notes, json{{"model", hf.model}}, prefixed(hf.sources, "/model"));
+        notes.insert(notes.end(), hf.warnings.begin(), hf.warnings.end());
+    }
+    const auto env = env_of(args);
+    if (const auto path = args.get("--megatron-args")) {
+        const auto words = read_launch_script(read_input(*path, ctx), name_of(*path), env);
+        out.files.push_back(*path);
+        MegatronArgs m = megatron_args_from_words(words, name_of(*path));
+        if (!options.parallel && m.layout.contains("parallel")) {
+            m.layout.erase("parallel");  // search enumerates the parallel sizes itself
+        }
+        merge_fragment(layout, sources, notes, m.layout, m.sources);
+        out.ignored = std::move(m.ignored);
+    }
+    const MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");
+    merge_fragment(layout, sources, notes, direct.layout, direct.sources);
+    if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
+        if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {
+            throw input_error(args.spelling("--nodes") + " " + std::to_string(*n), "the cluster lists its nodes by host",
+                              "drop --nodes (the cluster has " + std::to_string(layout.at("/cluster/nodes"_json_pointer).size()) +
+                                  " hosts), or give --node TEMPLATE for a cluster of N such nodes");
+        }
+        put(layout, sources, notes, "/cluster/nodes", *n, args.spelling("--nodes") + " " + std::to_string(*n));
+    }
+    if (const auto w = args.get_int("--world", 1, kMaxWorld); w && options.parallel) {
+        put(layout, sources, notes, "/parallel/world", *w, args.spelling("--world") + " " + std::to_string(*w));
+    }
+    settle_cluster(layout, sources, notes, args, ctx, out.files);
+    if (options.need_cluster && !layout.contains("cluster")) {
+        throw input_error("plan-layout", "no cluster is given",
+                          "give --nodes N --node TEMPLATE (built-in: " + join(builtin_node_template_names(), ", ") +
+                              "; or a capture), --cluster FILE, or a layout file");
+    }
+    if (options.need_cluster && !layout.at("cluster").contains("nodes")) {
+        throw input_error("plan-layout", "the number of nodes is missing",
+                          "give --nodes N (or --nnodes in the launch script, or --hostfile FILE)");
+    }
+    if (options.parallel && !layout.contains("parallel")) {
+        layout["parallel"] = json::object();  // every size 1 but dp: plain data parallelism
+    }
+    out.request.layout_json = std::move(layout);
+    return out;
+}
+
+PlanRequest plan_request_of(const ParsedArgs& args, Context& ctx, const ComposeOptions& options) {
+    const auto& pos = args.positionals();
+    ComposedInputs inputs = compose_inputs(args, ctx, options, pos.empty() ? nullptr : pos.data());
+    report_input_notes(inputs, args, ctx);
+    return std::move(inputs.request);
+}
+
+std::string saved_layout_text(const Report& report, const PlanRequest& request, const std::string& command) {
+    const nlohmann::json layout = saved_layout(report, request);
+    std::map<std::string, std::string> comments;
+    for (const auto& a : report.assumptions) {
+        comments[a.path] = a.source;
+    }
+    for (const auto& [pointer, source] : report.sources) {
+        comments.emplace(pointer, source);
+    }
+    const std::string header = "// Written by plan-layout " + command + " --save-layout from " +
+                               printable(request.layout_name) + ": every value explicit, its source beside it.\n";
+    return header + commented_json(layout, [&](const std::string& pointer) {
+               const auto it = comments.find(pointer);
+               return it == comments.end() ? std::string() : it->second;
+           });
+}
+
+void save_layout_if_asked(const ParsedArgs& args, const Report& report, const PlanRequest& request, Context& ctx) {
+    const auto path = args.get("--save-layout");
+    if (!path) {
+        return;
+    }
+    if (path->empty()) {
+        throw input_error("--save-layout \"\"", "the file name is empty", "give a file name, e.g. --save-layout plan.json");
+    }
+    if (args.get("-o") == path) {
+        throw input_error("--save-layout " + *path, "is also the -o output", "write the layout and the report to two files");
+    }
+    std::vector<std::string> inputs = ctx.inputs;
+    inputs.insert(inputs.end(), report.files.begin(), report.files.end());
+    OutputFile file(*path, inputs);
+    file.write(saved_layout_text(report, request, "analyze"));
+    file.commit();
+}
+
+void report_input_notes(const ComposedInputs& inputs, const ParsedArgs& args, Context& ctx) {
+    for (const auto& n : inputs.notes) {
+        ctx.err << "plan-layout: note: " << n << "\n";
+    }
+    if (inputs.ignored.empty()) {
+        return;
+    }
+    if (!args.has("--verbose")) {
+        ctx.err << "plan-layout: note: " << inputs.ignored.size()
+                << " flags of the launch script are not modelled; --verbose lists them\n";
+        return;
+    }
+    for (const auto& f : inputs.ignored) {
+        ctx.err << "plan-layout: note: " << f.where << ": " << f.flag << (f.value.empty() ? "" : " " + f.value)
+                << ": not modelled\n";
+    }
+}
+
+}  // namespace planlayout::cli

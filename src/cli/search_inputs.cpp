@@ -1,0 +1,149 @@
+// CLI: search inputs, options and candidates as layouts.
+#include "search_inputs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "cost_options.hpp"
+#include "messages.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+namespace planlayout::cli {
+namespace {
+
+using nlohmann::json;
+
+// Errors about composed values name their source (launch.sh:12, config.json (hidden_size)).
+template <typename F>
+auto with_sources(const PlanRequest& request, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        throw error_with_source(e, request.layout_name, request.sources);
+    }
+}
+
+}  // namespace
+
+SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_positional) {
+    SearchInputs out;
+    ComposeOptions options;
+    options.parallel = false;
+    options.embedded_default = false;
+    const auto& pos = args.positionals();
+    out.inputs = compose_inputs(args, ctx, options, cluster_positional && !pos.empty() ? pos.data() : nullptr);
+    report_input_notes(out.inputs, args, ctx);
+    json& layout = *out.inputs.request.layout_json;
+    const PlanRequest& request = out.inputs.request;
+    if (const auto path = args.get("--model")) {  // model, training and transport sections of another file
+        const json m = parse_json_text(read_input(*path, ctx), *path == "-" ? "<stdin>" : *path);
+        if (!m.is_object() || !m.contains("model") || !m.contains("training")) {
+            throw input_error(*path, "no \"model\" and \"training\" sections",
+                              "point --model at a layout file such as layouts/seed-2x8-ep16.json");
+        }
+        for (const char* key : {"model", "training", "transport"}) {
+            if (m.contains(key) && !layout.contains(key)) {
+                layout[key] = m.at(key);
+                out.inputs.request.sources["/" + std::string(key)] = *path == "-" ? "<stdin>" : *path;
+            }
+        }
+        out.files.push_back(*path);
+    }
+    if (!layout.contains("model") || !layout.contains("training")) {
+        throw input_error(request.layout_name, "no model or no training run is given",
+                          "give --megatron-args SCRIPT and/or --model-config config.json with --seq-length and "
+                          "--global-batch-size, or --model LAYOUT (a layout's model, training and transport)");
+    }
+    const FileScope scope{request.base_dir, request.base_dir, ctx.files_anywhere};
+    with_sources(request, [&] {
+        out.cluster = cluster_from_json(layout.at("cluster"), request.layout_name, "/cluster", scope);
+        out.model.model = ModelSpec::from_json(layout.at("model"), request.layout_name);
+        out.model.training = TrainingSpec::from_json(layout.at("training"), request.layout_name);
+        if (layout.contains("transport")) {
+            out.model.transport = TransportSpec::from_json(layout.at("transport"), request.layout_name);
+        }
+        return 0;
+    });
+    out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
+                                                    request.layout_name + " (/transport)", &out.files);
+    out.files.insert(out.files.end(), out.inputs.files.begin(), out.inputs.files.end());
+    out.files.insert(out.files.end(), out.cluster.files.begin(), out.cluster.files.end());
+    return out;
+}
+
+SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, Context& ctx) {
+    SearchOptions options;
+    options.world = args.get_int("--world").value_or(0);
+    options.max_tp = static_cast<int>(args.get_int("--max-tp").value_or(8));
+    options.max_cp = static_cast<int>(args.get_int("--max-cp").value_or(8));
+    options.even_pp = args.has("--even-pp");
+    if (const auto eps = args.get("--ep")) {
+        for (const auto& v : split_csv(*eps)) {
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (end == v.c_str() || *end != '\0' || n < 1 || n > (1L << 30)) {
+                throw input_error("--ep " + *eps, "'" + v + "' is not a positive integer", "e.g. --ep 8,16");
+            }
+            options.ep.push_back(static_cast<int>(n));
+        }
+    }
+    if (const auto orders = args.get("--orders")) {
+        options.orders = split_csv(*orders);
+    }
+    if (const auto mem = args.get("--gpu-memory")) {
+        options.gpu_memory_bytes = parse_size_bytes(*mem, "--gpu-memory");
+    }
+    const std::string base(to_string(model.transport.baseline));
+    const std::string cand(to_string(model.transport.candidate));
+    const std::string sort = args.get_or("--sort", cand);
+    if (sort == "benefit") {
+        options.sort = SearchSort::Benefit;
+    } else if (sort == base) {
+        options.sort = SearchSort::Baseline;
+    } else if (sort == cand) {
+        options.sort = SearchSort::Candidate;
+    } else {
+        throw input_error("--sort " + sort, "not one of the compared transports",
+                          "use " + base + ", " + cand + " or benefit (the model's transport.compare names the two)");
+    }
+    if (ctx.err_is_terminal) {
+        options.progress = [&ctx](std::int64_t done, std::int64_t total) {
+            if (total < 64) {
+                return;  // short runs need no bar
+            }
+            const auto width = 30 * done / std::max<std::int64_t>(total, 1);
+            ctx.err << "\rsearch [" << std::string(static_cast<std::size_t>(width), '#')
+                    << std::string(static_cast<std::size_t>(30 - width), ' ') << "] " << done << "/" << total
+                    << std::flush;
+        };
+    }
+    return options;
+}
+
+PlanRequest candidate_request(const SearchInputs& in, const SearchResult& result, std::int64_t rank,
+                              const std::string& where) {
+    if (rank < 1 || rank > static_cast<std::int64_t>(result.layouts.size())) {
+        throw input_error(where, "search ranked " + std::to_string(result.layouts.size()) + " layouts; there is no #" +
+                                     std::to_string(rank),
+                          result.layouts.empty() ? "relax the search (--gpu-memory, --max-tp, --ep)"
+                                                 : "give a rank from 1 to " + std::to_string(result.layouts.size()));
+    }
+    const SearchLayout& l = result.layouts[static_cast<std::size_t>(rank - 1)];
+    PlanRequest request = in.inputs.request;
+    json& layout = *request.layout_json;
+    const std::string source = "search #" + std::to_string(rank) + " (" + l.name() + ")";
+    layout["parallel"] = json{{"world", result.world}, {"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp},
+                              {"ep", l.sizes.ep},       {"etp", l.sizes.etp}, {"order", l.order}};
+    request.sources["/parallel"] = source;
+    if (!layout.contains("name")) {
+        layout["name"] = l.name();
+    }
+    return request;
+}
+
+}  // namespace planlayout::cli
