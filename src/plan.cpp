@@ -118,6 +118,13 @@ Report plan(const PlanRequest& request) {
             report.warnings.push_back(w);
         }
     }
+    if (setup && setup->model && setup->training) {
+        report.memory = MemoryReport{estimate_memory(parallel_sizes(resolved), *setup->model, *setup->training),
+                                     memory_budget(report.cluster, report.placement, request.memory_limits)};
+        if (const auto w = memory_warning(*report.memory)) {
+            report.warnings.push_back(*w);
+        }
+    }
     return report;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/analysis/memory.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
@@ -26,6 +27,7 @@ struct Report {
     std::vector<std::string> files;  // files plan() read besides the layout (cluster, templates, captures, calibrations, hostfile)
     nlohmann::json sections;       // the layout's model/training/transport/score sections, as given
     std::optional<Score> score;    // when the layout has model/training/transport or score sections
+    std::optional<MemoryReport> memory;  // when the layout has model and training sections
 };
 
 }  // namespace planlayout

@@ -23,6 +23,11 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             throw input_error(parsed.spelling(flag), "only applies to diagrams", "add --format dot or --format svg");
         }
     }
+    for (const char* flag : {"--gpu-memory", "--memory-headroom", "--require-fit"}) {
+        if (diagram && parsed.has(flag)) {
+            throw input_error(flag, "does not apply to diagrams", "drop it, or use --format text or json");
+        }
+    }
     if (diagram && parsed.has("--ranks")) {
         throw input_error("--ranks", "only applies to text output", "drop --ranks, or use --format text");
     }
@@ -46,6 +51,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     if (!parsed.positionals().empty()) {
         request = layout_request(parsed.positionals().front(), ctx);
     }
+    apply_memory_flags(parsed, request);
     if (const auto k = parsed.get("--kinds")) {
         if (diagram) {
             throw input_error("--kinds", "does not apply to diagrams", "use --kind K with --view groups");
@@ -73,6 +79,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             }
         }
     }
+    const int code = require_fit_code(parsed, report);  // before writing: it may refuse
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (diagram) {
         out.write(format == "dot" ? diagram_dot(report, diagram_options, style) : diagram_svg(report, diagram_options, style));
@@ -82,7 +89,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         out.write(format == "json" ? report_json(report) : report_text(report, options));
     }
     out.commit();
-    return 0;
+    return code;
 }
 
 }  // namespace planlayout::cli

@@ -57,9 +57,7 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     if (const auto orders = parsed.get("--orders")) {
         options.orders = split_csv(*orders);
     }
-    if (const auto mem = parsed.get("--gpu-memory")) {
-        options.gpu_memory_bytes = parse_size_bytes(*mem, "--gpu-memory");
-    }
+    options.memory_limits = memory_limits_of(parsed);
     const std::string base(to_string(model.transport.baseline));
     const std::string cand(to_string(model.transport.candidate));
     const std::string sort = parsed.get_or("--sort", cand);
@@ -92,7 +90,6 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     header.cluster_source = cluster_path;
     header.model_source = *model_path;
     header.sort = sort;
-    header.gpu_memory_bytes = options.gpu_memory_bytes;
     header.top = parsed.get_int("--top").value_or(20);
     std::vector<std::string> files = cluster.files;  // files the cluster and the model named: inputs too
     for (const auto& rel : model.transport.calibrations) {
