@@ -20,7 +20,8 @@ Filters, applied in order:
 
     nocmd         leave out the `$ plan-layout ARGS` line
     from TEXT     start at the first output line containing TEXT
-    until TEXT    stop before the first output line (after the start) containing TEXT
+    until TEXT    stop before the first output line (after the start) containing TEXT, and
+                  leave out the blank lines before it
     lines SPEC    keep only these 1-based output line ranges, e.g. 1-12,40-44; "..." marks each gap
     exit          add `$ echo $?` and the exit code
     show TEXT     print TEXT after `$ ` instead of `plan-layout ARGS` (the command still runs as given)
@@ -82,6 +83,8 @@ def run(spec):
             hits = [i for i, l in enumerate(lines) if i > 0 and rest in l]
             if hits:
                 lines = lines[:hits[0]]
+            while len(lines) > 1 and not lines[-1].strip():
+                lines.pop()  # the blank line before the next section
         elif word == 'lines':
             kept, last = [], 0
             for rng in rest.split(','):

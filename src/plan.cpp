@@ -223,6 +223,13 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
             report.warnings.push_back(w);
         }
     }
+    if (setup && setup->model && setup->training) {
+        report.memory = MemoryReport{estimate_memory(parallel_sizes(resolved), *setup->model, *setup->training),
+                                     memory_budget(report.cluster, report.placement, request.memory_limits)};
+        if (const auto w = memory_warning(*report.memory)) {
+            report.warnings.push_back(*w);
+        }
+    }
     return report;
 }
 

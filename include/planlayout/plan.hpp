@@ -26,6 +26,7 @@ struct PlanRequest {
     std::string base_dir = ".";   // relative paths in the layout resolve against this
     bool files_anywhere = false;  // let the layout name files outside base_dir (--allow-outside-files)
     std::vector<std::string> kinds;  // only these kinds (empty: all)
+    MemoryLimits memory_limits;      // GPU memory (default: the node templates') and headroom
     std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
 };
 

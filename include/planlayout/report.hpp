@@ -10,6 +10,7 @@
 
 #include "planlayout/analysis/assumptions.hpp"
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/analysis/memory.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
@@ -34,6 +35,7 @@ struct Report {
     nlohmann::json effective_layout;
     std::map<std::string, std::string> sources;
     std::vector<Assumption> assumptions;
+    std::optional<MemoryReport> memory;  // when the layout has model and training sections
 };
 
 }  // namespace planlayout

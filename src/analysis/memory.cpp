@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 
@@ -53,6 +57,72 @@ MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const
     const double in_flight = std::min<double>(pp, t.micro_batches(p.dp));
     e.activations_bytes = in_flight * layers_stage * (per_layer + moe_share * moe_per_layer);
     return e;
+}
+
+MemoryBudget memory_budget(const Cluster& cluster, const Placement& placement, const MemoryLimits& limits) {
+    MemoryBudget b;
+    b.headroom_bytes = limits.headroom_bytes.value_or(kDefaultMemoryHeadroomBytes);
+    if (limits.gpu_memory_bytes) {
+        b.gpu_memory_bytes = *limits.gpu_memory_bytes;
+        b.source = "given";
+    } else {
+        // The smallest GPU memory among the templates of the nodes the job uses; unknown when
+        // one of them gives none.
+        std::vector<bool> used(cluster.templates.size(), false);
+        for (const std::int32_t node : placement.node) {
+            used[static_cast<std::size_t>(cluster.nodes[static_cast<std::size_t>(node)].template_index)] = true;
+        }
+        const NodeTemplate* smallest = nullptr;
+        for (std::size_t i = 0; i < used.size(); ++i) {
+            const NodeTemplate& t = cluster.templates[i];
+            if (!used[i]) {
+                continue;
+            }
+            if (t.gpu_memory_bytes <= 0) {
+                b.gpu_memory_bytes = 0;
+                b.source = "node template " + t.name + " gives no gpu_memory_mib";
+                return b;
+            }
+            if (smallest == nullptr || t.gpu_memory_bytes < smallest->gpu_memory_bytes) {
+                smallest = &t;
+            }
+        }
+        if (smallest == nullptr) {
+            b.source = "the job uses no node";
+            return b;
+        }
+        b.gpu_memory_bytes = smallest->gpu_memory_bytes;
+        const auto templates = std::count(used.begin(), used.end(), true);
+        b.source = "node template " + smallest->name +
+                   (templates > 1 ? ", the smallest of the " + std::to_string(templates) + " the job uses" : "");
+    }
+    if (b.headroom_bytes >= b.gpu_memory_bytes) {
+        throw input_error("memory headroom " + human_bytes(b.headroom_bytes),
+                          "leaves nothing of the " + human_bytes(b.gpu_memory_bytes) + " of GPU memory (" + b.source + ")",
+                          "give a headroom below the GPU memory (--memory-headroom)");
+    }
+    return b;
+}
+
+std::string memory_budget_text(const MemoryBudget& b) {
+    if (!b.known()) {
+        return "unknown (" + b.source + ")";
+    }
+    return human_bytes(b.budget_bytes()) + " = " + human_bytes(b.gpu_memory_bytes) + " GPU memory (" + b.source + ") - " +
+           human_bytes(b.headroom_bytes) + " headroom";
+}
+
+std::optional<std::string> memory_warning(const MemoryReport& m) {
+    const auto fits = m.fits();
+    if (!fits) {
+        return "memory per GPU: no budget to check the " + human_bytes(m.estimate.total_bytes()) + " against (" +
+               m.budget.source + "); add \"gpu_memory_mib\" to the node template or give --gpu-memory";
+    }
+    if (*fits) {
+        return std::nullopt;
+    }
+    return "memory per GPU: the busiest rank needs " + human_bytes(m.estimate.total_bytes()) + ", over the budget of " +
+           memory_budget_text(m.budget) + "; a larger tp or pp (ep for the experts), the distributed optimizer, ZeRO or recomputation shrink it";
 }
 
 }  // namespace planlayout

@@ -207,6 +207,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
 
     // 2. Memory, then the evaluation of what fits.
     const Evaluator ev = make_evaluator(cluster, model, world);
+    result.budget = memory_budget(cluster, ev.placement, options.memory_limits);
     const auto total = static_cast<std::int64_t>(pending.size());
     std::int64_t done = 0;
     for (const auto& p : pending) {
@@ -215,7 +216,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
             options.progress(done, total);
         }
         const MemoryEstimate mem = estimate_memory(p.sizes, m, t);
-        if (mem.total_bytes() > options.gpu_memory_bytes) {
+        if (result.budget.known() && mem.total_bytes() > result.budget.budget_bytes()) {
             ++result.pruned_memory;
             ++result.reasons["needs more memory per GPU than the budget"];
             result.smallest_pruned_bytes = result.smallest_pruned_bytes == 0

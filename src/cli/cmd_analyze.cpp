@@ -24,6 +24,11 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             throw input_error(parsed.spelling(flag), "only applies to diagrams", "add --format dot or --format svg");
         }
     }
+    for (const char* flag : {"--gpu-memory", "--memory-headroom", "--require-fit"}) {
+        if (diagram && parsed.has(flag)) {
+            throw input_error(flag, "does not apply to diagrams", "drop it, or use --format text or json");
+        }
+    }
     if (diagram && parsed.has("--ranks")) {
         throw input_error("--ranks", "only applies to text output", "drop --ranks, or use --format text");
     }
@@ -44,6 +49,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         style = diagram_style_from_json(read_input(*f, ctx), *f == "-" ? "<stdin>" : *f);
     }
     PlanRequest request = plan_request_of(parsed, ctx);
+    apply_memory_flags(parsed, request);
     if (const auto k = parsed.get("--kinds")) {
         if (diagram) {
             throw input_error("--kinds", "does not apply to diagrams", "use --kind K with --view groups");
@@ -71,6 +77,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
             }
         }
     }
+    const int code = require_fit_code(parsed, report);  // before writing: it may refuse
     save_layout_if_asked(parsed, report, request, ctx);
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (diagram) {
@@ -81,7 +88,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         out.write(format == "json" ? report_json(report) : report_text(report, options));
     }
     out.commit();
-    return 0;
+    return code;
 }
 
 }  // namespace planlayout::cli

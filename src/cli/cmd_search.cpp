@@ -21,7 +21,8 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
         ctx.err << "\r" << std::string(60, ' ') << "\r" << std::flush;
     }
     if (const auto rank = parsed.get_int("--save-layout")) {
-        const PlanRequest request = candidate_request(in, result, *rank, "--save-layout " + std::to_string(*rank));
+        PlanRequest request = candidate_request(in, result, *rank, "--save-layout " + std::to_string(*rank));
+        request.memory_limits = options.memory_limits;
         const Report report = plan(request);
         write_output(parsed, saved_layout_text(report, request, "search"), ctx, in.files);
         return 0;
@@ -30,7 +31,6 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     header.cluster_source = in.inputs.request.layout_name;
     header.model_source = parsed.get_or("--model", in.inputs.request.layout_name);
     header.sort = parsed.get_or("--sort", std::string(to_string(in.model.transport.candidate)));
-    header.gpu_memory_bytes = options.gpu_memory_bytes;
     header.top = parsed.get_int("--top").value_or(20);
     write_output(parsed,
                  format == "json" ? search_json(result, in.cluster, header) : search_text(result, in.cluster, header),

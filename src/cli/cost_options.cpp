@@ -120,6 +120,17 @@ double parse_size_bytes(const std::string& text, const std::string& flag) {
                       "write bytes with an optional unit: 4096, 256MiB, 1G (binary), 1GB (decimal)");
 }
 
+MemoryLimits memory_limits_of(const ParsedArgs& args) {
+    MemoryLimits limits;
+    if (const auto mem = args.get("--gpu-memory")) {
+        limits.gpu_memory_bytes = parse_size_bytes(*mem, "--gpu-memory");
+    }
+    if (const auto h = args.get("--memory-headroom")) {
+        limits.headroom_bytes = *h == "0" ? 0.0 : parse_size_bytes(*h, "--memory-headroom");
+    }
+    return limits;
+}
+
 bool socket_inside_node(const ParsedArgs& args, Transport transport) {
     if (!args.has("--socket-inside-node")) {
         return false;

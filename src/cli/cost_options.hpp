@@ -1,4 +1,5 @@
-// CLI: flags shared by `collective` and `calibrate` (hardware numbers, sizes, transports).
+// CLI: flags shared by `collective` and `calibrate` (hardware numbers, sizes, transports), and
+// the memory flags of `analyze` and `search`.
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 #include "command_spec.hpp"
 #include "context.hpp"
 #include "planlayout/analysis/cost.hpp"
+#include "planlayout/analysis/memory.hpp"
 
 namespace planlayout::cli {
 
@@ -24,6 +26,9 @@ inline constexpr const char* kCollectiveOps = "all_reduce, all_gather, reduce_sc
 /// "256MiB", "1G", "4096", "1.5GB" → bytes (K/M/G/T and KiB/MiB/GiB/TiB binary, KB/MB/GB/TB
 /// decimal). Throws a usage Error naming flag.
 [[nodiscard]] double parse_size_bytes(const std::string& text, const std::string& flag);
+
+/// --gpu-memory SIZE and --memory-headroom SIZE (0 allowed: no headroom); unset when not given.
+[[nodiscard]] MemoryLimits memory_limits_of(const ParsedArgs& args);
 
 /// --transport, required to be one of tcp|rdma|gdrdma.
 [[nodiscard]] Transport transport_from(const ParsedArgs& args, const std::string& fallback);

@@ -95,9 +95,7 @@ SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, C
     if (const auto orders = args.get("--orders")) {
         options.orders = split_csv(*orders);
     }
-    if (const auto mem = args.get("--gpu-memory")) {
-        options.gpu_memory_bytes = parse_size_bytes(*mem, "--gpu-memory");
-    }
+    options.memory_limits = memory_limits_of(args);
     const std::string base(to_string(model.transport.baseline));
     const std::string cand(to_string(model.transport.candidate));
     const std::string sort = args.get_or("--sort", cand);

@@ -4,9 +4,11 @@
 
 #include <charconv>
 #include <map>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "planlayout/text_format.hpp"
 #include "planlayout/version.hpp"
 
 namespace planlayout {
@@ -140,6 +142,51 @@ std::string nic_name(const Report& report, std::int64_t rank) {
     return report.cluster.nodes[static_cast<std::size_t>(node)].host + "/" + (nic.device.empty() ? nic.name : nic.device);
 }
 
+std::string memory_text(const MemoryReport& m) {
+    const MemoryEstimate& e = m.estimate;
+    std::ostringstream out;
+    out << "memory per GPU (the busiest rank: the first pipeline stage):\n";
+    const auto row = [&out](const char* name, double bytes) { out << "  " << pad(name, 12) << lpad(human_bytes(bytes), 10); };
+    row("params", e.params_bytes);
+    out << "\n";
+    row("grads", e.grads_bytes);
+    out << "\n";
+    row("optimizer", e.optimizer_bytes);
+    out << "\n";
+    row("activations", e.activations_bytes);
+    out << "\n";
+    row("total", e.total_bytes());
+    const auto fits = m.fits();
+    if (!fits) {
+        out << ": not checked, the budget is unknown\n";
+    } else if (*fits) {
+        out << ": fits in the budget (" << percent_text(e.total_bytes() / m.budget.budget_bytes(), 0) << " of it)\n";
+    } else {
+        out << ": does NOT fit, " << human_bytes(e.total_bytes() - m.budget.budget_bytes()) << " over the budget\n";
+    }
+    const std::string budget = memory_budget_text(m.budget);  // "73.6 GiB = ..." or "unknown (...)"
+    const std::size_t first = m.budget.known() ? human_bytes(m.budget.budget_bytes()).size() : budget.size();
+    out << "  " << pad("budget", 12) << lpad(budget.substr(0, first), 10) << budget.substr(first) << "\n";
+    return out.str();
+}
+
+nlohmann::json to_json(const MemoryReport& m) {
+    const MemoryEstimate& e = m.estimate;
+    const auto bytes = [](double v) { return static_cast<std::int64_t>(std::llround(v)); };
+    nlohmann::json j = {{"params", bytes(e.params_bytes)},
+                        {"grads", bytes(e.grads_bytes)},
+                        {"optimizer", bytes(e.optimizer_bytes)},
+                        {"activations", bytes(e.activations_bytes)},
+                        {"total", bytes(e.total_bytes())},
+                        {"gpu_memory", bytes(m.budget.gpu_memory_bytes)},
+                        {"headroom", bytes(m.budget.headroom_bytes)},
+                        {"budget", bytes(m.budget.budget_bytes())},
+                        {"budget_source", m.budget.source}};
+    const auto fits = m.fits();
+    j["fits"] = fits ? nlohmann::json(*fits) : nlohmann::json(nullptr);
+    return j;
+}
+
 nlohmann::json cluster_summary_json(const Cluster& c) {
     nlohmann::json j;
     j["nodes"] = c.node_count();
@@ -221,6 +268,11 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     out << "  stay inside a node: " << (inside.empty() ? "-" : inside) << "\n";
     if (report.score) {
         out << "\n" << render_text(*report.score);
+    }
+    if (report.memory) {
+        out << "\n" << memory_text(*report.memory);
+    }
+    if (report.score) {
         assumed_text(out, report.assumptions);
     }
     if (!report.warnings.empty()) {
@@ -267,6 +319,9 @@ std::string report_json(const Report& report) {
     j["warnings"] = report.warnings;
     if (report.score) {
         j["score"] = to_json(*report.score);
+    }
+    if (report.memory) {
+        j["memory"] = to_json(*report.memory);
     }
     j["assumptions"] = nlohmann::json::array();
     for (const auto& a : report.assumptions) {

@@ -47,9 +47,14 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     out << "model: " << h.model_source << "; transports " << base << " vs " << cand << "; sorted by "
         << (h.sort == "benefit" ? "RDMA benefit (most transport-sensitive first)" : h.sort + " step time (fastest first)")
         << "\n";
+    out << "memory budget per GPU: " << memory_budget_text(r.budget)
+        << (r.budget.known() ? "" : "; nothing is pruned for memory (give --gpu-memory)") << "\n";
     out << "layouts: " << r.candidates << " candidate(s), " << r.rejected << " rejected, " << r.pruned_memory
-        << " pruned for memory (> " << fixed(h.gpu_memory_bytes / kGiB, 1) << " GiB per GPU), " << r.evaluated
-        << " evaluated\n";
+        << " pruned for memory";
+    if (r.budget.known()) {
+        out << " (> " << fixed(r.budget.budget_bytes() / kGiB, 1) << " GiB per GPU)";
+    }
+    out << ", " << r.evaluated << " evaluated\n";
     for (const auto& [why, n] : r.reasons) {
         out << "  " << n << " x " << why << "\n";
     }
@@ -87,7 +92,10 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
     j["world"] = r.world;
     j["model"] = h.model_source;
     j["sort"] = h.sort;
-    j["gpu_memory_gib"] = round_to(h.gpu_memory_bytes / kGiB, 3);
+    j["gpu_memory_gib"] = round_to(r.budget.gpu_memory_bytes / kGiB, 3);  // 0: unknown
+    j["memory_headroom_gib"] = round_to(r.budget.headroom_bytes / kGiB, 3);
+    j["memory_budget_gib"] = round_to(r.budget.budget_bytes() / kGiB, 3);  // 0: unknown, nothing pruned
+    j["memory_budget_source"] = r.budget.source;
     j["counts"] = {{"candidates", r.candidates},
                    {"rejected", r.rejected},
                    {"pruned_memory", r.pruned_memory},

@@ -1,6 +1,7 @@
 // Ingest: hwloc topologies → NodeTemplate through libhwloc (docs/formats/captures.md).
 // Over 500 lines on purpose: the XML structure checks that keep libhwloc from crashing or
-// allocating 2^32-bit bitmaps on hostile input (docs/hardening.md) sit next to the walk they guard.
+// allocating 2^32-bit bitmaps on hostile input (docs/hardening.md) sit next to the walk they guard
+// (which also reads each GPU's memory from its CUDA or OpenCL OS device).
 #include "planlayout/ingest/hwloc_topology.hpp"
 
 #include <hwloc.h>
@@ -116,6 +117,43 @@ bool is_gpu_osdev(hwloc_obj_t o) {
            sub == "CUDA" || sub == "NVML" || sub == "RSMI";
 }
 
+/// The memory an OS device of a GPU reports, in KiB: CUDAGlobalMemorySize (the CUDA backend's
+/// totalGlobalMem >> 10) or OpenCLGlobalMemorySize (CL_DEVICE_GLOBAL_MEM_SIZE >> 10); hwloc 2.x
+/// writes the number of KiB, hwloc 3.0 XML adds the unit ("11796032KiB"). 0 when it gives none
+/// or a value that is not a size.
+double memory_kib(hwloc_obj_t o) {
+    for (const char* name : {"CUDAGlobalMemorySize", "OpenCLGlobalMemorySize"}) {
+        if (const char* v = hwloc_obj_get_info_by_name(o, name)) {
+            char* end = nullptr;
+            const double n = std::strtod(v, &end);
+            const std::string unit = end != nullptr ? end : "";
+            const double kib = unit.empty() || unit == "KiB" ? n : unit == "MiB" ? n * 1024 : unit == "GiB" ? n * 1048576 : 0;
+            return end != v && kib >= 1 && kib <= 0x1p40 ? std::floor(kib) : 0.0;
+        }
+    }
+    return 0;
+}
+
+/// The memory of GPU OS devices that hwloc did not place under a PCI device (an OpenCL device
+/// in a VM hangs beside its GPU): the CUDA ones, else the OpenCL GPUs.
+std::vector<double> unplaced_gpu_kib(hwloc_topology_t topo) {
+    std::vector<double> cuda;
+    std::vector<double> opencl;
+    for (hwloc_obj_t o = hwloc_get_next_osdev(topo, nullptr); o != nullptr; o = hwloc_get_next_osdev(topo, o)) {
+        if (o->parent != nullptr && o->parent->type == HWLOC_OBJ_PCI_DEVICE) {
+            continue;
+        }
+        const std::string sub = o->subtype != nullptr ? o->subtype : "";
+        const char* type = hwloc_obj_get_info_by_name(o, "OpenCLDeviceType");
+        if (sub == "CUDA" && memory_kib(o) > 0) {
+            cuda.push_back(memory_kib(o));
+        } else if (sub == "OpenCL" && type != nullptr && std::string(type) == "GPU" && memory_kib(o) > 0) {
+            opencl.push_back(memory_kib(o));
+        }
+    }
+    return cuda.empty() ? opencl : cuda;
+}
+
 bool is_rdma_osdev(hwloc_obj_t o) {
     if (raw_enum(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS) {
         return true;
@@ -151,9 +189,14 @@ public:
             std::vector<hwloc_obj_t> rdma;
             std::vector<hwloc_obj_t> netdevs;
             std::string gpu_model;
+            double kib = 0;  // the CUDA device's figure wins over the OpenCL one
             for (hwloc_obj_t c = o->io_first_child; c != nullptr; c = c->next_sibling) {
                 if (c->type != HWLOC_OBJ_OS_DEVICE) {
                     continue;
+                }
+                const std::string sub = c->subtype != nullptr ? c->subtype : "";
+                if (memory_kib(c) > 0 && (kib == 0 || sub == "CUDA")) {
+                    kib = memory_kib(c);
                 }
                 if (is_gpu_osdev(c)) {
                     gpu_osdev = true;
@@ -173,6 +216,7 @@ public:
             }
             if ((nvidia && (cls == 0x0302 || cls == 0x0300)) || gpu_osdev) {
                 add_gpu(o, gpu_model);
+                gpu_kib_.push_back(kib);
             } else if (!rdma.empty()) {
                 for (hwloc_obj_t r : rdma) {
                     add_nic(o, r->name ? r->name : "", netdevs, true);
@@ -320,6 +364,18 @@ private:
         } else {
             t_.warnings.emplace_back("no RDMA NIC (OpenFabrics device) found");
         }
+        const auto known = std::count_if(gpu_kib_.begin(), gpu_kib_.end(), [](double k) { return k > 0; });
+        const std::vector<double> beside = known == 0 ? unplaced_gpu_kib(topo_) : std::vector<double>{};
+        if (known > 0 && static_cast<std::size_t>(known) == gpu_kib_.size()) {
+            t_.gpu_memory_bytes = *std::min_element(gpu_kib_.begin(), gpu_kib_.end()) * 1024.0;
+        } else if (!gpu_kib_.empty() && beside.size() == gpu_kib_.size()) {
+            t_.gpu_memory_bytes = *std::min_element(beside.begin(), beside.end()) * 1024.0;
+            t_.warnings.push_back("GPU memory from " + std::to_string(beside.size()) +
+                                  " GPU OS device(s) that hwloc did not place under a PCI device, matched to the GPUs by count");
+        } else if (known > 0) {
+            t_.warnings.push_back("only " + std::to_string(known) + " of " + std::to_string(gpu_kib_.size()) +
+                                  " GPUs report their memory: gpu_memory_mib is left unknown");
+        }
         for (auto& w : notes_) {
             t_.warnings.push_back(std::move(w));
         }
@@ -334,6 +390,7 @@ private:
     std::map<hwloc_obj_t, std::string> switch_names_;
     std::map<hwloc_obj_t, std::string> cpu_names_;
     std::vector<std::string> notes_;
+    std::vector<double> gpu_kib_;  // per GPU in t_.gpus order: its memory in KiB, 0 unknown
 };
 
 HwlocTopology make_topology(const std::string& where) {

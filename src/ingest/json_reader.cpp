@@ -32,7 +32,8 @@ std::string unit_of_key(const std::string& key) {
     // Matched at the end of the name; the first match wins.
     static const Suffix kUnits[] = {{"gbyte_s_per_link", " GB/s per link"}, {"gbit_s", " Gbit/s"}, {"gbyte_s", " GB/s"},
                                     {"_tflops", " TFLOP/s"},                {"_us", " us"},         {"_ms", " ms"},
-                                    {"_time_s", " s"},                      {"_bytes", " bytes"},   {"_gib", " GiB"}};
+                                    {"_time_s", " s"},                      {"_bytes", " bytes"},   {"_gib", " GiB"},
+                                    {"_mib", " MiB"}};
     for (const auto& u : kUnits) {
         const std::string s = u.suffix;
         if (key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0) {

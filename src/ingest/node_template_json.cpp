@@ -1,12 +1,10 @@
-// Ingest: node templates to and from JSON, through the one JSON reader.
+// Ingest: node templates from JSON, through the one JSON reader (the writer is
+// node_template_json_write.cpp).
 #include "planlayout/ingest/node_template_json.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -27,6 +25,8 @@ constexpr double kMaxGbitS = 1e5;     // 100 Tb/s per NIC
 constexpr double kMaxGbyteS = 1e4;    // 10 TB/s per link
 constexpr double kMaxPcieGen = 16;
 constexpr double kMinGbitS = 1e-3;    // 1 Mbit/s: anything slower is a typo (and its times overflow)
+constexpr double kMaxGpuMemoryMib = 0x1p30;  // 1 PiB per GPU
+constexpr double kMiB = 0x1p20;
 
 // A line rate in Gbit/s: 0 (or absent) = unknown, else from 1 Mbit/s to 100 Tbit/s.
 double read_gbit_s(const JsonReader& o, const std::string& key) { return o.get_rate(key, kMinGbitS, kMaxGbitS).value_or(0); }
@@ -62,33 +62,6 @@ PcieLink read_pcie(const JsonReader& parent) {
     link.max_width = r->get<int>("max_width", 0, 64).value_or(0);
     link.gbyte_s = r->get_rate("gbyte_s", kMinGbitS, kMaxGbyteS).value_or(0);
     return link;
-}
-
-json pcie_json(const PcieLink& l) {
-    json j = json::object();
-    if (l.gen != 0) {
-        j["gen"] = l.gen;
-    }
-    if (l.width != 0) {
-        j["width"] = l.width;
-    }
-    if (l.max_gen != 0) {
-        j["max_gen"] = l.max_gen;
-    }
-    if (l.max_width != 0) {
-        j["max_width"] = l.max_width;
-    }
-    if (l.gbyte_s != 0) {
-        j["gbyte_s"] = l.gbyte_s;
-    }
-    return j;
-}
-
-void put_pcie(json& j, const PcieLink& l) {
-    json p = pcie_json(l);
-    if (!p.empty()) {
-        j["pcie"] = std::move(p);
-    }
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -226,8 +199,8 @@ void read_paths(const JsonReader& r, NodeTemplate& t) {
 
 NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
     const JsonReader r(j, file, pointer);
-    r.check_keys({"schema_version", "name", "source", "gpu_model", "nvlink", "cpus", "pcie_switches", "gpus", "nics", "tcp",
-                  "paths", "warnings"});
+    r.check_keys({"schema_version", "name", "source", "gpu_model", "gpu_memory_mib", "nvlink", "cpus", "pcie_switches", "gpus",
+                  "nics", "tcp", "paths", "warnings"});
     if (const auto v = r.get<int>("schema_version", 0, 1000000); v && *v != 1) {
         throw input_error(r.where("schema_version"), "schema_version " + std::to_string(*v) + " is not supported",
                           "this plan-layout reads schema_version 1");
@@ -236,6 +209,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
     t.name = r.get<std::string>("name").value_or("");
     t.source = r.get<std::string>("source").value_or("");
     t.gpu_model = r.get<std::string>("gpu_model").value_or("");
+    t.gpu_memory_bytes = r.get_rate("gpu_memory_mib", 1, kMaxGpuMemoryMib).value_or(0) * kMiB;
     if (const auto nv = r.get_object("nvlink")) {
         nv->check_keys({"nvswitch", "links_per_gpu", "gbyte_s_per_link"});
         t.nvlink.nvswitch = nv->get<bool>("nvswitch").value_or(false);
@@ -294,218 +268,6 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
     derive_paths(t);
     require_template_names(t, r.where());
     return t;
-}
-
-namespace {
-
-/// The template's pairs, each with its ends in device order, sorted by device. Names are ranked
-/// once (device_less parses them: once per comparison was most of the sort of 523,776 pairs);
-/// names device_less cannot tell apart share a rank.
-struct Ranked {
-    std::size_t a;
-    std::size_t b;
-    const DevicePath* p;
-    bool swapped;  // p's ends in the other order
-
-    [[nodiscard]] const std::string& first() const { return swapped ? p->b : p->a; }
-    [[nodiscard]] const std::string& second() const { return swapped ? p->a : p->b; }
-};
-
-std::vector<Ranked> sorted_paths(const NodeTemplate& t) {
-    std::vector<std::string> names;
-    {
-        std::unordered_set<std::string> distinct;
-        for (const auto& p : t.paths) {
-            distinct.insert(p.a);
-            distinct.insert(p.b);
-        }
-        names.assign(distinct.begin(), distinct.end());
-    }
-    std::sort(names.begin(), names.end());
-    std::stable_sort(names.begin(), names.end(), device_less);
-    std::unordered_map<std::string, std::size_t> rank;
-    for (std::size_t i = 0, r = 0; i < names.size(); ++i) {
-        if (i > 0 && device_less(names[i - 1], names[i])) {
-            ++r;
-        }
-        rank.emplace(names[i], r);
-    }
-    std::vector<Ranked> order;
-    order.reserve(t.paths.size());
-    for (const auto& p : t.paths) {
-        const std::size_t ra = rank.at(p.a);
-        const std::size_t rb = rank.at(p.b);
-        order.push_back(rb < ra ? Ranked{rb, ra, &p, true} : Ranked{ra, rb, &p, false});
-    }
-    std::sort(order.begin(), order.end(), [](const Ranked& x, const Ranked& y) {
-        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
-    });
-    return order;
-}
-
-json path_json(const Ranked& r) {
-    const DevicePath& p = *r.p;
-    json o = {{"a", r.first()}, {"b", r.second()}, {"class", std::string(to_string(p.path_class))}};
-    if (p.nvlinks != 0) {
-        o["nvlinks"] = p.nvlinks;
-    }
-    return o;
-}
-
-json template_json(const NodeTemplate& t, bool with_paths) {
-    json j = json::object();
-    if (!t.name.empty()) {
-        j["name"] = t.name;
-    }
-    if (!t.source.empty()) {
-        j["source"] = t.source;
-    }
-    if (!t.gpu_model.empty()) {
-        j["gpu_model"] = t.gpu_model;
-    }
-    json nv = json::object();
-    nv["nvswitch"] = t.nvlink.nvswitch;
-    nv["links_per_gpu"] = t.nvlink.links_per_gpu;
-    nv["gbyte_s_per_link"] = t.nvlink.gbyte_s_per_link;
-    j["nvlink"] = nv;
-
-    json cpus = json::array();
-    for (const auto& c : t.cpus) {
-        json o = {{"name", c.name}, {"numa", c.numa}};
-        if (!c.cpuset.empty()) {
-            o["cpuset"] = c.cpuset;
-        }
-        cpus.push_back(std::move(o));
-    }
-    j["cpus"] = std::move(cpus);
-
-    json sws = json::array();
-    for (const auto& s : t.pcie_switches) {
-        json o = {{"name", s.name}};
-        if (!s.parent.empty()) {
-            o["parent"] = s.parent;
-        }
-        put_pcie(o, s.link);
-        sws.push_back(std::move(o));
-    }
-    j["pcie_switches"] = std::move(sws);
-
-    json gpus = json::array();
-    for (const auto& g : t.gpus) {
-        json o = {{"name", g.name}, {"numa", g.numa}};
-        if (!g.model.empty()) {
-            o["model"] = g.model;
-        }
-        if (!g.bus_id.empty()) {
-            o["bus_id"] = g.bus_id;
-        }
-        if (!g.parent.empty()) {
-            o["parent"] = g.parent;
-        }
-        if (g.nvswitch_links != 0) {
-            o["nvswitch_links"] = g.nvswitch_links;
-        }
-        put_pcie(o, g.pcie);
-        gpus.push_back(std::move(o));
-    }
-    j["gpus"] = std::move(gpus);
-
-    json nics = json::array();
-    for (const auto& n : t.nics) {
-        json o = {{"name", n.name},
-                  {"numa", n.numa},
-                  {"rdma", n.rdma},
-                  {"role", n.role},
-                  {"speed_gbit_s", n.speed_gbit_s}};
-        if (!n.device.empty()) {
-            o["device"] = n.device;
-        }
-        if (!n.bus_id.empty()) {
-            o["bus_id"] = n.bus_id;
-        }
-        if (!n.parent.empty()) {
-            o["parent"] = n.parent;
-        }
-        if (!n.link_layer.empty()) {
-            o["link_layer"] = n.link_layer;
-        }
-        if (n.port != 1) {
-            o["port"] = n.port;
-        }
-        if (!n.netdev.empty()) {
-            o["netdev"] = n.netdev;
-        }
-        put_pcie(o, n.pcie);
-        nics.push_back(std::move(o));
-    }
-    j["nics"] = std::move(nics);
-
-    json tcp = json::array();
-    for (const auto& i : t.tcp) {
-        json o = {{"name", i.name}, {"numa", i.numa}, {"speed_gbit_s", i.speed_gbit_s}};
-        tcp.push_back(std::move(o));
-    }
-    j["tcp"] = std::move(tcp);
-
-    json pj = json::array();
-    if (with_paths) {
-        for (const auto& p : sorted_paths(t)) {
-            pj.push_back(path_json(p));
-        }
-    }
-    j["paths"] = std::move(pj);
-    j["warnings"] = t.warnings;
-    return j;
-}
-
-}  // namespace
-
-nlohmann::json to_json(const NodeTemplate& t) { return template_json(t, true); }
-
-void write_json(const NodeTemplate& t, const nlohmann::json& extra, std::ostream& out) {
-    json j = template_json(t, false);
-    for (const auto& [key, value] : extra.items()) {
-        j[key] = value;
-    }
-    const std::string text = j.dump(2);
-    const std::string empty = "\n  \"paths\": []";
-    const std::size_t at = text.find(empty);
-    if (at == std::string::npos || t.paths.empty()) {
-        out << text << '\n';
-        return;
-    }
-    out.write(text.data(), static_cast<std::streamsize>(at));
-    out << "\n  \"paths\": [";
-    // Each pair as dump(2) writes it one level deeper, by hand: a DOM and a dump per pair took
-    // most of the time of a 1,024-device import.
-    auto quoted = [](const std::string& s) {
-        const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
-            return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
-        });
-        return plain ? '"' + s + '"' : json(s).dump();
-    };
-    std::string item;
-    bool first = true;
-    for (const auto& r : sorted_paths(t)) {
-        const DevicePath& p = *r.p;
-        item.assign(first ? "\n    {\n      \"a\": " : ",\n    {\n      \"a\": ");
-        first = false;
-        item += quoted(r.first());
-        item += ",\n      \"b\": ";
-        item += quoted(r.second());
-        item += ",\n      \"class\": \"";
-        item += to_string(p.path_class);
-        item += '"';
-        if (p.nvlinks != 0) {
-            item += ",\n      \"nvlinks\": ";
-            item += std::to_string(p.nvlinks);
-        }
-        item += "\n    }";
-        out.write(item.data(), static_cast<std::streamsize>(item.size()));
-    }
-    out << "\n  ]";
-    out.write(text.data() + at + empty.size(), static_cast<std::streamsize>(text.size() - at - empty.size()));
-    out << '\n';
 }
 
 }  // namespace planlayout

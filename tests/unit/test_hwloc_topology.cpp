@@ -26,6 +26,7 @@ TEST_CASE("DGX-2: 16 V100 behind two-level PLX switches, NVSwitch peers, NODE ac
     CHECK(t.nvlink.nvswitch);
     CHECK(t.nvlink.links_per_gpu == 6);
     CHECK(fixture::has_warning(t, "NVSwitch PCI devices"));
+    CHECK(t.gpu_memory_bytes == 0);  // NVML OS devices carry no memory size
     CHECK(t.gpus[0].parent == t.gpus[1].parent);  // 34:00.0 and 36:00.0 meet at switch 32:00.0
     CHECK(t.gpus[0].parent != t.gpus[2].parent);  // 39:00.0 is behind switch 37:00.0
     CHECK(t.gpus[0].pcie.gbyte_s == doctest::Approx(15.75).epsilon(0.01));
@@ -58,6 +59,10 @@ TEST_CASE("Supermicro X9DRG-HF: K40m and Tesla GPUs, one ConnectX-4 with ib0, tw
     CHECK(t.cpus[1].cpuset == "8-15,24-31");
     CHECK(fixture::cls(t, "GPU2", "NIC0") == "PHB");
     CHECK(fixture::cls(t, "GPU0", "NIC0") == "SYS");
+    // Only the K40m has a CUDA OS device (CUDAGlobalMemorySize 11796032 KiB): the smallest GPU
+    // is not known, so neither is the template's GPU memory.
+    CHECK(t.gpu_memory_bytes == 0);
+    CHECK(fixture::has_warning(t, "only 1 of 3 GPUs report their memory"));
 }
 
 TEST_CASE("hwloc 3.0 XML of the same machine agrees with the 2.x file") {
@@ -88,6 +93,8 @@ TEST_CASE("POWER8: 4 GPUs on 4 NUMA nodes, NVLink not in the tree") {
     CHECK(!t.nvlink.nvswitch);
     CHECK(fixture::has_warning(t, "hwloc does not describe NVLink"));
     CHECK(fixture::has_warning(t, "no RDMA NIC"));
+    // cuda0..3 each carry CUDAGlobalMemorySize 16671616 (KiB: totalGlobalMem >> 10, a 16 GB P100).
+    CHECK(t.gpu_memory_bytes == 16671616.0 * 1024);
 }
 
 TEST_CASE("one-GPU H200 VM: the GPU as a 3D controller, eth0 (virtio) as a TCP-only NIC") {
@@ -102,6 +109,8 @@ TEST_CASE("one-GPU H200 VM: the GPU as a 3D controller, eth0 (virtio) as a TCP-o
     CHECK(t.cpus[0].numa == 0);
     CHECK(fixture::cls(t, "GPU0", "NIC0") == "PHB");
     CHECK(fixture::has_warning(t, "no RDMA NIC"));
+    // No CUDA OS device, but the OpenCL one has OpenCLGlobalMemorySize 146591680 KiB (139.8 GiB).
+    CHECK(t.gpu_memory_bytes == 146591680.0 * 1024);
 }
 
 TEST_CASE("broken hwloc XML names the file and line; other XML is pointed to its reader") {

@@ -18,7 +18,7 @@ namespace {
 // CPU2 is a second root complex of NUMA 0 with NIC2.
 json sample() {
     return json::parse(R"({
-      "name": "test-node", "gpu_model": "H100",
+      "name": "test-node", "gpu_model": "H100", "gpu_memory_mib": 81559,
       "nvlink": {"nvswitch": false, "links_per_gpu": 0, "gbyte_s_per_link": 0},
       "cpus": [{"name": "CPU0", "numa": 0, "cpuset": "0-15"}, {"name": "CPU1", "numa": 1},
                {"name": "CPU2", "numa": 0}],
@@ -98,7 +98,32 @@ TEST_CASE("to_json round-trips and is deterministic") {
     CHECK(back.cpus[0].cpuset == "0-15");
     CHECK(back.warnings == std::vector<std::string>{"hand-written"});
     CHECK(j1["nics"][0].count("port") == 0);  // default left out
+    CHECK(back.gpu_memory_bytes == 81559.0 * 1024 * 1024);
+    CHECK(j1["gpu_memory_mib"] == 81559);
     CHECK(j1.dump() == planlayout::to_json(back).dump());
+}
+
+TEST_CASE("GPU memory: MiB in the template, bytes in the value, 0 or absent unknown") {
+    json j = sample();
+    j["gpu_memory_mib"] = 11519.5625;  // a K40m's CUDAGlobalMemorySize, 11796032 KiB, in MiB
+    NodeTemplate t = planlayout::node_template_from_json(j, "x.json");
+    CHECK(t.gpu_memory_bytes == 11796032.0 * 1024);
+    CHECK(planlayout::to_json(t)["gpu_memory_mib"] == 11519.5625);  // exact: KiB / 1024 is binary
+    j["gpu_memory_mib"] = 0;
+    t = planlayout::node_template_from_json(j, "x.json");
+    CHECK(t.gpu_memory_bytes == 0);
+    CHECK(planlayout::to_json(t).count("gpu_memory_mib") == 0);
+    j.erase("gpu_memory_mib");
+    CHECK(planlayout::node_template_from_json(j, "x.json").gpu_memory_bytes == 0);
+    j["gpu_memory_mib"] = 0.5;
+    CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "n.json"),
+                         "n.json (/gpu_memory_mib): gpu_memory_mib = 0.5 MiB is smaller than 1 MiB; give a value from 1 "
+                         "to 1073741824 MiB, or 0 when unknown",
+                         planlayout::Error);
+    j["gpu_memory_mib"] = "80GiB";
+    CHECK_THROWS_WITH_AS(planlayout::node_template_from_json(j, "n.json"),
+                         doctest::Contains("(/gpu_memory_mib): gpu_memory_mib must be a number, got string"),
+                         planlayout::Error);
 }
 
 TEST_CASE("missing parents fall back to NUMA and say so") {

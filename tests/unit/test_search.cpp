@@ -191,7 +191,7 @@ TEST_CASE("search ranks by step time and honours --ep and the memory budget") {
             CHECK(r.layouts[i - 1].score.step_time_s[1] <= r.layouts[i].score.step_time_s[1] + 1e-9);
         }
     }
-    options.gpu_memory_bytes = 1e9;
+    options.memory_limits = {1e9, 0.0};  // 1 GB, no headroom
     const SearchResult none = search_layouts(cluster, seed_model(), options);
     CHECK(none.layouts.empty());
     CHECK(none.pruned_memory > 0);

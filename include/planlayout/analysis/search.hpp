@@ -27,7 +27,7 @@ struct SearchOptions {
     std::vector<int> ep;            // only these ep sizes (empty: every divisor of the experts)
     std::vector<std::string> orders{"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
     bool even_pp = false;           // true: pp must divide the layers; false: stages may differ by one layer
-    double gpu_memory_bytes = 80.0 * 1024 * 1024 * 1024;
+    MemoryLimits memory_limits;     // GPU memory (default: the node templates') and headroom
     SearchSort sort = SearchSort::Candidate;
     std::function<void(std::int64_t, std::int64_t)> progress;  // (done, total) now and then
 };
@@ -67,11 +67,12 @@ struct SearchResult {
     std::int64_t evaluated = 0;
     std::map<std::string, std::int64_t> reasons;  // reason → count, rejections and memory
     double smallest_pruned_bytes = 0;             // least memory any pruned layout needed
+    MemoryBudget budget;                          // what memory prunes with (nothing when unknown)
     std::vector<SearchLayout> layouts;            // evaluated, in rank order
 };
 
-/// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory, evaluates
-/// and sorts. Throws Error when the cluster has no GPUs or the world exceeds them.
+/// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory (the budget
+/// analyze uses, over the nodes a node-major placement of the world fills), evaluates and sorts. Throws Error when the cluster has no GPUs or the world exceeds them.
 [[nodiscard]] SearchResult search_layouts(const Cluster& cluster, const SearchModel& model,
                                           const SearchOptions& options);
 

@@ -14,12 +14,21 @@ struct ReportOptions {
 };
 
 /// Per kind: groups × size, max nodes spanned, pairs per class, worst class, bottleneck; then the
-/// cross-node summary; then the ranks on request. Deterministic.
+/// cross-node summary, the score, memory per GPU and warnings; then the ranks on request.
+/// Deterministic.
 [[nodiscard]] std::string report_text(const Report& report, const ReportOptions& options);
 
 /// {"schema_version":1,"cluster":{...},"spec":{...},"kinds":{...},"warnings":[...],
-///  "placement":[{"rank","node","gpu","nic","nic_class"}, ...]}.
+///  "score":{...},"memory":{...},"placement":[{"rank","node","gpu","nic","nic_class"}, ...]}.
 [[nodiscard]] std::string report_json(const Report& report);
+
+/// The "memory per GPU" block of the text report: each term, the total against the budget.
+[[nodiscard]] std::string memory_text(const MemoryReport& m);
+
+/// {"params","grads","optimizer","activations","total","gpu_memory","headroom","budget"} in
+/// bytes (integers; gpu_memory and budget 0 when unknown), "budget_source", "fits" (null when
+/// the budget is unknown).
+[[nodiscard]] nlohmann::json to_json(const MemoryReport& m);
 
 /// The cluster summary object used by report_json (nodes, GPUs, templates, rails, fabric).
 [[nodiscard]] nlohmann::json cluster_summary_json(const Cluster& cluster);

@@ -12,7 +12,6 @@ struct SearchHeader {
     std::string cluster_source;  // the CLUSTER argument
     std::string model_source;    // the --model argument
     std::string sort;            // "tcp", "gdrdma", "benefit"
-    double gpu_memory_bytes = 0;
     std::int64_t top = 0;        // layouts shown (0: all)
 };
 

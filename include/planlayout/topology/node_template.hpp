@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-
 #include "planlayout/topology/path_class.hpp"
 
 namespace planlayout {
@@ -86,6 +85,9 @@ struct NodeTemplate {
     std::string name;    // template name, e.g. "h100-hgx-8gpu-8nic"
     std::string source;  // where it came from ("layouts/nodes/x.json", "capture.xml")
     std::string gpu_model;
+    double gpu_memory_bytes = 0;  // memory of one GPU as the driver reports it (nvidia-smi's
+                                  // memory.total, CUDA's totalGlobalMem); the smallest when the
+                                  // GPUs differ; 0 unknown
     NvlinkInfo nvlink;
     std::vector<Cpu> cpus;
     std::vector<PcieSwitch> pcie_switches;
