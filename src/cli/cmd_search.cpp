@@ -92,6 +92,11 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     header.cluster_source = cluster_path;
     header.model_source = *model_path;
     header.sort = sort;
+    if (options.sort != SearchSort::Benefit && !result.layouts.empty()) {
+        // The arms the hardware allows (analysis/arms.hpp) may differ from the ones named.
+        const Score& s = result.layouts.front().score;
+        header.sort = std::string(to_string(options.sort == SearchSort::Baseline ? s.baseline : s.candidate));
+    }
     header.gpu_memory_bytes = options.gpu_memory_bytes;
     header.top = parsed.get_int("--top").value_or(20);
     std::vector<std::string> files = cluster.files;  // files the cluster and the model named: inputs too
