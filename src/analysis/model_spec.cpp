@@ -310,6 +310,7 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
             }
             (i == 0 ? t.baseline : t.candidate) = *parsed;
         }
+        t.compare_given = true;
     }
     if (auto tcp = f.get_object("tcp")) {
         tcp->check_keys({"interface", "interface_gbit_s", "interfaces_per_node", "nsocks_perthread", "socket_nthreads",

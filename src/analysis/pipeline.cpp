@@ -23,7 +23,30 @@ CalibratedHardware calibrated_hardware(const Cluster& cluster,
     return out;
 }
 
+namespace {
+
+// The requested candidate on the hardware arms.what_if describes: GPUDirect to every NIC, and
+// where the nodes have no RDMA NIC, one per GPU on its own rail.
+WhatIf what_if_of(const ScoreInput& in, const WhatIfHardware& h) {
+    ScoreInput w = in;
+    w.transport.candidate = h.transport;
+    w.given = {};
+    for (auto& [kind, g] : w.placed) {
+        g.gpu_nic_sys = false;
+        if (h.add_rail_nics) {
+            g.rails_per_node = g.max_per_node;
+            g.nic_gbit_s = h.nic_gbit_s;
+            g.worst_cross = g.nodes >= 2 ? PathClass::Rail : g.worst_cross;
+        }
+    }
+    const Score s = compute_score(w);
+    return {h.words, h.transport, s.step_time_s[1], s.rdma_benefit};
+}
+
+}  // namespace
+
 Score score_kinds(const ScoreSetup& setup,
+                  const ArmChoice& arms,
                   const CalibratedHardware& calibrated,
                   const ParallelSizes& sizes,
                   const std::vector<KindEdges>& kinds,
@@ -32,14 +55,27 @@ Score score_kinds(const ScoreSetup& setup,
     in.model = setup.model;
     in.training = setup.training;
     in.transport = calibrated.transport;
+    in.transport.baseline = arms.baseline;
+    in.transport.candidate = arms.candidate;
     in.given = setup.given;
     in.sizes = sizes;
     for (const auto& k : kinds) {
         if (!k.footprints.empty()) {
-            in.placed[k.kind] = placed_group_of(k.footprints.front(), calibrated.hardware, pxn);
+            PlacedGroup g = placed_group_of(k.footprints.front(), calibrated.hardware, pxn);
+            // Every used GPU reaches its NIC within its template's gdr_level: none is host-staged.
+            g.gpu_nic_sys = g.gpu_nic_sys && arms.reach != NetworkReach::GpuDirect;
+            in.placed[k.kind] = g;
         }
     }
-    return compute_score(in);
+    Score s = compute_score(in);
+    s.requested_baseline = arms.requested_baseline;
+    s.requested_candidate = arms.requested_candidate;
+    s.arm_notes = arms.reasons;
+    s.warnings.insert(s.warnings.end(), arms.warnings.begin(), arms.warnings.end());
+    if (arms.what_if && s.has_model) {
+        s.what_if = what_if_of(in, *arms.what_if);
+    }
+    return s;
 }
 
 Evaluation evaluate(const Cluster& cluster,
@@ -54,7 +90,8 @@ Evaluation evaluate(const Cluster& cluster,
                     : classify_groups_sampled(out.groups, cluster, placement, options.kinds);
     if (setup) {
         const CalibratedHardware calibrated = calibrated_hardware(cluster, setup->transport, setup->calibrations);
-        out.score = score_kinds(*setup, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+        const ArmChoice arms = setup->arms ? *setup->arms : choose_arms(cluster, placement, setup->transport);
+        out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
     }
     return out;
 }

@@ -142,27 +142,62 @@ Compute compute_time(const ScoreInput& in, const std::vector<TrafficItem>& traff
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
+/// Sums over the transport-sensitive kinds: time and exposed time of each arm.
+struct Sensitive {
+    double t0 = 0, t1 = 0, e0 = 0, e1 = 0;
+
+    void add(double time0, double time1, double exposed0, double exposed1) {
+        t0 += time0;
+        t1 += time1;
+        e0 += exposed0;
+        e1 += exposed1;
+    }
+};
+
+/// The three factors (docs/cost-model.md §6), each in 0..1 when the candidate is no slower, and
+/// their product (E0 − E1) / T: share = E0 / T (the exposed part of the step); eliminable =
+/// min(t0 − t1, E0) / E0 (the part of that the candidate's saving can reach); non_overlapped =
+/// (E0 − E1) / min(t0 − t1, E0) (the part of that saving the step sees). With nothing hidden they
+/// are the seed's t0/T, 1 − t1/t0 and 1.
+struct Factors {
+    double share = 0, eliminable = 0, non_overlapped = 0;
+};
+
+Factors factors_of(const Sensitive& x, double step_s) {
+    const double reach = std::min(x.t0 - x.t1, x.e0);
+    return {ratio(x.e0, step_s), ratio(reach, x.e0), ratio(x.e0 - x.e1, reach)};
+}
+
 void reasons_for(Score& s) {
     const std::string base(to_string(s.baseline));
     const std::string cand(to_string(s.candidate));
+    const std::string other(to_string(s.single_arm ? s.requested_candidate : s.candidate));
     int named = 0;
     for (const auto& k : s.by_kind) {
         if ((!k.cross_node && !k.socket_inside) || named >= 3) {
             continue;
         }
-        if (named > 0 && k.contribution < 0.005) {
+        if (named > 0 && (s.single_arm ? k.share : k.contribution) < 0.005) {
             break;
         }
         const std::string path = k.socket_inside ? "sockets inside the node (" + std::string(to_string(k.path_class)) +
-                                                       " in the " + (s.baseline == Transport::Tcp ? cand : base) + " arm)"
+                                                       " in the " + (s.baseline == Transport::Tcp ? other : base) + " arm)"
                                                  : std::string(to_string(k.path_class));
         std::string line = k.kind + " " + k.collective + " over " + path +
                            ": " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+        if (k.hidden_s > 0) {
+            line += " (" + fixed_text(k.hidden_s, 3) + " s more hidden under compute)";
+        }
+        if (s.single_arm) {
+            s.reasons.push_back(line);
+            ++named;
+            continue;
+        }
         if (k.phi > 0) {
-            line += "; " + cand + " removes " + percent_text(k.phi, 0) + " of it";
+            line += "; " + cand + " removes " + percent_text(k.phi, 0) + " of its time";
         }
         if (k.time_s[0] > k.time_s[1]) {
-            line += k.u >= 0.995 ? ", none hidden" : ", " + percent_text(1.0 - k.u, 0) + " hidden by compute";
+            line += k.u >= 0.995 ? ", none of that hidden" : ", " + percent_text(1.0 - k.u, 0) + " of that hidden by compute";
         }
         line += " -> " + percent_text(k.contribution, 1) + " of the step";
         s.reasons.push_back(line);
@@ -222,8 +257,9 @@ Score compute_score(const ScoreInput& in) {
                           (in.transport.baseline == Transport::Tcp || in.transport.candidate == Transport::Tcp);
     const auto via_transport = [&](const PlacedGroup& g) { return g.n >= 2 && (g.nodes >= 2 || socketed); };
     Score s;
-    s.baseline = in.transport.baseline;
-    s.candidate = in.transport.candidate;
+    s.baseline = s.requested_baseline = in.transport.baseline;
+    s.candidate = s.requested_candidate = in.transport.candidate;
+    s.single_arm = s.baseline == s.candidate;
     s.has_model = in.model.has_value() && in.training.has_value();
     s.given_share = in.given.cross_node_share.has_value();
     s.given_eliminable = in.given.eliminable.has_value();
@@ -237,7 +273,7 @@ Score compute_score(const ScoreInput& in) {
         s.cross_node_share = *in.given.cross_node_share;
         s.eliminable = *in.given.eliminable;
         s.non_overlapped = *in.given.non_overlapped;
-        s.rdma_benefit = s.cross_node_share * s.eliminable * s.non_overlapped;
+        s.rdma_benefit = s.single_arm ? 0.0 : s.cross_node_share * s.eliminable * s.non_overlapped;
         s.band_low = s.band_high = s.rdma_benefit;
         s.throughput_gain = 1.0 / (1.0 - s.rdma_benefit) - 1.0;
         return s;
@@ -262,7 +298,7 @@ Score compute_score(const ScoreInput& in) {
     s.step_time_s[1] = e.step_s[1];
 
     // Per kind, in first-seen order; then the factors over cross-node kinds.
-    double cross_t0 = 0, cross_dt = 0, cross_de = 0;
+    Sensitive cross;
     for (std::size_t i = 0; i < traffic.size(); ++i) {
         if (shapes[i] == nullptr) {
             continue;
@@ -291,14 +327,13 @@ Score compute_score(const ScoreInput& in) {
         }
     }
     for (auto& k : s.by_kind) {
-        k.share = ratio(k.time_s[0], s.step_time_s[0]);
+        k.share = ratio(k.exposed_s[0], s.step_time_s[0]);
+        k.hidden_s = std::max(0.0, k.time_s[0] - k.exposed_s[0]);
         k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
         k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
         k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
         if (k.cross_node || k.socket_inside) {
-            cross_t0 += k.time_s[0];
-            cross_dt += k.time_s[0] - k.time_s[1];
-            cross_de += k.exposed_s[0] - k.exposed_s[1];
+            cross.add(k.time_s[0], k.time_s[1], k.exposed_s[0], k.exposed_s[1]);
         }
     }
     std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [](const KindBreakdown& a, const KindBreakdown& b) {
@@ -308,12 +343,15 @@ Score compute_score(const ScoreInput& in) {
         return a.share > b.share;
     });
 
-    s.cross_node_share = in.given.cross_node_share.value_or(ratio(cross_t0, s.step_time_s[0]));
-    s.eliminable = in.given.eliminable.value_or(ratio(cross_dt, cross_t0));
-    s.non_overlapped = in.given.non_overlapped.value_or(ratio(cross_de, cross_dt));
+    const Factors f = factors_of(cross, s.step_time_s[0]);
+    s.cross_node_share = in.given.cross_node_share.value_or(f.share);
+    s.cross_node_hidden_s = std::max(0.0, cross.t0 - cross.e0);
+    s.eliminable = in.given.eliminable.value_or(f.eliminable);
+    s.non_overlapped = in.given.non_overlapped.value_or(f.non_overlapped);
     const bool any_given = s.given_share || s.given_eliminable || s.given_non_overlapped;
-    s.rdma_benefit = any_given ? s.cross_node_share * s.eliminable * s.non_overlapped
-                               : ratio(s.step_time_s[0] - s.step_time_s[1], s.step_time_s[0]);
+    s.rdma_benefit = s.single_arm ? 0.0
+                     : any_given  ? s.cross_node_share * s.eliminable * s.non_overlapped
+                                  : ratio(s.step_time_s[0] - s.step_time_s[1], s.step_time_s[0]);
     s.throughput_gain = s.rdma_benefit < 1.0 ? 1.0 / (1.0 - s.rdma_benefit) - 1.0 : 0.0;
 
     // Band: the baseline at its best and the candidate at its worst, and the other way round.
@@ -322,19 +360,18 @@ Score compute_score(const ScoreInput& in) {
         if (!any_given) {
             return ratio(b.step_s[0] - b.step_s[1], b.step_s[0]);
         }
-        double t0 = 0, dt = 0, de = 0;
+        Sensitive x;
         for (std::size_t i = 0; i < traffic.size(); ++i) {
             if (shapes[i] != nullptr && via_transport(*shapes[i])) {
-                t0 += b.items[0][i].time_s;
-                dt += b.items[0][i].time_s - b.items[1][i].time_s;
-                de += b.items[0][i].exposed_s - b.items[1][i].exposed_s;
+                x.add(b.items[0][i].time_s, b.items[1][i].time_s, b.items[0][i].exposed_s, b.items[1][i].exposed_s);
             }
         }
-        return in.given.cross_node_share.value_or(ratio(t0, b.step_s[0])) *
-               in.given.eliminable.value_or(ratio(dt, t0)) * in.given.non_overlapped.value_or(ratio(de, dt));
+        const Factors g = factors_of(x, b.step_s[0]);
+        return in.given.cross_node_share.value_or(g.share) * in.given.eliminable.value_or(g.eliminable) *
+               in.given.non_overlapped.value_or(g.non_overlapped);
     };
-    const double lo = score_at(PriorEnd::High, PriorEnd::Low);
-    const double hi = score_at(PriorEnd::Low, PriorEnd::High);
+    const double lo = s.single_arm ? 0.0 : score_at(PriorEnd::High, PriorEnd::Low);
+    const double hi = s.single_arm ? 0.0 : score_at(PriorEnd::Low, PriorEnd::High);
     s.band_low = std::min(lo, hi);
     s.band_high = std::max(lo, hi);
     reasons_for(s);

@@ -72,7 +72,9 @@ Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::
     setup.training = model.training;
     setup.transport = model.transport;
     setup.calibrations = model.calibrations;
-    return Evaluator{cluster, std::move(setup), node_major_placement(cluster, world)};
+    Placement placement = node_major_placement(cluster, world);
+    setup.arms = choose_arms(cluster, placement, model.transport);  // one placement: decided once
+    return Evaluator{cluster, std::move(setup), std::move(placement)};
 }
 
 ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::string& order) {

@@ -31,6 +31,11 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
     header.cluster_source = in.inputs.request.layout_name;
     header.model_source = parsed.get_or("--model", in.inputs.request.layout_name);
     header.sort = parsed.get_or("--sort", std::string(to_string(in.model.transport.candidate)));
+    if (options.sort != SearchSort::Benefit && !result.layouts.empty()) {
+        // The arms the hardware allows (analysis/arms.hpp) may differ from the ones named.
+        const Score& s = result.layouts.front().score;
+        header.sort = std::string(to_string(options.sort == SearchSort::Baseline ? s.baseline : s.candidate));
+    }
     header.top = parsed.get_int("--top").value_or(20);
     write_output(parsed,
                  format == "json" ? search_json(result, in.cluster, header) : search_text(result, in.cluster, header),

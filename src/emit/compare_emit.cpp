@@ -76,6 +76,18 @@ std::string spec_text(const Report& r) {
            std::to_string(s.ep) + " etp" + std::to_string(s.etp) + " dp" + std::to_string(s.dp) + " " + s.order;
 }
 
+// "tcp vs gdrdma", or "tcp only" when the hardware allows one arm.
+std::string arms_text(const Score& s) {
+    return s.single_arm ? std::string(to_string(s.baseline)) + " only"
+                        : std::string(to_string(s.baseline)) + " vs " + std::string(to_string(s.candidate));
+}
+
+std::string benefit_text(const Score& s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * s.rdma_benefit);
+    return s.single_arm ? std::string("none (") + std::string(to_string(s.baseline)) + " only)" : std::string(buf);
+}
+
 // The heavy kinds whose reach changes, in words: the "why" of A vs B.
 std::vector<std::string> explanation(const Report& a, const Report& b) {
     std::vector<std::string> out;
@@ -103,10 +115,13 @@ std::vector<std::string> explanation(const Report& a, const Report& b) {
     }
     if (a.score && b.score) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "RDMA benefit: %.1f%% in A vs %.1f%% in B (cross-node share %.1f%% vs %.1f%%)",
-                      100.0 * a.score->rdma_benefit, 100.0 * b.score->rdma_benefit, 100.0 * a.score->cross_node_share,
+        std::snprintf(buf, sizeof buf, "RDMA benefit: %s in A vs %s in B (cross-node share %.1f%% vs %.1f%%)",
+                      benefit_text(*a.score).c_str(), benefit_text(*b.score).c_str(), 100.0 * a.score->cross_node_share,
                       100.0 * b.score->cross_node_share);
         out.emplace_back(buf);
+        if (arms_text(*a.score) != arms_text(*b.score)) {
+            out.push_back("the hardware allows " + arms_text(*a.score) + " in A, " + arms_text(*b.score) + " in B");
+        }
     }
     return out;
 }
@@ -146,9 +161,16 @@ nlohmann::ordered_json layout_json(const Report& r) {
                      {"etp", s.etp}, {"dp", s.dp}, {"expert_dp", s.expert_dp}, {"order", s.order}};
     if (r.score) {
         const Score& sc = *r.score;
+        nlohmann::ordered_json compared = nlohmann::ordered_json::array({std::string(to_string(sc.baseline))});
+        if (!sc.single_arm) {
+            compared.push_back(std::string(to_string(sc.candidate)));
+        }
         o["score"] = {{"rdma_benefit", round_to(sc.rdma_benefit, 6)},
                       {"throughput_gain", round_to(sc.throughput_gain, 6)},
                       {"cross_node_share", round_to(sc.cross_node_share, 6)},
+                      {"cross_node_hidden_s", round_to(sc.cross_node_hidden_s, 6)},
+                      {"arms", compared},
+                      {"arm_reasons", sc.arm_notes},
                       {"step_time_s",
                        {{std::string(to_string(sc.baseline)), round_to(sc.step_time_s[0], 6)},
                         {std::string(to_string(sc.candidate)), round_to(sc.step_time_s[1], 6)}}}};
@@ -188,7 +210,11 @@ std::string compare_text(const Report& a, const Report& b) {
                 bytes = s.cross_bytes() > 0 ? human_bytes(s.cross_bytes()) : "0";
                 if (s.cost != nullptr && r.score) {
                     char t[64];
-                    std::snprintf(t, sizeof t, "%.4f/%.4f", s.cost->time_s[0], s.cost->time_s[1]);
+                    if (r.score->single_arm) {
+                        std::snprintf(t, sizeof t, "%.4f/-", s.cost->time_s[0]);
+                    } else {
+                        std::snprintf(t, sizeof t, "%.4f/%.4f", s.cost->time_s[0], s.cost->time_s[1]);
+                    }
                     times = t;
                 }
             }
@@ -208,12 +234,21 @@ std::string compare_text(const Report& a, const Report& b) {
                 continue;
             }
             const Score& s = *r->score;
-            std::snprintf(line, sizeof line,
-                          "%s: step %.3f s (%s) -> %.3f s (%s), RDMA benefit %.1f%%, throughput +%.1f%%, cross-node share %.1f%%\n",
-                          r == &a ? "A" : "B", s.step_time_s[0], std::string(to_string(s.baseline)).c_str(), s.step_time_s[1],
-                          std::string(to_string(s.candidate)).c_str(), 100.0 * s.rdma_benefit, 100.0 * s.throughput_gain,
-                          100.0 * s.cross_node_share);
+            if (s.single_arm) {
+                std::snprintf(line, sizeof line, "%s: step %.3f s (%s only), no RDMA benefit predicted, cross-node share %.1f%%\n",
+                              r == &a ? "A" : "B", s.step_time_s[0], std::string(to_string(s.baseline)).c_str(),
+                              100.0 * s.cross_node_share);
+            } else {
+                std::snprintf(line, sizeof line,
+                              "%s: step %.3f s (%s) -> %.3f s (%s), RDMA benefit %.1f%%, throughput +%.1f%%, cross-node share %.1f%%\n",
+                              r == &a ? "A" : "B", s.step_time_s[0], std::string(to_string(s.baseline)).c_str(),
+                              s.step_time_s[1], std::string(to_string(s.candidate)).c_str(), 100.0 * s.rdma_benefit,
+                              100.0 * s.throughput_gain, 100.0 * s.cross_node_share);
+            }
             out << line;
+            for (const auto& note : s.arm_notes) {
+                out << "   arms: " << note << "\n";
+            }
         }
     }
     const auto why = explanation(a, b);

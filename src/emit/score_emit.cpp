@@ -14,7 +14,22 @@ nlohmann::json to_json(const Score& s) {
     nlohmann::json j;
     j["rdma_benefit"] = s.rdma_benefit;
     j["throughput_gain"] = s.throughput_gain;
-    j["transports"] = {{"baseline", b}, {"candidate", c}};
+    j["transports"] = {{"baseline", b}, {"candidate", s.single_arm ? nlohmann::json(nullptr) : nlohmann::json(c)}};
+    nlohmann::json compared = nlohmann::json::array({b});
+    if (!s.single_arm) {
+        compared.push_back(c);
+    }
+    j["arms"] = {{"requested", {std::string(to_string(s.requested_baseline)), std::string(to_string(s.requested_candidate))}},
+                 {"compared", compared},
+                 {"reasons", s.arm_notes}};
+    if (s.what_if) {
+        j["what_if"] = {{"hardware", s.what_if->hardware},
+                        {"transport", std::string(to_string(s.what_if->transport))},
+                        {"step_time_s", s.what_if->step_time_s},
+                        {"rdma_benefit", s.what_if->rdma_benefit}};
+    } else {
+        j["what_if"] = nullptr;
+    }
     if (s.has_model) {
         j["step_time_s"] = {{b, s.step_time_s[0]}, {c, s.step_time_s[1]}};
         j["compute_s"] = s.compute_s;
@@ -25,6 +40,7 @@ nlohmann::json to_json(const Score& s) {
     j["factors"] = {{"cross_node_share", s.cross_node_share},
                     {"eliminable", s.eliminable},
                     {"non_overlapped", s.non_overlapped}};
+    j["cross_node_hidden_s"] = s.cross_node_hidden_s;
     nlohmann::json given = nlohmann::json::array();
     nlohmann::json computed = nlohmann::json::array();
     (s.given_share ? given : computed).push_back("cross_node_share");
@@ -45,6 +61,7 @@ nlohmann::json to_json(const Score& s) {
                          {"exposed_s", {{b, k.exposed_s[0]}, {c, k.exposed_s[1]}}},
                          {"busbw_gbps", {{b, k.busbw_gbyte_s[0]}, {c, k.busbw_gbyte_s[1]}}},
                          {"share", k.share},
+                         {"hidden_s", k.hidden_s},
                          {"phi", k.phi},
                          {"u", k.u},
                          {"contribution", k.contribution}};
@@ -59,18 +76,41 @@ std::string render_text(const Score& s) {
     const std::string b(to_string(s.baseline));
     const std::string c(to_string(s.candidate));
     std::ostringstream out;
-    out << "RDMA benefit (" << b << " -> " << c << "): predicted step-time reduction "
-        << percent_text(s.rdma_benefit) << " (band " << percent_text(s.band_low) << " to " << percent_text(s.band_high)
-        << "), throughput " << (s.throughput_gain >= 0 ? "+" : "") << percent_text(s.throughput_gain) << "\n";
+    if (s.single_arm) {
+        out << "RDMA benefit: none predicted: only the " << b << " arm can run on these nodes\n";
+    } else {
+        out << "RDMA benefit (" << b << " -> " << c << "): predicted step-time reduction " << percent_text(s.rdma_benefit)
+            << " (band " << percent_text(s.band_low) << " to " << percent_text(s.band_high) << "), throughput "
+            << (s.throughput_gain >= 0 ? "+" : "") << percent_text(s.throughput_gain) << "\n";
+    }
+    for (const auto& note : s.arm_notes) {
+        out << "  arms: " << note << "\n";
+    }
+    if (s.what_if) {
+        out << "  what if: with " << s.what_if->hardware << ", the predicted step would be "
+            << fixed_text(s.what_if->step_time_s, 3) << " s (" << to_string(s.what_if->transport) << "), "
+            << percent_text(s.what_if->rdma_benefit) << " less than " << b << "\n";
+    }
     if (s.has_model) {
-        out << "  step time: " << b << " " << fixed_text(s.step_time_s[0], 3) << " s, " << c << " "
-            << fixed_text(s.step_time_s[1], 3) << " s (compute " << fixed_text(s.compute_s, 3) << " s, bubble "
-            << fixed_text(s.bubble_s, 3) << " s)\n";
+        out << "  step time: " << b << " " << fixed_text(s.step_time_s[0], 3) << " s";
+        if (!s.single_arm) {
+            out << ", " << c << " " << fixed_text(s.step_time_s[1], 3) << " s";
+        }
+        out << " (compute " << fixed_text(s.compute_s, 3) << " s, bubble " << fixed_text(s.bubble_s, 3) << " s)\n";
     }
     const auto tag = [](bool given) { return given ? "given" : "computed"; };
-    out << "  factors: cross_node_share " << fixed_text(s.cross_node_share, 3) << " (" << tag(s.given_share)
-        << ") x eliminable " << fixed_text(s.eliminable, 3) << " (" << tag(s.given_eliminable)
-        << ") x non_overlapped " << fixed_text(s.non_overlapped, 3) << " (" << tag(s.given_non_overlapped) << ")\n";
+    if (s.single_arm) {
+        out << "  cross-node share of the " << b << " step: " << fixed_text(s.cross_node_share, 3) << " ("
+            << tag(s.given_share) << ")\n";
+    } else {
+        out << "  factors: cross_node_share " << fixed_text(s.cross_node_share, 3) << " (" << tag(s.given_share)
+            << ") x eliminable " << fixed_text(s.eliminable, 3) << " (" << tag(s.given_eliminable)
+            << ") x non_overlapped " << fixed_text(s.non_overlapped, 3) << " (" << tag(s.given_non_overlapped) << ")\n";
+    }
+    if (s.cross_node_hidden_s > 0) {
+        out << "  cross-node communication hidden under compute (" << b << " arm, not in the share): "
+            << fixed_text(s.cross_node_hidden_s, 3) << " s\n";
+    }
     if (!s.reasons.empty()) {
         out << "Reasons:\n";
         for (const auto& r : s.reasons) {
@@ -79,14 +119,16 @@ std::string render_text(const Score& s) {
     }
     if (!s.by_kind.empty()) {
         char line[256];
+        const std::string cand_col = s.single_arm ? "-" : c + " s";
         std::snprintf(line, sizeof line, "%-8s %-26s %-6s %12s %10s %10s %7s %5s %5s\n", "kind", "collective",
-                      "class", "bytes/step", (b + " s").c_str(), (c + " s").c_str(), "share", "phi", "u");
+                      "class", "bytes/step", (b + " s").c_str(), cand_col.c_str(), "share", "phi", "u");
         out << "By kind:\n  " << line;
         for (const auto& k : s.by_kind) {
-            std::snprintf(line, sizeof line, "%-8s %-26s %-6s %12s %10.4f %10.4f %7s %5.2f %5.2f\n",
+            std::snprintf(line, sizeof line, "%-8s %-26s %-6s %12s %10.4f %10s %7s %5s %5s\n",
                           k.kind.c_str(), k.collective.c_str(), std::string(to_string(k.path_class)).c_str(),
-                          human_bytes(k.bytes_per_step).c_str(), k.time_s[0], k.time_s[1],
-                          percent_text(k.share).c_str(), k.phi, k.u);
+                          human_bytes(k.bytes_per_step).c_str(), k.time_s[0],
+                          s.single_arm ? "-" : fixed_text(k.time_s[1], 4).c_str(), percent_text(k.share).c_str(),
+                          s.single_arm ? "-" : fixed_text(k.phi, 2).c_str(), s.single_arm ? "-" : fixed_text(k.u, 2).c_str());
             out << "  " << line;
         }
     }

@@ -43,12 +43,20 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     std::ostringstream out;
     const std::string base(r.layouts.empty() ? "tcp" : to_string(r.layouts.front().score.baseline));
     const std::string cand(r.layouts.empty() ? "gdrdma" : to_string(r.layouts.front().score.candidate));
+    // Every layout runs on the same placement, so on the same arms.
+    const bool one_arm = !r.layouts.empty() && r.layouts.front().score.single_arm;
     out << "search: " << r.world << " GPUs on " << cluster.node_count() << " node(s) of " << h.cluster_source << "\n";
-    out << "model: " << h.model_source << "; transports " << base << " vs " << cand << "; sorted by "
+    out << "model: " << h.model_source << "; transports " << (one_arm ? base + " only" : base + " vs " + cand)
+        << "; sorted by "
         << (h.sort == "benefit" ? "RDMA benefit (most transport-sensitive first)" : h.sort + " step time (fastest first)")
         << "\n";
     out << "memory budget per GPU: " << memory_budget_text(r.budget)
         << (r.budget.known() ? "" : "; nothing is pruned for memory (give --gpu-memory)") << "\n";
+    if (!r.layouts.empty()) {
+        for (const auto& note : r.layouts.front().score.arm_notes) {
+            out << "arms: " << note << "\n";
+        }
+    }
     out << "layouts: " << r.candidates << " candidate(s), " << r.rejected << " rejected, " << r.pruned_memory
         << " pruned for memory";
     if (r.budget.known()) {
@@ -64,14 +72,16 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     out << "\n";
     char line[512];
     std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout", "mem GiB",
-                  (base + " s").c_str(), (cand + " s").c_str(), "benefit", "x-node", "ep", "dp", "tp", "pp", "cp");
+                  (base + " s").c_str(), (one_arm ? std::string("-") : cand + " s").c_str(), "benefit", "x-node", "ep", "dp",
+                  "tp", "pp", "cp");
     out << line;
     for (std::size_t i = 0; i < shown(r, h); ++i) {
         const SearchLayout& l = r.layouts[i];
-        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %7s%% %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
+        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %8s %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
                       l.name().c_str(), fixed(l.memory.total_bytes() / kGiB, 1).c_str(),
-                      fixed(l.score.step_time_s[0], 3).c_str(), fixed(l.score.step_time_s[1], 3).c_str(),
-                      fixed(100.0 * l.score.rdma_benefit, 1).c_str(), fixed(100.0 * l.score.cross_node_share, 1).c_str(),
+                      fixed(l.score.step_time_s[0], 3).c_str(), one_arm ? "-" : fixed(l.score.step_time_s[1], 3).c_str(),
+                      one_arm ? "-" : (fixed(100.0 * l.score.rdma_benefit, 1) + "%").c_str(),
+                      fixed(100.0 * l.score.cross_node_share, 1).c_str(),
                       reach_text(l.kinds[0]).c_str(), reach_text(l.kinds[1]).c_str(), reach_text(l.kinds[2]).c_str(),
                       reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
         out << line;
@@ -79,8 +89,9 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     if (shown(r, h) < r.layouts.size()) {
         out << "  ... " << r.layouts.size() - shown(r, h) << " more (--top 0 shows all)\n";
     }
-    out << "\nx-node: the cross-node share of the " << base
-        << " step; per kind: worst path class of its worst group, /Nn = nodes it spans.\n";
+    out << "\nx-node: the part of the " << base
+        << " step spent in exposed cross-node communication (time hidden under compute is not counted); per kind: "
+           "worst path class of its worst group, /Nn = nodes it spans.\n";
     return out.str();
 }
 
@@ -107,6 +118,18 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
     }
     j["reasons"] = reasons;
     j["smallest_pruned_gib"] = round_to(r.smallest_pruned_bytes / kGiB, 3);
+    if (r.layouts.empty()) {
+        j["arms"] = nullptr;
+    } else {
+        const Score& s = r.layouts.front().score;
+        nlohmann::ordered_json compared = nlohmann::ordered_json::array({std::string(to_string(s.baseline))});
+        if (!s.single_arm) {
+            compared.push_back(std::string(to_string(s.candidate)));
+        }
+        j["arms"] = {{"requested", {std::string(to_string(s.requested_baseline)), std::string(to_string(s.requested_candidate))}},
+                     {"compared", compared},
+                     {"reasons", s.arm_notes}};
+    }
     nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown(r, h); ++i) {
         const SearchLayout& l = r.layouts[i];
@@ -126,6 +149,7 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
         o["throughput_gain"] = round_to(l.score.throughput_gain, 6);
         o["band"] = {{"low", round_to(l.score.band_low, 6)}, {"high", round_to(l.score.band_high, 6)}};
         o["cross_node_share"] = round_to(l.score.cross_node_share, 6);
+        o["cross_node_hidden_s"] = round_to(l.score.cross_node_hidden_s, 6);
         nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
         for (const auto& k : l.kinds) {
             kinds[k.kind] = {{"size", k.size}, {"max_nodes", k.max_nodes}, {"worst", std::string(to_string(k.worst))}};

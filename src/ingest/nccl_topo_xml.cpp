@@ -15,6 +15,9 @@ namespace planlayout {
 namespace {
 
 constexpr long kMaxLinkWidth = 32;  // PCIe links are x1 to x32
+// NCCL writes gdr="0" on a <gpu> or <net> that cannot do GPUDirect RDMA (no peermem/DMA-BUF, or
+// a GPU without it): the node's RDMA arm is then host-staged.
+const char* const kNoGdr = "NCCL found no GPUDirect RDMA (gdr=\"0\"): gdr_level LOC, the RDMA arm is host-staged";
 
 using boost::property_tree::ptree;
 using ingest_detail::normalize_bus_id;
@@ -175,6 +178,10 @@ struct Reader {
             } else if (cls.rfind("0x0200", 0) == 0 && dn.rfind("mlx", 0) == 0) {
                 r.nic.link_layer = "RoCE";
             }
+            if (!netdev && attr(net, "gdr") == "0") {
+                t.gdr_level = PathClass::Loc;
+                notes.add(kNoGdr, dn);
+            }
             nics.push_back(r);
         }
         if (k == 0) {
@@ -254,6 +261,10 @@ struct Reader {
             } else {
                 r.dev = ingest_detail::parse_uint(attr(*g, "dev"));
                 r.sm = static_cast<int>(ingest_detail::parse_uint(attr(*g, "sm")));
+                if (attr(*g, "gdr") == "0") {
+                    t.gdr_level = PathClass::Loc;
+                    notes.add(kNoGdr, busid);
+                }
                 if (!has_attr(*g, "rank")) {
                     notes.add("<gpu> without rank: NCCL ignores it when it builds the system; "
                               "kept here", busid);

@@ -200,7 +200,7 @@ void read_paths(const JsonReader& r, NodeTemplate& t) {
 NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
     const JsonReader r(j, file, pointer);
     r.check_keys({"schema_version", "name", "source", "gpu_model", "gpu_memory_mib", "nvlink", "cpus", "pcie_switches", "gpus",
-                  "nics", "tcp", "paths", "warnings"});
+                  "nics", "tcp", "paths", "gdr_level", "warnings"});
     if (const auto v = r.get<int>("schema_version", 0, 1000000); v && *v != 1) {
         throw input_error(r.where("schema_version"), "schema_version " + std::to_string(*v) + " is not supported",
                           "this plan-layout reads schema_version 1");
@@ -261,6 +261,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         tcp.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
         t.tcp.push_back(std::move(tcp));
     });
+    t.gdr_level = r.get_enum<PathClass>("gdr_level", parse_gdr_level, "LOC, PIX, PXB, PHB, NODE or SYS").value_or(PathClass::Pxb);
     t.warnings = r.get_strings("warnings").value_or(std::vector<std::string>{});
     ingest_detail::require_node_size(t.gpus.size(), t.nics.size(), r.where());
     check_parents(t, r);

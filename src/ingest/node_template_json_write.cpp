@@ -200,6 +200,9 @@ json template_json(const NodeTemplate& t, bool with_paths) {
         }
     }
     j["paths"] = std::move(pj);
+    if (t.gdr_level != PathClass::Pxb) {
+        j["gdr_level"] = std::string(to_string(t.gdr_level));
+    }
     j["warnings"] = t.warnings;
     return j;
 }

@@ -244,6 +244,14 @@ void derive_paths(NodeTemplate& t) {
     }
 }
 
+std::optional<PathClass> parse_gdr_level(std::string_view s) {
+    const auto c = parse_path_class(s);
+    if (!c || *c == PathClass::Nv || is_cross_node(*c) || s == "X") {
+        return std::nullopt;
+    }
+    return c;
+}
+
 std::vector<PathClass> gpu_nic_classes(const NodeTemplate& t) {
     std::unordered_map<std::string, std::size_t> gpu_index;
     std::unordered_map<std::string, std::size_t> nic_index;

@@ -6,6 +6,8 @@
 //   expected.err  optional: exact standard error
 //   exit          optional: expected exit code (default 0)
 // Each case runs twice: the output must also be byte-identical between runs (determinism).
+// A case that scores layouts (analyze, compare, search) runs once more as JSON: its shares must
+// lie in [0, 1].
 // PLANLAYOUT_UPDATE_GOLDEN=1 rewrites the expected files; review them in the diff like code.
 #include <doctest/doctest.h>
 
@@ -48,7 +50,7 @@ struct Outcome {
     std::string err;
 };
 
-Outcome run_case(const fs::path& dir) {
+std::vector<std::string> case_args(const fs::path& dir) {
     std::vector<std::string> args{"plan-layout"};
     std::istringstream lines(slurp(dir / "args"));
     for (std::string line; std::getline(lines, line);) {
@@ -56,6 +58,10 @@ Outcome run_case(const fs::path& dir) {
             args.push_back(expand(line, dir));
         }
     }
+    return args;
+}
+
+Outcome run_case(const fs::path& dir, const std::vector<std::string>& args) {
     std::istringstream in(fs::exists(dir / "stdin") ? slurp(dir / "stdin") : std::string());
     std::ostringstream out;
     std::ostringstream err;
@@ -65,6 +71,59 @@ Outcome run_case(const fs::path& dir) {
     o.out = unexpand(out.str(), dir);
     o.err = unexpand(err.str(), dir);
     return o;
+}
+
+Outcome run_case(const fs::path& dir) { return run_case(dir, case_args(dir)); }
+
+// Shares are shares (docs/cost-model.md §6): every cross-node share, kind share and factor in a
+// JSON report, comparison or search row lies in [0, 1].
+void check_shares(const nlohmann::json& j, const std::string& at) {
+    if (j.is_array()) {
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            check_shares(j[i], at + "/" + std::to_string(i));
+        }
+        return;
+    }
+    if (!j.is_object()) {
+        return;
+    }
+    for (const auto& [key, value] : j.items()) {
+        if (key == "cross_node_share" || key == "share" || key == "eliminable" || key == "non_overlapped") {
+            CAPTURE(at + "/" + key);
+            REQUIRE(value.is_number());
+            CHECK(value.get<double>() >= 0.0);
+            CHECK(value.get<double>() <= 1.0);
+        }
+        check_shares(value, at + "/" + key);
+    }
+}
+
+// The case as JSON, when it scores layouts (analyze, compare, search) as text or JSON: its
+// --format replaced by json and, for search, every row (--top 0). Empty when it does not.
+std::vector<std::string> as_json_case(const std::vector<std::string>& args) {
+    if (args.size() < 2 || (args[1] != "analyze" && args[1] != "compare" && args[1] != "search")) {
+        return {};
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const bool valued = args[i] == "--format" || args[i] == "--top";
+        if (valued && args[i] == "--format" && i + 1 < args.size() && args[i + 1] != "json" && args[i + 1] != "text") {
+            return {};  // hostfile, launch, scheduler, dot, svg: not a score
+        }
+        if (args[i] == "--help" || args[i] == "--view") {
+            return {};
+        }
+        if (valued) {
+            ++i;
+            continue;
+        }
+        out.push_back(args[i]);
+    }
+    out.insert(out.end(), {"--format", "json"});
+    if (args[1] == "search") {
+        out.insert(out.end(), {"--top", "0"});
+    }
+    return out;
 }
 
 // Invariants on any JSON group listing: within a kind no rank appears twice, and every kind
@@ -125,6 +184,11 @@ TEST_CASE("every golden CLI case matches its expected output, twice over") {
         }
         const int expected_code = fs::exists(dir / "exit") ? std::stoi(slurp(dir / "exit")) : 0;
         CHECK(first.code == expected_code);
+        if (const auto json_args = as_json_case(case_args(dir)); expected_code == 0 && !json_args.empty()) {
+            const Outcome scored = run_case(dir, json_args);
+            REQUIRE(scored.code == 0);
+            check_shares(nlohmann::json::parse(scored.out), "");
+        }
         CHECK(first.out == slurp(dir / "expected.out"));
         if (fs::exists(dir / "expected.err")) {
             CHECK(first.err == slurp(dir / "expected.err"));

@@ -1,5 +1,5 @@
 // Test support: a validator for the subset of JSON Schema (draft 2020-12) that schema/ uses:
-// type, properties, required, items, enum, const, additionalProperties, minimum, anyOf and
+// type, properties, required, items, enum, const, additionalProperties, minimum, maximum, anyOf and
 // $ref to "#/$defs/NAME". Anything else in a schema is an error, so a schema cannot silently
 // rely on a keyword this validator ignores.
 #pragma once
@@ -42,7 +42,7 @@ private:
                int depth) const {
         static const std::set<std::string> known = {"$schema", "$id", "$defs", "$ref", "title", "description", "type",
                                                     "properties", "required", "items", "enum", "const",
-                                                    "additionalProperties", "minimum", "anyOf", "$comment"};
+                                                    "additionalProperties", "minimum", "maximum", "anyOf", "$comment"};
         if (depth > 64) {
             errors.push_back(at + ": schema recursion too deep");
             return;
@@ -89,6 +89,9 @@ private:
         }
         if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>()) {
             errors.push_back(at + ": " + v.dump() + " is below the minimum " + s["minimum"].dump());
+        }
+        if (s.contains("maximum") && v.is_number() && v.get<double>() > s["maximum"].get<double>()) {
+            errors.push_back(at + ": " + v.dump() + " is above the maximum " + s["maximum"].dump());
         }
         if (s.contains("anyOf")) {
             bool any = false;

@@ -12,7 +12,8 @@ namespace planlayout::testing {
 
 /// Violations of: every rank placed exactly once on a GPU that exists; per-kind pair counts add
 /// up over shapes; group counts add up; the group invariants; a score's band holds its point
-/// estimate and its factors lie in [0, 1].
+/// estimate, its factors and shares lie in [0, 1] and the shares add up to at most the step;
+/// one arm claims no benefit.
 inline std::vector<std::string> check_report_invariants(const Report& r) {
     std::vector<std::string> bad = check_group_invariants(r.groups);
     std::set<std::pair<int, int>> used;
@@ -54,6 +55,23 @@ inline std::vector<std::string> check_report_invariants(const Report& r) {
             if (f < -1e-12 || f > 1 + 1e-12) {
                 bad.push_back("a score factor lies outside [0, 1]");
             }
+        }
+        // Shares are shares: the kinds' exposed parts and compute + bubble make up the step.
+        double parts = s.has_model ? (s.compute_s + s.bubble_s) / s.step_time_s[0] : 0.0;
+        for (const auto& k : s.by_kind) {
+            parts += k.share;
+            if (k.share < -1e-12 || k.share > 1 + 1e-12 || k.hidden_s < 0) {
+                bad.push_back(k.kind + ": its share of the step lies outside [0, 1]");
+            }
+        }
+        if (s.has_model && parts > 1 + 1e-9) {
+            bad.push_back("the kinds' shares and compute add up to more than the step");
+        }
+        if (s.cross_node_hidden_s < 0) {
+            bad.push_back("negative hidden cross-node time");
+        }
+        if (s.single_arm && (s.rdma_benefit != 0 || s.band_low != 0 || s.band_high != 0)) {
+            bad.push_back("one arm, yet a benefit is claimed");
         }
     }
     return bad;

@@ -58,6 +58,9 @@ TEST_CASE("the schema validator rejects what its keywords forbid") {
     CHECK(v.validate(nlohmann::json::parse(R"({"kinds": [], "y": 1})")).size() == 2);
     CHECK(v.validate(nlohmann::json::parse(R"({"n": 1, "kinds": [], "x": 3})")).size() == 1);
     CHECK(v.validate(nlohmann::json::parse(R"({"n": 1.5, "kinds": []})")).size() == 1);
+    const SchemaValidator share(nlohmann::json::parse(R"({"type": "number", "minimum": 0, "maximum": 1})"));
+    CHECK(share.validate(nlohmann::json(1.0)).empty());
+    CHECK(share.validate(nlohmann::json(1.001)).size() == 1);
 }
 
 TEST_CASE("every JSON golden output validates against the schema of its command") {

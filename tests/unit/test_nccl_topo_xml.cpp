@@ -180,3 +180,18 @@ TEST_CASE("malformed or foreign XML is refused naming the file and line") {
     CHECK_THROWS_WITH_AS(read_nccl_topo_xml("<topology version=\"2.0\"/>", "t.xml"),
                          doctest::Contains("this is hwloc XML"), Error);
 }
+
+TEST_CASE("gdr=\"0\" on a GPU or an RDMA <net>: no GPUDirect RDMA on that node (gdr_level LOC)") {
+    // RTX 4090s and a ConnectX-4: NCCL wrote gdr="0" on both GPUs and both nets.
+    const auto epyc = load("amd-epyc-2x-rtx4090-cx4-dualport-topo.xml");
+    CHECK(epyc.gdr_level == planlayout::PathClass::Loc);
+    CHECK(fixture::has_warning(epyc, "NCCL found no GPUDirect RDMA (gdr=\"0\"): gdr_level LOC"));
+    // gdr="1" everywhere: NCCL's default reach.
+    CHECK(load("aws-p5-48xlarge-topo-2026.xml").gdr_level == planlayout::PathClass::Pxb);
+    // NCv4: gdr="0" only on eth0, NCCL's socket transport (no RDMA there to begin with).
+    const auto ncv4 = load("azure-ncv4-topo.xml");
+    CHECK(ncv4.gdr_level == planlayout::PathClass::Pxb);
+    CHECK_FALSE(fixture::has_warning(ncv4, "GPUDirect"));
+    // Seeds without the attribute say nothing.
+    CHECK(load("azure-ndv5-topo.xml").gdr_level == planlayout::PathClass::Pxb);
+}

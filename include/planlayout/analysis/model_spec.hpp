@@ -127,6 +127,7 @@ struct TcpSpec {
 struct TransportSpec {
     Transport baseline = Transport::Tcp;     // "compare": [baseline, candidate]
     Transport candidate = Transport::Gdrdma;
+    bool compare_given = false;              // the layout named "compare" (else the default)
     TcpSpec tcp;
     TransportParams tcp_params{{0.4, 0.2, 0.6}, {0.4, 0.2, 0.6}, 20.0};  // TCP's limit is the shared interface, not one QP per peer: no extra all-to-all penalty
     TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/analysis/arms.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/edge_class.hpp"
 #include "planlayout/analysis/score.hpp"
@@ -26,6 +27,8 @@ struct ScoreSetup {
     TransportSpec transport;
     ScoreFactors given;
     std::vector<Calibration> calibrations;  // applied in order
+    std::optional<ArmChoice> arms;          // the arms the hardware allows (choose_arms); evaluate()
+                                            // decides them when absent (search decides once)
 };
 
 /// How many groups of each kind are classified: every group, or the groups through a few
@@ -58,8 +61,11 @@ struct CalibratedHardware {
                                                      const TransportSpec& transport,
                                                      const std::vector<Calibration>& calibrations);
 
-/// Scores classified kinds: each kind's worst group footprint becomes its placed group.
+/// Scores classified kinds on the arms chosen: each kind's worst group footprint becomes its
+/// placed group. When the hardware took the requested candidate away, the score also carries
+/// what it would predict on hardware that allows it (Score::what_if).
 [[nodiscard]] Score score_kinds(const ScoreSetup& setup,
+                                const ArmChoice& arms,
                                 const CalibratedHardware& calibrated,
                                 const ParallelSizes& sizes,
                                 const std::vector<KindEdges>& kinds,

@@ -51,22 +51,37 @@ struct KindBreakdown {
     double time_s[2] = {0, 0};     // total per step
     double exposed_s[2] = {0, 0};  // not hidden by compute
     double busbw_gbyte_s[2] = {0, 0};  // of one call (the largest of the kind)
-    double share = 0;           // time_s[0] / baseline step
+    double share = 0;           // exposed_s[0] / baseline step: its part of the step, 0..1
+    double hidden_s = 0;        // time_s[0] − exposed_s[0]: hidden under compute, not in the share
     double phi = 0;             // 1 − time_s[1] / time_s[0]
     double u = 0;               // (exposed[0] − exposed[1]) / (time[0] − time[1])
     double contribution = 0;    // its part of the score: (exposed[0] − exposed[1]) / baseline step
 };
 
+/// The step on hardware the nodes lack (arms.hpp), against the baseline arm.
+struct WhatIf {
+    std::string hardware;  // in words: "one 400 Gbit/s RDMA NIC per GPU, rail-aligned, GPUDirect"
+    Transport transport = Transport::Gdrdma;
+    double step_time_s = 0;
+    double rdma_benefit = 0;
+};
+
 struct Score {
-    Transport baseline = Transport::Tcp;
+    Transport baseline = Transport::Tcp;   // the arms compared (arms.hpp: what the hardware allows)
     Transport candidate = Transport::Gdrdma;
+    Transport requested_baseline = Transport::Tcp;  // transport.compare, as the layout asks
+    Transport requested_candidate = Transport::Gdrdma;
+    bool single_arm = false;     // baseline == candidate: one step, no benefit claimed
+    std::vector<std::string> arm_notes;  // why the arms differ from those requested, in words
+    std::optional<WhatIf> what_if;       // the requested candidate on hardware that allows it
     bool has_model = false;
     double rdma_benefit = 0;     // predicted step-time reduction, (T_base − T_cand) / T_base
     double throughput_gain = 0;  // 1 / (1 − rdma_benefit) − 1
     double step_time_s[2] = {0, 0};
     double compute_s = 0;
     double bubble_s = 0;
-    double cross_node_share = 0;
+    double cross_node_share = 0;     // exposed transport-sensitive time / baseline step, 0..1
+    double cross_node_hidden_s = 0;  // their baseline time hidden under compute (not in the share)
     double eliminable = 0;
     double non_overlapped = 0;
     bool given_share = false;

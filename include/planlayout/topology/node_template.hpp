@@ -95,8 +95,15 @@ struct NodeTemplate {
     std::vector<Nic> nics;
     std::vector<TcpInterface> tcp;
     std::vector<DevicePath> paths;  // every unordered GPU/NIC pair once
+    // The farthest GPU↔NIC path class over which GPUDirect RDMA works (NCCL_NET_GDR_LEVEL):
+    // NCCL's default is PXB (a GPU reaching its NIC through the CPU, PHB/NODE/SYS, is
+    // host-staged); Loc = no GPUDirect RDMA at all (no peermem/DMA-BUF, or NCCL reported gdr 0).
+    PathClass gdr_level = PathClass::Pxb;
     std::vector<std::string> warnings;
 };
+
+/// The GPUDirect levels a template may name ("gdr_level"): LOC, PIX, PXB, PHB, NODE, SYS.
+[[nodiscard]] std::optional<PathClass> parse_gdr_level(std::string_view s);
 
 /// Canonical device order: GPUs before NICs, then by the number in the name ("GPU10" after
 /// "GPU9"), then by name.
