@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/error.hpp"
@@ -25,80 +26,193 @@ void set_if(std::optional<T> v, T& field) {
 
 // ---------------------------------------------------------------------------- ModelSpec
 
-int ModelSpec::kv_dim() const {
-    const int hd = head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
-    return (kv_heads > 0 ? kv_heads : heads) * hd;
-}
+namespace {
 
-double ModelSpec::derived_dense_params() const {
-    if (dense_params > 0) {
-        return dense_params;
+constexpr int kMaxDim = 1 << 24;  // hidden, head and latent widths: far above any model
+// FFN widths: any int, so that the derived ones to_json writes (4·hidden, shared_experts × width) read
+// back; the parameter count they give is checked instead.
+constexpr int kMaxWidth = std::numeric_limits<int>::max();
+
+// The keys present (and not null) in an object and in the objects it holds, as pointers relative
+// to it: what fields() reports as given.
+std::vector<std::string> present_keys(const nlohmann::json& j) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : j.items()) {
+        if (is_comment_key(key) || value.is_null()) {
+            continue;
+        }
+        out.push_back("/" + key);
+        if (value.is_object()) {
+            for (const auto& [inner, v] : value.items()) {
+                if (!is_comment_key(inner) && !v.is_null()) {
+                    out.push_back("/" + key + "/" + inner);
+                }
+            }
+        }
     }
-    const double h = hidden;
-    const int hd = head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
-    const double q_dim = static_cast<double>(heads) * hd;
-    const double attention = 2.0 * h * q_dim + 2.0 * h * static_cast<double>(kv_dim());
-    const double ffn = ffn_hidden > 0 ? ffn_hidden : 4.0 * h;
-    const auto dense_layers = static_cast<double>(layers - moe_layers);
-    const double moe_ffn = moe_ffn_hidden > 0 ? moe_ffn_hidden : (topk > 0 ? ffn / topk : 0);
-    const double per_moe_layer = h * experts + static_cast<double>(shared_experts) * 3.0 * h * moe_ffn;
-    const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);
-    return static_cast<double>(layers) * attention + dense_layers * 3.0 * h * ffn +
-           static_cast<double>(moe_layers) * per_moe_layer + embed;
+    return out;
 }
 
-double ModelSpec::derived_expert_params() const {
-    if (expert_params > 0) {
-        return expert_params;
+// "moe/layer_freq": an int N (Megatron --moe-layer-freq: layer i is MoE when i % N == 0) or one
+// 0/1 per layer.
+void read_layer_freq(const JsonReader& moe, ModelSpec& m) {
+    if (!moe.has("layer_freq")) {
+        return;
     }
-    const double ffn = ffn_hidden > 0 ? ffn_hidden : 4.0 * hidden;
-    const double moe_ffn = moe_ffn_hidden > 0 ? moe_ffn_hidden : (topk > 0 ? ffn / topk : 0);
-    return static_cast<double>(moe_layers) * experts * 3.0 * hidden * moe_ffn;
+    const nlohmann::json& v = moe.at("layer_freq");
+    if (!v.is_array()) {
+        m.moe_layer_freq = *moe.get<int>("layer_freq", 1, kMaxInt);
+        return;
+    }
+    if (v.size() != static_cast<std::size_t>(m.layers)) {
+        throw input_error(moe.where("layer_freq"),
+                          "the list has " + std::to_string(v.size()) + " entries for " + std::to_string(m.layers) + " layers",
+                          "give one 0 (dense) or 1 (MoE) per layer, or an int N for every N-th layer");
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number_integer() || (v[i].get<std::int64_t>() != 0 && v[i].get<std::int64_t>() != 1)) {
+            throw input_error(moe.where("layer_freq/" + std::to_string(i)), "expected 0 or 1, got " + v[i].dump(),
+                              "write 0 for a dense layer and 1 for an MoE layer");
+        }
+        m.moe_layer_pattern.push_back(v[i].get<int>());
+    }
 }
 
-double ModelSpec::active_params() const {
-    const double share = experts > 0 ? static_cast<double>(topk) / experts : 0.0;
-    return derived_dense_params() + share * derived_expert_params();
+// first_dense_layers and moe_layers from the layer_freq pattern; given values must agree with it.
+void apply_layer_pattern(const JsonReader& f, ModelSpec& m) {
+    // An int N: layers 0, N, 2N, ... (counted, not listed: layers may be large); a list: as given.
+    const auto& p = m.moe_layer_pattern;
+    const int moe = p.empty() ? (m.layers - 1) / m.moe_layer_freq + 1 : static_cast<int>(std::count(p.begin(), p.end(), 1));
+    const int lead = p.empty() ? 0 : static_cast<int>(std::find(p.begin(), p.end(), 1) - p.begin());
+    if (moe == 0) {
+        throw input_error(f.where("moe/layer_freq"), "layer_freq makes none of the " + std::to_string(m.layers) + " layers MoE",
+                          "mark at least one layer 1, or remove the \"moe\" section for a dense model");
+    }
+    const auto check = [&](const char* key, int given, int derived) {
+        if (f.has(key) && given != derived) {
+            throw input_error(f.where(key),
+                              std::string(key) + " " + std::to_string(given) + " conflicts with moe/layer_freq, which gives " +
+                                  std::to_string(derived),
+                              "remove " + std::string(key) + " or moe/layer_freq, or make them agree");
+        }
+    };
+    check("first_dense_layers", m.first_dense_layers, lead);
+    check("moe_layers", m.moe_layers, moe);
+    m.first_dense_layers = lead;
+    m.moe_layers = moe;
 }
+
+void read_moe(const JsonReader& f, ModelSpec& m) {
+    auto moe = f.get_object("moe");
+    if (!moe) {
+        return;
+    }
+    moe->check_keys({"experts", "topk", "ffn_hidden", "shared_experts", "shared_ffn_hidden", "capacity_factor",
+                     "layer_freq", "token_dispatcher", "grouped_gemm"});
+    set_if(moe->get<int>("experts", 1, kMaxInt), m.experts);
+    set_if(moe->get<int>("topk", 1, kMaxInt), m.topk);
+    set_if(moe->get<int>("ffn_hidden", 0, kMaxWidth), m.moe_ffn_hidden);
+    set_if(moe->get<int>("shared_experts", 0, kMaxInt), m.shared_experts);
+    set_if(moe->get<int>("shared_ffn_hidden", 0, kMaxWidth), m.shared_ffn_hidden);
+    set_if(moe->get<double>("capacity_factor", 0.01, 64), m.capacity_factor);
+    set_if(moe->get_enum<TokenDispatcher>(
+               "token_dispatcher",
+               [](const std::string& s) -> std::optional<TokenDispatcher> {
+                   for (const auto d : {TokenDispatcher::AllGather, TokenDispatcher::AllToAll, TokenDispatcher::Flex}) {
+                       if (s == to_string(d)) {
+                           return d;
+                       }
+                   }
+                   return std::nullopt;
+               },
+               "allgather, alltoall or flex"),
+           m.token_dispatcher);
+    set_if(moe->get<bool>("grouped_gemm"), m.grouped_gemm);
+    if (m.experts == 0 || m.topk == 0) {
+        throw input_error(moe->where(m.experts == 0 ? "experts" : "topk"), "an MoE model needs both experts and topk",
+                          "add \"experts\": E and \"topk\": k");
+    }
+    if (m.topk > m.experts) {
+        throw input_error(moe->where("topk"), "topk " + std::to_string(m.topk) + " exceeds experts " + std::to_string(m.experts),
+                          "topk must be at most the number of experts");
+    }
+    read_layer_freq(*moe, m);
+}
+
+void read_mla(const JsonReader& f, ModelSpec& m) {
+    auto a = f.get_object("mla");
+    if (!a) {
+        return;
+    }
+    a->check_keys({"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_rope_head_dim", "v_head_dim"});
+    MlaSpec s;
+    set_if(a->get<int>("q_lora_rank", 0, kMaxDim), s.q_lora_rank);
+    const auto required = [&](const char* key, int min, const char* example) {
+        const auto v = a->get<int>(key, min, kMaxDim);
+        if (!v) {
+            throw input_error(a->where(key), std::string("missing: ") + key + " (multi-head latent attention needs it)",
+                              std::string("add \"") + key + "\": N (DeepSeek-V3: " + example + ")");
+        }
+        return *v;
+    };
+    s.kv_lora_rank = required("kv_lora_rank", 1, "512");
+    s.qk_head_dim = required("qk_head_dim", 1, "128");
+    s.qk_rope_head_dim = required("qk_rope_head_dim", 0, "64");
+    s.v_head_dim = required("v_head_dim", 1, "128");
+    m.mla = s;
+}
+
+void require_model_basics(const JsonReader& f, const ModelSpec& m) {
+    if (m.hidden == 0) {
+        throw input_error(f.where("hidden"), "missing: the hidden size",
+                          "add \"hidden\": H (a documented assumption if the model card does not say)");
+    }
+    if (m.heads == 0 && m.dense_params == 0) {
+        throw input_error(f.where("heads"), "missing: heads (needed to derive the dense parameters)",
+                          "add \"heads\": N, or give \"params\": {\"dense\": ...}");
+    }
+    if (m.kv_heads > m.heads && m.heads > 0) {
+        throw input_error(f.where("kv_heads"),
+                          "kv_heads " + std::to_string(m.kv_heads) + " exceeds heads " + std::to_string(m.heads),
+                          "give at most as many key/value heads as attention heads");
+    }
+    if (m.head_dim == 0 && !m.mla && m.heads > m.hidden) {
+        throw input_error(f.where("heads"), "heads " + std::to_string(m.heads) + " exceeds hidden " + std::to_string(m.hidden),
+                          "give \"head_dim\" too, or fewer heads");
+    }
+}
+
+}  // namespace
 
 ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where,
                                const std::string& pointer) {
     const JsonReader f(j, where, pointer);
     f.check_keys({"layers", "first_dense_layers", "moe_layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                  "vocab", "tied_embeddings", "moe", "params", "dtype_bytes"});
+                  "ffn_gated", "vocab", "tied_embeddings", "moe", "mla", "params", "dtype_bytes"});
     ModelSpec m;
     set_if(f.get<int>("layers", 1, kMaxInt), m.layers);
-    set_if(f.get<int>("first_dense_layers", 0, kMaxInt), m.first_dense_layers);
-    set_if(f.get<int>("hidden", 1, kMaxInt), m.hidden);
-    set_if(f.get<int>("heads", 1, kMaxInt), m.heads);
-    set_if(f.get<int>("kv_heads", 1, kMaxInt), m.kv_heads);
-    set_if(f.get<int>("head_dim", 1, kMaxInt), m.head_dim);
-    set_if(f.get<int>("ffn_hidden", 1, kMaxInt), m.ffn_hidden);
-    set_if(f.get<int>("vocab", 1, kMaxInt), m.vocab);
-    set_if(f.get<bool>("tied_embeddings"), m.tied_embeddings);
-    if (auto moe = f.get_object("moe")) {
-        moe->check_keys({"experts", "topk", "ffn_hidden", "shared_experts", "capacity_factor"});
-        set_if(moe->get<int>("experts", 1, kMaxInt), m.experts);
-        set_if(moe->get<int>("topk", 1, kMaxInt), m.topk);
-        set_if(moe->get<int>("ffn_hidden", 1, kMaxInt), m.moe_ffn_hidden);
-        set_if(moe->get<int>("shared_experts", 0, kMaxInt), m.shared_experts);
-        set_if(moe->get<double>("capacity_factor", 0.01, 64), m.capacity_factor);
-        if (m.experts == 0 || m.topk == 0) {
-            throw input_error(moe->where(m.experts == 0 ? "experts" : "topk"),
-                              "an MoE model needs both experts and topk",
-                              "add \"experts\": E and \"topk\": k");
-        }
-        if (m.topk > m.experts) {
-            throw input_error(moe->where("topk"), "topk " + std::to_string(m.topk) +
-                                                   " exceeds experts " + std::to_string(m.experts),
-                              "topk must be at most the number of experts");
-        }
+    if (m.layers == 0) {
+        throw input_error(f.where("layers"), "missing: the number of transformer layers", "add \"layers\": N");
     }
-    m.moe_layers = m.experts > 0 ? m.layers - m.first_dense_layers : 0;
-    set_if(f.get<int>("moe_layers", 0, m.layers), m.moe_layers);
+    set_if(f.get<int>("first_dense_layers", 0, kMaxInt), m.first_dense_layers);
+    set_if(f.get<int>("hidden", 1, kMaxDim), m.hidden);
+    set_if(f.get<int>("heads", 1, kMaxDim), m.heads);
+    set_if(f.get<int>("kv_heads", 1, kMaxDim), m.kv_heads);
+    set_if(f.get<int>("head_dim", 1, kMaxDim), m.head_dim);
+    set_if(f.get<int>("ffn_hidden", 1, kMaxWidth), m.ffn_hidden);
+    set_if(f.get<bool>("ffn_gated"), m.ffn_gated);
+    set_if(f.get<int>("vocab", 0, kMaxInt), m.vocab);
+    set_if(f.get<bool>("tied_embeddings"), m.tied_embeddings);
+    read_moe(f, m);
+    read_mla(f, m);
     if (m.first_dense_layers > m.layers) {
         throw input_error(f.where("first_dense_layers"), "more leading dense layers than layers",
                           "set it to at most " + std::to_string(m.layers));
+    }
+    m.moe_layers = m.experts > 0 ? m.layers - m.first_dense_layers : 0;
+    set_if(f.get<int>("moe_layers", 0, m.layers), m.moe_layers);
+    if (!m.moe_layer_pattern.empty() || m.moe_layer_freq > 0) {
+        apply_layer_pattern(f, m);
     }
     if (auto p = f.get_object("params")) {
         p->check_keys({"dense", "expert"});
@@ -111,18 +225,14 @@ ModelSpec ModelSpec::from_json(const nlohmann::json& j, const std::string& where
         set_if(d->get<int>("grad", 1, 8), m.grad_bytes);
         set_if(d->get<int>("param", 1, 8), m.param_bytes);
     }
-    if (m.layers == 0) {
-        throw input_error(f.where("layers"), "missing: the number of transformer layers",
-                          "add \"layers\": N");
+    require_model_basics(f, m);
+    for (const double n : {m.derived_dense_params(), m.derived_expert_params()}) {
+        if (!(n <= 1e15)) {
+            throw input_error(f.where(), "the shape gives " + number_text(n) + " parameters, more than 1e15",
+                              "check layers, hidden, ffn_hidden, vocab and the moe sizes, or give \"params\"");
+        }
     }
-    if (m.hidden == 0) {
-        throw input_error(f.where("hidden"), "missing: the hidden size",
-                          "add \"hidden\": H (a documented assumption if the model card does not say)");
-    }
-    if (m.heads == 0 && m.dense_params == 0) {
-        throw input_error(f.where("heads"), "missing: heads (needed to derive the dense parameters)",
-                          "add \"heads\": N, or give \"params\": {\"dense\": ...}");
-    }
+    m.given = present_keys(j);
     return m;
 }
 
@@ -138,7 +248,7 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     const JsonReader f(j, where, pointer);
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport",
-                  "compute_time_s", "gpu_peak_tflops", "mfu"});
+                  "compute_time_s", "gpu_peak_tflops", "mfu", "fp8", "recompute_method", "recompute_layers"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -196,11 +306,33 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     }
     set_if(f.get<double>("gpu_peak_tflops", 1e-3, 1e6), t.gpu_peak_tflops);
     set_if(f.get<double>("mfu", 1e-6, 1.0), t.mfu);
+    if (const auto fp8 = f.get<std::string>("fp8")) {
+        if (*fp8 != "e4m3" && *fp8 != "hybrid") {
+            throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");
+        }
+        t.fp8 = *fp8;
+    }
+    t.recompute_method = f.get_enum<RecomputeMethod>(
+        "recompute_method",
+        [](const std::string& s) -> std::optional<RecomputeMethod> {
+            if (s == "uniform" || s == "block") {
+                return s == "uniform" ? RecomputeMethod::Uniform : RecomputeMethod::Block;
+            }
+            return std::nullopt;
+        },
+        "uniform or block");
+    set_if(f.get<int>("recompute_layers", 1, kMaxInt), t.recompute_layers);
+    if ((t.recompute_method || t.recompute_layers > 0) && t.recompute != Recompute::Full) {
+        throw input_error(f.where(t.recompute_method ? "recompute_method" : "recompute_layers"),
+                          "recompute_method and recompute_layers apply to full recompute only",
+                          "set \"recompute\": \"full\", or remove them");
+    }
     if (t.global_batch == 0 || t.seq_len == 0) {
         throw input_error(f.where(t.global_batch == 0 ? "global_batch" : "seq_len"),
                           "missing: global_batch and seq_len are both required",
                           "add \"global_batch\": N and \"seq_len\": S");
     }
+    t.given = present_keys(j);
     return t;
 }
 

@@ -4,11 +4,42 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace planlayout {
+
+/// Where an effective value came from: the input gave it, it is the documented default, or it
+/// was computed from other fields (docs/cost-model.md, "Parameters from the shape").
+enum class ValueOrigin { Given, Default, Derived };
+
+[[nodiscard]] std::string_view to_string(ValueOrigin o);
+
+/// One field of a section with its effective value: `pointer` is relative to the section
+/// ("/hidden", "/moe/experts"), so "/model" + pointer is where it sits in a layout.
+struct SpecField {
+    std::string pointer;
+    nlohmann::json value;
+    ValueOrigin origin = ValueOrigin::Given;
+};
+
+/// How MoE tokens reach their experts (Megatron --moe-token-dispatcher-type).
+enum class TokenDispatcher { AllGather, AllToAll, Flex };
+
+[[nodiscard]] std::string_view to_string(TokenDispatcher d);
+
+/// Multi-head latent attention (DeepSeek-V2/V3; Megatron's MLATransformerConfig). Per layer:
+/// q_a h×q_lora + q_b q_lora×heads·(qk+rope) (or q_proj h×heads·(qk+rope) when q_lora_rank is 0),
+/// kv_a h×(kv_lora+rope), kv_b kv_lora×heads·(qk+v), o heads·v×h.
+struct MlaSpec {
+    int q_lora_rank = 0;       // 0 = no query compression
+    int kv_lora_rank = 0;      // the compressed K/V latent
+    int qk_head_dim = 0;       // per head, the part of Q/K without rotary embedding (HF qk_nope_head_dim)
+    int qk_rope_head_dim = 0;  // per head, the rotary part (Megatron qk_pos_emb_head_dim)
+    int v_head_dim = 0;
+};
 
 /// The network model: what the collectives move. Parameter counts are totals over the whole
 /// model (not per rank); 0 means "derive from the shape" (see derived_*()).
@@ -21,15 +52,23 @@ struct ModelSpec {
     int kv_heads = 0;           // GQA/MQA; 0 = heads
     int head_dim = 0;           // 0 = hidden / heads
     int ffn_hidden = 0;         // dense FFN width; 0 = 4·hidden
+    bool ffn_gated = true;      // SwiGLU-style FFN, 3 matrices (gate, up, down); false: 2 (GELU)
     int vocab = 0;
     bool tied_embeddings = false;
     // MoE
     int experts = 0;
     int topk = 0;
-    int moe_ffn_hidden = 0;  // per expert; 0 = ffn_hidden / topk
+    int moe_ffn_hidden = 0;     // per expert; 0 = ffn_hidden / topk (whole number)
     int shared_experts = 0;
+    int shared_ffn_hidden = 0;  // total FFN width of the shared expert(s); 0 = shared_experts × moe_ffn_hidden
     double capacity_factor = 1.0;  // tokens sent per expert ÷ an even share of tokens·topk (an
                                    // expert capacity the dispatch pads to; 1 = dropless)
+    int moe_layer_freq = 0;              // "moe/layer_freq" as an int N: layer i is MoE when i % N == 0 (0 = not given)
+    std::vector<int> moe_layer_pattern;  // "moe/layer_freq" as a list: one 0/1 per layer (empty = not given)
+    TokenDispatcher token_dispatcher = TokenDispatcher::AllToAll;
+    bool grouped_gemm = false;
+    // Attention
+    std::optional<MlaSpec> mla;  // multi-head latent attention instead of (GQA) multi-head attention
     // Parameter counts (0 = derived)
     double dense_params = 0;   // everything that is not a routed expert
     double expert_params = 0;  // all routed experts of all layers
@@ -37,12 +76,42 @@ struct ModelSpec {
     int activation_bytes = 2;  // β for activations (bf16)
     int grad_bytes = 2;        // β_g for gradient reduction (bf16 grads; 4 with fp32 reduction)
     int param_bytes = 2;       // β_p for parameter all-gathers
+    // The keys from_json found in the input, as pointers relative to the section ("/hidden",
+    // "/moe/experts"): what fields() reports as given rather than default.
+    std::vector<std::string> given;
 
-    [[nodiscard]] int kv_dim() const;  // kv_heads · head_dim
+    // Effective values: the field when given, else what it defaults to or is derived from.
+    [[nodiscard]] int derived_head_dim() const;        // head_dim, else hidden / heads
+    [[nodiscard]] int derived_kv_heads() const;        // kv_heads, else heads
+    [[nodiscard]] int derived_ffn_hidden() const;      // ffn_hidden, else 4·hidden
+    [[nodiscard]] int derived_moe_ffn_hidden() const;  // moe ffn_hidden, else ffn / topk (0 without MoE)
+    [[nodiscard]] int derived_shared_ffn_hidden() const;  // shared_ffn_hidden, else shared_experts × moe ffn
+    [[nodiscard]] int ffn_matrices() const { return ffn_gated ? 3 : 2; }
+
+    /// Per token and layer, the width of one of K or V that context-parallel ring attention passes
+    /// around: kv_heads · head_dim; with MLA the mean of K and V after the up-projection,
+    /// heads·(qk + rope + v)/2 (Megatron's MLA hands core attention full per-head K and V).
+    [[nodiscard]] int kv_dim() const;
+    /// Per token and layer, what a KV cache holds: 2·kv_heads·head_dim; with MLA the compressed
+    /// latent and the shared rotary key, kv_lora_rank + qk_rope_head_dim.
+    [[nodiscard]] int kv_cache_dim() const;
+    /// Attention weights of one layer (no norms, no biases).
+    [[nodiscard]] double attention_params_per_layer() const;
     [[nodiscard]] double derived_dense_params() const;
     [[nodiscard]] double derived_expert_params() const;
     /// Parameters one token touches: dense + (topk / experts) · expert.
     [[nodiscard]] double active_params() const;
+    /// Per layer, whether it is MoE: the layer_freq pattern when given, else first_dense_layers
+    /// dense layers, then moe_layers MoE layers, then dense ones.
+    [[nodiscard]] std::vector<bool> moe_layer_map() const;
+
+    /// Whether from_json found this key (a pointer relative to the section, "/moe/experts").
+    [[nodiscard]] bool is_given(std::string_view pointer) const;
+    /// Every field with its effective value and origin, in the order docs/formats/layout.md lists them.
+    [[nodiscard]] std::vector<SpecField> fields() const;
+    /// Every field written explicitly (effective values; derived parameter counts under "params"), so
+    /// that from_json(to_json()) gives the same effective numbers.
+    [[nodiscard]] nlohmann::json to_json() const;
 
     /// Reads the "model" section. Throws Error naming "where (pointer/key)".
     static ModelSpec from_json(const nlohmann::json& j, const std::string& where,
@@ -52,6 +121,9 @@ struct ModelSpec {
 enum class Recompute { None, Selective, Full };
 
 enum class FineTune { Full, Lora };
+
+/// Which layers full recompute covers (Megatron --recompute-method).
+enum class RecomputeMethod { Uniform, Block };
 
 /// The training run: batch, sequence, memory tricks and what overlaps what.
 struct TrainingSpec {
@@ -77,9 +149,18 @@ struct TrainingSpec {
     std::optional<double> compute_time_s;        // compute per step per GPU, if known
     double gpu_peak_tflops = 989.0;              // dense bf16 (H100/H200 SXM)
     double mfu = 0.4;
+    // Precision and recompute details (stored; Megatron --fp8-format, --recompute-method/-num-layers)
+    std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
+    std::optional<RecomputeMethod> recompute_method;  // full recompute only
+    int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
+    std::vector<std::string> given;                   // keys from_json found ("/seq_len", "/overlap/dp")
 
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
+
+    /// Every field written explicitly (optional ones when set), so that from_json(to_json()) gives
+    /// the same run.
+    [[nodiscard]] nlohmann::json to_json() const;
 
     /// Reads the "training" section. Throws Error naming "where (pointer/key)".
     static TrainingSpec from_json(const nlohmann::json& j, const std::string& where,

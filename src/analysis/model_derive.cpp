@@ -1,0 +1,226 @@
+// Analysis inputs: what the model and training sections mean once defaults and derivations are
+// applied (docs/cost-model.md, "Parameters from the shape"), and both sections written back with
+// every field explicit (ModelSpec::to_json, TrainingSpec::to_json).
+#include <algorithm>
+#include <array>
+#include <climits>
+
+#include "planlayout/analysis/model_spec.hpp"
+
+namespace planlayout {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kOriginNames = {"given", "default", "derived"};
+constexpr std::array<std::string_view, 3> kDispatcherNames = {"allgather", "alltoall", "flex"};
+
+int clamp_int(long long v) { return static_cast<int>(std::clamp<long long>(v, 0, INT_MAX)); }
+
+}  // namespace
+
+std::string_view to_string(ValueOrigin o) { return kOriginNames.at(static_cast<std::size_t>(o)); }
+
+std::string_view to_string(TokenDispatcher d) { return kDispatcherNames.at(static_cast<std::size_t>(d)); }
+
+// ---------------------------------------------------------------------------- effective values
+
+int ModelSpec::derived_head_dim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+
+int ModelSpec::derived_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+
+int ModelSpec::derived_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : clamp_int(4LL * hidden); }
+
+int ModelSpec::derived_moe_ffn_hidden() const {
+    if (moe_ffn_hidden > 0) {
+        return moe_ffn_hidden;
+    }
+    return topk > 0 ? derived_ffn_hidden() / topk : 0;
+}
+
+int ModelSpec::derived_shared_ffn_hidden() const {
+    if (shared_ffn_hidden > 0) {
+        return shared_ffn_hidden;
+    }
+    return clamp_int(static_cast<long long>(shared_experts) * derived_moe_ffn_hidden());
+}
+
+int ModelSpec::kv_dim() const {
+    if (mla) {
+        return clamp_int(static_cast<long long>(heads) * (mla->qk_head_dim + mla->qk_rope_head_dim + mla->v_head_dim) / 2);
+    }
+    return clamp_int(static_cast<long long>(derived_kv_heads()) * derived_head_dim());
+}
+
+int ModelSpec::kv_cache_dim() const {
+    if (mla) {
+        return mla->kv_lora_rank + mla->qk_rope_head_dim;
+    }
+    return clamp_int(2LL * derived_kv_heads() * derived_head_dim());
+}
+
+double ModelSpec::attention_params_per_layer() const {
+    const double h = hidden;
+    const double n = heads;
+    if (mla) {
+        const double q_head = static_cast<double>(mla->qk_head_dim) + mla->qk_rope_head_dim;
+        const double q = mla->q_lora_rank > 0 ? h * mla->q_lora_rank + mla->q_lora_rank * n * q_head : h * n * q_head;
+        const double kv_a = h * (static_cast<double>(mla->kv_lora_rank) + mla->qk_rope_head_dim);
+        const double kv_b = mla->kv_lora_rank * n * (static_cast<double>(mla->qk_head_dim) + mla->v_head_dim);
+        const double o = n * mla->v_head_dim * h;
+        return q + kv_a + kv_b + o;
+    }
+    const double q_dim = n * derived_head_dim();
+    const double kv = static_cast<double>(derived_kv_heads()) * derived_head_dim();
+    return 2.0 * h * q_dim + 2.0 * h * kv;  // q and o; k and v
+}
+
+double ModelSpec::derived_dense_params() const {
+    if (dense_params > 0) {
+        return dense_params;
+    }
+    const double h = hidden;
+    const double mats = ffn_matrices();
+    const auto dense_layers = static_cast<double>(layers - moe_layers);
+    const double per_moe_layer = h * experts + mats * h * derived_shared_ffn_hidden();  // router + shared experts
+    const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);
+    return static_cast<double>(layers) * attention_params_per_layer() + dense_layers * mats * h * derived_ffn_hidden() +
+           static_cast<double>(moe_layers) * per_moe_layer + embed;
+}
+
+double ModelSpec::derived_expert_params() const {
+    if (expert_params > 0) {
+        return expert_params;
+    }
+    return static_cast<double>(moe_layers) * experts * ffn_matrices() * static_cast<double>(hidden) *
+           derived_moe_ffn_hidden();
+}
+
+double ModelSpec::active_params() const {
+    const double share = experts > 0 ? static_cast<double>(topk) / experts : 0.0;
+    return derived_dense_params() + share * derived_expert_params();
+}
+
+std::vector<bool> ModelSpec::moe_layer_map() const {
+    std::vector<bool> map(static_cast<std::size_t>(std::max(0, layers)), false);
+    for (std::size_t i = 0; i < map.size(); ++i) {
+        if (!moe_layer_pattern.empty()) {
+            map[i] = i < moe_layer_pattern.size() && moe_layer_pattern[i] != 0;
+        } else if (moe_layer_freq > 0) {
+            map[i] = i % static_cast<std::size_t>(moe_layer_freq) == 0;
+        } else {
+            const auto first = static_cast<std::size_t>(std::max(0, first_dense_layers));
+            map[i] = i >= first && i < first + static_cast<std::size_t>(std::max(0, moe_layers));
+        }
+    }
+    return map;
+}
+
+bool ModelSpec::is_given(std::string_view pointer) const {
+    return std::find(given.begin(), given.end(), pointer) != given.end();
+}
+
+// ---------------------------------------------------------------------------- writing back
+
+std::vector<SpecField> ModelSpec::fields() const {
+    std::vector<SpecField> out;
+    // A field with a documented default: given when the input had it.
+    const auto plain = [&](const std::string& p, nlohmann::json v) {
+        out.push_back({p, std::move(v), is_given(p) ? ValueOrigin::Given : ValueOrigin::Default});
+    };
+    // A field whose 0 means "derive it": derived while it is 0.
+    const auto derivable = [&](const std::string& p, nlohmann::json v, bool derived) {
+        out.push_back({p, std::move(v), derived ? ValueOrigin::Derived : ValueOrigin::Given});
+    };
+    const bool has_pattern = !moe_layer_pattern.empty() || moe_layer_freq > 0;
+    out.push_back({"/layers", layers, ValueOrigin::Given});
+    const auto origin = [&](const std::string& p, bool derived) {
+        return is_given(p) ? ValueOrigin::Given : (derived ? ValueOrigin::Derived : ValueOrigin::Default);
+    };
+    out.push_back({"/first_dense_layers", first_dense_layers, origin("/first_dense_layers", has_pattern)});
+    out.push_back({"/moe_layers", moe_layers, origin("/moe_layers", experts > 0)});
+    out.push_back({"/hidden", hidden, ValueOrigin::Given});
+    if (heads > 0) {
+        out.push_back({"/heads", heads, ValueOrigin::Given});
+        derivable("/kv_heads", derived_kv_heads(), kv_heads == 0);
+        derivable("/head_dim", derived_head_dim(), head_dim == 0);
+    }
+    derivable("/ffn_hidden", derived_ffn_hidden(), ffn_hidden == 0);
+    plain("/ffn_gated", ffn_gated);
+    plain("/vocab", vocab);
+    plain("/tied_embeddings", tied_embeddings);
+    if (experts > 0) {
+        out.push_back({"/moe/experts", experts, ValueOrigin::Given});
+        out.push_back({"/moe/topk", topk, ValueOrigin::Given});
+        derivable("/moe/ffn_hidden", derived_moe_ffn_hidden(), moe_ffn_hidden == 0);
+        plain("/moe/shared_experts", shared_experts);
+        derivable("/moe/shared_ffn_hidden", derived_shared_ffn_hidden(), shared_ffn_hidden == 0);
+        plain("/moe/capacity_factor", capacity_factor);
+        if (!moe_layer_pattern.empty()) {
+            out.push_back({"/moe/layer_freq", moe_layer_pattern, ValueOrigin::Given});
+        } else if (moe_layer_freq > 0) {
+            out.push_back({"/moe/layer_freq", moe_layer_freq, ValueOrigin::Given});
+        }
+        plain("/moe/token_dispatcher", std::string(to_string(token_dispatcher)));
+        plain("/moe/grouped_gemm", grouped_gemm);
+    }
+    if (mla) {
+        out.push_back({"/mla/q_lora_rank", mla->q_lora_rank,
+                       is_given("/mla/q_lora_rank") ? ValueOrigin::Given : ValueOrigin::Default});
+        out.push_back({"/mla/kv_lora_rank", mla->kv_lora_rank, ValueOrigin::Given});
+        out.push_back({"/mla/qk_head_dim", mla->qk_head_dim, ValueOrigin::Given});
+        out.push_back({"/mla/qk_rope_head_dim", mla->qk_rope_head_dim, ValueOrigin::Given});
+        out.push_back({"/mla/v_head_dim", mla->v_head_dim, ValueOrigin::Given});
+    }
+    derivable("/params/dense", derived_dense_params(), dense_params <= 0);
+    derivable("/params/expert", derived_expert_params(), expert_params <= 0);
+    plain("/dtype_bytes/activation", activation_bytes);
+    plain("/dtype_bytes/grad", grad_bytes);
+    plain("/dtype_bytes/param", param_bytes);
+    return out;
+}
+
+nlohmann::json ModelSpec::to_json() const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& f : fields()) {
+        j[nlohmann::json::json_pointer(f.pointer)] = f.value;
+    }
+    return j;
+}
+
+nlohmann::json TrainingSpec::to_json() const {
+    static constexpr std::array<const char*, 3> kRecompute = {"none", "selective", "full"};
+    nlohmann::json j = {{"global_batch", global_batch},
+                        {"micro_batch", micro_batch},
+                        {"seq_len", seq_len},
+                        {"vpp", vpp},
+                        {"recompute", kRecompute.at(static_cast<std::size_t>(recompute))},
+                        {"sequence_parallel", sequence_parallel},
+                        {"finetune", finetune == FineTune::Lora ? "lora" : "full"},
+                        {"distributed_optimizer", distributed_optimizer},
+                        {"zero_stage", zero_stage},
+                        {"overlap", {{"dp", overlap_dp}, {"pp", overlap_pp}, {"ep", overlap_ep}, {"cp", overlap_cp}}},
+                        {"measured_transport", measured_transport},
+                        {"gpu_peak_tflops", gpu_peak_tflops},
+                        {"mfu", mfu}};
+    if (finetune == FineTune::Lora) {
+        j["lora"] = {{"adapter_params", lora_adapter_params}, {"expert_share", lora_expert_share}};
+    }
+    if (measured_step_time_s) {
+        j["measured_step_time_s"] = *measured_step_time_s;
+    }
+    if (compute_time_s) {
+        j["compute_time_s"] = *compute_time_s;
+    }
+    if (!fp8.empty()) {
+        j["fp8"] = fp8;
+    }
+    if (recompute_method) {
+        j["recompute_method"] = *recompute_method == RecomputeMethod::Uniform ? "uniform" : "block";
+    }
+    if (recompute_layers > 0) {
+        j["recompute_layers"] = recompute_layers;
+    }
+    return j;
+}
+
+}  // namespace planlayout
