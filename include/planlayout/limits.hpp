@@ -54,6 +54,22 @@ inline constexpr std::int64_t kMaxHostfileHosts = kMaxNodes;
 /// names together). A real file lists a few thousand.
 inline constexpr std::size_t kMaxSlurmNames = 1000000;
 
+/// A launch script (`--megatron-args`): real ones are a few kilobytes. The reader keeps the line
+/// of every byte it reads or expands (4 bytes each), so the script and what it expands to are
+/// bounded separately.
+inline constexpr std::size_t kMaxLaunchScriptBytes = std::size_t{4} << 20U;
+
+/// Bytes a launch script's expansions produce in all (every $X, ${A[@]}, $((...)) counted each
+/// time it is expanded): `A="$A$A"` twenty times would otherwise need a megabyte per byte of A.
+inline constexpr std::size_t kMaxLaunchExpansionBytes = std::size_t{16} << 20U;
+
+/// Words of the training commands of one launch script.
+inline constexpr std::size_t kMaxLaunchWords = 1000000;
+
+/// Nesting in a launch script: `eval`, `bash -c` and here-documents read as script inside one
+/// another, `${` inside `${`, parentheses of $((...)); each level is a recursive call.
+inline constexpr int kMaxLaunchNesting = 32;
+
 /// Ranks in a parallel spec.
 inline constexpr std::int64_t kMaxWorld = std::int64_t{1} << 31;
 

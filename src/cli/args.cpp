@@ -1,4 +1,4 @@
-// CLI: parsed values and their typed reads; shell-word splitting for launch lines.
+// CLI: parsed values and their typed reads.
 #include "args.hpp"
 
 #include <algorithm>
@@ -102,68 +102,6 @@ std::vector<std::string> split_csv(const std::string& text, bool keep_empty) {
         }
     }
     return out;
-}
-
-std::vector<std::string> split_shell_words(const std::string& text, const std::string& where) {
-    std::vector<std::string> words;
-    std::string cur;
-    bool in_word = false;
-    char quote = 0;
-    std::size_t quote_at = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quote) {
-            if (c == quote) {
-                quote = 0;
-            } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
-                cur += text[++i];
-            } else {
-                cur += c;
-            }
-            continue;
-        }
-        if (c == '\\' && i + 1 < text.size()) {
-            if (text[i + 1] == '\n') {
-                ++i;
-                continue;
-            }
-            cur += text[++i];
-            in_word = true;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            quote = c;
-            quote_at = i;
-            in_word = true;
-            continue;
-        }
-        if (c == '#' && !in_word) {
-            while (i < text.size() && text[i] != '\n') {
-                ++i;
-            }
-            continue;
-        }
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            if (in_word) {
-                words.push_back(cur);
-                cur.clear();
-                in_word = false;
-            }
-            continue;
-        }
-        cur += c;
-        in_word = true;
-    }
-    if (quote) {
-        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(quote_at), '\n');
-        throw input_error(where + ":" + std::to_string(line),
-                          std::string("unterminated ") + (quote == '"' ? "double" : "single") + " quote opened on this line",
-                          std::string("close it with ") + quote + " as the shell would need");
-    }
-    if (in_word) {
-        words.push_back(cur);
-    }
-    return words;
 }
 
 }  // namespace planlayout::cli

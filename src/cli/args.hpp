@@ -68,9 +68,4 @@ private:
 /// "a,b,,c" → {"a", "b", "c"} (empty items dropped, unless keep_empty: {"a", "b", "", "c"}).
 [[nodiscard]] std::vector<std::string> split_csv(const std::string& text, bool keep_empty = false);
 
-/// Splits text into shell-like words: whitespace, single/double quotes, backslash-newline
-/// continuations and `#` comments at the start of a word.
-/// where names the text in errors (an unterminated quote: "where:LINE").
-[[nodiscard]] std::vector<std::string> split_shell_words(const std::string& text, const std::string& where = "arguments");
-
 }  // namespace planlayout::cli

@@ -1,12 +1,13 @@
 // CLI: parallel-spec flags, Megatron-LM aliases and launch-line files.
 #include "parallel_flags.hpp"
 
+#include <map>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
+#include <utility>
 
 #include "messages.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/launch_script.hpp"
 
 namespace planlayout::cli {
 namespace {
@@ -17,19 +18,60 @@ constexpr std::int64_t kWide = kMaxWorld;
 
 }  // namespace
 
-ParsedArgs parse_megatron_words(const std::vector<std::string>& words) {
-    CLI::App app("flags of a Megatron-LM launch line");
-    CommandSpec spec = standalone_command(app, "groups");
-    spec.positionals = {0, words.size(), "", ""};
-    app.allow_extras();  // the launch line's other flags (--lr 1e-4, ...) and its script
-    define_options(spec, {"@parallel"}, command_definitions());
-    return parse_command(app, spec, words);
+ParsedArgs parallel_args_from(const MegatronArgs& m) {
+    static constexpr std::pair<const char*, const char*> kRows[] = {
+        {"/cluster/nodes", "--nodes"},
+        {"/cluster/gpus_per_node", "--gpus-per-node"},
+        {"/parallel/world", "--world"},
+        {"/parallel/tp", "--tp"},
+        {"/parallel/pp", "--pp"},
+        {"/parallel/cp", "--cp"},
+        {"/parallel/ep", "--ep"},
+        {"/parallel/etp", "--etp"},
+        {"/parallel/dp", "--dp"},
+        {"/parallel/vpp", "--vpp"},
+        {"/parallel/rank_offset", "--rank-offset"},
+        {"/parallel/local_world_size", "--local-world-size"},
+        {"/parallel/dist_opt_instances", "--num-distributed-optimizer-instances"},
+        {"/parallel/gtp", "--gtp"},
+        {"/parallel/egtp", "--egtp"},
+    };
+    ParsedArgs p;
+    const auto spelled = [&m](const std::string& pointer) { return m.flags.at(pointer); };
+    for (const auto& [pointer, name] : kRows) {
+        const nlohmann::json::json_pointer at(pointer);
+        if (m.layout.contains(at)) {
+            p.add(name, spelled(pointer), std::to_string(m.layout.at(at).get<std::int64_t>()));
+        }
+    }
+    const nlohmann::json::json_pointer order("/parallel/order");
+    if (m.layout.contains(order)) {
+        const bool mapping = spelled("/parallel/order") != "--order";  // --use-tp-pp-dp-mapping, as written
+        p.add(mapping ? "--use-tp-pp-dp-mapping" : "--order", spelled("/parallel/order"),
+              mapping ? "true" : m.layout.at(order).get<std::string>());
+    }
+    const nlohmann::json::json_pointer hcp("/parallel/hierarchical_cp");
+    if (m.layout.contains(hcp)) {
+        for (const auto& v : m.layout.at(hcp)) {
+            p.add("--hierarchical-context-parallel-sizes", spelled(hcp.to_string()), std::to_string(v.get<std::int64_t>()));
+        }
+    }
+    if (m.layout.contains(nlohmann::json::json_pointer("/parallel/hybrid_cp"))) {
+        p.add("--hybrid-context-parallel", spelled("/parallel/hybrid_cp"), "true");
+    }
+    return p;
 }
 
 ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx) {
     if (const auto file = parsed.get("--megatron-args")) {
+        const std::string name = *file == "-" ? "stdin" : *file;
+        std::map<std::string, std::string> env;
+        for (const auto& entry : parsed.get_all("--env")) {
+            auto [var, value] = parse_env_assignment(entry, "--env " + entry);
+            env[var] = std::move(value);
+        }
         const std::string text = read_input(*file, ctx);
-        parsed.fill_from(parse_megatron_words(split_shell_words(text, *file == "-" ? "stdin" : *file)));
+        parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_script(text, name, env), name)));
     }
     return parsed;
 }

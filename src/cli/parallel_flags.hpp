@@ -6,15 +6,17 @@
 #include "args.hpp"
 #include "command_spec.hpp"
 #include "context.hpp"
+#include "planlayout/ingest/megatron_args.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout::cli {
 
-/// The spec flags of a launch line or script, split into words; every other flag there (and its
-/// value) and every other word is ignored.
-[[nodiscard]] ParsedArgs parse_megatron_words(const std::vector<std::string>& words);
+/// The parallel-spec flags (--nodes, --gpus-per-node, --tp, ...) of a launch's layout values, each
+/// spelled as the launch wrote it (for messages).
+[[nodiscard]] ParsedArgs parallel_args_from(const MegatronArgs& m);
 
-/// Merges `--megatron-args FILE|-` into parsed (the command line wins over the file).
+/// Merges `--megatron-args FILE|-` (read with read_launch_script, its variables from the
+/// repeatable `--env NAME=VALUE`) into parsed: the command line wins over the file.
 [[nodiscard]] ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx);
 
 /// The spec from parsed flags. world comes from --world or --nodes × --gpus-per-node (when

@@ -99,31 +99,39 @@ TEST_CASE("non-integers and out-of-range values are refused with the flag named"
 }
 
 TEST_CASE("a launch line's spec flags are read; its other flags and words are ignored") {
-    const auto a = parse_megatron_words({"torchrun", "--nnodes=2", "--nproc_per_node", "8", "pretrain_gpt.py", "--lr",
-                                         "1e-4", "--tensor-model-parallel-size", "2", "--use-flash-attn",
-                                         "--hierarchical-context-parallel-sizes", "2", "4"});
+    const auto m = planlayout::megatron_args_from_words(
+        planlayout::read_launch_script("torchrun --nnodes=2 --nproc_per_node 8 pretrain_gpt.py --lr 1e-4 "
+                                       "--tensor-model-parallel-size 2 --use-flash-attn "
+                                       "--hierarchical-context-parallel-sizes 2 4\n",
+                                       "launch.sh", {}),
+        "launch.sh");
+    const auto a = parallel_args_from(m);
     CHECK(a.get("--nodes").value() == "2");
     CHECK(a.get("--gpus-per-node").value() == "8");
     CHECK(a.spelling("--gpus-per-node") == "--nproc_per_node");
     CHECK(a.get("--tp").value() == "2");
     CHECK(a.get_all("--hierarchical-context-parallel-sizes") == std::vector<std::string>{"2", "4"});
+    CHECK_FALSE(a.has("--pp"));
     const auto spec = parallel_spec_from_args(a, /*require_world=*/true);
     CHECK(spec.world == 16);
     CHECK(spec.hierarchical_cp == std::vector<std::int64_t>{2, 4});
+    CHECK(m.ignored.size() == 2);  // --lr 1e-4, --use-flash-attn
 }
 
-TEST_CASE("shell words split like a launch script") {
-    CHECK(split_shell_words("torchrun a.py \\\n  --tp 2 'x y' # comment\n--ep=4") ==
-          std::vector<std::string>{"torchrun", "a.py", "--tp", "2", "x y", "--ep=4"});
-}
-
-TEST_CASE("an unterminated quote names the file and the line it opened on") {
-    CHECK_THROWS_WITH_AS((void)split_shell_words("torchrun a.py \\\n  --tp \"2\n--ep 4\n", "launch.sh"),
-                         "launch.sh:2: unterminated double quote opened on this line; close it with \" as the shell would need",
-                         planlayout::Error);
-    CHECK_THROWS_WITH_AS((void)split_shell_words("# it's a comment\n--tp 'x"),
-                         "arguments:2: unterminated single quote opened on this line; close it with ' as the shell would need",
-                         planlayout::Error);
+TEST_CASE("--use-tp-pp-dp-mapping and --order from a launch line become the same flags again") {
+    const auto read = [](const std::string& line) {
+        return parallel_args_from(planlayout::megatron_args_from_words(planlayout::read_launch_script(line, "l", {}), "l"));
+    };
+    const auto a = read("--use_tp_pp_dp_mapping --hybrid-context-parallel");
+    CHECK(a.has("--use-tp-pp-dp-mapping"));
+    CHECK_FALSE(a.has("--order"));
+    CHECK(a.has("--hybrid-context-parallel"));
+    CHECK(parallel_spec_from_args(a, false).order == "tp-cp-ep-pp-dp");
+    const auto b = read("--order tp-cp-ep-pp-dp --world 8 --gtp 2");
+    CHECK(b.get("--order").value() == "tp-cp-ep-pp-dp");
+    CHECK_FALSE(b.has("--use-tp-pp-dp-mapping"));
+    CHECK(b.get("--world").value() == "8");
+    CHECK(b.get("--gtp").value() == "2");
 }
 
 TEST_CASE("--help renders the definitions: usage, options with metavars, examples") {

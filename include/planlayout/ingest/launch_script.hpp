@@ -1,0 +1,73 @@
+// Ingest: a launch script (bash, as Megatron-LM's examples/ write them) read without running it:
+// the words of the commands that start the training, with their lines.
+//
+// What is interpreted, in file order:
+// - words: blanks, `#` comments, backslash-newline, '...', "...", $'...', backslash escapes;
+// - assignments `X=v`, `X+=v`, `X=( ... )`, `X+=( ... )` (arrays over several lines, comments
+//   inside), also after export/declare/typeset/local/readonly (their options skipped); `unset X`;
+//   `NAME=v cmd ...` sets NAME for that command only, so it is not kept;
+// - expansions: $X, ${X}, ${X[@]}, ${X[*]}, ${X[N]}, ${#X}, ${#X[@]}, ${X:-w}, ${X-w}, ${X:=w},
+//   ${X=w}, ${X:+w}, ${X+w}, ${X:?w}, ${X?w}; "${A[@]}" keeps one word per element, unquoted
+//   expansions split at blanks (default IFS), as bash does; $((...)) of integers, + - * / % and
+//   parentheses, over variables that hold integers. Values are expanded when assigned, as bash
+//   does, so `X="$X --a"` appends (a variable used in its own assignment while unset is empty
+//   there, the usual append idiom) and no expansion can recurse;
+// - `bash -c STRING` / `sh -c STRING` (also after srun and other wrappers) and `eval WORDS` read
+//   their text as script; a here-document fed to bash, sh, sbatch or srun is read as script
+//   where it stands (other here-documents are skipped);
+// - control flow is read linearly: every branch of if/case and the body of a loop once, in file
+//   order (a for loop's variable is not set); function bodies where they are defined; `exit` and
+//   `return` do not stop the reading. No command is run, no file is read (`source` is skipped),
+//   no globbing, brace or tilde expansion (patterns stay as written, as bash leaves a pattern
+//   that matches no file).
+//
+// Values that cannot be known stay as written and are marked unresolved: a variable neither
+// assigned earlier in the file nor given in `env` ("$X is not set"), positional and special
+// parameters ($1, $@, ...), command substitutions $(...) and `...` (never run), arithmetic over
+// such values, and expansions not listed above. `${X:-default}` of an unknown X takes the
+// default, as bash does when X is unset; a variable given in `env` is fixed to that value for
+// the whole script (the script's own assignments to it are skipped), and may be a positional
+// parameter (`1=/data`).
+//
+// The commands that count (their words are returned, every word, in order; the rule is applied
+// to each simple command after expansion):
+// - a command that runs a launcher or a Python script: one of its words (the program, or a later
+//   word after wrappers such as srun, env, numactl, nsys) is named torchrun or deepspeed (any
+//   folder), or ends in ".py" (python pretrain_gpt.py, python -m torch.distributed.run ... .py);
+// - a command whose first word is a `--flag`: a launch line pasted without its program;
+// - never: echo, printf, test, [ and [[ (they print or test words, they do not run them), nor a
+//   command that carries a `bash -c` script (its script is read instead).
+// Assignments before a command (`CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...`) and redirections
+// are not words of it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace planlayout {
+
+/// One word of a counted command.
+struct ScriptWord {
+    std::string text;  // the word's value; when unresolved, its unknown parts as written ("$X")
+    int line = 0;      // line of the word's first character, where it was written (for a value
+                       // that came from a variable: the line it was written on in the assignment;
+                       // for a value given in env: the line of the reference)
+    std::optional<std::string> unresolved;  // why the value is not known ("$X is not set")
+};
+
+/// The words of the training command(s) of a launch script (see the rules above). `file` names
+/// the script in errors; `env` holds values given with --env NAME=VALUE (never the process's
+/// environment). Throws Error (BadInput) naming file:LINE for an unterminated quote, `${`, `$(`,
+/// array or here-document, and for text over kMaxLaunchScriptBytes, expansions past
+/// kMaxLaunchExpansionBytes, more than kMaxLaunchWords words, or nesting deeper than
+/// kMaxLaunchNesting (`bash -c` inside `eval` inside ..., `${` inside `${`, parentheses).
+[[nodiscard]] std::vector<ScriptWord> read_launch_script(const std::string& text, const std::string& file,
+                                                         const std::map<std::string, std::string>& env);
+
+/// Checks one --env entry "NAME=VALUE" (NAME a shell variable name or a positional number) and
+/// splits it; throws Error (BadInput) naming `where` otherwise.
+[[nodiscard]] std::pair<std::string, std::string> parse_env_assignment(const std::string& entry, const std::string& where);
+
+}  // namespace planlayout

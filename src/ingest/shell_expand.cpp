@@ -1,0 +1,491 @@
+// Ingest (private): parameter expansion (${...}, $X) and arithmetic ($((...))) for the
+// launch-script reader.
+#include <climits>
+#include <cstring>
+
+#include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
+#include "shell_words.hpp"
+
+namespace planlayout::shell {
+namespace {
+
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+bool all_digits(const std::string& s) {
+    if (s.empty()) {
+        return false;
+    }
+    for (const char c : s) {
+        if (!is_digit(c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The variable as a reference on `line` sees it: an --env value (its bytes on that line), the
+// script's variable, or nullptr when unset.
+const Var* lookup(const Shell& sh, const std::string& name, int line, Var& storage) {
+    if (const std::string* e = sh.env_value(name)) {
+        storage = Var{};
+        Value v;
+        v.append_text(*e, line);
+        storage.elems.push_back(std::move(v));
+        storage.line = line;
+        return &storage;
+    }
+    return sh.find(name);
+}
+
+// Element `index` ("" = the first) of a variable; empty past its end.
+Value element(const Var& var, const std::string& index) {
+    std::size_t n = 0;
+    if (!index.empty()) {
+        if (index.size() > 9) {
+            return Value{};
+        }
+        n = static_cast<std::size_t>(std::stoul(index));
+    }
+    return n < var.elems.size() ? var.elems[n] : Value{};
+}
+
+std::string via(const std::string& name, const Var& var, const Value& v) {
+    const Unknown* u = v.whole_unknown();
+    return "$" + name + " is set on line " + std::to_string(var.line) + " to " + v.text + ", and " +
+           (u != nullptr ? u->reason : v.unknowns.front().reason);
+}
+
+void push_unknown(std::vector<Piece>& out, Shell& sh, const std::string& raw, int line, const std::string& reason,
+                  bool quoted) {
+    sh.charge(raw.size() + reason.size(), line);
+    out.push_back(Piece{Value{}, !quoted, false});
+    out.back().value.append_unknown(raw, line, reason);
+}
+
+// A scalar's value, or, when the whole value is unknown (X=$1), the reference as written.
+void push_scalar(std::vector<Piece>& out, Shell& sh, const std::string& name, const Var& var, Value v, bool quoted,
+                 const std::string& raw, int line) {
+    if (v.whole_unknown() != nullptr) {
+        push_unknown(out, sh, raw, line, via(name, var, v), quoted);
+        return;
+    }
+    sh.charge(v.text.size(), line);
+    out.push_back(Piece{std::move(v), !quoted, false});
+}
+
+// ---------------------------------------------------------------------------- arithmetic
+
+class Arith {
+public:
+    Arith(const std::string& s, const Shell& sh, int line, std::string& why) : s_(s), sh_(sh), line_(line), why_(why) {}
+
+    std::optional<long long> run() {
+        auto v = sum(0);
+        blanks();
+        if (v && i_ != s_.size()) {
+            why_ = "'" + s_.substr(i_) + "' is not evaluated (only + - * / % and parentheses are)";
+            return std::nullopt;
+        }
+        return v;
+    }
+
+private:
+    void blanks() {
+        while (i_ < s_.size() && std::strchr(" \t\r\n", s_[i_]) != nullptr) {
+            ++i_;
+        }
+    }
+
+    std::optional<long long> fail(std::string why) {
+        if (why_.empty()) {
+            why_ = std::move(why);
+        }
+        return std::nullopt;
+    }
+
+    std::optional<long long> sum(int depth) {
+        auto a = product(depth);
+        while (a) {
+            blanks();
+            const char op = i_ < s_.size() ? s_[i_] : '\0';
+            if ((op != '+' && op != '-') || (i_ + 1 < s_.size() && s_[i_ + 1] == op)) {
+                break;
+            }
+            ++i_;
+            const auto b = product(depth);
+            long long r = 0;
+            if (!b) {
+                return std::nullopt;
+            }
+            if (op == '+' ? __builtin_add_overflow(*a, *b, &r) : __builtin_sub_overflow(*a, *b, &r)) {
+                return fail("the result overflows 64 bits");
+            }
+            a = r;
+        }
+        return a;
+    }
+
+    std::optional<long long> product(int depth) {
+        auto a = unary(depth);
+        while (a) {
+            blanks();
+            const char op = i_ < s_.size() ? s_[i_] : '\0';
+            if ((op != '*' && op != '/' && op != '%') || (i_ + 1 < s_.size() && s_[i_ + 1] == '*')) {
+                break;
+            }
+            ++i_;
+            const auto b = unary(depth);
+            if (!b) {
+                return std::nullopt;
+            }
+            long long r = 0;
+            if (op == '*') {
+                if (__builtin_mul_overflow(*a, *b, &r)) {
+                    return fail("the result overflows 64 bits");
+                }
+            } else if (*b == 0 || (*a == LLONG_MIN && *b == -1)) {
+                return fail("it divides by zero");
+            } else {
+                r = op == '/' ? *a / *b : *a % *b;
+            }
+            a = r;
+        }
+        return a;
+    }
+
+    std::optional<long long> unary(int depth) {
+        blanks();
+        if (depth > kMaxLaunchNesting) {
+            return fail("it nests too deeply");
+        }
+        if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) {
+            const char op = s_[i_++];
+            const auto v = unary(depth + 1);
+            if (!v || op == '+') {
+                return v;
+            }
+            if (*v == LLONG_MIN) {
+                return fail("the result overflows 64 bits");
+            }
+            return -*v;
+        }
+        return primary(depth);
+    }
+
+    std::optional<long long> primary(int depth) {
+        blanks();
+        const char c = i_ < s_.size() ? s_[i_] : '\0';
+        if (c == '(') {
+            ++i_;
+            const auto v = sum(depth + 1);
+            blanks();
+            if (v && (i_ >= s_.size() || s_[i_] != ')')) {
+                return fail("its parentheses do not match");
+            }
+            ++i_;
+            return v;
+        }
+        if (is_digit(c)) {
+            const std::size_t b = i_;
+            while (i_ < s_.size() && is_digit(s_[i_])) {
+                ++i_;
+            }
+            return integer(s_.substr(b, i_ - b), "'" + s_.substr(b, i_ - b) + "'");
+        }
+        std::string name;
+        if (c == '$' && i_ + 1 < s_.size() && s_[i_ + 1] == '{') {
+            const std::size_t close = s_.find('}', i_);
+            name = close == std::string::npos ? "" : s_.substr(i_ + 2, close - i_ - 2);
+            i_ = close == std::string::npos ? s_.size() : close + 1;
+        } else {
+            i_ += c == '$' ? 1 : 0;
+            const std::size_t b = i_;
+            while (i_ < s_.size() && (is_name_char(s_[i_]) || (b == i_ && is_digit(s_[i_])))) {
+                ++i_;
+            }
+            name = s_.substr(b, i_ - b);
+        }
+        if (name.empty() || (!is_name_start(name[0]) && !all_digits(name))) {
+            return fail("'" + s_.substr(std::min(i_, s_.size())) + "' is not evaluated (only + - * / % and parentheses are)");
+        }
+        return variable(name);
+    }
+
+    std::optional<long long> variable(const std::string& name) {
+        Var storage;
+        const Var* var = lookup(sh_, name, line_, storage);
+        if (var == nullptr) {
+            return fail(unset_reason(name));
+        }
+        const Value v = element(*var, "");
+        if (!v.unknowns.empty()) {
+            return fail(via(name, *var, v));
+        }
+        std::string t = v.text;
+        t.erase(0, t.find_first_not_of(" \t"));
+        t.erase(t.find_last_not_of(" \t") + 1);
+        const bool negative = !t.empty() && t[0] == '-';
+        auto r = integer(t.substr(negative || (!t.empty() && t[0] == '+') ? 1 : 0), "$" + name + " = '" + v.text + "'");
+        return r && negative ? std::optional<long long>(-*r) : r;
+    }
+
+    std::optional<long long> integer(const std::string& digits, const std::string& what) {
+        if (!all_digits(digits)) {
+            return fail(what + " is not an integer");
+        }
+        if (digits.size() > 1 && digits[0] == '0') {
+            return fail(what + " is octal to bash; write it without leading zeros");
+        }
+        long long v = 0;
+        for (const char d : digits) {
+            if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d - '0', &v)) {
+                return fail(what + " overflows 64 bits");
+            }
+        }
+        return v;
+    }
+
+    const std::string& s_;
+    const Shell& sh_;
+    int line_;
+    std::string& why_;
+    std::size_t i_ = 0;
+};
+
+}  // namespace
+
+std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why) {
+    why.clear();
+    return Arith(expr, sh, line, why).run();
+}
+
+// ---------------------------------------------------------------------------- the lexer's expansions
+
+void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std::string& index, bool quoted,
+                     const std::string& raw, int line) {
+    Var storage;
+    const Var* var = lookup(sh_, name, line, storage);
+    const bool all = index == "@" || index == "*";
+    if (var == nullptr) {
+        if (name != sh_.assigning) {
+            push_unknown(out, sh_, raw, line, unset_reason(name), quoted);
+        }
+        vanished_ = vanished_ || (all && quoted);
+        return;
+    }
+    vanished_ = vanished_ || (index == "@" && quoted && var->elems.empty());
+    if (!all) {
+        push_scalar(out, sh_, name, *var, element(*var, index), quoted, raw, line);
+        return;
+    }
+    std::size_t bytes = 0;
+    for (const auto& e : var->elems) {
+        bytes += e.text.size() + 1;
+    }
+    sh_.charge(bytes, line);
+    if (quoted && index == "*") {
+        out.push_back(Piece{});
+        for (std::size_t i = 0; i < var->elems.size(); ++i) {
+            if (i > 0) {
+                out.back().value.append_char(' ', line);
+            }
+            out.back().value.append(var->elems[i]);
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < var->elems.size(); ++i) {
+        out.push_back(Piece{var->elems[i], !quoted, i > 0});
+    }
+}
+
+void Lexer::length(std::vector<Piece>& out, const std::string& name, const std::string& index, bool quoted,
+                   const std::string& raw, int line) {
+    Var storage;
+    const Var* var = lookup(sh_, name, line, storage);
+    if (var == nullptr) {
+        push_unknown(out, sh_, raw, line, unset_reason(name), quoted);
+        return;
+    }
+    std::size_t n = var->elems.size();
+    if (index != "@" && index != "*") {
+        const Value v = element(*var, index);
+        if (!v.unknowns.empty()) {
+            push_unknown(out, sh_, raw, line, via(name, *var, v), quoted);
+            return;
+        }
+        n = v.text.size();
+    }
+    out.push_back(Piece{Value{}, !quoted, false});
+    out.back().value.append_text(std::to_string(n), line);
+}
+
+void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<Piece> word, bool quoted) {
+    Var storage;
+    const Var* var = lookup(sh_, op.name, op.line, storage);
+    const std::optional<Value> val = var != nullptr ? std::optional<Value>(element(*var, op.index)) : std::nullopt;
+    const bool colon = op.op.size() == 2;
+    const char kind = op.op.back();
+    if (val && colon && !val->unknowns.empty()) {
+        push_unknown(out, sh_, op.raw, op.line, via(op.name, *var, *val), quoted);
+        return;
+    }
+    const bool use_value = val && !(colon && val->text.empty());
+    const auto use_word = [&] {
+        for (auto& p : word) {
+            p.split = p.split && !quoted;
+            sh_.charge(p.value.text.size(), op.line);
+            out.push_back(std::move(p));
+        }
+    };
+    if (kind == '+') {
+        if (use_value) {
+            use_word();
+        }
+    } else if (use_value) {
+        push_scalar(out, sh_, op.name, *var, *val, quoted, op.raw, op.line);
+    } else if (kind == '?') {
+        push_unknown(out, sh_, op.raw, op.line, val ? "$" + op.name + " is empty" : unset_reason(op.name), quoted);
+    } else {
+        if (kind == '=' && op.index.empty() && is_name_start(op.name[0])) {
+            sh_.assign(op.name, Var{{fields_of(word, false, op.line).front()}, false, op.line}, false);
+        }
+        use_word();
+    }
+}
+
+std::size_t Lexer::matching_brace(std::size_t start) const {
+    int depth = 1;
+    std::size_t i = start + 2;
+    while (i < src_.text.size()) {
+        const char c = src_.text[i];
+        if (c == '\\') {
+            i += 2;
+        } else if (c == '\'' || c == '"') {
+            const std::size_t close = src_.text.find(c, i + 1);
+            i = close == std::string::npos ? src_.text.size() : close + 1;
+        } else if (c == '$' && i + 1 < src_.text.size() && src_.text[i + 1] == '{') {
+            ++depth;
+            i += 2;
+        } else if (c == '}' && --depth == 0) {
+            return i + 1;
+        } else {
+            ++i;
+        }
+    }
+    unterminated(start, "${", "close it with } as the shell would need");
+}
+
+void Lexer::braced(std::vector<Piece>& out, bool quoted, std::size_t start) {
+    const int at = line_at(start);
+    sh_.enter(at);
+    struct Leave {
+        Shell& sh;
+        ~Leave() { sh.leave(); }
+    } leave{sh_};
+    const auto unsupported = [&] {
+        const std::size_t end = matching_brace(start);
+        push_unknown(out, sh_, src_.text.substr(start, end - start), at, "plan-layout does not evaluate this form of ${...}",
+                     quoted);
+        pos_ = end;
+    };
+    pos_ = start + 2;
+    const bool is_length = peek() == '#' && peek(1) != '}';
+    pos_ += is_length ? 1 : 0;
+    Operation op;
+    op.line = at;
+    if (is_name_start(peek())) {
+        while (is_name_char(peek())) {
+            op.name += peek();
+            advance();
+        }
+    } else if (is_digit(peek())) {
+        while (is_digit(peek())) {
+            op.name += peek();
+            advance();
+        }
+    } else if (peek() != '\0' && std::strchr("@*#?$!-", peek()) != nullptr) {
+        op.name = std::string(1, peek());
+        advance();
+    } else {
+        unsupported();
+        return;
+    }
+    if (peek() == '[') {
+        const std::size_t close = src_.text.find(']', pos_);
+        op.index = close == std::string::npos ? "?" : src_.text.substr(pos_ + 1, close - pos_ - 1);
+        if (op.index != "@" && op.index != "*" && !all_digits(op.index)) {
+            unsupported();
+            return;
+        }
+        pos_ = close + 1;
+    }
+    if (peek() == '}') {
+        advance();
+        const std::string raw = src_.text.substr(start, pos_ - start);
+        if (is_length) {
+            length(out, op.name, op.index, quoted, raw, at);
+        } else {
+            variable(out, op.name, op.index, quoted, raw, at);
+        }
+        return;
+    }
+    if (peek() == ':' && peek(1) != '\0' && std::strchr("-=+?", peek(1)) != nullptr) {
+        op.op = std::string{':', peek(1)};
+    } else if (peek() != '\0' && std::strchr("-=+?", peek()) != nullptr) {
+        op.op = std::string(1, peek());
+    }
+    if (op.op.empty() || is_length || op.index == "@" || op.index == "*") {
+        unsupported();
+        return;
+    }
+    advance(op.op.size());
+    auto word = word_until(Stop::Brace);
+    if (at_end()) {
+        unterminated(start, "${", "close it with } as the shell would need");
+    }
+    advance();
+    op.raw = src_.text.substr(start, pos_ - start);
+    operation(out, op, std::move(word), quoted);
+}
+
+void Lexer::arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start) {
+    const int at = line_at(start);
+    int depth = 0;
+    std::size_t end = std::string::npos;
+    std::size_t i = start + 3;
+    for (; i < src_.text.size(); ++i) {
+        const char c = src_.text[i];
+        if (c == '(') {
+            ++depth;
+        } else if (c == ')' && depth > 0) {
+            --depth;
+        } else if (c == ')') {
+            end = i + 1 < src_.text.size() && src_.text[i + 1] == ')' ? i + 2 : std::string::npos;
+            break;
+        }
+    }
+    if (end == std::string::npos) {
+        if (i >= src_.text.size()) {
+            unterminated(start, "$((", "close it with )) as the shell would need");
+        }
+        end = skip_substitution(start + 2, ')', "$(");  // $( (cmd) ... ): a command substitution
+        push_unknown(out, sh_, src_.text.substr(start, end - start), at, "a command substitution $(...) is not run", quoted);
+        pos_ = end;
+        return;
+    }
+    const std::string raw = src_.text.substr(start, end - start);
+    std::string why;
+    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why);
+    pos_ = end;
+    if (!v) {
+        push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + why, quoted);
+        return;
+    }
+    out.push_back(Piece{Value{}, !quoted, false});
+    out.back().value.append_text(std::to_string(*v), at);
+}
+
+}  // namespace planlayout::shell

@@ -1,0 +1,162 @@
+// Ingest (private): shell words and their expansions for the launch-script reader: values that
+// keep the line of every byte and the parts that are not known, the variables, and the lexer of
+// one word (quotes, $X, ${...}, $((...)), $(...)).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace planlayout::shell {
+
+/// Bytes [begin, end) of a value that are written as in the script because their value is not
+/// known ("$X"), and why.
+struct Unknown {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string reason;
+};
+
+/// Text with the line each byte was written on, and its unknown parts (sorted, disjoint).
+struct Value {
+    std::string text;
+    std::vector<int> lines;
+    std::vector<Unknown> unknowns;
+
+    void append(const Value& v);
+    void append_char(char c, int line);
+    void append_text(const std::string& s, int line);
+    void append_unknown(const std::string& raw, int line, std::string reason);
+    [[nodiscard]] Value slice(std::size_t begin, std::size_t end) const;
+    [[nodiscard]] int first_line(int fallback) const { return lines.empty() ? fallback : lines.front(); }
+    /// The reason when the whole value is one unknown part (a variable set from $1, $(cmd), ...).
+    [[nodiscard]] const Unknown* whole_unknown() const;
+};
+
+/// A shell variable: a scalar is an array of one element.
+struct Var {
+    std::vector<Value> elems;
+    bool array = false;
+    int line = 0;  // where it was last assigned
+};
+
+/// The state of one reading: variables, the --env values, the expansion budget, the nesting.
+class Shell {
+public:
+    Shell(std::string file, std::map<std::string, std::string> env)
+        : file_(std::move(file)), env_(std::move(env)) {}
+
+    [[nodiscard]] const std::string& file() const { return file_; }
+    [[nodiscard]] std::string where(int line) const { return file_ + ":" + std::to_string(line); }
+
+    /// The value given with --env for name, or nullptr.
+    [[nodiscard]] const std::string* env_value(const std::string& name) const;
+    /// The script's variable, or nullptr when it is unset (--env values are not in it).
+    [[nodiscard]] const Var* find(const std::string& name) const;
+    [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(name) > 0; }
+    void assign(const std::string& name, Var v, bool append);
+    void unset(const std::string& name) { vars_.erase(name); }
+    [[nodiscard]] std::optional<Var> saved(const std::string& name) const;
+    void restore(const std::string& name, const std::optional<Var>& v);
+
+    /// Counts bytes produced by an expansion; throws Error past kMaxLaunchExpansionBytes.
+    void charge(std::size_t bytes, int line);
+
+    /// Enters one nesting level (throws Error past kMaxLaunchNesting); leave() on the way out.
+    void enter(int line);
+    void leave() { --depth_; }
+
+    std::string assigning;  // the variable whose value is being read (`X="$X --a"` while X is unset)
+
+private:
+    std::string file_;
+    std::map<std::string, std::string> env_;
+    std::map<std::string, Var> vars_;
+    std::size_t spent_ = 0;
+    int depth_ = 0;
+};
+
+/// A run of a word: `split` when it came from an unquoted expansion (split at blanks),
+/// `new_word` when it starts a word of its own (the second and later elements of "${A[@]}").
+struct Piece {
+    Value value;
+    bool split = false;
+    bool new_word = false;
+};
+
+/// The words pieces make: split at blanks (command words, array elements) or joined into one
+/// value (an assignment; array elements joined with a blank). `line` is where the word started.
+[[nodiscard]] std::vector<Value> fields_of(const std::vector<Piece>& pieces, bool split, int line);
+
+/// The lexer of words over a source value (the script, or a string read as script).
+class Lexer {
+public:
+    Lexer(const Value& src, Shell& sh) : src_(src), sh_(sh) {}
+
+    [[nodiscard]] bool at_end() const { return pos_ >= src_.text.size(); }
+    [[nodiscard]] char peek(std::size_t ahead = 0) const {
+        return pos_ + ahead < src_.text.size() ? src_.text[pos_ + ahead] : '\0';
+    }
+    [[nodiscard]] int line() const { return line_at(pos_); }
+    [[nodiscard]] int line_at(std::size_t at) const;
+    [[nodiscard]] std::size_t pos() const { return pos_; }
+    void seek(std::size_t pos) { pos_ = pos; }
+    void advance(std::size_t n = 1) { pos_ += n; }
+    [[nodiscard]] const Value& source() const { return src_; }
+    [[nodiscard]] Shell& shell() { return sh_; }
+
+    /// Skips blanks and backslash-newlines (not newlines).
+    void skip_blanks();
+
+    /// One word from the current position to the next unquoted blank or metacharacter
+    /// (; & | ( ) < > newline); empty when the position is at one.
+    [[nodiscard]] std::vector<Piece> word();
+
+    /// The literal text of a word as written (a here-document delimiter): quotes removed.
+    [[nodiscard]] std::string literal_word(bool& quoted);
+
+private:
+    enum class Stop { Meta, Brace };
+    // ${name[index]OP...} as written (raw) on `line`.
+    struct Operation {
+        std::string name;
+        std::string index;
+        std::string op;
+        std::string raw;
+        int line = 0;
+    };
+    std::vector<Piece> word_until(Stop stop);
+    void dollar(std::vector<Piece>& out, bool quoted);
+    void double_quoted(std::vector<Piece>& out);
+    void ansi_c_quoted(std::vector<Piece>& out);
+    void braced(std::vector<Piece>& out, bool quoted, std::size_t start);
+    void variable(std::vector<Piece>& out, const std::string& name, const std::string& index, bool quoted,
+                  const std::string& raw, int line);
+    void length(std::vector<Piece>& out, const std::string& name, const std::string& index, bool quoted,
+                const std::string& raw, int line);
+    void operation(std::vector<Piece>& out, const Operation& op, std::vector<Piece> word, bool quoted);
+    [[nodiscard]] std::size_t matching_brace(std::size_t start) const;
+    void arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start);
+    [[nodiscard]] std::size_t skip_substitution(std::size_t from, char close, const char* what) const;
+    [[noreturn]] void unterminated(std::size_t at, const std::string& what, const std::string& fix) const;
+
+    const Value& src_;
+    Shell& sh_;
+    std::size_t pos_ = 0;
+    bool vanished_ = false;  // a quoted "${A[@]}" of no elements: the quotes make no word
+};
+
+/// Evaluates integer arithmetic ("$GPUS*$NODES", "(a+1)/2"): + - * / % and parentheses over
+/// decimal integers and variables holding them. nullopt with `why` set when it cannot.
+[[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
+                                                           std::string& why);
+
+/// "$X is not set", "$1 is an argument of the script", ...: why a reference has no known value.
+[[nodiscard]] std::string unset_reason(const std::string& name);
+
+[[nodiscard]] bool is_name_start(char c);
+[[nodiscard]] bool is_name_char(char c);
+
+}  // namespace planlayout::shell
