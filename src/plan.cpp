@@ -120,13 +120,42 @@ nlohmann::json effective_layout_of(const nlohmann::json& layout, const ResolvedS
 
 // Every number the plan used: the parallel, model, training and transport values, then what
 // each node template gave (GPUs, NVLink, NIC and TCP speeds).
-std::vector<Assumption> plan_assumptions(const Report& report, const std::string& layout_name) {
-    nlohmann::json used = report.effective_layout;
-    used.erase("name");
-    used.erase("description");
-    used.erase("cluster");
-    used.erase("placement");
-    std::vector<Assumption> out = list_assumptions(used, report.layout, report.sources, layout_name);
+std::vector<Assumption> plan_assumptions(const Report& report, const std::optional<ScoreSetup>& setup,
+                                         const std::string& layout_name) {
+    std::vector<Assumption> out;
+    const nlohmann::json& eff = report.effective_layout;
+    auto section = [&](const char* key) {
+        if (eff.contains(key)) {
+            const auto part = list_assumptions(nlohmann::json{{key, eff.at(key)}}, report.layout, report.sources, layout_name);
+            out.insert(out.end(), part.begin(), part.end());
+        }
+    };
+    section("parallel");
+    if (setup && setup->model) {  // the model knows which of its values are derived from others
+        for (const auto& f : setup->model->fields()) {
+            const std::string path = "/model" + f.pointer;
+            std::string source = f.origin == ValueOrigin::Derived ? "derived" : f.origin == ValueOrigin::Default ? "default" : "";
+            if (f.origin == ValueOrigin::Given) {
+                source = source_of(report.sources, path);
+                source = source.empty() ? layout_name : source;
+            }
+            out.push_back({path, f.value, source});
+        }
+    }
+    section("training");
+    if (eff.contains("transport") && report.score) {  // the priors of the arms compared, not of the others
+        nlohmann::json transport = eff.at("transport");
+        for (const char* t : {"tcp", "rdma", "gdrdma"}) {
+            if (t != to_string(report.score->baseline) && t != to_string(report.score->candidate) &&
+                transport.contains(t)) {
+                transport.erase(t);
+            }
+        }
+        const auto part = list_assumptions(nlohmann::json{{"transport", transport}}, report.layout, report.sources, layout_name);
+        out.insert(out.end(), part.begin(), part.end());
+    } else {
+        section("transport");
+    }
     for (std::size_t i = 0; i < report.cluster.templates.size(); ++i) {
         const NodeTemplate& t = report.cluster.templates[i];
         const TemplateFacts& f = report.cluster.facts[i];
@@ -212,12 +241,12 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     report.layout = layout;
     report.sources = request.sources;
     report.effective_layout = effective_layout_of(layout, resolved, setup);
-    report.assumptions = plan_assumptions(report, request.layout_name);
     Evaluation evaluation =
         evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);
     report.groups = std::move(evaluation.groups);
     report.kinds = std::move(evaluation.kinds);
     report.score = std::move(evaluation.score);
+    report.assumptions = plan_assumptions(report, setup, request.layout_name);
     if (report.score) {
         for (const auto& w : report.score->warnings) {
             report.warnings.push_back(w);

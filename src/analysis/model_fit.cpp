@@ -38,6 +38,11 @@ void check_model_fits(const ModelSpec& model, const ResolvedSpec& spec, const st
                           "Megatron-LM refuses this; use an ep that divides the experts (" +
                               divisors_text(model.experts, 1024) + ")");
     }
+    if (model.vocab == 0 && model.dense_params == 0) {
+        warnings.emplace_back("the vocabulary size is not given (a launch script that names a tokenizer file does not "
+                              "say it): the embedding and output layer are left out of the parameters and memory; "
+                              "give --vocab-size V or --model-config config.json");
+    }
     if (model.layers > 0 && model.layers % spec.pp != 0) {
         warnings.push_back(std::to_string(model.layers) + " layers do not divide into pp " + std::to_string(spec.pp) +
                            " equal stages: Megatron-LM needs --decoder-first-pipeline-num-layers or "

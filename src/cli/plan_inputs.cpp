@@ -82,15 +82,6 @@ void merge_fragment(json& base, Sources& sources, std::vector<std::string>& note
     }
 }
 
-// A reader's sources, whose pointers are relative to `prefix`, as pointers into the layout.
-Sources prefixed(const Sources& relative, const std::string& prefix) {
-    Sources out;
-    for (const auto& [pointer, source] : relative) {
-        out[prefix + pointer] = source;
-    }
-    return out;
-}
-
 std::string source_of_nodes(const Sources& sources) {
     const auto it = sources.find("/cluster/nodes");
     return it != sources.end() ? it->second : "the layout";
@@ -161,13 +152,25 @@ std::vector<ScriptWord> direct_words(const ParsedArgs& args, bool parallel) {
 std::map<std::string, std::string> env_of(const ParsedArgs& args) {
     std::map<std::string, std::string> env;
     for (const auto& kv : args.get_all("--env")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) {
-            throw input_error("--env " + kv, "expected NAME=VALUE", "e.g. --env NUM_NODES=4");
-        }
-        env[kv.substr(0, eq)] = kv.substr(eq + 1);
+        auto [name, value] = parse_env_assignment(kv, "--env " + kv);
+        env[name] = std::move(value);
     }
     return env;
+}
+
+// The sources of a script's (or the command line's) values, with the flag that gave each:
+// "train.sh:14 (--num-layers)", "command line (--tp)".
+Sources flag_sources(const MegatronArgs& m) {
+    Sources out;
+    for (const auto& [pointer, source] : m.sources) {
+        const auto flag = m.flags.find(pointer);
+        std::string s = source;
+        if (s.rfind("command line:", 0) == 0) {
+            s = "command line";
+        }
+        out[pointer] = flag == m.flags.end() ? s : s + " (" + flag->second + ")";
+    }
+    return out;
 }
 
 // The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
@@ -276,7 +279,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     if (const auto path = args.get("--model-config")) {
         const HfModel hf = read_hf_config(read_input(*path, ctx), name_of(*path));
         out.files.push_back(*path);
-        merge_fragment(layout, sources, notes, json{{"model", hf.model}}, prefixed(hf.sources, "/model"));
+        merge_fragment(layout, sources, notes, json{{"model", hf.model}}, hf.sources);
         notes.insert(notes.end(), hf.warnings.begin(), hf.warnings.end());
     }
     const auto env = env_of(args);
@@ -287,11 +290,16 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         if (!options.parallel && m.layout.contains("parallel")) {
             m.layout.erase("parallel");  // search enumerates the parallel sizes itself
         }
-        merge_fragment(layout, sources, notes, m.layout, m.sources);
+        merge_fragment(layout, sources, notes, m.layout, flag_sources(m));
         out.ignored = std::move(m.ignored);
     }
-    const MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");
-    merge_fragment(layout, sources, notes, direct.layout, direct.sources);
+    MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");
+    for (auto it = direct.sources.begin(); it != direct.sources.end();) {
+        // A flag given directly changes that value only: Megatron's defaults for the flags not
+        // given (fp32, untied, GELU) belong to a whole launch line, not to a layout's model.
+        it = it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
+    }
+    merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
     if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
         if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {
             throw input_error(args.spelling("--nodes") + " " + std::to_string(*n), "the cluster lists its nodes by host",

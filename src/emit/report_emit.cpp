@@ -64,10 +64,12 @@ std::string source_file(const std::string& source) {
 // The "assumed" block: what the plan used that nobody gave (derived or default values, and
 // what the node templates gave), by section; then how many values each input gave.
 void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assumptions) {
-    std::vector<std::pair<std::string, std::string>> lines;  // (label, "key value, ...")
+    std::vector<std::string> labels;                 // in order of first appearance
+    std::map<std::string, std::vector<std::string>> items;  // label → "key value"
     std::map<std::string, std::size_t> given;
     std::vector<std::string> given_order;
-    for (const auto& a : assumptions) {
+    for (std::size_t i = 0; i < assumptions.size(); ++i) {
+        const Assumption& a = assumptions[i];
         const bool hardware = a.path.rfind("/hardware/", 0) == 0;
         if (!hardware && a.source != "default" && a.source != "derived") {
             const std::string file = source_file(a.source);
@@ -84,23 +86,46 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
             section = a.path.substr(second + 1, third - second - 1);
             key = a.path.substr(third + 1);
         }
-        const std::string label = (hardware ? "node " : a.source + " ") + section;
-        std::string item = key + " " + value_text(a.value) + (hardware && a.source == "default" ? " (default)" : "");
-        if (lines.empty() || lines.back().first != label || lines.back().second.size() + item.size() > 88) {
-            lines.emplace_back(label, item);
-        } else {
-            lines.back().second += ", " + item;
+        std::string value = value_text(a.value);
+        // A prior {high, low, value} (JSON orders keys) of one source reads as "key 0.9 (0.8..0.95)".
+        const auto prior_part = [&](std::size_t k, const char* leaf) {
+            const std::string& p = assumptions[k].path;
+            const std::string tail = std::string("/") + leaf;
+            return p.size() > tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0 &&
+                   p.substr(0, p.size() - tail.size()) == a.path.substr(0, a.path.size() - 5) &&
+                   assumptions[k].source == a.source;
+        };
+        if (key.size() > 5 && key.compare(key.size() - 5, 5, "/high") == 0 && i + 2 < assumptions.size() &&
+            prior_part(i + 1, "low") && prior_part(i + 2, "value")) {
+            key.resize(key.size() - 5);
+            value = value_text(assumptions[i + 2].value) + " (" + value_text(assumptions[i + 1].value) + ".." + value + ")";
+            i += 2;
         }
+        const std::string label = (hardware ? "node " : a.source + " ") + section;
+        if (items.count(label) == 0) {
+            labels.push_back(label);
+        }
+        items[label].push_back(key + " " + value + (hardware && a.source == "default" ? " (default)" : ""));
     }
-    if (lines.empty() && given.empty()) {
+    if (labels.empty() && given.empty()) {
         return;
     }
-    out << "\nassumed (not given: derived or default; --format json lists every value with its source):
-";
-    std::string previous;
-    for (const auto& [label, items] : lines) {
-        out << "  " << pad(label == previous ? "" : label + ":", 24) << items << "\n";
-        previous = label;
+    out << "\nassumed (not given: derived or default; --format json lists every value with its source):\n";
+    for (const auto& label : labels) {
+        out << "  " << label << ": ";
+        std::size_t width = label.size() + 4;  // wrap the items of a label before 100 columns
+        bool first = true;
+        for (const auto& item : items[label]) {
+            if (!first && width + item.size() + 2 > 100) {
+                out << ",\n    " << item;
+                width = 4 + item.size();
+            } else {
+                out << (first ? "" : ", ") << item;
+                width += item.size() + (first ? 0 : 2);
+            }
+            first = false;
+        }
+        out << "\n";
     }
     if (!given.empty()) {
         out << "  given: ";

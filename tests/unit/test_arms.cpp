@@ -257,7 +257,7 @@ TEST_CASE("search decides the arms once, as analyze does") {
     m.training.global_batch = 4;
     m.transport = s.transport;
     SearchOptions o;
-    o.gpu_memory_bytes = 1e15;
+    o.memory_limits.gpu_memory_bytes = 1e15;
     const SearchResult r = search_layouts(c, m, o);
     REQUIRE(!r.layouts.empty());
     for (const auto& l : r.layouts) {
