@@ -176,7 +176,7 @@ Sources flag_sources(const MegatronArgs& m) {
 // The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
 void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
                     Context& ctx, std::vector<std::string>& files) {
-    if (!layout.contains("cluster")) {
+    if (!layout.contains("cluster") || !layout.at("cluster").is_object()) {
         return;
     }
     json& cluster = layout["cluster"];
@@ -210,8 +210,8 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
         if (cluster.contains("nodes") && cluster.at("nodes").is_array()) {  // hosts named: the job's order
             put(layout, sources, notes, "/placement/hosts", hosts, name_of(*hostfile));
         } else {
-            if (cluster.contains("nodes") && cluster.at("nodes").get<std::int64_t>() !=
-                                                 static_cast<std::int64_t>(hosts.size())) {
+            if (cluster.contains("nodes") && cluster.at("nodes").is_number_integer() &&
+                cluster.at("nodes").get<std::int64_t>() != static_cast<std::int64_t>(hosts.size())) {
                 notes.push_back(name_of(*hostfile) + " lists " + std::to_string(hosts.size()) + " hosts over " +
                                 source_of_nodes(sources) + "'s " + cluster.at("nodes").dump() + " nodes");
             }
@@ -261,17 +261,18 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     Sources& sources = out.request.sources;
     auto& notes = out.notes;
 
-    // The cluster: a file, or a node template × a count, then hosts.
+    // The cluster: a file, or a node template × a count, then hosts. A layout's cluster file is
+    // read in first when the flags change it.
+    if (layout.contains("cluster") && layout.at("cluster").is_string() && has_composing_inputs(args, options.parallel)) {
+        layout["cluster"] = self_contained_cluster_json(layout.at("cluster"), out.request.layout_name, "/cluster",
+                                                        FileScope{out.request.base_dir, out.request.base_dir,
+                                                                  ctx.files_anywhere},
+                                                        out.files);
+    }
     if (const auto path = args.get("--cluster")) {
         put(layout, sources, notes, "/cluster", cluster_from_file(*path, ctx, out.files), name_of(*path));
     }
     if (const auto node = args.get("--node")) {
-        if (layout.contains("cluster") && layout.at("cluster").is_string()) {
-            layout["cluster"] = self_contained_cluster_json(layout.at("cluster"), out.request.layout_name, "/cluster",
-                                                            FileScope{out.request.base_dir, out.request.base_dir,
-                                                                      ctx.files_anywhere},
-                                                            out.files);
-        }
         put(layout, sources, notes, "/cluster/node", template_ref(*node, ctx, out.files), "--node " + *node);
     }
 
@@ -312,12 +313,15 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         put(layout, sources, notes, "/parallel/world", *w, args.spelling("--world") + " " + std::to_string(*w));
     }
     settle_cluster(layout, sources, notes, args, ctx, out.files);
-    if (options.need_cluster && !layout.contains("cluster")) {
+    const bool cluster_flags = std::any_of(sources.begin(), sources.end(),
+                                           [](const auto& e) { return e.first.rfind("/cluster", 0) == 0; });
+    if (options.need_cluster && layout_path == nullptr && !layout.contains("cluster")) {
         throw input_error("plan-layout", "no cluster is given",
                           "give --nodes N --node TEMPLATE (built-in: " + join(builtin_node_template_names(), ", ") +
                               "; or a capture), --cluster FILE, or a layout file");
     }
-    if (options.need_cluster && !layout.at("cluster").contains("nodes")) {
+    if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
+        !layout.at("cluster").contains("nodes")) {
         throw input_error("plan-layout", "the number of nodes is missing",
                           "give --nodes N (or --nnodes in the launch script, or --hostfile FILE)");
     }
@@ -332,6 +336,7 @@ PlanRequest plan_request_of(const ParsedArgs& args, Context& ctx, const ComposeO
     const auto& pos = args.positionals();
     ComposedInputs inputs = compose_inputs(args, ctx, options, pos.empty() ? nullptr : pos.data());
     report_input_notes(inputs, args, ctx);
+    ctx.inputs.insert(ctx.inputs.end(), inputs.files.begin(), inputs.files.end());  // refused as -o too
     return std::move(inputs.request);
 }
 

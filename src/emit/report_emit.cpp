@@ -85,6 +85,9 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
             const auto third = a.path.find('/', second + 1);
             section = a.path.substr(second + 1, third - second - 1);
             key = a.path.substr(third + 1);
+            for (std::size_t at = 0; (at = section.find('~', at)) != std::string::npos; ++at) {  // RFC 6901
+                section.replace(at, 2, section.compare(at, 2, "~1") == 0 ? "/" : "~");
+            }
         }
         std::string value = value_text(a.value);
         // A prior {high, low, value} (JSON orders keys) of one source reads as "key 0.9 (0.8..0.95)".
