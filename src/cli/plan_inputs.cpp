@@ -131,9 +131,7 @@ std::vector<ScriptWord> direct_words(const ParsedArgs& args, bool parallel) {
             if (!args.has(canonical) || canonical == "--megatron-args" || canonical == "--env") {
                 continue;
             }
-            // Megatron's spelling: the longest alias (--tp → --tensor-model-parallel-size).
-            const std::string spelled = *std::max_element(names.begin(), names.end(),
-                                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+            const std::string spelled = args.spelling(canonical);  // as typed: the reader knows every alias
             const bool flag = row.at(1).get<std::string>().empty();
             for (const auto& v : args.get_all(canonical)) {
                 words.push_back({spelled, 0, std::nullopt});
@@ -171,6 +169,24 @@ Sources flag_sources(const MegatronArgs& m) {
         out[pointer] = flag == m.flags.end() ? s : s + " (" + flag->second + ")";
     }
     return out;
+}
+
+// What Megatron-LM's validate_args derives when a script leaves it out (and the model section's
+// own defaults would differ): the FFN width from --swiglu, the expert FFN width from the FFN.
+void megatron_derived_defaults(json& layout, Sources& sources, const MegatronArgs& m, const std::string& file) {
+    const auto given = [&](const char* p) { return m.layout.contains(json::json_pointer(p)); };
+    const auto has = [&](const char* p) { return layout.contains(json::json_pointer(p)); };
+    if (given("/model/hidden") && !has("/model/ffn_hidden")) {
+        const std::int64_t h = layout.at("/model/hidden"_json_pointer).get<std::int64_t>();
+        const bool swiglu = layout.value("/model/ffn_gated"_json_pointer, false);
+        // arguments.py: 4h, or with --swiglu int(4h * 2/3 / 64) * 64
+        layout["/model/ffn_hidden"_json_pointer] = swiglu ? (8 * h / 3) / 64 * 64 : 4 * h;
+        sources["/model/ffn_hidden"] = file + " (Megatron default: " + (swiglu ? "2/3 of 4 x hidden with --swiglu" : "4 x hidden") + ")";
+    }
+    if (given("/model/moe/experts") && !has("/model/moe/ffn_hidden") && has("/model/ffn_hidden")) {
+        layout["/model/moe/ffn_hidden"_json_pointer] = layout.at("/model/ffn_hidden"_json_pointer);
+        sources["/model/moe/ffn_hidden"] = file + " (Megatron default: --moe-ffn-hidden-size is --ffn-hidden-size)";
+    }
 }
 
 // The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
@@ -292,6 +308,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
             m.layout.erase("parallel");  // search enumerates the parallel sizes itself
         }
         merge_fragment(layout, sources, notes, m.layout, flag_sources(m));
+        megatron_derived_defaults(layout, sources, m, name_of(*path));
         out.ignored = std::move(m.ignored);
     }
     MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");

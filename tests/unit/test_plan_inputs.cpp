@@ -1,0 +1,227 @@
+// The inputs users have, composed into one plan (src/cli/plan_inputs.cpp): a real Megatron-LM
+// launch script (tests/data/launch/, sources in its README), a Hugging Face config.json
+// (tests/data/hf-configs/, sources in its README), flags over a layout, and --save-layout's round
+// trip.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/cli/run.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSrc = PLANLAYOUT_SOURCE_DIR;
+
+struct Run {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+Run cli(const std::vector<std::string>& args) {
+    std::ostringstream out;
+    std::ostringstream err;
+    Run r;
+    r.code = planlayout::run_cli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+// The report without the lines that name where values came from.
+std::string without_sources(const std::string& text) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("layout: ", 0) == 0 || line.rfind("  given: ", 0) == 0) {
+            continue;
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+// A JSON report without its sources: the layout name and each assumption's source.
+nlohmann::json json_without_sources(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j.erase("layout");
+    for (auto& a : j.at("assumptions")) {
+        a.erase("source");
+    }
+    return j;
+}
+
+struct Scratch {
+    fs::path path = fs::temp_directory_path() / ("planlayout-inputs-" + std::to_string(::getpid()));
+    Scratch() { fs::create_directories(path); }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    Scratch(Scratch&&) = delete;
+    Scratch& operator=(Scratch&&) = delete;
+};
+
+const std::vector<std::string> kMixtral = {"analyze",  "--nodes", "4", "--node", "h100-hgx-8gpu-8nic", "--megatron-args",
+                                           kSrc + "/tests/data/launch/mixtral_8x7b.sh", "--vocab-size", "32000"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+}  // namespace
+
+TEST_CASE("a real launch script and a template give the plan with no layout file") {
+    const Run r = cli(with(kMixtral, {"--format", "json"}));
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    // Megatron-LM's examples/mixtral script: tp 1, pp 4, ep 8 on 4 x 8 GPUs -> dp 8.
+    CHECK(j.at("spec").at("tp") == 1);
+    CHECK(j.at("spec").at("pp") == 4);
+    CHECK(j.at("spec").at("ep") == 8);
+    CHECK(j.at("spec").at("dp") == 8);
+    std::map<std::string, nlohmann::json> value;
+    std::map<std::string, std::string> source;
+    for (const auto& a : j.at("assumptions")) {
+        value[a.at("path")] = a.at("value");
+        source[a.at("path")] = a.at("source");
+    }
+    CHECK(value.at("/model/layers") == 32);
+    CHECK(value.at("/model/hidden") == 4096);
+    CHECK(value.at("/model/kv_heads") == 8);
+    CHECK(value.at("/model/moe/experts") == 8);
+    // Megatron's validate_args: the expert FFN is the FFN when --moe-ffn-hidden-size is absent.
+    CHECK(value.at("/model/moe/ffn_hidden") == 14336);
+    CHECK(source.at("/model/moe/ffn_hidden").find("Megatron default") != std::string::npos);
+    CHECK(source.at("/model/layers").find("mixtral_8x7b.sh:") != std::string::npos);
+    CHECK(source.at("/model/layers").find("(--num-layers)") != std::string::npos);
+    CHECK(source.at("/model/vocab") == "command line (--vocab-size)");
+    CHECK(source.at("/parallel/dp") == "derived");
+    CHECK(source.at("/training/mfu") == "default");
+    CHECK(j.contains("memory"));
+    // The command line's --nodes wins over the script's --nnodes, and says so.
+    CHECK(r.err.find("sets /cluster/nodes to 4") != std::string::npos);
+    CHECK(r.err.find("flags of the launch script are not modelled") != std::string::npos);
+}
+
+TEST_CASE("--save-layout writes a layout whose analysis is the same, sources aside") {
+    const Scratch dir;
+    const std::string saved = (dir.path / "saved.json").string();
+    const Run first = cli(with(kMixtral, {"--save-layout", saved}));
+    REQUIRE(first.code == 0);
+    const std::string text = planlayout::read_text_file(saved);
+    CHECK(text.find("// ") != std::string::npos);                  // sources beside the values
+    CHECK(text.find("mixtral_8x7b.sh:") != std::string::npos);
+    CHECK(text.find("\"h100-hgx-8gpu-8nic\"") != std::string::npos);
+    const Run again = cli({"analyze", saved});
+    REQUIRE(again.code == 0);
+    CHECK(without_sources(again.out) == without_sources(first.out));
+    CHECK(again.out.find("given: " + saved) != std::string::npos);
+
+    const Run first_json = cli(with(kMixtral, {"--format", "json"}));
+    const Run again_json = cli({"analyze", saved, "--format", "json"});
+    REQUIRE(first_json.code == 0);
+    REQUIRE(again_json.code == 0);
+    CHECK(json_without_sources(again_json.out) == json_without_sources(first_json.out));
+    for (const auto& a : nlohmann::json::parse(again_json.out).at("assumptions")) {
+        if (a.at("path").get<std::string>().rfind("/hardware/", 0) != 0) {
+            CAPTURE(a.dump());
+            CHECK(a.at("source") == saved);  // every value is now the saved layout's
+        }
+    }
+}
+
+TEST_CASE("a capture saved into a layout needs no file beside it") {
+    const Scratch dir;
+    const std::string saved = (dir.path / "node.json").string();
+    const std::vector<std::string> args = {
+        "analyze", "--nodes", "2", "--node", kSrc + "/tests/data/fixtures/hwloc-xml/hwloc2.9-1xh200-vm-eth0-only-no-rdma.xml",
+        "--ep", "2", "--num-layers", "4", "--hidden-size", "1024", "--num-attention-heads", "8", "--num-experts", "8",
+        "--moe-router-topk", "2", "--seq-length", "2048", "--global-batch-size", "8", "--vocab-size", "32000"};
+    const Run first = cli(with(args, {"--save-layout", saved}));
+    REQUIRE(first.code == 0);
+    const std::string text = planlayout::read_text_file(saved);
+    CHECK(text.find(".xml\"") == std::string::npos || text.find("\"import\"") == std::string::npos);
+    CHECK(text.find("\"gpus\"") != std::string::npos);  // the template, written in
+    const Run again = cli({"analyze", saved});
+    REQUIRE(again.code == 0);
+    CHECK(without_sources(again.out) == without_sources(first.out));
+}
+
+TEST_CASE("flags override a layout's values and the score follows them") {
+    const std::string seed = kSrc + "/layouts/seed-2x8-ep16.json";
+    const Run base = cli({"analyze", seed, "--format", "json"});
+    const Run pp2 = cli({"analyze", seed, "--pp", "2", "--ep", "8", "--format", "json"});
+    REQUIRE(base.code == 0);
+    REQUIRE(pp2.code == 0);
+    const auto b = nlohmann::json::parse(pp2.out);
+    CHECK(b.at("spec").at("pp") == 2);
+    CHECK(b.at("spec").at("ep") == 8);
+    for (const auto& a : b.at("assumptions")) {
+        if (a.at("path") == "/parallel/pp") {
+            CHECK(a.at("source") == "command line (--pp)");
+        }
+        if (a.at("path") == "/model/layers") {
+            CHECK(a.at("source") == seed);
+        }
+    }
+    // The seed's negative control: PP=2/EP=8 keeps EP inside a node, so RDMA helps far less.
+    CHECK(b.at("score").at("rdma_benefit").get<double>() <
+          nlohmann::json::parse(base.out).at("score").at("rdma_benefit").get<double>());
+}
+
+TEST_CASE("a launch-script value that cannot be known names the file, the line, the variable and --env") {
+    const Scratch dir;
+    const fs::path script = dir.path / "train.sh";
+    {
+        std::ofstream f(script);
+        f << "#!/bin/bash\nGPT_ARGS=(\n  --num-layers $NUM_LAYERS\n  --hidden-size 4096\n)\n"
+             "torchrun --nproc_per_node 8 pretrain_gpt.py ${GPT_ARGS[@]} --num-attention-heads 32\n";
+    }
+    const std::vector<std::string> args = {"analyze", "--nodes", "2", "--node", "h100-hgx-8gpu-8nic", "--megatron-args",
+                                           script.string()};
+    const Run bad = cli(args);
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find(script.string() + ":3") != std::string::npos);
+    CHECK(bad.err.find("$NUM_LAYERS") != std::string::npos);
+    CHECK(bad.err.find("--env NUM_LAYERS=") != std::string::npos);
+    const Run good = cli(with(args, {"--env", "NUM_LAYERS=24", "--format", "json"}));
+    REQUIRE(good.code == 0);
+    for (const auto& a : nlohmann::json::parse(good.out).at("assumptions")) {
+        if (a.at("path") == "/model/layers") {
+            CHECK(a.at("value") == 24);
+        }
+    }
+}
+
+TEST_CASE("a Hugging Face config gives the model; an error about its value names the config") {
+    const std::string config = kSrc + "/tests/data/hf-configs/mixtral-8x7b-v0.1.json";
+    const Run r = cli({"analyze", "--nodes", "2", "--node", "h100-hgx-8gpu-8nic", "--model-config", config, "--ep", "8",
+                       "--seq-length", "4096", "--global-batch-size", "64", "--format", "json"});
+    REQUIRE(r.code == 0);
+    for (const auto& a : nlohmann::json::parse(r.out).at("assumptions")) {
+        if (a.at("path") == "/model/moe/experts") {
+            CHECK(a.at("value") == 8);
+            CHECK(a.at("source").get<std::string>().find("num_local_experts") != std::string::npos);
+        }
+    }
+    // ep 16 does not divide Mixtral's 8 experts: Megatron refuses it, and so does the plan.
+    const Run bad = cli({"analyze", "--nodes", "2", "--node", "h100-hgx-8gpu-8nic", "--model-config", config, "--ep",
+                         "16", "--seq-length", "4096", "--global-batch-size", "64"});
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("num_local_experts") != std::string::npos);
+    CHECK(bad.err.find("not divisible by ep 16") != std::string::npos);
+}
