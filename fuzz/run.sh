@@ -25,7 +25,7 @@ seeds() {  # the read-only seed folders of a target
         nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
         nccl_tests) echo $d/nccl-tests ;;
         step_log) echo tests/data/ab ;;
-        megatron_args) echo fuzz/seeds/megatron_args ;;
+        megatron_args) echo fuzz/seeds/megatron_args tests/data/launch ;;
         hf_config) echo tests/data/hf-configs fuzz/seeds/hf_config ;;
         *) echo "unknown fuzz target '$1'; known: ${all[*]}" >&2; return 1 ;;
     esac

@@ -67,7 +67,8 @@ inline constexpr std::size_t kMaxLaunchExpansionBytes = std::size_t{16} << 20U;
 inline constexpr std::size_t kMaxLaunchWords = 1000000;
 
 /// Nesting in a launch script: `eval`, `bash -c` and here-documents read as script inside one
-/// another, `${` inside `${`, parentheses of $((...)); each level is a recursive call.
+/// another, `${` inside `${` (deeper parentheses in $((...)) leave it unevaluated); each level is
+/// a recursive call.
 inline constexpr int kMaxLaunchNesting = 32;
 
 /// Ranks in a parallel spec.

@@ -155,7 +155,7 @@ private:
         const std::string name = t.substr(lx_.pos(), p - lx_.pos());
         lx_.seek(p + (append ? 2 : 1));
         if (saved != nullptr) {
-            saved->emplace_back(name, sh_.saved(name));
+            saved->emplace_back(name, sh_.saved(name, line));
         }
         sh_.assigning = name;
         Var var;
@@ -194,7 +194,11 @@ private:
                                   "quote it, or close the array with ) first");
             } else {
                 const int at = lx_.line();
+                const std::size_t before = lx_.pos();
                 auto fields = shell::fields_of(lx_.word(), true, at);
+                if (lx_.pos() == before) {
+                    lx_.advance();
+                }
                 elems.insert(elems.end(), std::make_move_iterator(fields.begin()), std::make_move_iterator(fields.end()));
             }
         }
@@ -209,11 +213,7 @@ private:
             return;
         }
         while (!lx_.at_end() && lx_.peek() != ')' && lx_.peek() != '\n') {
-            const std::size_t before = lx_.pos();
-            (void)lx_.word();
-            if (lx_.pos() == before) {
-                lx_.advance();  // | between alternatives, a leading (, or a stray character
-            }
+            word_or_skip();  // an alternative, the | between two, a leading (
             lx_.skip_blanks();
         }
         if (lx_.peek() == ')') {
@@ -232,8 +232,17 @@ private:
             if (lx_.peek() == '#') {
                 skip_comment();
             } else if (!redirection()) {
-                (void)lx_.word();
+                word_or_skip();
             }
+        }
+    }
+
+    // A word, dropped; or the character no word takes (so every loop moves on).
+    void word_or_skip() {
+        const std::size_t before = lx_.pos();
+        (void)lx_.word();
+        if (lx_.pos() == before) {
+            lx_.advance();
         }
     }
 
@@ -252,7 +261,11 @@ private:
                 if (lx_.at_end() || is_one_of(lx_.peek(), "\n;&|()")) {
                     return true;
                 }
+                const std::size_t before = lx_.pos();
                 const auto word = shell::fields_of(lx_.word(), true, lx_.line());
+                if (lx_.pos() == before) {
+                    lx_.advance();
+                }
                 if (word.size() == 1 && word[0].text == "in") {
                     ++case_depth_;
                     expect_pattern_ = true;
@@ -424,7 +437,9 @@ private:
             }
             lx_.seek(next);
             if (h.run) {
-                nested(lx_.source().slice(begin, std::min(body_end, t.size())), h.line);
+                const std::size_t end = std::min(body_end, t.size());
+                sh_.charge(end - begin, h.line);  // a copy of the body, read as script
+                nested(lx_.source().slice(begin, end), h.line);
             }
         }
         pending_.clear();
@@ -470,12 +485,16 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
     }
     require_8bit_text(text, file);
     Value src;
-    src.text = text;
+    src.text.reserve(text.size());
     src.lines.reserve(text.size());
     int line = 1;
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+            continue;  // CRLF reads as LF
+        }
+        src.text += text[i];
         src.lines.push_back(line);
-        line += c == '\n' ? 1 : 0;
+        line += text[i] == '\n' ? 1 : 0;
     }
     Shell sh(file, env);
     std::vector<ScriptWord> out;

@@ -75,7 +75,8 @@ const Flag* modeled(const std::string& name) {
 
 // "--nproc_per_node" → "nproc-per-node".
 std::string dashed(const std::string& flag) {
-    std::string out = flag.substr(flag.find_first_not_of('-'));
+    const auto start = flag.find_first_not_of('-');
+    std::string out = start == std::string::npos ? std::string() : flag.substr(start);
     std::replace(out.begin(), out.end(), '_', '-');
     return out;
 }

@@ -41,15 +41,16 @@ const Var* lookup(const Shell& sh, const std::string& name, int line, Var& stora
 }
 
 // Element `index` ("" = the first) of a variable; empty past its end.
-Value element(const Var& var, const std::string& index) {
+const Value& element(const Var& var, const std::string& index) {
+    static const Value kEmpty;
     std::size_t n = 0;
     if (!index.empty()) {
         if (index.size() > 9) {
-            return Value{};
+            return kEmpty;
         }
         n = static_cast<std::size_t>(std::stoul(index));
     }
-    return n < var.elems.size() ? var.elems[n] : Value{};
+    return n < var.elems.size() ? var.elems[n] : kEmpty;
 }
 
 std::string via(const std::string& name, const Var& var, const Value& v) {
@@ -220,9 +221,12 @@ private:
         if (var == nullptr) {
             return fail(unset_reason(name));
         }
-        const Value v = element(*var, "");
+        const Value& v = element(*var, "");
         if (!v.unknowns.empty()) {
             return fail(via(name, *var, v));
+        }
+        if (v.text.size() > 40) {
+            return fail("$" + name + " is not an integer");
         }
         std::string t = v.text;
         t.erase(0, t.find_first_not_of(" \t"));
@@ -311,7 +315,7 @@ void Lexer::length(std::vector<Piece>& out, const std::string& name, const std::
     }
     std::size_t n = var->elems.size();
     if (index != "@" && index != "*") {
-        const Value v = element(*var, index);
+        const Value& v = element(*var, index);
         if (!v.unknowns.empty()) {
             push_unknown(out, sh_, raw, line, via(name, *var, v), quoted);
             return;
@@ -325,14 +329,14 @@ void Lexer::length(std::vector<Piece>& out, const std::string& name, const std::
 void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<Piece> word, bool quoted) {
     Var storage;
     const Var* var = lookup(sh_, op.name, op.line, storage);
-    const std::optional<Value> val = var != nullptr ? std::optional<Value>(element(*var, op.index)) : std::nullopt;
+    const Value* val = var != nullptr ? &element(*var, op.index) : nullptr;
     const bool colon = op.op.size() == 2;
     const char kind = op.op.back();
-    if (val && colon && !val->unknowns.empty()) {
+    if (val != nullptr && colon && !val->unknowns.empty()) {
         push_unknown(out, sh_, op.raw, op.line, via(op.name, *var, *val), quoted);
         return;
     }
-    const bool use_value = val && !(colon && val->text.empty());
+    const bool use_value = val != nullptr && !(colon && val->text.empty());
     const auto use_word = [&] {
         for (auto& p : word) {
             p.split = p.split && !quoted;
@@ -347,7 +351,7 @@ void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<
     } else if (use_value) {
         push_scalar(out, sh_, op.name, *var, *val, quoted, op.raw, op.line);
     } else if (kind == '?') {
-        push_unknown(out, sh_, op.raw, op.line, val ? "$" + op.name + " is empty" : unset_reason(op.name), quoted);
+        push_unknown(out, sh_, op.raw, op.line, val != nullptr ? "$" + op.name + " is empty" : unset_reason(op.name), quoted);
     } else {
         if (kind == '=' && op.index.empty() && is_name_start(op.name[0])) {
             sh_.assign(op.name, Var{{fields_of(word, false, op.line).front()}, false, op.line}, false);

@@ -15,6 +15,11 @@ bool is_blank(char c) {
     return c == ' ' || c == '\t' || c == '\r';
 }
 
+// A character that ends an unquoted word (NUL is an ordinary byte, never the end of the set).
+bool is_meta(char c) {
+    return c != '\0' && std::strchr(";&|()<>\n", c) != nullptr;
+}
+
 bool is_digit(char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
@@ -130,9 +135,15 @@ void Shell::assign(const std::string& name, Var v, bool append) {
     }
 }
 
-std::optional<Var> Shell::saved(const std::string& name) const {
+std::optional<Var> Shell::saved(const std::string& name, int line) {
     const Var* v = find(name);
-    return v != nullptr ? std::optional<Var>(*v) : std::nullopt;
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    for (const auto& e : v->elems) {
+        charge(e.text.size(), line);  // a copy, kept while the command's words are read
+    }
+    return *v;
 }
 
 void Shell::restore(const std::string& name, const std::optional<Var>& v) {
@@ -246,7 +257,7 @@ std::vector<Piece> Lexer::word() {
 
 std::string Lexer::literal_word(bool& quoted) {
     std::string out;
-    while (!at_end() && !is_blank(peek()) && std::strchr(";&|()<>\n", peek()) == nullptr) {
+    while (!at_end() && !is_blank(peek()) && !is_meta(peek())) {
         const char c = peek();
         if (c == '\'' || c == '"') {
             quoted = true;
@@ -279,7 +290,7 @@ std::vector<Piece> Lexer::word_until(Stop stop) {
     };
     while (!at_end()) {
         const char c = peek();
-        if (stop == Stop::Meta && (is_blank(c) || std::strchr(";&|()<>\n", c) != nullptr)) {
+        if (stop == Stop::Meta && (is_blank(c) || is_meta(c))) {
             break;
         }
         if (stop == Stop::Brace && c == '}') {
@@ -350,7 +361,7 @@ void Lexer::double_quoted(std::vector<Piece>& out) {
             vanished_ = outer;
             return;
         }
-        if (c == '\\' && pos_ + 1 < src_.text.size() && std::strchr("$`\"\\\n", peek(1)) != nullptr) {
+        if (c == '\\' && pos_ + 1 < src_.text.size() && peek(1) != '\0' && std::strchr("$`\"\\\n", peek(1)) != nullptr) {
             if (peek(1) != '\n') {
                 literal(peek(1), line());
             }

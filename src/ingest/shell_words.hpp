@@ -58,7 +58,8 @@ public:
     [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(name) > 0; }
     void assign(const std::string& name, Var v, bool append);
     void unset(const std::string& name) { vars_.erase(name); }
-    [[nodiscard]] std::optional<Var> saved(const std::string& name) const;
+    /// A copy of the variable (charged to the expansion budget), to restore it later.
+    [[nodiscard]] std::optional<Var> saved(const std::string& name, int line);
     void restore(const std::string& name, const std::optional<Var>& v);
 
     /// Counts bytes produced by an expansion; throws Error past kMaxLaunchExpansionBytes.

@@ -91,6 +91,10 @@ TEST_CASE("continuation lines and comments") {
           Words{"torchrun", "p.py", "--tp", "2", "x y"});
     CHECK(lines("torchrun p.py \\\n  --tp 2 \\\n  --pp 4") == std::vector<int>{1, 1, 2, 2, 3, 3});
     CHECK(texts("torchrun p.py a#b #c") == Words{"torchrun", "p.py", "a#b"});
+    // A NUL byte is an ordinary byte of a word (found by fuzz_megatron_args: loops that did not move on).
+    CHECK(texts(std::string("A=(x \0)\ncase \0 in\0) ;; esac\nfor \0; do :; done\ntorchrun p.py a\0b", 63)) ==
+          Words{"torchrun", "p.py", std::string("a\0b", 3)});
+    CHECK(texts("TP=2\r\ntorchrun p.py \\\r\n  --tp $TP\r\n") == Words{"torchrun", "p.py", "--tp", "2"});  // CRLF
 }
 
 TEST_CASE("--env fixes a variable for the whole script, over the script's own assignments") {

@@ -198,6 +198,7 @@ TEST_CASE("values: integers in range, store_true flags, missing values, Megatron
     CHECK(at(line("--recompute-activations --recompute-granularity full"), "/training/recompute") == "selective");
     CHECK(at(line("--recompute-method block --recompute-num-layers 2"), "/training/recompute_method") == "block");
     CHECK(at(line("--hierarchical-context-parallel-sizes 2,2 4"), "/parallel/hierarchical_cp") == json::array({2, 2, 4}));
+    CHECK(ignored(line("--tp 2 --- ---=1 --=x"), "--") == "x @ l.sh:1");  // found by fuzz_megatron_args
 }
 
 TEST_CASE("torchrun: --nnodes MIN:MAX takes the largest, with a note; --nproc-per-node gpu is listed") {

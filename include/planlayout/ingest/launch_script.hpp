@@ -33,12 +33,15 @@
 // to each simple command after expansion):
 // - a command that runs a launcher or a Python script: one of its words (the program, or a later
 //   word after wrappers such as srun, env, numactl, nsys) is named torchrun or deepspeed (any
-//   folder), or ends in ".py" (python pretrain_gpt.py, python -m torch.distributed.run ... .py);
+//   folder), or ends in ".py" and is neither an option nor a pattern (python pretrain_gpt.py,
+//   python -m torch.distributed.run ... pretrain_gpt.py; not --config=x.py, not *.py);
 // - a command whose first word is a `--flag`: a launch line pasted without its program;
 // - never: echo, printf, test, [ and [[ (they print or test words, they do not run them), nor a
 //   command that carries a `bash -c` script (its script is read instead).
-// Assignments before a command (`CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...`) and redirections
-// are not words of it.
+// Every counted command adds its words, in file order (a script that runs two trainings gives
+// both; the flag mapper keeps the last value of a flag). Assignments before a command
+// (`CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...`) and redirections are not words of it. A script
+// saved with CRLF line ends reads as with LF.
 #pragma once
 
 #include <map>
