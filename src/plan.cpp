@@ -111,6 +111,11 @@ nlohmann::json effective_layout_of(const nlohmann::json& layout, const ResolvedS
             out["training"] = setup->training->to_json();
         }
         out["transport"] = to_json(setup->transport);
+        if (!setup->transport.compare_given) {
+            // Not asked for: the arms follow the hardware (analysis/arms.hpp); written out, the
+            // default pair would become a request the hardware may not run.
+            out["transport"].erase("compare");
+        }
         if (layout.contains("score")) {
             out["score"] = layout.at("score");
         }
@@ -236,7 +241,14 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
             report.sections[key] = top.at(key);
         }
     }
-    if (!report.sections.is_null()) {
+    // Composed from a script or flags, half a model/training pair is no reason to refuse the groups.
+    const bool half = top.has("model") != top.has("training") && !top.has("score");
+    if (half && !request.sources.empty()) {
+        report.warnings.push_back(top.has("model") ? "no score and no memory: the training run is not given; give "
+                                                     "--seq-length and --global-batch-size (and --micro-batch-size)"
+                                                   : "no score and no memory: the model is not given; give "
+                                                     "--model-config config.json or the model flags (--num-layers, ...)");
+    } else if (!report.sections.is_null()) {
         setup = score_setup_of(top, request.layout_name, scope_of(request), report.files);
     }
     if (setup && setup->model) {

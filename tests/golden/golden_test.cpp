@@ -110,8 +110,8 @@ std::vector<std::string> as_json_case(const std::vector<std::string>& args) {
         if (valued && args[i] == "--format" && i + 1 < args.size() && args[i + 1] != "json" && args[i + 1] != "text") {
             return {};  // hostfile, launch, scheduler, dot, svg: not a score
         }
-        if (args[i] == "--help" || args[i] == "--view") {
-            return {};
+        if (args[i] == "--help" || args[i] == "--view" || (args[1] == "search" && args[i] == "--save-layout")) {
+            return {};  // search --save-layout writes a layout, not a report
         }
         if (valued) {
             ++i;
