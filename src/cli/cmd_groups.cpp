@@ -4,16 +4,91 @@
 #include "commands.hpp"
 #include "messages.hpp"
 #include "parallel_flags.hpp"
+#include "plan_inputs.hpp"
+#include "planlayout/analysis/model_fit.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout::cli {
 
+namespace {
+
+// Whether the command line names a cluster or a model: then the spec comes from the composed
+// inputs (analyze's), the world from the cluster, and the model is checked against the sizes.
+bool composes(const ParsedArgs& args) {
+    for (const char* flag : {"--cluster", "--node", "--hostfile", "--model-config"}) {
+        if (args.has(flag)) {
+            return true;
+        }
+    }
+    const nlohmann::json defs = command_definitions();  // kept alive for the loop
+    for (const auto& row : defs.at("sets").at("model")) {
+        if (args.has(split_csv(row.at(0).get<std::string>()).front())) {
+            return true;
+        }
+    }
+    return false;
+}
+
+ResolvedSpec composed_spec(const ParsedArgs& args, Context& ctx) {
+    ComposeOptions options;
+    options.embedded_default = false;
+    options.need_cluster = false;
+    ComposedInputs in = compose_inputs(args, ctx, options, nullptr);
+    report_input_notes(in, args, ctx);
+    const nlohmann::json& layout = *in.request.layout_json;
+    const std::string& name = in.request.layout_name;
+    try {
+        ParallelSpec spec = parallel_spec_from_json(layout.at("parallel"), {name, "/parallel"});
+        const bool named_nodes = layout.contains("cluster") && layout.at("cluster").is_object() &&
+                                 (layout.at("cluster").contains("node") ||
+                                  (layout.at("cluster").contains("nodes") && layout.at("cluster").at("nodes").is_array()));
+        if (spec.world == 0 && named_nodes) {
+            const std::string& dir = in.request.base_dir;
+            spec.world = cluster_from_json(layout.at("cluster"), name, "/cluster", FileScope{dir, dir, ctx.files_anywhere})
+                             .total_gpus();
+        }
+        if (spec.world == 0) {
+            const auto gpus = args.get_int("--gpus-per-node", 1, kMaxWorld);
+            if (!gpus) {
+                throw input_error("plan-layout", "the world size is missing",
+                                  "give --world N, --nodes N --gpus-per-node G, or --nodes N --node TEMPLATE");
+            }
+            const auto nodes = layout.value("/cluster/nodes"_json_pointer, nlohmann::json(1));
+            spec.world = (nodes.is_number_integer() ? nodes.get<std::int64_t>() : 1) * *gpus;
+        }
+        const ResolvedSpec resolved = resolve_spec(spec, {name, "/parallel"});
+        if (layout.contains("model")) {
+            std::vector<std::string> warnings;
+            // Only the sizes given are checked: groups needs no complete model.
+            const nlohmann::json& m = layout.at("model");
+            ModelSpec model;
+            model.layers = m.value("layers", 0);
+            model.heads = m.value("heads", 0);
+            model.kv_heads = m.value("kv_heads", 0);
+            model.experts = m.contains("moe") ? m.at("moe").value("experts", 0) : 0;
+            model.vocab = 1;  // the vocabulary does not bear on groups
+            check_model_fits(model, resolved, name, warnings);
+            for (const auto& w : warnings) {
+                ctx.err << "plan-layout: warning: " << w << "\n";
+            }
+        }
+        return resolved;
+    } catch (const Error& e) {
+        throw error_with_source(e, name, in.request.sources);
+    }
+}
+
+}  // namespace
+
 int run_groups(const ParsedArgs& args, Context& ctx) {
-    const ParsedArgs parsed = with_megatron_args(args, ctx);
+    const bool composed = composes(args);
+    const ParsedArgs parsed = composed ? args : with_megatron_args(args, ctx);
     const std::string format = parsed.get_or("--format", "text");
-    const ResolvedSpec spec = resolve_spec(parallel_spec_from_args(parsed, /*require_world=*/true));
+    const ResolvedSpec spec =
+        composed ? composed_spec(args, ctx) : resolve_spec(parallel_spec_from_args(parsed, /*require_world=*/true));
     const Groups groups = build_groups(spec);
     std::vector<std::string> kinds;
     if (const auto k = parsed.get("--kinds")) {

@@ -338,6 +338,12 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
                               "; or a capture), --cluster FILE, or a layout file");
     }
     if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
+        !layout.at("cluster").contains("node") && layout.at("cluster").value("nodes", json()).is_number_integer()) {
+        throw input_error(source_of_nodes(sources), "the number of nodes is given, but not what a node is",
+                          "give --node TEMPLATE (built-in: " + join(builtin_node_template_names(), ", ") +
+                              "; or a capture: lstopo --of xml, nvidia-smi topo -m, NCCL topology XML), or --cluster FILE");
+    }
+    if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
         !layout.at("cluster").contains("nodes")) {
         throw input_error("plan-layout", "the number of nodes is missing",
                           "give --nodes N (or --nnodes in the launch script, or --hostfile FILE)");
