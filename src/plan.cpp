@@ -244,7 +244,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     // Composed from a script or flags, half a model/training pair is no reason to refuse the groups.
     const bool half = top.has("model") != top.has("training") && !top.has("score");
     if (half && !request.sources.empty()) {
-        report.warnings.push_back(top.has("model") ? "no score and no memory: the training run is not given; give "
+        report.warnings.emplace_back(top.has("model") ? "no score and no memory: the training run is not given; give "
                                                      "--seq-length and --global-batch-size (and --micro-batch-size)"
                                                    : "no score and no memory: the model is not given; give "
                                                      "--model-config config.json or the model flags (--num-layers, ...)");
@@ -311,7 +311,7 @@ Error error_with_source(const Error& e, const std::string& layout_name, const st
     if (source.empty()) {
         return e;
     }
-    return Error(e.code(), source + " (" + pointer + ")", e.problem(), e.hint());
+    return {e.code(), source + " (" + pointer + ")", e.problem(), e.hint()};
 }
 
 PlanRequest embedded_default_request() {

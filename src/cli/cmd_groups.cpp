@@ -59,7 +59,7 @@ ResolvedSpec composed_spec(const ParsedArgs& args, Context& ctx) {
             const auto nodes = layout.value("/cluster/nodes"_json_pointer, nlohmann::json(1));
             spec.world = (nodes.is_number_integer() ? nodes.get<std::int64_t>() : 1) * *gpus;
         }
-        const ResolvedSpec resolved = resolve_spec(spec, {name, "/parallel"});
+        ResolvedSpec resolved = resolve_spec(spec, {name, "/parallel"});
         if (layout.contains("model")) {
             std::vector<std::string> warnings;
             // Only the sizes given are checked: groups needs no complete model.

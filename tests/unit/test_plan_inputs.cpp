@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSrc = PLANLAYOUT_SOURCE_DIR;
+constexpr const char* kSrc = PLANLAYOUT_SOURCE_DIR;
 
 struct Run {
     int code = 0;
@@ -81,8 +81,10 @@ struct Scratch {
     Scratch& operator=(Scratch&&) = delete;
 };
 
-const std::vector<std::string> kMixtral = {"analyze",  "--nodes", "4", "--node", "h100-hgx-8gpu-8nic", "--megatron-args",
-                                           kSrc + "/tests/data/launch/mixtral_8x7b.sh", "--vocab-size", "32000"};
+std::vector<std::string> mixtral() {
+    return {"analyze", "--nodes", "4", "--node", "h100-hgx-8gpu-8nic", "--megatron-args",
+            std::string(kSrc) + "/tests/data/launch/mixtral_8x7b.sh", "--vocab-size", "32000"};
+}
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
     args.insert(args.end(), more.begin(), more.end());
@@ -92,7 +94,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }  // namespace
 
 TEST_CASE("a real launch script and a template give the plan with no layout file") {
-    const Run r = cli(with(kMixtral, {"--format", "json"}));
+    const Run r = cli(with(mixtral(), {"--format", "json"}));
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     // Megatron-LM's examples/mixtral script: tp 1, pp 4, ep 8 on 4 x 8 GPUs -> dp 8.
@@ -127,7 +129,7 @@ TEST_CASE("a real launch script and a template give the plan with no layout file
 TEST_CASE("--save-layout writes a layout whose analysis is the same, sources aside") {
     const Scratch dir;
     const std::string saved = (dir.path / "saved.json").string();
-    const Run first = cli(with(kMixtral, {"--save-layout", saved}));
+    const Run first = cli(with(mixtral(), {"--save-layout", saved}));
     REQUIRE(first.code == 0);
     const std::string text = planlayout::read_text_file(saved);
     CHECK(text.find("// ") != std::string::npos);                  // sources beside the values
@@ -139,7 +141,7 @@ TEST_CASE("--save-layout writes a layout whose analysis is the same, sources asi
     CHECK(again.out.find("given: " + saved) != std::string::npos);
     CHECK(first.out.find("assumed (") != std::string::npos);
 
-    const Run first_json = cli(with(kMixtral, {"--format", "json"}));
+    const Run first_json = cli(with(mixtral(), {"--format", "json"}));
     const Run again_json = cli({"analyze", saved, "--format", "json"});
     REQUIRE(first_json.code == 0);
     REQUIRE(again_json.code == 0);
@@ -156,7 +158,7 @@ TEST_CASE("a capture saved into a layout needs no file beside it") {
     const Scratch dir;
     const std::string saved = (dir.path / "node.json").string();
     const std::vector<std::string> args = {
-        "analyze", "--nodes", "2", "--node", kSrc + "/tests/data/fixtures/hwloc-xml/hwloc2.9-1xh200-vm-eth0-only-no-rdma.xml",
+        "analyze", "--nodes", "2", "--node", std::string(kSrc) + "/tests/data/fixtures/hwloc-xml/hwloc2.9-1xh200-vm-eth0-only-no-rdma.xml",
         "--ep", "2", "--num-layers", "4", "--hidden-size", "1024", "--num-attention-heads", "8", "--num-experts", "8",
         "--moe-router-topk", "2", "--seq-length", "2048", "--global-batch-size", "8", "--vocab-size", "32000"};
     const Run first = cli(with(args, {"--save-layout", saved}));
@@ -170,7 +172,7 @@ TEST_CASE("a capture saved into a layout needs no file beside it") {
 }
 
 TEST_CASE("flags override a layout's values and the score follows them") {
-    const std::string seed = kSrc + "/layouts/seed-2x8-ep16.json";
+    const std::string seed = std::string(kSrc) + "/layouts/seed-2x8-ep16.json";
     const Run base = cli({"analyze", seed, "--format", "json"});
     const Run pp2 = cli({"analyze", seed, "--pp", "2", "--ep", "8", "--format", "json"});
     REQUIRE(base.code == 0);
@@ -216,7 +218,7 @@ TEST_CASE("a launch-script value that cannot be known names the file, the line, 
 }
 
 TEST_CASE("a Hugging Face config gives the model; an error about its value names the config") {
-    const std::string config = kSrc + "/tests/data/hf-configs/mixtral-8x7b-v0.1.json";
+    const std::string config = std::string(kSrc) + "/tests/data/hf-configs/mixtral-8x7b-v0.1.json";
     const Run r = cli({"analyze", "--nodes", "2", "--node", "h100-hgx-8gpu-8nic", "--model-config", config, "--ep", "8",
                        "--seq-length", "4096", "--global-batch-size", "64", "--format", "json"});
     REQUIRE(r.code == 0);
