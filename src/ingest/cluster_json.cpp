@@ -28,6 +28,22 @@ bool names_a_file(const std::string& name) {
 }
 
 
+// {"import": "captures/h100.xml", "format": "auto"}: a capture read by its format's reader, named
+// as the document names it.
+NodeTemplate imported_template(const JsonReader& o, const FileScope& scope, std::vector<std::string>& files) {
+    o.check_keys({"import", "format"});
+    const std::string rel = o.get_string("import").value_or("");
+    const std::string path = resolve_named_file(scope, rel, o.where("import"));
+    files.push_back(path);
+    NodeTemplate t = read_node_capture(read_text_file(path, kMaxCaptureBytes), path,
+                                       o.get_string("format").value_or("auto"), o.where("format"));
+    t.source = rel;
+    if (t.name.empty() || t.name == path) {
+        t.name = rel;
+    }
+    return t;
+}
+
 // Resolves a template reference to a template; `cache` dedupes identical references.
 class TemplateTable {
 public:
@@ -72,20 +88,7 @@ public:
 
     std::vector<std::string> take_files() { return std::move(files_); }
 
-    // {"import": "captures/h100.xml", "format": "auto"}: a capture read by its format's reader.
-    NodeTemplate import_capture(const JsonReader& o) {
-        o.check_keys({"import", "format"});
-        const std::string rel = o.get_string("import").value_or("");
-        const std::string path = resolve_named_file(scope_, rel, o.where("import"));
-        files_.push_back(path);
-        NodeTemplate t = read_node_capture(read_text_file(path, kMaxCaptureBytes), path,
-                                           o.get_string("format").value_or("auto"), o.where("format"));
-        t.source = rel;
-        if (t.name.empty() || t.name == path) {
-            t.name = rel;
-        }
-        return t;
-    }
+    NodeTemplate import_capture(const JsonReader& o) { return imported_template(o, scope_, files_); }
 
 private:
     std::string file_;
@@ -299,18 +302,7 @@ json inline_template_ref(const json& ref, const std::string& file, const std::st
         return parse_json_text(read_text_file(path), path);
     }
     if (ref.is_object() && ref.contains("import")) {
-        const JsonReader o(ref, file, pointer);
-        o.check_keys({"import", "format"});
-        const std::string rel = o.get_string("import").value_or("");
-        const std::string path = resolve_named_file(scope, rel, o.where("import"));
-        files.push_back(path);
-        NodeTemplate t = read_node_capture(read_text_file(path, kMaxCaptureBytes), path,
-                                           o.get_string("format").value_or("auto"), o.where("format"));
-        t.source = rel;
-        if (t.name == path) {
-            t.name = rel;
-        }
-        return to_json(t);
+        return to_json(imported_template(JsonReader(ref, file, pointer), scope, files));
     }
     return ref;
 }
