@@ -39,6 +39,7 @@ int run_compare(const ParsedArgs& parsed, Context& ctx) {
                 files.insert(files.end(), searched->files.begin(), searched->files.end());
             }
             requests.push_back(candidate_request(*searched, *result, *rank, "compare " + pos[i]));
+            requests.back().layout_name = "search #" + pos[i] + " on " + requests.back().layout_name;  // A/B labels
             continue;
         }
         ComposedInputs in = compose_inputs(parsed, ctx, options, &pos[i]);

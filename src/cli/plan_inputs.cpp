@@ -373,7 +373,7 @@ std::string saved_layout_text(const Report& report, const PlanRequest& request, 
         comments.emplace(pointer, source);
     }
     const std::string header = "// Written by plan-layout " + command + " --save-layout from " +
-                               printable(request.layout_name) + ": every value explicit, its source beside it.\n";
+                               terminal_safe(request.layout_name) + ": every value explicit, its source beside it.\n";
     return header + commented_json(layout, [&](const std::string& pointer) {
                const auto it = comments.find(pointer);
                return it == comments.end() ? std::string() : it->second;

@@ -138,7 +138,6 @@ PlanRequest candidate_request(const SearchInputs& in, const SearchResult& result
     layout["parallel"] = json{{"world", result.world}, {"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp},
                               {"ep", l.sizes.ep},       {"etp", l.sizes.etp}, {"order", l.order}};
     request.sources["/parallel"] = source;
-    request.layout_name = source + " on " + request.layout_name;
     if (!layout.contains("name")) {
         layout["name"] = l.name();
     }

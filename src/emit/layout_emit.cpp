@@ -47,9 +47,9 @@ public:
         const std::string pad(static_cast<std::size_t>(2 * (depth + 1)), ' ');
         const std::string close_pad(static_cast<std::size_t>(2 * depth), ' ');
         const std::string note = comment_(pointer);
-        const std::string tail = (last ? "" : ",") + (note.empty() ? "" : "  // " + printable(note));
+        const std::string tail = (last ? "" : ",") + (note.empty() ? "" : "  // " + terminal_safe(note));
         if (v.is_object() && !v.empty()) {
-            out_ << "{" << (note.empty() ? "" : "  // " + printable(note)) << "\n";
+            out_ << "{" << (note.empty() ? "" : "  // " + terminal_safe(note)) << "\n";
             std::size_t i = 0;
             for (const auto& [key, member] : v.items()) {
                 out_ << pad << json(key).dump() << ": ";
@@ -57,7 +57,7 @@ public:
             }
             out_ << close_pad << "}" << (last ? "" : ",") << "\n";
         } else if (v.is_array() && !v.empty() && !is_scalar_list(v)) {
-            out_ << "[" << (note.empty() ? "" : "  // " + printable(note)) << "\n";
+            out_ << "[" << (note.empty() ? "" : "  // " + terminal_safe(note)) << "\n";
             for (std::size_t i = 0; i < v.size(); ++i) {
                 out_ << pad;
                 value(v[i], pointer + "/" + std::to_string(i), depth + 1, i + 1 == v.size());

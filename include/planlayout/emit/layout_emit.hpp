@@ -11,7 +11,7 @@ namespace planlayout {
 
 /// The layout as JSON text with comments. comment(pointer) gives the comment for the value at
 /// that JSON pointer ("" for none); it is asked for every object member and array element.
-/// Comments are made printable (no newline can end them early).
+/// Comments pass through terminal_safe (control bytes as \xHH: no newline can end them early).
 [[nodiscard]] std::string commented_json(const nlohmann::json& layout,
                                          const std::function<std::string(const std::string&)>& comment);
 
