@@ -164,11 +164,7 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
     for (std::size_t i = 0; i < report.cluster.templates.size(); ++i) {
         const NodeTemplate& t = report.cluster.templates[i];
         const TemplateFacts& f = report.cluster.facts[i];
-        std::string token;  // the template name as one JSON-pointer token (its '/' as ~1)
-        for (const char ch : t.name) {
-            token += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-        }
-        const std::string base = "/hardware/" + token;
+        const std::string base = ("/hardware"_json_pointer / t.name).to_string();  // the name as one token
         const std::string source = t.source.empty() ? t.name : t.source;
         out.push_back({base + "/gpus", f.gpu_count, source});
         out.push_back({base + "/nvlink_gbyte_s", f.nvlink_gbyte_s, source});

@@ -9,26 +9,15 @@ namespace {
 
 using nlohmann::json;
 
-// The layout keys whose absence means "computed from the others" (docs/cost-model.md).
-constexpr std::array<std::string_view, 12> kDerived = {
-    "/model/head_dim",          "/model/kv_heads",         "/model/ffn_hidden",      "/model/moe_layers",
-    "/model/first_dense_layers", "/model/moe/ffn_hidden",   "/model/moe/shared_ffn_hidden",
-    "/model/params/dense",      "/model/params/expert",    "/parallel/dp",           "/parallel/etp",
-    "/parallel/world"};
-
-std::string escape_token(const std::string& key) {
-    std::string out;
-    for (const char c : key) {
-        out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-    }
-    return out;
-}
+// The layout keys whose absence means "computed from the others" (the model's own fields say
+// which of theirs are derived: ModelSpec::fields()).
+constexpr std::array<std::string_view, 3> kDerived = {"/parallel/dp", "/parallel/etp", "/parallel/world"};
 
 void walk(const json& v, const std::string& pointer, const json& given, const std::map<std::string, std::string>& sources,
           const std::string& layout_name, std::vector<Assumption>& out) {
     if (v.is_object()) {
         for (const auto& [key, member] : v.items()) {
-            walk(member, pointer + "/" + escape_token(key), given, sources, layout_name, out);
+            walk(member, (json::json_pointer(pointer) / key).to_string(), given, sources, layout_name, out);
         }
         return;
     }

@@ -62,16 +62,20 @@ ParsedArgs parallel_args_from(const MegatronArgs& m) {
     return p;
 }
 
+std::map<std::string, std::string> env_of(const ParsedArgs& args) {
+    std::map<std::string, std::string> env;
+    for (const auto& entry : args.get_all("--env")) {
+        auto [var, value] = parse_env_assignment(entry, "--env " + entry);
+        env[var] = std::move(value);
+    }
+    return env;
+}
+
 ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx) {
     if (const auto file = parsed.get("--megatron-args")) {
         const std::string name = *file == "-" ? "stdin" : *file;
-        std::map<std::string, std::string> env;
-        for (const auto& entry : parsed.get_all("--env")) {
-            auto [var, value] = parse_env_assignment(entry, "--env " + entry);
-            env[var] = std::move(value);
-        }
         const std::string text = read_input(*file, ctx);
-        parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_script(text, name, env), name)));
+        parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_script(text, name, env_of(parsed)), name)));
     }
     return parsed;
 }

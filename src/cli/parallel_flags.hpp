@@ -1,6 +1,8 @@
 // CLI: the parallel-spec flags shared by `groups`, `analyze` and `search` (Megatron aliases included).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "args.hpp"
@@ -14,6 +16,9 @@ namespace planlayout::cli {
 /// The parallel-spec flags (--nodes, --gpus-per-node, --tp, ...) of a launch's layout values, each
 /// spelled as the launch wrote it (for messages).
 [[nodiscard]] ParsedArgs parallel_args_from(const MegatronArgs& m);
+
+/// The values of `--env NAME=VALUE` (repeatable), checked: what a launch script may read.
+[[nodiscard]] std::map<std::string, std::string> env_of(const ParsedArgs& args);
 
 /// Merges `--megatron-args FILE|-` (read with read_launch_script, its variables from the
 /// repeatable `--env NAME=VALUE`) into parsed: the command line wins over the file.

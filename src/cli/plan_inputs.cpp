@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_spec.hpp"
+#include "parallel_flags.hpp"
 #include "messages.hpp"
 #include "planlayout/emit/layout_emit.hpp"
 #include "planlayout/emit/output_file.hpp"
@@ -145,15 +146,6 @@ std::vector<ScriptWord> direct_words(const ParsedArgs& args, bool parallel) {
         }
     }
     return words;
-}
-
-std::map<std::string, std::string> env_of(const ParsedArgs& args) {
-    std::map<std::string, std::string> env;
-    for (const auto& kv : args.get_all("--env")) {
-        auto [name, value] = parse_env_assignment(kv, "--env " + kv);
-        env[name] = std::move(value);
-    }
-    return env;
 }
 
 // The sources of a script's (or the command line's) values, with the flag that gave each:

@@ -10,21 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-// "~" and "/" escaped as RFC 6901 asks, so keys with either still make a valid pointer.
-std::string pointer_token(const std::string& key) {
-    std::string out;
-    for (const char c : key) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 bool is_scalar_list(const json& v) {
     if (!v.is_array()) {
         return false;
@@ -53,7 +38,7 @@ public:
             std::size_t i = 0;
             for (const auto& [key, member] : v.items()) {
                 out_ << pad << json(key).dump() << ": ";
-                value(member, pointer + "/" + pointer_token(key), depth + 1, ++i == v.size());
+                value(member, (json::json_pointer(pointer) / key).to_string(), depth + 1, ++i == v.size());
             }
             out_ << close_pad << "}" << (last ? "" : ",") << "\n";
         } else if (v.is_array() && !v.empty() && !is_scalar_list(v)) {

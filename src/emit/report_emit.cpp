@@ -37,13 +37,8 @@ bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
 std::string value_text(const nlohmann::json& v) {
     if (v.is_number_float()) {
         const double d = v.get<double>();
-        if (d >= 1e6) {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.3g", d);
-            return buf;
-        }
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.6g", d);
+        std::snprintf(buf, sizeof buf, d >= 1e6 ? "%.3g" : "%.6g", d);
         return buf;
     }
     return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -83,11 +78,8 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
         std::string key = a.path.substr(second + 1);
         if (hardware) {
             const auto third = a.path.find('/', second + 1);
-            section = a.path.substr(second + 1, third - second - 1);
+            section = nlohmann::json::json_pointer(a.path.substr(0, third)).back();  // the template name, unescaped
             key = a.path.substr(third + 1);
-            for (std::size_t at = 0; (at = section.find('~', at)) != std::string::npos; ++at) {  // RFC 6901
-                section.replace(at, 2, section.compare(at, 2, "~1") == 0 ? "/" : "~");
-            }
         }
         std::string value = value_text(a.value);
         // A prior {high, low, value} (JSON orders keys) of one source reads as "key 0.9 (0.8..0.95)".

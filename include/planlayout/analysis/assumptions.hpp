@@ -24,8 +24,8 @@ struct Assumption {
 /// The source recorded for a pointer or its nearest ancestor; empty when none is recorded.
 [[nodiscard]] std::string source_of(const std::map<std::string, std::string>& sources, std::string pointer);
 
-/// Pointers whose value, when the layout leaves it out, is computed from other values
-/// ("derived") rather than a fixed default.
+/// Parallel pointers whose value, when the layout leaves it out, is computed from other values
+/// ("derived") rather than a fixed default; the model's come from ModelSpec::fields().
 [[nodiscard]] bool is_derived_value(const std::string& pointer);
 
 /// Every value of `effective` (a layout with every value explicit) as an assumption: given in
