@@ -65,6 +65,9 @@ nlohmann::json to_json(const Score& s) {
                          {"phi", k.phi},
                          {"u", k.u},
                          {"contribution", k.contribution}};
+        if (s.calibrated) {
+            kinds[k.kind]["fits"] = k.fits;
+        }
     }
     j["by_kind"] = kinds;
     j["reasons"] = s.reasons;
@@ -130,6 +133,17 @@ std::string render_text(const Score& s) {
                           s.single_arm ? "-" : fixed_text(k.time_s[1], 4).c_str(), percent_text(k.share).c_str(),
                           s.single_arm ? "-" : fixed_text(k.phi, 2).c_str(), s.single_arm ? "-" : fixed_text(k.u, 2).c_str());
             out << "  " << line;
+        }
+    }
+    if (s.calibrated) {
+        out << "Calibrated fits used (others: the priors):\n";
+        for (const auto& k : s.by_kind) {
+            std::string used;
+            for (const auto& f : k.fits) {
+                used += (used.empty() ? "" : "; ") + f;
+            }
+            out << "  " << k.kind << " " << k.collective << ": " << (used.empty() ? "priors (no fit for its collectives)" : used)
+                << "\n";
         }
     }
     for (const auto& w : s.warnings) {

@@ -34,22 +34,22 @@ ab-gloo-w4-ep4-dp1|ab cpu-gloo-w4/moe-ep4-dp1/*.csv --format json
 ab-gloo-w4-ep2-dp2|ab cpu-gloo-w4/moe-ep2-dp2/*.csv --format json
 ab-gloo-w4-layouts|ab --baseline ep4-dp1 --run ep4-dp1:1=cpu-gloo-w4/moe-ep4-dp1/fast-round1.csv --run ep4-dp1:2=cpu-gloo-w4/moe-ep4-dp1/fast-round2.csv --run ep4-dp1:3=cpu-gloo-w4/moe-ep4-dp1/fast-round3.csv --run ep2-dp2:1=cpu-gloo-w4/moe-ep2-dp2/fast-round1.csv --run ep2-dp2:2=cpu-gloo-w4/moe-ep2-dp2/fast-round2.csv --run ep2-dp2:3=cpu-gloo-w4/moe-ep2-dp2/fast-round3.csv --format json
 import-h200-2gpu|import nvidia-smi h200-2gpu/nvidia-smi-topo-m.txt
-calib-tcp-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
-calib-nv-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
-calib-tcp-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
-calib-nv-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+calib-tcp|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
+calib-nv|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+calib-tcp-text|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node
+calib-nv-text|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV
 collective-2gpu-all_reduce-tcp-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
-collective-2gpu-all_reduce-tcp-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
-collective-2gpu-all_reduce-tcp-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r3.txt
+collective-2gpu-all_reduce-tcp-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
+collective-2gpu-all_reduce-tcp-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r3.txt
 collective-2gpu-all_reduce-fast-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
-collective-2gpu-all_reduce-fast-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
-collective-2gpu-all_reduce-fast-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r3.txt
+collective-2gpu-all_reduce-fast-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
+collective-2gpu-all_reduce-fast-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r3.txt
 collective-2gpu-all_to_all-tcp-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
-collective-2gpu-all_to_all-tcp-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
-collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r3.txt
+collective-2gpu-all_to_all-tcp-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
+collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r3.txt
 collective-2gpu-all_to_all-fast-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
-collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
-collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
+collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
+collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
 analyze-h200-2gpu-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2gpu-ep2-dp1.json
 ab-h200-2gpu-ep2-dp1-predicted|ab h200-2gpu/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-ep2-dp1.json --format json
 analyze-h200-2gpu-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-ep1-dp2.json
@@ -117,12 +117,17 @@ done
 grep -q '"nvlinks": 18' "$TMP/import-h200-2gpu.out" || err "import of the 2-GPU host lost its NV18 pair"
 quoted "import: 2 GPUs, NV18" "import-h200-2gpu"
 # the calibration files the layouts read are exactly what calibrate writes from round 1
-for c in tcp-all_reduce tcp-all_to_all nv-all_reduce nv-all_to_all; do
+for c in tcp nv; do
     sed '$d' "$TMP/calib-$c.out" | diff -q - "$HERE/calib/$c.json" >/dev/null ||
         err "calib/$c.json is not what calibrate writes from round 1 (regenerate it with -o)"
-    alpha=$(sed -n 's/^  "alpha_us": \(.*\),$/\1/p' "$HERE/calib/$c.json")
-    eff=$(sed -n 's/^  "efficiency": \(.*\),$/\1/p' "$HERE/calib/$c.json")
-    quoted "| $c | $alpha | $eff |" "calib/$c.json"
+    # one table row per fit: file | op | floor | alpha | efficiency at each size
+    while read -r row; do
+        quoted "$row" "calib/$c.json"
+    done < <(python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["fits"]:
+    print("| %s | %s | %s | %s | %s |" % (sys.argv[2], f["op"], f["floor_us"], f["alpha_us"],
+          " | ".join(str(p["efficiency"]) for p in f["curve"])))' "$HERE/calib/$c.json" "$c")
 done
 # collective busbw, predicted vs measured, every row of every out-of-sample round
 for f in "$TMP"/collective-2gpu-*.out; do

@@ -56,6 +56,8 @@ struct KindBreakdown {
     double phi = 0;             // 1 − time_s[1] / time_s[0]
     double u = 0;               // (exposed[0] − exposed[1]) / (time[0] − time[1])
     double contribution = 0;    // its part of the score: (exposed[0] − exposed[1]) / baseline step
+    std::vector<std::string> fits;  // the calibrated fits its collectives used in either arm
+                                    // (CollectiveFit::label()); empty: the priors
 };
 
 /// The step on hardware the nodes lack (arms.hpp), against the baseline arm.
@@ -92,6 +94,7 @@ struct Score {
     std::vector<KindBreakdown> by_kind;  // largest contribution first, then baseline share
     std::vector<std::string> reasons;    // the dominant reasons, in words
     std::vector<std::string> warnings;
+    bool calibrated = false;             // the transport holds calibrated fits (transport.fits)
 };
 
 /// The score. Throws Error when neither a model nor all three factors are given.
