@@ -21,7 +21,8 @@ NcclTestsRun synthesize(CollectiveOp op, const PlacedGroup& g, const TransportMo
     run.op = op;
     run.ranks = g.n;
     std::size_t line = 1;
-    for (double s = 1 << 20; s <= double(1ULL << 33); s *= 2) {
+    for (int shift = 20; shift <= 33; ++shift) {
+        const double s = std::ldexp(1.0, shift);
         NcclTestsRow r;
         r.line = line++;
         r.size_bytes = s;
@@ -113,7 +114,8 @@ TEST_CASE("round trip within 2%: a floor and a size-dependent efficiency, and th
     NcclTestsRun run;
     run.op = CollectiveOp::AllReduce;
     run.ranks = 8;
-    for (double s = 1 << 20; s <= double(1ULL << 33); s *= 4) {
+    for (int shift = 20; shift <= 33; shift += 2) {
+        const double s = std::ldexp(1.0, shift);
         PlacedGroup e = g;
         e.nvlink_efficiency = 0.3 + 0.5 * std::log2(s / (1 << 20)) / 13.0;
         NcclTestsRow row;
@@ -274,11 +276,11 @@ TEST_CASE("bad calibration files are refused with one line naming file and point
 TEST_CASE("rows below min_size are listed but not fitted; one size is not enough") {
     const PlacedGroup g = make_placed_group(2, 8, {});
     const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model({}, Transport::Gdrdma));
-    const Calibration c = fit_calibration(run, g, Transport::Gdrdma, std::nullopt, double(1ULL << 32));
+    const Calibration c = fit_calibration(run, g, Transport::Gdrdma, std::nullopt, std::ldexp(1.0, 32));
     CHECK(c.rows_used == 2);
     CHECK(c.curve.size() == 2);
     CHECK_FALSE(c.rows.front().used);
-    CHECK_THROWS_WITH_AS((void)fit_calibration(run, g, Transport::Gdrdma, std::nullopt, double(1ULL << 33)),
+    CHECK_THROWS_WITH_AS((void)fit_calibration(run, g, Transport::Gdrdma, std::nullopt, std::ldexp(1.0, 33)),
                          doctest::Contains("only 1 size(s) to fit"), Error);
 }
 
