@@ -830,8 +830,11 @@ def run_ops(cfg, outdir):
                 comment = (f"plan-layout tests/gpu/harness.py MoE step, compute alone (no communication: the all-to-alls are "
                            f"the identity, no gradient all-reduce), one GPU shaped as layout {layout}, tokens/rank {tokens}, "
                            f"hidden {hid}, ffn {ffn}, experts {lc['experts']}, top-{lc['topk']}, capacity {m.C}/expert, {dt}")
-                with open(os.path.join(d, "compute-round1.csv"), "w") as f:
-                    f.write(step_log_text("compute", 1, step_s, comment))
+                rnd = cfg["ops_round"]
+                with open(os.path.join(d, f"compute-round{rnd}.csv"), "w") as f:
+                    f.write(step_log_text("compute", rnd, step_s, comment))
+                if cuda and cfg["ops_profile"]:
+                    r["profile"] = moe_profile(torch, m, lc, ident, keep_id, os.path.join(d, f"profile-round{rnd}.txt"))
                 log(f"ops moe-layer h{hid} f{ffn} t{tokens} {layout}: step {r['step_s_median'] * 1e3:.3f} ms, "
                     f"fwd {r['fwd_us_median']:.0f} us, bwd {r['bwd_us_median']:.0f} us, {r['achieved_tflops_step']:.0f} TFLOPS")
                 del m
@@ -846,7 +849,7 @@ def run_ops(cfg, outdir):
             f"torch {torch.__version__}, {OPS_SAMPLES} samples after {OPS_WARMUP} warm-up calls, median; CUDA events; "
             f"a sample = reps back-to-back calls (L2 warm across reps), queued behind torch.cuda._sleep; "
             f"TFLOPS = FLOPs / median, GB/s = bytes counted / median")
-    doc = {"meta": meta, "date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    doc = {"meta": meta, "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "torch": torch.__version__, "device": torch.cuda.get_device_name(0) if cuda else "cpu",
            "grouped_mm": "torch._grouped_mm" if has_grouped else "absent (loop and bmm only)",
            "sweep_seconds": round(time.time() - t_start, 1), "ops": rows, "moe_layer": moe_rows}
@@ -878,6 +881,47 @@ def run_ops(cfg, outdir):
     log(f"ops: {len(rows)} ops + {len(moe_rows)} MoE layer shapes in {time.time() - t_start:.0f} s -> ops-{tag}.json")
 
 
+GEMM_KERNEL_MARKS = ("gemm", "gemv", "cutlass", "xmma", "nvjet", "wgmma", "cublas", "sm90_")
+
+
+def moe_profile(torch, m, lc, ident, keep_id, path, steps=3):
+    """torch.profiler over `steps` MoE steps: GPU kernel time per step by kind (GEMM kernels vs the
+    rest: routing, element-wise, copies, optimizer) and the top kernels, against the step's wall time."""
+    from torch.profiler import ProfilerActivity, profile
+    try:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for step in range(steps):
+                loss, _ = moe_forward(m, lc, m.xs[step % 2], ident, None)
+                loss.backward()
+                moe_update(m, lc, keep_id, keep_id)
+            torch.cuda.synchronize()
+        wall_us = (time.perf_counter() - t0) * 1e6 / steps
+        kern = {}
+        for evt in prof.key_averages():
+            dt = getattr(evt, "self_device_time_total", None)
+            if dt is None:
+                dt = getattr(evt, "self_cuda_time_total", 0.0)
+            if dt and str(getattr(evt, "device_type", "")).endswith("CUDA"):
+                kern[evt.key] = (kern.get(evt.key, (0.0, 0))[0] + dt / steps, evt.count // steps)
+        gemm = sum(t for k, (t, _) in kern.items() if any(x in k.lower() for x in GEMM_KERNEL_MARKS))
+        total = sum(t for t, _ in kern.values())
+        with open(path, "w") as f:
+            f.write(f"# MoE layer step, compute alone, torch.profiler (CUDA kernels), {steps} steps, per step; "
+                    f"wall {wall_us:.1f} us/step (profiled, synced once per {steps} steps)\n")
+            f.write(f"# kernel time {total:.1f} us/step: GEMM kernels {gemm:.1f} us, other kernels {total - gemm:.1f} us; "
+                    f"kernels named GEMM when they contain one of {', '.join(GEMM_KERNEL_MARKS)}\n")
+            f.write("# us/step | calls/step | kernel\n")
+            for k, (t, n) in sorted(kern.items(), key=lambda kv: -kv[1][0])[:30]:
+                f.write(f"{t:10.1f} | {n:4d} | {k[:160]}\n")
+        return {"wall_us_per_step": wall_us, "kernel_us_per_step": total, "gemm_kernel_us_per_step": gemm,
+                "kernels": len(kern)}
+    except Exception as ex:  # noqa: BLE001
+        log(f"ops: MoE profile failed: {type(ex).__name__}: {ex}")
+        return {"failed": f"{type(ex).__name__}: {str(ex)[:200]}"}
+
+
 def sync_dev(torch, cuda):
     if cuda:
         torch.cuda.synchronize()
@@ -900,7 +944,7 @@ def capture(outdir, device):
     import torch
     info = {"torch": torch.__version__, "cuda_available": torch.cuda.is_available(), "device": device,
             "python": sys.version.split()[0], "hostname": socket.gethostname(),
-            "date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     if torch.cuda.is_available():
         info["cuda"] = torch.version.cuda
         info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
@@ -1004,6 +1048,8 @@ def main(argv=None):
     ap.add_argument("--dp-transports", default="fast,tcp", help="dp: the transports it runs in (of --transports)")
     ap.add_argument("--ops-tag", default="h200", help="ops: output name ops-TAG.json / ops-TAG.txt")
     ap.add_argument("--ops-small", action="store_true", help="ops: tiny shapes (CPU smoke test)")
+    ap.add_argument("--ops-profile", action="store_true",
+                    help="ops: torch.profiler breakdown of the MoE layer step (GEMM vs other kernels)")
     ap.add_argument("--no-nccl-info", action="store_true",
                     help="do not write NCCL's INFO log (kept: its 'via' lines, nccl-via-TRANSPORT-rR.txt)")
     a = ap.parse_args(argv)
@@ -1028,7 +1074,7 @@ def main(argv=None):
            "experts": a.experts, "topk": a.topk, "capacity_factor": 1.25, "lr": 1e-4, "port": a.port,
            "dp_width": a.dp_width, "dp_layers": a.dp_layers, "dp_tokens": [int(t) for t in a.dp_tokens.split(",")],
            "dp_bucket_mb": a.dp_bucket_mb, "dp_transports": a.dp_transports.split(","),
-           "ops_tag": a.ops_tag, "ops_small": a.ops_small}
+           "ops_tag": a.ops_tag, "ops_small": a.ops_small, "ops_profile": a.ops_profile, "ops_round": a.round or 1}
     cfg.update(OPS_SMALL if a.ops_small else OPS_FULL)
     if a.experts % max(layouts_for(a.world, cfg["ep"]) or [1]) != 0:
         sys.exit("harness: --experts must be a multiple of every EP size")
