@@ -650,6 +650,18 @@ def run_ops(cfg, outdir):
         return torch.randn(*shape, device=dev, dtype=torch.float32).to(dtype)
 
     moe_rows = []
+    preheat = {}
+    if cuda and cfg["ops_preheat_s"] > 0:  # bring the clocks up: an idle H200 sits at 345 MHz
+        a = torch.randn(8192, 8192, device=dev, dtype=dt)
+        t0 = time.time()
+        while time.time() - t0 < cfg["ops_preheat_s"]:
+            for _ in range(20):
+                torch.matmul(a, a)
+            torch.cuda.synchronize()
+        del a
+        preheat = {"seconds": cfg["ops_preheat_s"], "sm_clock_after": gpu_query("clocks.sm"),
+                   "power_after": gpu_query("power.draw")}
+        log(f"ops: preheat {cfg['ops_preheat_s']} s of 8192^3 bf16 GEMMs: {preheat}")
     try:
         # 1. reference: the largest square bf16 GEMM, and a device-to-device copy (HBM)
         for n in cfg["ops_square"]:
@@ -852,7 +864,7 @@ def run_ops(cfg, outdir):
     doc = {"meta": meta, "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "torch": torch.__version__, "device": torch.cuda.get_device_name(0) if cuda else "cpu",
            "grouped_mm": "torch._grouped_mm" if has_grouped else "absent (loop and bmm only)",
-           "sweep_seconds": round(time.time() - t_start, 1), "ops": rows, "moe_layer": moe_rows}
+           "sweep_seconds": round(time.time() - t_start, 1), "ops": rows, "moe_layer": moe_rows, "preheat": preheat}
     ref = [r for r in rows if r["kind"] == "reference" and r["name"].startswith("square") and r["reps"] > 0]
     if ref:
         best = max(ref, key=lambda r: r["tflops"])
@@ -920,6 +932,15 @@ def moe_profile(torch, m, lc, ident, keep_id, path, steps=3):
     except Exception as ex:  # noqa: BLE001
         log(f"ops: MoE profile failed: {type(ex).__name__}: {ex}")
         return {"failed": f"{type(ex).__name__}: {str(ex)[:200]}"}
+
+
+def gpu_query(field):
+    try:
+        r = subprocess.run(["nvidia-smi", f"--query-gpu={field}", "--format=csv,noheader"], capture_output=True,
+                           text=True, timeout=30)
+        return r.stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
 
 
 def sync_dev(torch, cuda):
@@ -1048,6 +1069,8 @@ def main(argv=None):
     ap.add_argument("--dp-transports", default="fast,tcp", help="dp: the transports it runs in (of --transports)")
     ap.add_argument("--ops-tag", default="h200", help="ops: output name ops-TAG.json / ops-TAG.txt")
     ap.add_argument("--ops-small", action="store_true", help="ops: tiny shapes (CPU smoke test)")
+    ap.add_argument("--ops-preheat-s", type=float, default=2.0,
+                    help="ops: seconds of large GEMMs before the sweep, to bring the clocks up (0: none)")
     ap.add_argument("--ops-profile", action="store_true",
                     help="ops: torch.profiler breakdown of the MoE layer step (GEMM vs other kernels)")
     ap.add_argument("--no-nccl-info", action="store_true",
@@ -1074,7 +1097,8 @@ def main(argv=None):
            "experts": a.experts, "topk": a.topk, "capacity_factor": 1.25, "lr": 1e-4, "port": a.port,
            "dp_width": a.dp_width, "dp_layers": a.dp_layers, "dp_tokens": [int(t) for t in a.dp_tokens.split(",")],
            "dp_bucket_mb": a.dp_bucket_mb, "dp_transports": a.dp_transports.split(","),
-           "ops_tag": a.ops_tag, "ops_small": a.ops_small, "ops_profile": a.ops_profile, "ops_round": a.round or 1}
+           "ops_tag": a.ops_tag, "ops_small": a.ops_small, "ops_profile": a.ops_profile, "ops_round": a.round or 1,
+           "ops_preheat_s": a.ops_preheat_s}
     cfg.update(OPS_SMALL if a.ops_small else OPS_FULL)
     if a.experts % max(layouts_for(a.world, cfg["ep"]) or [1]) != 0:
         sys.exit("harness: --experts must be a multiple of every EP size")
