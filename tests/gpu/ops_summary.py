@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Markdown tables of an `ops` run (tests/gpu/harness.py ops), for RESULTS.md. Python only, no torch.
 
-  python3 tests/gpu/ops_summary.py data/h200-ops/ops-h200.json [data/h200-ops/ops-h200-r2.json]
+  python3 tests/gpu/ops_summary.py data/h200-ops/ops-h200.json [MORE RUNS: ops-h200-r2.json ...]
 
+Each op's time is the median over the runs given; the MoE layer rows are listed per run.
 check_pipeline.sh runs it over the kept data and checks that RESULTS.md quotes every row."""
 import json
 import statistics
@@ -18,9 +19,22 @@ def tf(r):
 
 
 def main(argv):
-    doc = json.load(open(argv[0]))
-    ops = [r for r in doc["ops"] if r.get("us")]
-    by = {(r["kind"], r["name"]): r for r in ops}
+    docs = [json.load(open(f)) for f in argv]
+    doc = docs[0]
+    # per op: the median over the runs given (a run that lacks the op or failed it is left out)
+    per_run = [{(r["kind"], r["name"], r["shape"]): r for r in d["ops"] if r.get("us")} for d in docs]
+    ops, spreads = [], []
+    for r in doc["ops"]:
+        k = (r["kind"], r["name"], r["shape"])
+        us = [pr[k]["us"] for pr in per_run if k in pr]
+        if not us:
+            continue
+        r = dict(r, us=statistics.median(us))
+        r["tflops"], r["gbps"] = r["flops"] / r["us"] / 1e6, r["bytes"] / r["us"] / 1e3
+        ops.append(r)
+        if len(us) > 1:
+            spreads.append(((max(us) - min(us)) / r["us"], r["us"], r["name"] + " " + r["shape"]))
+    by = {(r["kind"], r["name"], r["shape"]): r for r in ops}  # dense GEMM names repeat over M: the shape tells
     out = []
     # reference
     out.append("| reference | shape | µs | TFLOPS | GB/s |")
@@ -28,7 +42,9 @@ def main(argv):
     for r in ops:
         if r["kind"] == "reference":
             out.append(f"| {r['name']} | {r['shape']} | {fmt(r['us'])} | {fmt(r['tflops'])} | {fmt(r['gbps'], 0)} |")
-    peak = doc.get("matmul_peak_reached", {})
+    ref = [r for r in ops if r["kind"] == "reference" and r["name"].startswith("square")]
+    best = max(ref, key=lambda r: r["tflops"]) if ref else None
+    peak = {"name": best["name"], "tflops": best["tflops"]} if best else {}
     out.append("")
     out.append(f"matmul peak reached: {peak.get('name')} at {fmt(peak.get('tflops'))} TFLOPS")
     out.append("")
@@ -63,7 +79,7 @@ def main(argv):
     out.append("")
     fp8 = [r for r in ops if r["kind"] == "gemm-fp8"]
     if fp8:
-        out.append("| fp8 GEMM (torch._scaled_mm) | µs | TFLOPS | bf16 same shape, TFLOPS |")
+        out.append("| fp8 GEMM (torch._scaled_mm) | µs | TFLOPS | bf16 same shape, TFLOPS (dense sweep, else the square reference) |")
         out.append("| --- | --- | --- | --- |")
         for r in fp8:
             n = r["shape"]
@@ -89,7 +105,7 @@ def main(argv):
             for t in ts:
                 trip = []
                 for kind in ("moe-loop", "moe-bmm", "moe-grouped"):
-                    rs = [by.get((kind, f"{k}-t{t}-{p}")) for p in ("up", "down")]
+                    rs = [first(ops, kind, f"{k}-t{t}-{p}") for p in ("up", "down")]
                     trip.append(fmt(sum(r["flops"] for r in rs) / sum(r["us"] for r in rs) / 1e6, 0)
                                 if all(rs) else "—")
                 cells.append(" / ".join(trip))
@@ -102,7 +118,7 @@ def main(argv):
     out.append("| --- | --- | --- | --- | --- | --- |")
     for r in ops:
         if r["kind"] == "attn-fwd":
-            b = by.get(("attn-bwd", r["name"]))
+            b = first(ops, "attn-bwd", r["name"])
             out.append(f"| {r['shape']} | {fmt(r['us'])} | {fmt(r['tflops'])} | {fmt(b and b['us'])} | {fmt(tf(b))} | "
                        f"{fmt(b['us'] / r['us'], 2) if b else '—'} |")
     out.append("")
@@ -112,27 +128,33 @@ def main(argv):
         if r["kind"] == "bw":
             out.append(f"| {r['name']} | {r['shape']} | {fmt(r['us'])} | {fmt(r['gbps'], 0)} |")
     out.append("")
-    out.append("| MoE harness layer, compute alone | fwd µs | bwd µs | update µs | step ms | step TFLOPS | GEMM kernels µs | other kernels µs |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in doc.get("moe_layer", []):
-        p = r.get("profile") or {}
-        out.append(f"| h{r['hidden']} f{r['ffn']} t{r['tokens']} {r['layout_shape']} | {fmt(r['fwd_us_median'], 0)} | "
-                   f"{fmt(r['bwd_us_median'], 0)} | {fmt(r['update_us_median'], 0)} | {fmt(r['step_s_median'] * 1e3, 3)} | "
-                   f"{fmt(r['achieved_tflops_step'])} | {fmt(p.get('gemm_kernel_us_per_step'), 0)} | "
-                   f"{fmt(p.get('kernel_us_per_step') and p['kernel_us_per_step'] - p['gemm_kernel_us_per_step'], 0)} |")
-    if len(argv) > 1:  # run-to-run: the second run against the first, per op
-        other = {(r["kind"], r["name"]): r for r in json.load(open(argv[1]))["ops"] if r.get("us")}
-        diffs = sorted((other[k]["us"] / r["us"] - 1.0, k) for k, r in by.items() if k in other)
-        absd = [abs(d) for d, _ in diffs]
-        big = [r for k, r in by.items() if k in other and r["us"] >= 100.0]
-        absb = [abs(other[(r["kind"], r["name"])]["us"] / r["us"] - 1.0) for r in big]
+    out.append("| MoE harness layer, compute alone | run | fwd µs | bwd µs | update µs | step ms | step TFLOPS | GEMM kernels µs | other kernels µs |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    runs = list(enumerate(docs, 1))
+    for n, d in runs:
+        for r in d.get("moe_layer", []):
+            p = r.get("profile") or {}
+            other = p["kernel_us_per_step"] - p["gemm_kernel_us_per_step"] if "kernel_us_per_step" in p else None
+            out.append(f"| h{r['hidden']} f{r['ffn']} t{r['tokens']} {r['layout_shape']} | {n} | {fmt(r['fwd_us_median'], 0)} | "
+                       f"{fmt(r['bwd_us_median'], 0)} | {fmt(r['update_us_median'], 0)} | {fmt(r['step_s_median'] * 1e3, 3)} | "
+                       f"{fmt(r['achieved_tflops_step'])} | {fmt(p.get('gemm_kernel_us_per_step'), 0)} | {fmt(other, 0)} |")
+    if spreads:
+        absd = sorted(x for x, _, _ in spreads)
+        big = sorted(x for x in spreads if x[1] >= 100.0)
         out.append("")
-        out.append(f"run to run ({len(diffs)} ops in both): median |change| {100 * statistics.median(absd):.1f} %, "
-                   f"90th percentile {100 * sorted(absd)[int(0.9 * len(absd))]:.1f} %; ops of 100 µs or more "
-                   f"({len(big)}): median {100 * statistics.median(absb):.1f} %, largest {100 * max(absb):.1f} %; "
-                   f"largest overall {100 * diffs[-1][0]:+.1f} % ({diffs[-1][1][1]}), {100 * diffs[0][0]:+.1f} % ({diffs[0][1][1]})")
+        out.append(f"{len(docs)} runs, per op (max - min) / median: median {100 * statistics.median(absd):.1f} %, "
+                   f"90th percentile {100 * absd[int(0.9 * len(absd))]:.1f} %, largest {100 * absd[-1]:.1f} % "
+                   f"({max(spreads)[2]}); ops of 100 µs or more ({len(big)}): median "
+                   f"{100 * statistics.median(x for x, _, _ in big):.1f} %, largest {100 * big[-1][0]:.1f} % ({big[-1][2]})")
     print("\n".join(out))
     return 0
+
+
+def first(ops, kind, name):
+    for r in ops:
+        if r["kind"] == kind and r["name"] == name:
+            return r
+    return None
 
 
 def gemm_tokens(r):
