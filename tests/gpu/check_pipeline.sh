@@ -58,6 +58,12 @@ analyze-h200-2gpu-large-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2g
 ab-h200-2gpu-large-ep2-dp1-predicted|ab h200-2gpu-large/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep2-dp1.json --format json
 analyze-h200-2gpu-large-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-large-ep1-dp2.json
 ab-h200-2gpu-large-ep1-dp2-predicted|ab h200-2gpu-large/moe-ep1-dp2/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep1-dp2.json --format json
+ab-h200-moe-compute-small|ab --baseline ep1 --run ep1:1=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round1.csv --run ep1:2=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round2.csv --run ep1:3=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round3.csv --run ep2:1=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round1.csv --run ep2:2=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round2.csv --run ep2:3=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round3.csv --format json
+ab-h200-moe-compute-large|ab --baseline ep1 --run ep1:1=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round1.csv --run ep1:2=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round2.csv --run ep1:3=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round3.csv --run ep2:1=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round1.csv --run ep2:2=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round2.csv --run ep2:3=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round3.csv --format json
+ab-h200-1gpu-dp-t512|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t512/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t512/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t512/fast-round3.csv --format json
+ab-h200-1gpu-dp-t4096|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round3.csv --format json
+ab-h200-1gpu-dp-t32768|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round3.csv --format json
+calibrate-gloo-w2-sendrecv-shm|calibrate cpu-gloo-w2-issue16/sweep-sendrecv-g2-shm-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp
 EOF
 )
 
@@ -97,7 +103,8 @@ for op in all_reduce all_to_all; do
     quoted "$fit" "calibrate-gloo-w4-$op-g4"
 done
 # ab: arm medians, min, max and the change against the baseline, as printed in the JSON
-for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w4-ep2-dp2 ab-gloo-w4-layouts; do
+for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w4-ep2-dp2 ab-gloo-w4-layouts \
+    ab-h200-moe-compute-small ab-h200-moe-compute-large ab-h200-1gpu-dp-t512 ab-h200-1gpu-dp-t4096 ab-h200-1gpu-dp-t32768; do
     f=$TMP/$name.out
     arms=$(sed -n 's/^ *"arm": "\(.*\)",$/\1/p' "$f" | head -2 | tr '\n' ' ')
     medians=$(sed -n 's/^ *"median_s": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f" | tr '\n' ' ')
@@ -153,6 +160,25 @@ for cfg in h200-2gpu h200-2gpu-large; do
         quoted "| $cfg | $lay | $1 | $2 | $measured | $predicted | $low .. $high | $inside |" "ab-$cfg-$lay-predicted"
     done
 done
+
+# --- issue 16: the per-op compute sweep and the sendrecv format ----------------------------------
+# every row of ops_summary.py's tables over the three kept runs (python3 only, no torch)
+if command -v python3 >/dev/null; then
+    if python3 "$HERE/ops_summary.py" h200-ops/ops-h200.json h200-ops/ops-h200-r2.json h200-ops/ops-h200-r3.json \
+        >"$TMP/ops-summary.md" 2>&1; then
+        while IFS= read -r line; do
+            [ -n "$line" ] && quoted "$line" "ops_summary.py over data/h200-ops"
+        done <"$TMP/ops-summary.md"
+    else
+        err "ops_summary.py failed: $(tail -1 "$TMP/ops-summary.md")"
+    fi
+else
+    err "python3 not found: the ops tables cannot be checked"
+fi
+# the harness's sendrecv file (nccl-tests format) is read and fitted
+fit=$(sed -n 's/^# fit: //p' "$TMP/calibrate-gloo-w2-sendrecv-shm.out")
+[ -n "$fit" ] || err "calibrate of the harness's sendrecv sweep: no fit line"
+quoted "$fit" "calibrate-gloo-w2-sendrecv-shm"
 
 if [ "$UPDATE" = "--update" ]; then
     echo "updated $EXP"
