@@ -235,7 +235,7 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
 }  // namespace
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
-    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--compare"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -322,6 +322,14 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         put(layout, sources, notes, "/parallel/world", *w, args.spelling("--world") + " " + std::to_string(*w));
     }
     settle_cluster(layout, sources, notes, args, ctx, out.files);
+    if (const auto arms = args.get("--compare")) {  // the score's arms; the transport section checks the names
+        const auto names = split_csv(*arms);
+        if (names.size() != 2) {
+            throw input_error("--compare " + *arms, "expected two arms, found " + std::to_string(names.size()),
+                              "write e.g. --compare tcp,gdrdma or --compare p2p,shm");
+        }
+        put(layout, sources, notes, "/transport/compare", json::array({names[0], names[1]}), "--compare " + *arms);
+    }
     const bool cluster_flags = std::any_of(sources.begin(), sources.end(),
                                            [](const auto& e) { return e.first.rfind("/cluster", 0) == 0; });
     if (options.need_cluster && layout_path == nullptr && !layout.contains("cluster")) {

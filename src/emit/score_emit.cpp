@@ -55,6 +55,7 @@ nlohmann::json to_json(const Score& s) {
                          {"class", std::string(to_string(k.path_class))},
                          {"cross_node", k.cross_node},
                          {"socket_inside_node", k.socket_inside},
+                         {"shm_inside_node", k.shm_inside},
                          {"bytes_per_step", k.bytes_per_step},
                          {"calls_per_step", k.calls},
                          {"time_s", {{b, k.time_s[0]}, {c, k.time_s[1]}}},
@@ -78,6 +79,11 @@ std::string render_text(const Score& s) {
     std::ostringstream out;
     if (s.single_arm) {
         out << "RDMA benefit: none predicted: only the " << b << " arm can run on these nodes\n";
+    } else if (is_intra_arm(s.baseline)) {
+        // p2p/shm: the change inside nodes, as a step-time change (SHM usually makes it slower).
+        out << "Intra-node path (" << b << " -> " << c << "): predicted step time " << signed_percent_text(-s.rdma_benefit)
+            << " (band " << signed_percent_text(-s.band_high) << " to " << signed_percent_text(-s.band_low)
+            << "), throughput " << signed_percent_text(s.throughput_gain) << "\n";
     } else {
         out << "RDMA benefit (" << b << " -> " << c << "): predicted step-time reduction " << percent_text(s.rdma_benefit)
             << " (band " << percent_text(s.band_low) << " to " << percent_text(s.band_high) << "), throughput "

@@ -25,7 +25,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& fi
         throw input_error(r.where("kind"), "not a plan-layout calibration file", "write it with plan-layout calibrate -o FILE");
     }
     Calibration c;
-    c.transport = *r.get_enum<Transport>("transport", parse_transport, "tcp, rdma or gdrdma");
+    c.transport = *r.get_enum<Transport>("transport", parse_transport, "tcp, rdma, gdrdma, p2p or shm");
     c.link_class = *r.get_enum<PathClass>("class", parse_path_class, "NV, PIX, PXB, PHB, NODE, SYS, RAIL, PXN, XRAIL or XPOD");
     c.op = *r.get_enum<CollectiveOp>("op", parse_collective_op,
                                      "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce or sendrecv");

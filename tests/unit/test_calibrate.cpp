@@ -1,6 +1,8 @@
 // Tests: calibration fits back the parameters its rows were made from.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "planlayout/emit/calibration_emit.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/analysis/calibrate.hpp"
@@ -130,4 +132,33 @@ TEST_CASE("round trip: a socket-forced run inside one node fits the shared inter
     CHECK(make_placed_group(1, 8, hw).nvlink_alpha_us == 17);
     apply_calibration(c, hw);  // a TCP-class fit leaves it alone
     CHECK(hw.nvlink_efficiency == 0.7);
+}
+
+TEST_CASE("round trip: a one-node run with P2P off fits SHM's efficiency and alpha, and applies to SHM only") {
+    const PlacedGroup g = make_placed_group(1, 4, {});
+    TransportSpec truth;
+    truth.shm_params.efficiency = {0.3, 0.3, 0.3};
+    truth.shm_params.alpha_us = 9.0;
+    const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model(truth, Transport::Shm));
+    const Calibration c = fit_calibration(run, g, Transport::Shm, std::nullopt);
+    CHECK(c.line == "SHM (PCIe, host memory)");
+    CHECK(c.line_gbyte_s == doctest::Approx(307.2 / 8));
+    CHECK(c.efficiency == doctest::Approx(0.3).epsilon(1e-9));
+    CHECK(c.alpha_us == doctest::Approx(9.0).epsilon(1e-6));
+    for (const auto& row : c.rows) {
+        CHECK(std::abs(row.residual) < 0.02);
+    }
+    TransportSpec applied;
+    apply_calibration(c, applied);
+    CHECK(applied.shm_params.efficiency.value == doctest::Approx(0.3));
+    CHECK(applied.shm_params.alpha_us == doctest::Approx(9.0));
+    CHECK(applied.gdrdma_params.efficiency.value == doctest::Approx(0.9));  // the network is untouched
+    PlacedGroup shape = g;
+    apply_calibration(c, shape);
+    CHECK(shape.nvlink_efficiency == doctest::Approx(0.8));  // and so is NVLink
+    // The file reads back as shm
+    const Calibration back = calibration_from_json(to_json(c), "shm.json");
+    CHECK(back.transport == Transport::Shm);
+    // A multi-node run is not an SHM run
+    CHECK_THROWS_AS((void)fit_calibration(run, make_placed_group(2, 2, {}), Transport::Shm, std::nullopt), Error);
 }

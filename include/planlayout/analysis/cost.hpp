@@ -70,6 +70,14 @@ struct TransportModel {
     int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
     double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
     bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
+    // Inside a node: P2P (NVLink/PCIe, the shape's own priors) or, in the shm arm, NCCL's SHM
+    // transport, staged through host memory (docs/cost-model.md §4, "SHM").
+    bool shm = false;
+    double shm_efficiency = 0.42;          // of shm_line_gbyte_s
+    double shm_alltoall_efficiency = 0.42;
+    double shm_alpha_us = 5.7;             // per intra-node step
+    double host_memory_gbyte_s = 307.2;    // per CPU socket
+    double inter_socket_gbyte_s = 22.0;    // one direction of the CPU-CPU link
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -95,6 +103,17 @@ struct CollectiveCost {
 
 /// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
 [[nodiscard]] double intra_gbyte_s(const PlacedGroup& g);
+
+/// The same for a transport: with x.shm, shm_line_gbyte_s × the SHM efficiency, else intra_gbyte_s(g).
+[[nodiscard]] double intra_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
+
+/// SHM's bound per rank before efficiency (GB/s), the least of: its PCIe link (each direction
+/// carries what the rank sends, resp. receives); the host memory of its CPU socket, shared by the
+/// m ranks there, each received byte written and read once (memory / 2m); and, when the group
+/// spans both sockets (worst intra class SYS), the inter-socket link: a ring crosses it once each
+/// way (the full link), an all-to-all sends m·(g−m)/g of every rank's data across (link·(g−1) /
+/// (m·(g−m))). m = g, or ⌈g/2⌉ when the group spans two sockets.
+[[nodiscard]] double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
 // One function per collective. size_bytes is nccl-tests' "size" (docs/cost-model.md §1).
 [[nodiscard]] CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x);
