@@ -96,6 +96,7 @@ json to_json(const TransportSpec& t) {
         json shm = params_json(t.shm_params);
         shm["host_memory_gbyte_s"] = t.shm.host_memory_gbyte_s;
         shm["inter_socket_gbyte_s"] = t.shm.inter_socket_gbyte_s;
+        shm["sockets_per_node"] = t.shm.sockets_per_node;
         out["shm"] = shm;
     }
     if (!t.calibrations.empty()) {

@@ -94,6 +94,7 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     x.shm_alpha_us = spec.shm_params.alpha_us;
     x.host_memory_gbyte_s = spec.shm.host_memory_gbyte_s;
     x.inter_socket_gbyte_s = spec.shm.inter_socket_gbyte_s;
+    x.sockets_per_node = spec.shm.sockets_per_node;
     if (is_intra_arm(t)) {
         // p2p and shm keep the network the hardware allows (spec.network); only the path inside a
         // node differs. Sockets inside the node (tcp.inside_node) belong to the tcp arm alone.
@@ -112,12 +113,15 @@ double intra_gbyte_s(const PlacedGroup& g) {
 
 double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     const int per_node = std::max(1, g.max_per_node);
-    const bool two_sockets = g.worst_intra >= PathClass::Sys && per_node >= 2;
-    const int m = two_sockets ? (per_node + 1) / 2 : per_node;
-    double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (2.0 * m));
-    if (two_sockets) {
-        bw = std::min(bw, alltoall ? x.inter_socket_gbyte_s * (per_node - 1.0) / (static_cast<double>(m) * (per_node - m))
-                                   : x.inter_socket_gbyte_s);
+    const int groups = std::max(1, g.concurrent_groups_per_node);
+    const int sockets = std::max(1, x.sockets_per_node);
+    const int per_socket = (per_node * groups + sockets - 1) / sockets;  // m: ranks sharing a socket's memory
+    const bool spans = sockets >= 2 && per_node >= 2 && (g.worst_intra >= PathClass::Sys || per_node > per_socket);
+    double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (2.0 * per_socket));
+    if (spans) {
+        const double link = x.inter_socket_gbyte_s / groups;
+        const int h = (per_node + 1) / 2;
+        bw = std::min(bw, alltoall ? link * (per_node - 1.0) / (static_cast<double>(h) * (per_node - h)) : link);
     }
     return bw;
 }

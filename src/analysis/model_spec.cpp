@@ -297,7 +297,7 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     if (const auto mt = f.get<std::string>("measured_transport")) {
         if (!parse_transport(*mt)) {
             throw input_error(f.where("measured_transport"), "unknown transport '" + *mt + "'",
-                              "use tcp, rdma or gdrdma");
+                              "use tcp, rdma, gdrdma, p2p or shm");
         }
         t.measured_transport = *mt;
     }
@@ -479,10 +479,12 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
         read_params(*gdr, t.gdrdma_params);
     }
     if (auto shm = f.get_object("shm")) {
-        shm->check_keys({"efficiency", "alltoall_efficiency", "alpha_us", "host_memory_gbyte_s", "inter_socket_gbyte_s"});
+        shm->check_keys({"efficiency", "alltoall_efficiency", "alpha_us", "host_memory_gbyte_s", "inter_socket_gbyte_s",
+                         "sockets_per_node"});
         read_params(*shm, t.shm_params);
         set_if(shm->get<double>("host_memory_gbyte_s", 1e-3, 1e5), t.shm.host_memory_gbyte_s);
         set_if(shm->get<double>("inter_socket_gbyte_s", 1e-3, 1e5), t.shm.inter_socket_gbyte_s);
+        set_if(shm->get<int>("sockets_per_node", 1, 64), t.shm.sockets_per_node);
     }
     if (f.has("calibration")) {
         const nlohmann::json* c = &f.at("calibration");

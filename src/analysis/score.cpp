@@ -181,9 +181,11 @@ void intra_arm_reasons(Score& s) {
         if (named > 0 && std::abs(k.contribution) < 0.005 && k.share < 0.005) {
             break;
         }
-        std::string line = k.kind + " " + k.collective + " over SHM (" + std::string(to_string(k.path_class)) +
-                           (k.cross_node ? " between nodes, its node-local hops" : "") + " over P2P in the " + p2p +
-                           " arm): " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+        const std::string cls(to_string(k.path_class));
+        std::string line = k.kind + " " + k.collective + " over SHM" +
+                           (k.cross_node ? " inside nodes (" + cls + " between them, the same in both arms)"
+                                         : " (" + cls + " over P2P in the " + p2p + " arm)") +
+                           ": " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
         if (!s.single_arm && k.phi != 0) {
             line += k.phi > 0 ? "; " + cand + " removes " + percent_text(k.phi, 0) + " of its time"
                               : "; " + cand + " takes " + fixed_text(1.0 - k.phi, 1) + "x its time";
@@ -387,9 +389,12 @@ Score compute_score(const ScoreInput& in) {
             cross.add(k.time_s[0], k.time_s[1], k.exposed_s[0], k.exposed_s[1]);
         }
     }
-    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [](const KindBreakdown& a, const KindBreakdown& b) {
-        if (a.contribution != b.contribution) {
-            return a.contribution > b.contribution;
+    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [intra_arms](const KindBreakdown& a, const KindBreakdown& b) {
+        // p2p/shm: the largest change first, a slowdown as much as a gain
+        const double ca = intra_arms ? std::abs(a.contribution) : a.contribution;
+        const double cb = intra_arms ? std::abs(b.contribution) : b.contribution;
+        if (ca != cb) {
+            return ca > cb;
         }
         return a.share > b.share;
     });

@@ -290,12 +290,14 @@ TEST_CASE("a comparison mixes no intra-node arm with a network transport") {
     CHECK_THROWS_WITH_AS((void)spec_of(R"({"compare": ["tcp", "shm"]})"),
                          doctest::Contains("compares an intra-node arm with a network transport"), Error);
     const TransportSpec s = spec_of(R"({"compare": ["shm", "p2p"], "shm": {"efficiency": 0.3, "alpha_us": 8,
-                                        "host_memory_gbyte_s": 200, "inter_socket_gbyte_s": 40}})");
+                                        "host_memory_gbyte_s": 200, "inter_socket_gbyte_s": 40,
+                                        "sockets_per_node": 1}})");
     CHECK(s.baseline == Transport::Shm);
     CHECK(s.shm_params.efficiency.value == doctest::Approx(0.3));
     CHECK(s.shm_params.alpha_us == doctest::Approx(8));
     CHECK(s.shm.host_memory_gbyte_s == doctest::Approx(200));
     CHECK(s.shm.inter_socket_gbyte_s == doctest::Approx(40));
+    CHECK(s.shm.sockets_per_node == 1);
     CHECK(parse_transport("shm") == Transport::Shm);
     CHECK(to_string(Transport::P2p) == "p2p");
 }

@@ -142,7 +142,7 @@ TEST_CASE("round trip: a one-node run with P2P off fits SHM's efficiency and alp
     const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model(truth, Transport::Shm));
     const Calibration c = fit_calibration(run, g, Transport::Shm, std::nullopt);
     CHECK(c.line == "SHM (PCIe, host memory)");
-    CHECK(c.line_gbyte_s == doctest::Approx(307.2 / 8));
+    CHECK(c.line_gbyte_s == doctest::Approx(22.0));  // 4 GPUs over two sockets: the inter-socket link
     CHECK(c.efficiency == doctest::Approx(0.3).epsilon(1e-9));
     CHECK(c.alpha_us == doctest::Approx(9.0).epsilon(1e-6));
     for (const auto& row : c.rows) {

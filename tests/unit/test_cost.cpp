@@ -238,15 +238,23 @@ TEST_CASE("p2p and shm keep the network the spec names; only shm stages through 
 }
 
 TEST_CASE("SHM bound: the PCIe link, the socket's host memory shared by its ranks, the inter-socket link") {
-    const TransportModel x = arm(Transport::Shm);
-    PlacedGroup two = make_placed_group(1, 2, {});  // NV pair: one socket, m = 2
-    CHECK(shm_line_gbyte_s(two, x, false) == doctest::Approx(64.0));  // min(64, 307.2 / 4)
-    PlacedGroup eight = make_placed_group(1, 8, {});  // one socket, m = 8: memory binds
+    TransportModel x = arm(Transport::Shm);
+    // tp=4 on an 8-GPU, two-socket node: two groups at once, 4 ranks a socket, no group spans
+    PlacedGroup tp4 = make_placed_group(1, 4, {});
+    tp4.concurrent_groups_per_node = 2;
+    CHECK(shm_line_gbyte_s(tp4, x, false) == doctest::Approx(307.2 / 8));  // memory: min(64, 307.2 / 2·4)
+    // all 8 GPUs in one group: it spans the sockets, the link binds
+    const PlacedGroup eight = make_placed_group(1, 8, {});
+    CHECK(shm_line_gbyte_s(eight, x, false) == doctest::Approx(22.0));
+    CHECK(shm_line_gbyte_s(eight, x, true) == doctest::Approx(22.0 * 7 / 16));
+    PlacedGroup sys = make_placed_group(1, 4, {});
+    sys.worst_intra = PathClass::Sys;  // a SYS pair spans sockets whatever the counts
+    sys.concurrent_groups_per_node = 2;  // and the two groups share the link
+    CHECK(shm_line_gbyte_s(sys, x, false) == doctest::Approx(11.0));
+    // one socket: every rank of the node shares its memory
+    x.sockets_per_node = 1;
     CHECK(shm_line_gbyte_s(eight, x, false) == doctest::Approx(307.2 / 16));
-    PlacedGroup sys = make_placed_group(1, 8, {});
-    sys.worst_intra = PathClass::Sys;  // two sockets, m = 4: memory 38.4, the link 22 binds
-    CHECK(shm_line_gbyte_s(sys, x, false) == doctest::Approx(22.0));
-    CHECK(shm_line_gbyte_s(sys, x, true) == doctest::Approx(22.0 * 7 / 16));
+    x.sockets_per_node = 2;
     // Effective bandwidth never exceeds PCIe × the SHM efficiency
     for (int gpus : {2, 4, 8}) {
         const PlacedGroup g = make_placed_group(1, gpus, {});
@@ -271,7 +279,7 @@ TEST_CASE("SHM collectives: slower than NVLink P2P, monotone in size, busbw boun
     const CollectiveCost big = all_reduce(g, 8 * kGB, shm);
     CHECK(big.bottleneck == "SHM");
     CHECK(big.alpha_s == doctest::Approx(14 * 5.7e-6));
-    CHECK(big.intra_s == doctest::Approx(1.75 * 8 / (307.2 / 16 * 0.42)));
+    CHECK(big.intra_s == doctest::Approx(1.75 * 8 / (22.0 * 0.42)));
     // Across nodes only the node-local part changes: the NIC term is the network's
     const PlacedGroup two = two_by_eight();
     CHECK(all_reduce(two, kGB, shm).nic_s == doctest::Approx(all_reduce(two, kGB, gdr()).nic_s));

@@ -78,6 +78,7 @@ struct TransportModel {
     double shm_alpha_us = 5.7;             // per intra-node step
     double host_memory_gbyte_s = 307.2;    // per CPU socket
     double inter_socket_gbyte_s = 22.0;    // one direction of the CPU-CPU link
+    int sockets_per_node = 2;              // CPU sockets the node's GPUs are spread over
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -109,10 +110,12 @@ struct CollectiveCost {
 
 /// SHM's bound per rank before efficiency (GB/s), the least of: its PCIe link (each direction
 /// carries what the rank sends, resp. receives); the host memory of its CPU socket, shared by the
-/// m ranks there, each received byte written and read once (memory / 2m); and, when the group
-/// spans both sockets (worst intra class SYS), the inter-socket link: a ring crosses it once each
-/// way (the full link), an all-to-all sends m·(g−m)/g of every rank's data across (link·(g−1) /
-/// (m·(g−m))). m = g, or ⌈g/2⌉ when the group spans two sockets.
+/// m ranks there that run the kind's collective at once (every group of the kind on the node,
+/// spread evenly over x.sockets_per_node sockets), each received byte written and read once
+/// (memory / 2m); and, when a group spans sockets (worst intra class SYS, or more ranks than a
+/// socket holds), the inter-socket link, shared by the c groups of the node: a ring crosses it
+/// once each way (link / c), an all-to-all sends h·(g−h)/g of every rank's data across, h = ⌈g/2⌉
+/// (link·(g−1) / (h·(g−h)·c)).
 [[nodiscard]] double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
 // One function per collective. size_bytes is nccl-tests' "size" (docs/cost-model.md §1).
