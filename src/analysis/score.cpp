@@ -165,6 +165,9 @@ struct Factors {
 
 Factors factors_of(const Sensitive& x, double step_s) {
     const double reach = std::min(x.t0 - x.t1, x.e0);
+    if (reach <= 0) {  // the candidate saves nothing (shm against p2p): no part of the step to eliminate
+        return {ratio(x.e0, step_s), 0.0, 0.0};
+    }
     return {ratio(x.e0, step_s), ratio(reach, x.e0), ratio(x.e0 - x.e1, reach)};
 }
 

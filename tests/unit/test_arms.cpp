@@ -318,6 +318,10 @@ TEST_CASE("the score of p2p vs shm on layout A: every kind with ranks on one nod
     CHECK(s.candidate == Transport::Shm);
     CHECK(s.step_time_s[1] > s.step_time_s[0]);
     CHECK(s.rdma_benefit < 0);
+    CHECK(s.cross_node_share > 0);  // the part of the p2p step the arms change
+    CHECK(s.cross_node_share < 1);
+    CHECK(s.eliminable == 0);       // a saving's factors: shm saves nothing
+    CHECK(s.non_overlapped == 0);
     bool any = false;
     for (const auto& k : s.by_kind) {
         CHECK_FALSE(k.socket_inside);

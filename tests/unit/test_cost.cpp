@@ -1,6 +1,8 @@
 // Tests: one collective on one placement, against hand-computed values (docs/cost-model.md §2–§4).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "planlayout/analysis/cost.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -266,7 +268,8 @@ TEST_CASE("SHM collectives: slower than NVLink P2P, monotone in size, busbw boun
     const PlacedGroup g = make_placed_group(1, 8, {});
     const TransportModel shm = arm(Transport::Shm);
     double last = 0;
-    for (double s = 1 << 16; s <= double(1ULL << 33); s *= 4) {
+    for (int e = 16; e <= 33; e += 2) {
+        const double s = std::ldexp(1.0, e);
         for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::AllToAll, CollectiveOp::SendRecv}) {
             const CollectiveCost c = collective_cost(op, g, s, shm);
             CHECK(c.time_s > collective_cost(op, g, s, arm(Transport::P2p)).time_s);
