@@ -123,6 +123,16 @@ ArmChoice choose_arms(const Cluster& cluster, const Placement& placement, const 
     a.requested_baseline = a.baseline = spec.baseline;
     a.requested_candidate = a.candidate = spec.candidate;
     const Witness w = worst_used_gpu(cluster, placement, a.spans_nodes);
+    if (is_intra_arm(spec.baseline) || is_intra_arm(spec.candidate)) {
+        if (a.spans_nodes) {
+            a.reach = w.reach;
+            a.network = allowed(Transport::Gdrdma, w.reach);
+            a.reasons.push_back(std::string(to_string(spec.baseline)) + " and " + std::string(to_string(spec.candidate)) +
+                                " differ inside nodes only; between nodes both arms use " +
+                                std::string(to_string(a.network)) + ", the best transport the used GPUs allow");
+        }
+        return a;
+    }
     if (!a.spans_nodes) {
         return a;  // nothing crosses a NIC: the arms differ only inside the node (tcp.inside_node)
     }

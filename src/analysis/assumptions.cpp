@@ -92,6 +92,13 @@ json to_json(const TransportSpec& t) {
              {"tcp", tcp},
              {"rdma", params_json(t.rdma_params)},
              {"gdrdma", params_json(t.gdrdma_params)}};
+    if (is_intra_arm(t.baseline) || is_intra_arm(t.candidate)) {  // SHM's priors drive only a p2p/shm comparison
+        json shm = params_json(t.shm_params);
+        shm["host_memory_gbyte_s"] = t.shm.host_memory_gbyte_s;
+        shm["inter_socket_gbyte_s"] = t.shm.inter_socket_gbyte_s;
+        shm["sockets_per_node"] = t.shm.sockets_per_node;
+        out["shm"] = shm;
+    }
     if (!t.calibrations.empty()) {
         out["calibration"] = t.calibrations;
     }

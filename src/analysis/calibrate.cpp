@@ -25,6 +25,9 @@ double line_time_us(CollectiveOp op, const PlacedGroup& shape, double size, Tran
     unit.alltoall_efficiency = 1.0;
     unit.alpha_us = 0;
     unit.host_staged_efficiency = 1.0;
+    unit.shm = t == Transport::Shm;  // SHM: its host-side bound at line rate
+    unit.shm_efficiency = unit.shm_alltoall_efficiency = 1.0;
+    unit.shm_alpha_us = 0;
     const CollectiveCost c = collective_cost(op, g, size, unit);
     *steps = c;
     return (is_cross(g) ? c.nic_s : c.intra_s) * 1e6;
@@ -85,11 +88,22 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
     const PlacedGroup shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
     const bool cross = is_cross(shape);
+    if (is_intra_arm(transport) && (cross || shape.max_per_node < 2)) {
+        throw input_error("--transport " + std::string(to_string(transport)),
+                          std::string(to_string(transport)) + " is the path between GPUs of one node; this run " +
+                              (cross ? "spans nodes" : "has one GPU per node"),
+                          "calibrate it from a one-node run of two or more GPUs (--nodes 1 --gpus-per-node G; for shm "
+                          "with NCCL_P2P_DISABLE=1)");
+    }
     c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
     if (cross) {
         const bool tcp = transport == Transport::Tcp;
         c.line = tcp ? "TCP interface" : "rail NIC";
         c.line_gbyte_s = tcp ? shape.tcp_interfaces_per_node * shape.tcp_gbit_s / 8.0 : shape.nic_gbit_s / 8.0;
+    } else if (transport == Transport::Shm) {
+        const TransportModel bounds;  // the default host memory and inter-socket bounds (ShmSpec)
+        c.line = "SHM (PCIe, host memory)";
+        c.line_gbyte_s = shm_line_gbyte_s(shape, bounds, run.op == CollectiveOp::AllToAll);
     } else {
         const bool nv = shape.worst_intra <= PathClass::Nv;
         c.line = nv ? "NVLink" : "PCIe";
@@ -274,6 +288,15 @@ CollectiveFit to_fit(const Calibration& c, const std::string& source) {
 }
 
 void apply_calibration(const Calibration& c, TransportSpec& spec, const std::string& source) {
+    if (c.transport == Transport::Shm) {
+        // A one-node run with P2P off: SHM's own priors (its large-message efficiency and alpha;
+        // the shm arm does not read per-size curves yet), never the NVLink/PCIe ones.
+        Prior& prior = c.op == CollectiveOp::AllToAll ? spec.shm_params.alltoall_efficiency : spec.shm_params.efficiency;
+        const double scale = prior.value > 0 ? c.efficiency / prior.value : 1.0;
+        prior = {c.efficiency, prior.low * scale, prior.high * scale};
+        spec.shm_params.alpha_us = c.alpha_us;
+        return;
+    }
     auto fits = spec.fits ? std::make_shared<CollectiveFits>(*spec.fits) : std::make_shared<CollectiveFits>();
     fits->add(to_fit(c, source));
     spec.fits = std::move(fits);

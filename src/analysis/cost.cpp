@@ -15,7 +15,10 @@ double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool allt
 
 bool spans_nodes(const PlacedGroup& g) { return g.nodes >= 2 && g.n >= 2; }
 
-double alpha_intra_us(const PlacedGroup& g) {
+double alpha_intra_us(const PlacedGroup& g, const TransportModel& x) {
+    if (x.shm) {
+        return x.shm_alpha_us;
+    }
     return g.worst_intra <= PathClass::Nv ? g.nvlink_alpha_us : g.pcie_alpha_us;
 }
 
@@ -30,9 +33,9 @@ double ring_cross_gbyte_s(const PlacedGroup& g, const TransportModel& x) {
 
 /// Finishes a cost: time from its parts; algbw/busbw in nccl-tests' conventions. Latency as in
 /// NCCL's tuner: steps that cross nodes pay the transport's alpha, the others the intra-node one.
-CollectiveCost finish(CollectiveOp op, const PlacedGroup& g, double size_bytes, CollectiveCost c,
-                      double net_alpha_us) {
-    c.alpha_s = (alpha_intra_us(g) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
+CollectiveCost finish(CollectiveOp op, const PlacedGroup& g, const TransportModel& x, double size_bytes,
+                      CollectiveCost c, double net_alpha_us) {
+    c.alpha_s = (alpha_intra_us(g, x) * (c.steps - c.net_steps) + net_alpha_us * c.net_steps) * kMicro;
     const double bw_s = std::max(c.nic_s, c.intra_s);
     c.time_s = c.alpha_s + bw_s;
     if (c.time_s <= 0) {
@@ -44,7 +47,7 @@ CollectiveCost finish(CollectiveOp op, const PlacedGroup& g, double size_bytes, 
     } else if (c.nic_s >= c.intra_s) {
         c.bottleneck = c.bottleneck == "tcp" ? "TCP interface" : "NIC";
     } else {
-        c.bottleneck = g.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe";
+        c.bottleneck = x.shm ? "SHM" : g.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe";
     }
     c.algbw_gbyte_s = size_bytes / c.time_s / kGiga;
     c.busbw_gbyte_s = c.algbw_gbyte_s * bus_factor(op, g.n);
@@ -89,12 +92,48 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     x.fits = spec.fits.get();
     x.ring_band = p.efficiency.value > 0 ? x.efficiency / p.efficiency.value : 1.0;
     x.alltoall_band = p.alltoall_efficiency.value > 0 ? x.alltoall_efficiency / p.alltoall_efficiency.value : 1.0;
+    x.shm_efficiency = pick(spec.shm_params.efficiency, end);
+    x.shm_alltoall_efficiency = pick(spec.shm_params.alltoall_efficiency, end);
+    x.shm_alpha_us = spec.shm_params.alpha_us;
+    x.host_memory_gbyte_s = spec.shm.host_memory_gbyte_s;
+    x.inter_socket_gbyte_s = spec.shm.inter_socket_gbyte_s;
+    x.sockets_per_node = spec.shm.sockets_per_node;
+    if (is_intra_arm(t)) {
+        // p2p and shm keep the network the hardware allows (spec.network); only the path inside a
+        // node differs. Sockets inside the node (tcp.inside_node) belong to the tcp arm alone.
+        TransportModel net = transport_model(spec, is_intra_arm(spec.network) ? Transport::Gdrdma : spec.network, end);
+        net.socket_inside_node = false;
+        net.shm = t == Transport::Shm;
+        return net;
+    }
     return x;
 }
 
 double intra_gbyte_s(const PlacedGroup& g) {
     return g.worst_intra <= PathClass::Nv ? g.nvlink_gbyte_s * g.nvlink_efficiency
                                           : g.pcie_gbyte_s * g.pcie_efficiency;
+}
+
+double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
+    const int per_node = std::max(1, g.max_per_node);
+    const int groups = std::max(1, g.concurrent_groups_per_node);
+    const int sockets = std::max(1, x.sockets_per_node);
+    const int per_socket = (per_node * groups + sockets - 1) / sockets;  // m: ranks sharing a socket's memory
+    const bool spans = sockets >= 2 && per_node >= 2 && (g.worst_intra >= PathClass::Sys || per_node > per_socket);
+    double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (2.0 * per_socket));
+    if (spans) {
+        const double link = x.inter_socket_gbyte_s / groups;
+        const int h = (per_node + 1) / 2;
+        bw = std::min(bw, alltoall ? link * (per_node - 1.0) / (static_cast<double>(h) * (per_node - h)) : link);
+    }
+    return bw;
+}
+
+double intra_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
+    if (!x.shm) {
+        return intra_gbyte_s(g);
+    }
+    return shm_line_gbyte_s(g, x, alltoall) * (alltoall ? x.shm_alltoall_efficiency : x.shm_efficiency);
 }
 
 namespace {
@@ -141,14 +180,14 @@ double cross_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool al
 CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
-        return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
+        return finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
     const double volume = 2.0 * (n - 1.0) / n * size_bytes;
     c.steps = 2 * (g.n - 1);
     if (!spans_nodes(g)) {
-        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::AllReduce, g, size_bytes, c, 0);
+        c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
+        return finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
     c.net_steps = 2 * (g.nodes - 1);
@@ -156,10 +195,10 @@ CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const Transpo
     const double gain = g.nodes == 2 ? std::clamp(g.two_node_tree_gain, 1.0, 2.0) : 1.0;
     c.nic_s = volume / (ring_cross_gbyte_s(g, x) * gain * kGiga);
     if (g.max_per_node > 1) {
-        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+        c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
     }
     c.bottleneck = std::string(to_string(x.kind));
-    return finish(CollectiveOp::AllReduce, g, size_bytes, c, x.alpha_us);
+    return finish(CollectiveOp::AllReduce, g, x, size_bytes, c, x.alpha_us);
 }
 
 namespace {
@@ -168,23 +207,23 @@ CollectiveCost ring_gather_like(CollectiveOp op, const PlacedGroup& g, double si
                                 const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
-        return finish(op, g, size_bytes, c, 0);
+        return finish(op, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
     const double volume = (n - 1.0) / n * size_bytes;
     c.steps = g.n - 1;
     if (!spans_nodes(g)) {
-        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
-        return finish(op, g, size_bytes, c, 0);
+        c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
+        return finish(op, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
     c.net_steps = g.nodes - 1;
     c.nic_s = volume / (ring_cross_gbyte_s(g, x) * kGiga);
     if (g.max_per_node > 1) {
-        c.intra_s = volume / (intra_gbyte_s(g) * kGiga);
+        c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
     }
     c.bottleneck = std::string(to_string(x.kind));
-    return finish(op, g, size_bytes, c, x.alpha_us);
+    return finish(op, g, x, size_bytes, c, x.alpha_us);
 }
 
 }  // namespace
@@ -200,13 +239,13 @@ CollectiveCost reduce_scatter(const PlacedGroup& g, double size_bytes, const Tra
 CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
-        return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
+        return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
     c.steps = g.n - 1;
     if (!spans_nodes(g)) {
-        c.intra_s = (n - 1.0) / n * size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::AllToAll, g, size_bytes, c, 0);
+        c.intra_s = (n - 1.0) / n * size_bytes / (intra_gbyte_s(g, x, true) * kGiga);
+        return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
     c.net_steps = g.n - g.max_per_node;  // one per remote peer, spread over channels
@@ -214,47 +253,47 @@ CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const Transpo
     // (or its share of the TCP interface), while the node-local part rides NVLink at once.
     const double g_local = g.max_per_node;
     c.nic_s = size_bytes * (n - g_local) / n / (cross_rank_gbyte_s(g, x, true) * kGiga);
-    c.intra_s = size_bytes * (g_local - 1.0) / n / (intra_gbyte_s(g) * kGiga);
+    c.intra_s = size_bytes * (g_local - 1.0) / n / (intra_gbyte_s(g, x, true) * kGiga);
     c.bottleneck = std::string(to_string(x.kind));
-    return finish(CollectiveOp::AllToAll, g, size_bytes, c, x.alpha_us);
+    return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, x.alpha_us);
 }
 
 CollectiveCost broadcast(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
-        return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
+        return finish(CollectiveOp::Broadcast, g, x, size_bytes, c, 0);
     }
     c.steps = g.n - 1;  // pipelined ring: the last chunk reaches the last rank after n−1 hops
     if (!spans_nodes(g)) {
-        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::Broadcast, g, size_bytes, c, 0);
+        c.intra_s = size_bytes / (intra_gbyte_s(g, x, false) * kGiga);
+        return finish(CollectiveOp::Broadcast, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
     c.net_steps = g.nodes - 1;
     c.nic_s = size_bytes / (ring_cross_gbyte_s(g, x) * kGiga);
     if (g.max_per_node > 1) {
-        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
+        c.intra_s = size_bytes / (intra_gbyte_s(g, x, false) * kGiga);
     }
     c.bottleneck = std::string(to_string(x.kind));
-    return finish(CollectiveOp::Broadcast, g, size_bytes, c, x.alpha_us);
+    return finish(CollectiveOp::Broadcast, g, x, size_bytes, c, x.alpha_us);
 }
 
 CollectiveCost sendrecv(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     c.steps = 1;
     if (!spans_nodes(g)) {
-        c.intra_s = size_bytes / (intra_gbyte_s(g) * kGiga);
-        return finish(CollectiveOp::SendRecv, g, size_bytes, c, 0);
+        c.intra_s = size_bytes / (intra_gbyte_s(g, x, false) * kGiga);
+        return finish(CollectiveOp::SendRecv, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
     c.net_steps = 1;
     c.nic_s = size_bytes / (cross_rank_gbyte_s(g, x, false) * kGiga);
     if (g.worst_cross == PathClass::Pxn && g.pxn) {
         // Cross rail with PXN: an NVLink hop to the GPU on the peer's rail, then its NIC.
-        c.nic_s += size_bytes / (intra_gbyte_s(g) * kGiga);
+        c.nic_s += size_bytes / (intra_gbyte_s(g, x, false) * kGiga);
     }
     c.bottleneck = std::string(to_string(x.kind));
-    return finish(CollectiveOp::SendRecv, g, size_bytes, c, x.alpha_us);
+    return finish(CollectiveOp::SendRecv, g, x, size_bytes, c, x.alpha_us);
 }
 
 PlacedGroup socket_endpoints(const PlacedGroup& g) {
@@ -304,7 +343,7 @@ FitsUsed fits_on(CollectiveOp op, const PlacedGroup& g, const TransportModel& x)
     if (spans_nodes(g)) {
         f.network = x.fits->network(x.kind, op, g.worst_cross);
     }
-    if (g.max_per_node >= 2) {
+    if (g.max_per_node >= 2 && !x.shm) {  // an NVLink/PCIe fit is P2P's, not SHM's
         f.intra = x.fits->intra(op, g.worst_intra);
     }
     return f;

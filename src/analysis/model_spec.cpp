@@ -297,7 +297,7 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     if (const auto mt = f.get<std::string>("measured_transport")) {
         if (!parse_transport(*mt)) {
             throw input_error(f.where("measured_transport"), "unknown transport '" + *mt + "'",
-                              "use tcp, rdma or gdrdma");
+                              "use tcp, rdma, gdrdma, p2p or shm");
         }
         t.measured_transport = *mt;
     }
@@ -340,7 +340,7 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kTransportNames = {"tcp", "rdma", "gdrdma"};
+constexpr std::array<std::string_view, 5> kTransportNames = {"tcp", "rdma", "gdrdma", "p2p", "shm"};
 
 void read_prior(const JsonReader& f, const std::string& key, Prior& p) {
     if (!f.has(key)) {
@@ -394,6 +394,8 @@ std::optional<Transport> parse_transport(std::string_view s) {
     return std::nullopt;
 }
 
+bool is_intra_arm(Transport t) { return t == Transport::P2p || t == Transport::Shm; }
+
 double pick(const Prior& p, PriorEnd end) {
     switch (end) {
         case PriorEnd::Low:
@@ -412,6 +414,10 @@ const TransportParams& TransportSpec::params(Transport t) const {
             return tcp_params;
         case Transport::Rdma:
             return rdma_params;
+        case Transport::Shm:
+            return shm_params;
+        case Transport::P2p:
+            return network == Transport::P2p ? gdrdma_params : params(network);
         case Transport::Gdrdma:
             break;
     }
@@ -425,7 +431,7 @@ TransportParams& TransportSpec::params(Transport t) {
 TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::string& where,
                                        const std::string& pointer) {
     const JsonReader f(j, where, pointer);
-    f.check_keys({"compare", "tcp", "rdma", "gdrdma", "calibration"});
+    f.check_keys({"compare", "tcp", "rdma", "gdrdma", "shm", "calibration"});
     TransportSpec t;
     if (f.has("compare")) {
         const nlohmann::json* c = &f.at("compare");
@@ -438,9 +444,14 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
             const auto parsed = parse_transport(name);
             if (!parsed) {
                 throw input_error(f.where("compare/" + std::to_string(i)),
-                                  "unknown transport '" + name + "'", "use tcp, rdma or gdrdma");
+                                  "unknown transport '" + name + "'", "use tcp, rdma or gdrdma (network), or p2p and shm (inside a node)");
             }
             (i == 0 ? t.baseline : t.candidate) = *parsed;
+        }
+        if (is_intra_arm(t.baseline) != is_intra_arm(t.candidate)) {
+            throw input_error(f.where("compare"), "compares an intra-node arm with a network transport (" + c->dump() + ")",
+                              "compare two network transports (tcp, rdma, gdrdma) or the two intra-node arms "
+                              "[\"p2p\", \"shm\"], whose network is the best the hardware allows");
         }
         t.compare_given = true;
     }
@@ -466,6 +477,14 @@ TransportSpec TransportSpec::from_json(const nlohmann::json& j, const std::strin
     if (auto gdr = f.get_object("gdrdma")) {
         gdr->check_keys({"efficiency", "alltoall_efficiency", "alpha_us"});
         read_params(*gdr, t.gdrdma_params);
+    }
+    if (auto shm = f.get_object("shm")) {
+        shm->check_keys({"efficiency", "alltoall_efficiency", "alpha_us", "host_memory_gbyte_s", "inter_socket_gbyte_s",
+                         "sockets_per_node"});
+        read_params(*shm, t.shm_params);
+        set_if(shm->get<double>("host_memory_gbyte_s", 1e-3, 1e5), t.shm.host_memory_gbyte_s);
+        set_if(shm->get<double>("inter_socket_gbyte_s", 1e-3, 1e5), t.shm.inter_socket_gbyte_s);
+        set_if(shm->get<int>("sockets_per_node", 1, 64), t.shm.sockets_per_node);
     }
     if (f.has("calibration")) {
         const nlohmann::json* c = &f.at("calibration");

@@ -56,6 +56,7 @@ Score score_kinds(const ScoreSetup& setup,
     in.transport = calibrated.transport;
     in.transport.baseline = arms.baseline;
     in.transport.candidate = arms.candidate;
+    in.transport.network = arms.network;
     in.given = setup.given;
     in.sizes = sizes;
     for (const auto& k : kinds) {

@@ -165,10 +165,61 @@ struct Factors {
 
 Factors factors_of(const Sensitive& x, double step_s) {
     const double reach = std::min(x.t0 - x.t1, x.e0);
+    if (reach <= 0) {  // the candidate saves nothing (shm against p2p): no part of the step to eliminate
+        return {ratio(x.e0, step_s), 0.0, 0.0};
+    }
     return {ratio(x.e0, step_s), ratio(reach, x.e0), ratio(x.e0 - x.e1, reach)};
 }
 
+/// Reasons of a p2p/shm comparison: the kinds whose ranks share a node, and what SHM does to them.
+void intra_arm_reasons(Score& s) {
+    const std::string base(to_string(s.baseline));
+    const std::string cand(to_string(s.candidate));
+    const std::string p2p(to_string(Transport::P2p));
+    int named = 0;
+    for (const auto& k : s.by_kind) {
+        if (!k.shm_inside || named >= 3) {
+            continue;
+        }
+        if (named > 0 && std::abs(k.contribution) < 0.005 && k.share < 0.005) {
+            break;
+        }
+        const std::string cls(to_string(k.path_class));
+        std::string line = k.kind + " " + k.collective + " over SHM" +
+                           (k.cross_node ? " inside nodes (" + cls + " between them, the same in both arms)"
+                                         : " (" + cls + " over P2P in the " + p2p + " arm)") +
+                           ": " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+        if (!s.single_arm && k.phi != 0) {
+            line += k.phi > 0 ? "; " + cand + " removes " + percent_text(k.phi, 0) + " of its time"
+                              : "; " + cand + " takes " + fixed_text(1.0 - k.phi, 1) + "x its time";
+            line += " -> step " + signed_percent_text(-k.contribution);
+        }
+        s.reasons.push_back(line);
+        ++named;
+    }
+    std::vector<std::string> alone;
+    for (const auto& k : s.by_kind) {
+        if (!k.shm_inside && k.time_s[0] > 0) {
+            alone.push_back(k.kind + " (" + std::string(to_string(k.path_class)) + ")");
+        }
+    }
+    if (!alone.empty()) {
+        std::string line = "one rank per node, unchanged by the intra-node path:";
+        for (const auto& l : alone) {
+            line += " " + l;
+        }
+        s.reasons.push_back(line);
+    }
+    if (named == 0 && s.has_model) {
+        s.reasons.emplace_back("no group has two ranks on one node: p2p and shm cannot differ");
+    }
+}
+
 void reasons_for(Score& s) {
+    if (is_intra_arm(s.baseline)) {
+        intra_arm_reasons(s);
+        return;
+    }
     const std::string base(to_string(s.baseline));
     const std::string cand(to_string(s.candidate));
     const std::string other(to_string(s.single_arm ? s.requested_candidate : s.candidate));
@@ -253,9 +304,13 @@ ScoreFactors ScoreFactors::from_json(const nlohmann::json& j, const std::string&
 Score compute_score(const ScoreInput& in) {
     // Kinds the transport changes: those that cross nodes, and with sockets inside the node
     // (tcp.inside_node, TCP in the comparison) every group of two or more ranks.
+    // With the p2p/shm arms: every kind with two or more ranks on one node.
     const bool socketed = in.transport.tcp.inside_node &&
                           (in.transport.baseline == Transport::Tcp || in.transport.candidate == Transport::Tcp);
-    const auto via_transport = [&](const PlacedGroup& g) { return g.n >= 2 && (g.nodes >= 2 || socketed); };
+    const bool intra_arms = is_intra_arm(in.transport.baseline);
+    const auto via_transport = [&](const PlacedGroup& g) {
+        return g.n >= 2 && (intra_arms ? g.max_per_node >= 2 : g.nodes >= 2 || socketed);
+    };
     Score s;
     s.baseline = s.requested_baseline = in.transport.baseline;
     s.candidate = s.requested_candidate = in.transport.candidate;
@@ -312,7 +367,8 @@ Score compute_score(const ScoreInput& in) {
             KindBreakdown k;
             k.kind = traffic[i].kind;
             k.cross_node = shapes[i]->nodes >= 2 && shapes[i]->n >= 2;
-            k.socket_inside = !k.cross_node && via_transport(*shapes[i]);
+            k.socket_inside = !intra_arms && !k.cross_node && via_transport(*shapes[i]);
+            k.shm_inside = intra_arms && via_transport(*shapes[i]);
             k.path_class = k.cross_node ? shapes[i]->worst_cross : shapes[i]->worst_intra;
             s.by_kind.push_back(k);
             it = s.by_kind.end() - 1;
@@ -345,13 +401,16 @@ Score compute_score(const ScoreInput& in) {
         k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
         k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
         k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
-        if (k.cross_node || k.socket_inside) {
+        if (intra_arms ? k.shm_inside : k.cross_node || k.socket_inside) {
             cross.add(k.time_s[0], k.time_s[1], k.exposed_s[0], k.exposed_s[1]);
         }
     }
-    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [](const KindBreakdown& a, const KindBreakdown& b) {
-        if (a.contribution != b.contribution) {
-            return a.contribution > b.contribution;
+    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [intra_arms](const KindBreakdown& a, const KindBreakdown& b) {
+        // p2p/shm: the largest change first, a slowdown as much as a gain
+        const double ca = intra_arms ? std::abs(a.contribution) : a.contribution;
+        const double cb = intra_arms ? std::abs(b.contribution) : b.contribution;
+        if (ca != cb) {
+            return ca > cb;
         }
         return a.share > b.share;
     });

@@ -16,7 +16,7 @@ namespace planlayout::cli {
 
 int run_calibrate(const ParsedArgs& args, Context& ctx) {
     if (!args.has("--transport")) {
-        throw missing_option("calibrate", "--transport", "say which transport the test used: --transport gdrdma|rdma|tcp");
+        throw missing_option("calibrate", "--transport", "say which transport the test used: --transport gdrdma|rdma|tcp, or shm for a one-node run with NCCL_P2P_DISABLE=1");
     }
     const bool json = args.get_or("--format", "text") == "json";
     const PlacedGroup shape = shape_from(args, "calibrate", ctx);

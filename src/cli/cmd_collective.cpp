@@ -33,11 +33,11 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     }
     TransportModel x = transport_model(spec, transport);
     if (const auto e = args.get_double("--efficiency", 1e-6, 2.0)) {
-        x.efficiency = *e;
-        x.alltoall_efficiency = *e;
+        (x.shm ? x.shm_efficiency : x.efficiency) = *e;  // shm: the SHM path's, not the network's
+        (x.shm ? x.shm_alltoall_efficiency : x.alltoall_efficiency) = *e;
     }
     if (const auto a = args.get_double("--alpha-us", 0, 1e6)) {
-        x.alpha_us = *a;
+        (x.shm ? x.shm_alpha_us : x.alpha_us) = *a;
     }
     const std::string type = args.get_or("--type", "float");
     const int type_bytes = nccl_type_bytes(type);

@@ -70,6 +70,7 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
         }
         expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
     }
+    expectation.intra = a.get_or("--intra", "p2p") == "shm" ? verify::ExpectedIntra::Shm : verify::ExpectedIntra::P2p;
     NcclLog log;
     // Each log is parsed line by line as it is read, never held whole (issue #20); the parsed
     // connections stay, so all logs together are held to kMaxLogBytes.

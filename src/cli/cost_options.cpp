@@ -146,7 +146,7 @@ Transport transport_from(const ParsedArgs& args, const std::string& fallback) {
     const std::string name = args.get_or("--transport", fallback);
     const auto t = parse_transport(name);
     if (!t) {
-        throw unknown_choice("--transport", name, "transport", "tcp, rdma or gdrdma");
+        throw unknown_choice("--transport", name, "transport", "tcp, rdma or gdrdma (network), p2p or shm (inside a node)");
     }
     return *t;
 }

@@ -316,7 +316,7 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step"}) {
+         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step", "--compare"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -326,9 +326,10 @@ bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
 
 namespace {
 
-// Only a measured step is given: it anchors the embedded default layout.
-bool only_measured_step(const ParsedArgs& args, bool parallel) {
-    if (!args.has("--measured-step")) {
+// Only flags that change how a layout is scored (--measured-step, --compare): they apply to the
+// embedded default layout.
+bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
+    if (!args.has("--measured-step") && !args.has("--compare")) {
         return false;
     }
     for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
@@ -360,8 +361,8 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     } else if (!has_composing_inputs(args, options.parallel) && options.embedded_default) {
         out.request = embedded_default_request();
         return out;
-    } else if (options.embedded_default && only_measured_step(args, options.parallel)) {
-        // The embedded default layout, anchored to a measured step.
+    } else if (options.embedded_default && only_scoring_flags(args, options.parallel)) {
+        // The embedded default layout, scored as the flags say.
         out.request = embedded_default_request();
         layout = parse_json_text(out.request.layout_text, out.request.layout_name);
     } else {
@@ -425,6 +426,14 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         put(layout, sources, notes, "/parallel/world", *w, args.spelling("--world") + " " + std::to_string(*w));
     }
     settle_cluster(layout, sources, notes, args, ctx, out.files);
+    if (const auto arms = args.get("--compare")) {  // the score's arms; the transport section checks the names
+        const auto names = split_csv(*arms);
+        if (names.size() != 2) {
+            throw input_error("--compare " + *arms, "expected two arms, found " + std::to_string(names.size()),
+                              "write e.g. --compare tcp,gdrdma or --compare p2p,shm");
+        }
+        put(layout, sources, notes, "/transport/compare", json::array({names[0], names[1]}), "--compare " + *arms);
+    }
     const bool cluster_flags = std::any_of(sources.begin(), sources.end(),
                                            [](const auto& e) { return e.first.rfind("/cluster", 0) == 0; });
     if (options.need_cluster && layout_path == nullptr && !layout.contains("cluster")) {

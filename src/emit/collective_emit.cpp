@@ -36,7 +36,19 @@ std::string collective_text(const CollectiveTable& t) {
                   std::string(to_string(cross ? t.placed.worst_cross : t.placed.worst_intra)).c_str(),
                   socket ? " (P2P and SHM off: every rank a socket endpoint)" : "");
     out << buf;
-    if ((cross || socket) && t.transport == Transport::Tcp) {
+    if (t.model.shm && t.placed.max_per_node >= 2) {
+        const bool a2a = t.op == CollectiveOp::AllToAll;
+        std::snprintf(buf, sizeof buf,
+                      "# links: SHM through host memory, bound %.1f GB/s (PCIe %.0f, host memory %.1f per socket, "
+                      "inter-socket %.0f) x %.2f; alpha %.1f us/step inside a node\n",
+                      shm_line_gbyte_s(t.placed, t.model, a2a), t.placed.pcie_gbyte_s, t.model.host_memory_gbyte_s,
+                      t.model.inter_socket_gbyte_s, a2a ? t.model.shm_alltoall_efficiency : t.model.shm_efficiency,
+                      t.model.shm_alpha_us);
+        out << buf;
+    }
+    if (t.model.shm && t.placed.max_per_node >= 2 && !cross) {
+        buf[0] = '\0';  // the SHM line above is the whole story
+    } else if ((cross || socket) && t.transport == Transport::Tcp) {
         std::snprintf(buf, sizeof buf,
                       "# links: %s %.0f GB/s x %.2f; %d TCP interface(s) of %.0f Gbit/s per node x %.2f, shared by %d GPUs; "
                       "alpha %.1f us/step\n",

@@ -113,7 +113,13 @@ std::vector<std::string> explanation(const Report& a, const Report& b) {
             out.push_back(std::string(kind) + ": " + where(x) + " in A; " + where(y) + " in B");
         }
     }
-    if (a.score && b.score) {
+    if (a.score && b.score && is_intra_arm(a.score->baseline) && !a.score->single_arm) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "step time with %s: %+.1f%% in A vs %+.1f%% in B (share in kinds on one node %.1f%% vs %.1f%%)",
+                      std::string(to_string(a.score->candidate)).c_str(), -100.0 * a.score->rdma_benefit,
+                      -100.0 * b.score->rdma_benefit, 100.0 * a.score->cross_node_share, 100.0 * b.score->cross_node_share);
+        out.emplace_back(buf);
+    } else if (a.score && b.score) {
         char buf[200];
         std::snprintf(buf, sizeof buf, "RDMA benefit: %s in A vs %s in B (cross-node share %.1f%% vs %.1f%%)",
                       benefit_text(*a.score).c_str(), benefit_text(*b.score).c_str(), 100.0 * a.score->cross_node_share,
@@ -238,6 +244,12 @@ std::string compare_text(const Report& a, const Report& b) {
                 std::snprintf(line, sizeof line, "%s: step %.3f s (%s only), no RDMA benefit predicted, cross-node share %.1f%%\n",
                               r == &a ? "A" : "B", s.step_time_s[0], std::string(to_string(s.baseline)).c_str(),
                               100.0 * s.cross_node_share);
+            } else if (is_intra_arm(s.baseline)) {  // p2p/shm: a step-time change, and the share the arms change
+                std::snprintf(line, sizeof line,
+                              "%s: step %.3f s (%s) -> %.3f s (%s), step time %+.1f%%, throughput %+.1f%%, share in kinds on one node %.1f%%\n",
+                              r == &a ? "A" : "B", s.step_time_s[0], std::string(to_string(s.baseline)).c_str(),
+                              s.step_time_s[1], std::string(to_string(s.candidate)).c_str(), -100.0 * s.rdma_benefit,
+                              100.0 * s.throughput_gain, 100.0 * s.cross_node_share);
             } else {
                 std::snprintf(line, sizeof line,
                               "%s: step %.3f s (%s) -> %.3f s (%s), RDMA benefit %.1f%%, throughput +%.1f%%, cross-node share %.1f%%\n",

@@ -52,7 +52,8 @@ std::string render_text(const VerifyReport& report) {
     out << "verify: " << log.sources.size() << (log.sources.size() == 1 ? " log" : " logs")
         << ", NCCL " << (log.nccl_version.empty() ? "version unknown" : log.nccl_version)
         << ", network " << (networks.empty() ? "not named" : networks) << ", expect "
-        << to_string(report.expectation.expect) << ", plan " << report.expectation.ranks.size()
+        << to_string(report.expectation.expect)
+        << (report.expectation.intra == verify::ExpectedIntra::Shm ? " (shm inside nodes)" : "") << ", plan " << report.expectation.ranks.size()
         << " ranks on " << nodes.size() << (nodes.size() == 1 ? " node\n" : " nodes\n");
     if (!log.connections.empty()) {
         out << "\n"
@@ -165,6 +166,7 @@ nlohmann::json report_json(const VerifyReport& report, bool with_arrays) {
                 {"nccl_version", log.nccl_version},
                 {"networks", log.networks()},
                 {"expect", to_string(report.expectation.expect)},
+                {"intra", to_string(report.expectation.intra)},
                 {"plan", expect_ranks},
                 {"rank_hosts", hosts},
                 {"connections", conns},

@@ -27,7 +27,7 @@ Calibration fit_fields(const JsonReader& r) {
         need(r, key);
     }
     Calibration c;
-    c.transport = *r.get_enum<Transport>("transport", parse_transport, "tcp, rdma or gdrdma");
+    c.transport = *r.get_enum<Transport>("transport", parse_transport, "tcp, rdma, gdrdma, p2p or shm");
     c.link_class = *r.get_enum<PathClass>("class", parse_path_class, "NV, PIX, PXB, PHB, NODE, SYS, RAIL, PXN, XRAIL or XPOD");
     c.op = *r.get_enum<CollectiveOp>("op", parse_collective_op,
                                      "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce or sendrecv");

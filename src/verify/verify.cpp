@@ -71,8 +71,12 @@ const char* const kFixNotTcp = "set NCCL_IB_DISABLE=1 (or NCCL_NET=Socket) for t
 const char* const kFixGdrInRdma =
     "set NCCL_NET_GDR_LEVEL=LOC for the rdma arm so the A/B isolates host-staged RDMA";
 const char* const kFixShm =
-    "GPUs of one node talk through host memory: check NCCL_P2P_DISABLE/NCCL_P2P_LEVEL, ACS and "
-    "IOMMU settings and `nvidia-smi topo -p2p r`; the plan assumes NVLink P2P";
+    "P2P is disabled or unavailable, so GPUs of one node talk through host memory: unset "
+    "NCCL_P2P_DISABLE, check NCCL_P2P_LEVEL (NCCL's default PXB refuses pairs through the CPU), ACS "
+    "and IOMMU settings, `nvidia-smi topo -p2p r`, and that containers share an IPC namespace; the "
+    "plan assumes P2P (analyze --compare p2p,shm predicts the cost of SHM)";
+const char* const kFixP2pInShm =
+    "set NCCL_P2P_DISABLE=1 for the shm arm (SHM must stay on: NCCL_SHM_DISABLE unset or 0)";
 const char* const kFixNetInNode =
     "either the ranks really run on different hosts (launch them in the plan's order) or NCCL "
     "found neither P2P nor SHM between them (NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, containers "
@@ -86,9 +90,10 @@ const char* const kFixPlacement =
 
 void check_connection(const Connection& c,
                       const std::map<int, RankExpectation>& plan,
-                      ExpectedTransport expect,
+                      const VerifyExpectation& expectation,
                       FindingSink& sink,
                       bool& saw_cross_node) {
+    const ExpectedTransport expect = expectation.expect;
     const auto src = plan.find(c.src_rank);
     const auto dst = plan.find(c.dst_rank);
     const bool both_known = src != plan.end() && dst != plan.end();
@@ -96,7 +101,14 @@ void check_connection(const Connection& c,
     const int me = c.local_rank();
     const std::string pair = std::to_string(c.src_rank) + "->" + std::to_string(c.dst_rank);
     if (both_known && !cross) {
-        if (c.kind == TransportKind::Shm) {
+        if (c.kind == TransportKind::Shm && expectation.intra == ExpectedIntra::Shm) {
+            // the shm arm: what it asks for
+        } else if (is_p2p(c.kind) && expectation.intra == ExpectedIntra::Shm) {
+            sink.add(Severity::Error, "intra-node-p2p", me, c.channel, pair,
+                     "ranks " + pair + " share node " + std::to_string(src->second.node) +
+                         " and NCCL used P2P (" + c.via + ") in the shm arm",
+                     kFixP2pInShm);
+        } else if (c.kind == TransportKind::Shm) {
             sink.add(Severity::Error, "intra-node-shm", me, c.channel, pair,
                      "ranks " + pair + " share node " + std::to_string(src->second.node) +
                          " but NCCL staged through host memory (" + c.via + ")",
@@ -293,6 +305,8 @@ const char* to_string(ExpectedTransport t) {
     return "tcp";
 }
 
+const char* to_string(ExpectedIntra t) { return t == ExpectedIntra::Shm ? "shm" : "p2p"; }
+
 ExpectedTransport parse_expected_transport(const std::string& text, const std::string& where) {
     if (text == "gdrdma") {
         return ExpectedTransport::GdrDma;
@@ -375,7 +389,7 @@ VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectatio
     for (const auto& c : log.connections) {
         ranks.insert(c.src_rank);
         ranks.insert(c.dst_rank);
-        check_connection(c, plan, expectation.expect, sink, saw_cross_node);
+        check_connection(c, plan, expectation, sink, saw_cross_node);
     }
     for (const auto& [rank, info] : log.ranks) {
         if (!info.host.empty()) {

@@ -267,3 +267,71 @@ TEST_CASE("search decides the arms once, as analyze does") {
         CHECK(l.score.cross_node_share <= 1.0);
     }
 }
+
+TEST_CASE("p2p/shm arms: kept on every node; across nodes both use the best network the GPUs allow") {
+    const TransportSpec spec = spec_of(R"({"compare": ["p2p", "shm"]})");
+    const ArmChoice one = arms_on(cluster_of(box("eth-box", "SW0", false), 1), spec);
+    CHECK(one.baseline == Transport::P2p);
+    CHECK(one.candidate == Transport::Shm);
+    CHECK(one.reasons.empty());
+    const ArmChoice gdr = arms_on(cluster_of(box("pix-box", "SW0", true)), spec);
+    CHECK(gdr.baseline == Transport::P2p);
+    CHECK(gdr.candidate == Transport::Shm);
+    CHECK(gdr.network == Transport::Gdrdma);
+    REQUIRE(gdr.reasons.size() == 1);
+    CHECK(contains(gdr.reasons.front(), "between nodes both arms use gdrdma"));
+    CHECK_FALSE(gdr.what_if);
+    CHECK(gdr.warnings.empty());
+    CHECK(arms_on(cluster_of(box("phb-box", "CPU0", true)), spec).network == Transport::Rdma);
+    CHECK(arms_on(cluster_of(box("eth-box", "SW0", false)), spec).network == Transport::Tcp);
+}
+
+TEST_CASE("a comparison mixes no intra-node arm with a network transport") {
+    CHECK_THROWS_WITH_AS((void)spec_of(R"({"compare": ["tcp", "shm"]})"),
+                         doctest::Contains("compares an intra-node arm with a network transport"), Error);
+    const TransportSpec s = spec_of(R"({"compare": ["shm", "p2p"], "shm": {"efficiency": 0.3, "alpha_us": 8,
+                                        "host_memory_gbyte_s": 200, "inter_socket_gbyte_s": 40,
+                                        "sockets_per_node": 1}})");
+    CHECK(s.baseline == Transport::Shm);
+    CHECK(s.shm_params.efficiency.value == doctest::Approx(0.3));
+    CHECK(s.shm_params.alpha_us == doctest::Approx(8));
+    CHECK(s.shm.host_memory_gbyte_s == doctest::Approx(200));
+    CHECK(s.shm.inter_socket_gbyte_s == doctest::Approx(40));
+    CHECK(s.shm.sockets_per_node == 1);
+    CHECK(parse_transport("shm") == Transport::Shm);
+    CHECK(to_string(Transport::P2p) == "p2p");
+}
+
+TEST_CASE("the score of p2p vs shm on layout A: every kind with ranks on one node slows down, over SHM") {
+    json t = parse_json_text(read_text_file((fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/nodes/h100-hgx-8gpu-8nic.json").string()),
+                             "t.json");
+    const Cluster c = cluster_of(t);
+    ParallelSpec spec;
+    spec.world = 16;
+    spec.ep = 16;
+    const ResolvedSpec resolved = resolve_spec(spec, {"l.json", "/parallel"});
+    ScoreSetup setup = seed_setup();
+    setup.transport.baseline = Transport::P2p;
+    setup.transport.candidate = Transport::Shm;
+    const Score s = *evaluate(c, node_major_placement(c, 16), resolved, {}, setup).score;
+    CHECK(s.baseline == Transport::P2p);
+    CHECK(s.candidate == Transport::Shm);
+    CHECK(s.step_time_s[1] > s.step_time_s[0]);
+    CHECK(s.rdma_benefit < 0);
+    CHECK(s.cross_node_share > 0);  // the part of the p2p step the arms change
+    CHECK(s.cross_node_share < 1);
+    CHECK(s.eliminable == 0);       // a saving's factors: shm saves nothing
+    CHECK(s.non_overlapped == 0);
+    bool any = false;
+    for (const auto& k : s.by_kind) {
+        CHECK_FALSE(k.socket_inside);
+        if (k.shm_inside) {
+            any = true;
+            CHECK(k.time_s[1] >= k.time_s[0]);
+        }
+    }
+    CHECK(any);
+    REQUIRE_FALSE(s.reasons.empty());
+    CHECK(contains(s.reasons.front(), "over SHM"));
+    CHECK(contains(s.arm_notes.front(), "gdrdma"));
+}

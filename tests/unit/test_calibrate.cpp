@@ -323,3 +323,29 @@ TEST_CASE("round trip: a socket-forced run inside one node fits the shared inter
     // Without the flag the same rows are NVLink rows: a different (and wrong) line.
     CHECK(fit_calibration(run, g, Transport::Tcp, std::nullopt).line == "NVLink");
 }
+
+TEST_CASE("round trip: a one-node run with P2P off fits SHM's efficiency and alpha, and applies to SHM only") {
+    const PlacedGroup g = make_placed_group(1, 4, {});
+    TransportSpec truth;
+    truth.shm_params.efficiency = {0.3, 0.3, 0.3};
+    truth.shm_params.alpha_us = 9.0;
+    const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model(truth, Transport::Shm));
+    const Calibration c = fit_calibration(run, g, Transport::Shm, std::nullopt);
+    CHECK(c.line == "SHM (PCIe, host memory)");
+    CHECK(c.line_gbyte_s == doctest::Approx(22.0));  // 4 GPUs over two sockets: the inter-socket link
+    CHECK(c.efficiency == doctest::Approx(0.3).epsilon(1e-9));
+    CHECK(c.alpha_us == doctest::Approx(9.0).epsilon(1e-6));
+    for (const auto& row : c.rows) {
+        CHECK(std::abs(row.residual) < 0.02);
+    }
+    TransportSpec applied;
+    apply_calibration(c, applied);
+    CHECK(applied.shm_params.efficiency.value == doctest::Approx(0.3));
+    CHECK(applied.shm_params.alpha_us == doctest::Approx(9.0));
+    CHECK(applied.gdrdma_params.efficiency.value == doctest::Approx(0.9));  // the network is untouched
+    CHECK(applied.fits == nullptr);  // and so is every NVLink/PCIe fit
+    // The file reads back as shm
+    CHECK(written_and_read({c}).front().transport == Transport::Shm);
+    // A multi-node run is not an SHM run
+    CHECK_THROWS_AS((void)fit_calibration(run, make_placed_group(2, 2, {}), Transport::Shm, std::nullopt), Error);
+}

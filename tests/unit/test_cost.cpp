@@ -1,6 +1,8 @@
 // Tests: one collective on one placement, against hand-computed values (docs/cost-model.md §2–§4).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "planlayout/analysis/cost.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -209,4 +211,80 @@ TEST_CASE("sockets inside the node (P2P and SHM off): every rank a socket endpoi
     CHECK(w.concurrent_groups_per_node == 4);
     // One rank per node already: nothing to change.
     CHECK(socket_endpoints(make_placed_group(4, 1, {})).nodes == 4);
+}
+
+// ---------------------------------------------------------------------------- SHM (§4, "SHM")
+
+namespace {
+
+TransportModel arm(Transport t, const TransportSpec& spec = {}) { return transport_model(spec, t); }
+
+}  // namespace
+
+TEST_CASE("p2p and shm keep the network the spec names; only shm stages through host memory") {
+    TransportSpec spec;
+    spec.network = Transport::Tcp;
+    const TransportModel p2p = arm(Transport::P2p, spec);
+    const TransportModel shm = arm(Transport::Shm, spec);
+    CHECK(p2p.kind == Transport::Tcp);
+    CHECK(shm.kind == Transport::Tcp);
+    CHECK_FALSE(p2p.shm);
+    CHECK(shm.shm);
+    CHECK(shm.shm_efficiency == doctest::Approx(0.42));
+    CHECK(shm.shm_alpha_us == doctest::Approx(5.7));
+    spec.tcp.inside_node = true;  // sockets inside the node belong to the tcp arm only
+    CHECK_FALSE(arm(Transport::Shm, spec).socket_inside_node);
+    // the p2p arm costs exactly what the network arm costs
+    const PlacedGroup g = two_by_eight();
+    CHECK(all_reduce(g, kGB, arm(Transport::P2p)).time_s == doctest::Approx(all_reduce(g, kGB, gdr()).time_s));
+}
+
+TEST_CASE("SHM bound: the PCIe link, the socket's host memory shared by its ranks, the inter-socket link") {
+    TransportModel x = arm(Transport::Shm);
+    // tp=4 on an 8-GPU, two-socket node: two groups at once, 4 ranks a socket, no group spans
+    PlacedGroup tp4 = make_placed_group(1, 4, {});
+    tp4.concurrent_groups_per_node = 2;
+    CHECK(shm_line_gbyte_s(tp4, x, false) == doctest::Approx(307.2 / 8));  // memory: min(64, 307.2 / 2·4)
+    // all 8 GPUs in one group: it spans the sockets, the link binds
+    const PlacedGroup eight = make_placed_group(1, 8, {});
+    CHECK(shm_line_gbyte_s(eight, x, false) == doctest::Approx(22.0));
+    CHECK(shm_line_gbyte_s(eight, x, true) == doctest::Approx(22.0 * 7 / 16));
+    PlacedGroup sys = make_placed_group(1, 4, {});
+    sys.worst_intra = PathClass::Sys;  // a SYS pair spans sockets whatever the counts
+    sys.concurrent_groups_per_node = 2;  // and the two groups share the link
+    CHECK(shm_line_gbyte_s(sys, x, false) == doctest::Approx(11.0));
+    // one socket: every rank of the node shares its memory
+    x.sockets_per_node = 1;
+    CHECK(shm_line_gbyte_s(eight, x, false) == doctest::Approx(307.2 / 16));
+    x.sockets_per_node = 2;
+    // Effective bandwidth never exceeds PCIe × the SHM efficiency
+    for (int gpus : {2, 4, 8}) {
+        const PlacedGroup g = make_placed_group(1, gpus, {});
+        CHECK(intra_gbyte_s(g, x, false) <= 64.0 * x.shm_efficiency + 1e-12);
+    }
+}
+
+TEST_CASE("SHM collectives: slower than NVLink P2P, monotone in size, busbw bounded by PCIe") {
+    const PlacedGroup g = make_placed_group(1, 8, {});
+    const TransportModel shm = arm(Transport::Shm);
+    double last = 0;
+    for (int e = 16; e <= 33; e += 2) {
+        const double s = std::ldexp(1.0, e);
+        for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::AllToAll, CollectiveOp::SendRecv}) {
+            const CollectiveCost c = collective_cost(op, g, s, shm);
+            CHECK(c.time_s > collective_cost(op, g, s, arm(Transport::P2p)).time_s);
+            CHECK(c.busbw_gbyte_s <= 64.0);
+        }
+        const double t = all_reduce(g, s, shm).time_s;
+        CHECK(t > last);
+        last = t;
+    }
+    const CollectiveCost big = all_reduce(g, 8 * kGB, shm);
+    CHECK(big.bottleneck == "SHM");
+    CHECK(big.alpha_s == doctest::Approx(14 * 5.7e-6));
+    CHECK(big.intra_s == doctest::Approx(1.75 * 8 / (22.0 * 0.42)));
+    // Across nodes only the node-local part changes: the NIC term is the network's
+    const PlacedGroup two = two_by_eight();
+    CHECK(all_reduce(two, kGB, shm).nic_s == doctest::Approx(all_reduce(two, kGB, gdr()).nic_s));
+    CHECK(all_reduce(two, kGB, shm).intra_s > all_reduce(two, kGB, gdr()).intra_s);
 }

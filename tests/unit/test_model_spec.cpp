@@ -46,7 +46,7 @@ TEST_CASE("errors name the file and the JSON pointer") {
     CHECK_THROWS_WITH_AS(TrainingSpec::from_json(js(R"({"global_batch": 8, "seq_len": 64, "recompute": "some"})"), "x.json"),
                          "x.json (/training/recompute): unknown recompute 'some'; use none, selective or full", Error);
     CHECK_THROWS_WITH_AS(TransportSpec::from_json(js(R"({"compare": ["tcp", "ib-verbs"]})"), "x.json"),
-                         "x.json (/transport/compare/1): unknown transport 'ib-verbs'; use tcp, rdma or gdrdma", Error);
+                         "x.json (/transport/compare/1): unknown transport 'ib-verbs'; use tcp, rdma or gdrdma (network), or p2p and shm (inside a node)", Error);
     CHECK_THROWS_WITH_AS(TransportSpec::from_json(js(R"({"tcp": {"efficiency": {"value": 0.5, "low": 0.6}}})"), "x.json"),
                          "x.json (/transport/tcp/efficiency): the band must satisfy low <= value <= high; fix low, value and high",
                          Error);

@@ -188,3 +188,40 @@ TEST_CASE("each rank's NIC device comes from its own node when the plan names it
     CHECK(e.ranks[1].nic_device == "ibp12s0");   // same rail index, another node's name
     CHECK(e.ranks[2].nic_device == "from-list-1");  // no name from the plan: the list, then mlx5_<i>
 }
+
+TEST_CASE("the shm arm: SHM lines inside a node pass, P2P lines are the finding") {
+    // NCCL 2.13-2.30.4 write "via SHM/<send: CE or direct>/<recv: CE or direct>" (src/transport/shm.cc)
+    const NcclLog log = synthetic("1x4-shm-p2p-disabled.log");
+    REQUIRE(log.connections.size() == 8);
+    CHECK(log.connections.front().kind == TransportKind::Shm);
+    VerifyExpectation shm = rails(1, 4, ExpectedTransport::GdrDma);
+    shm.intra = ExpectedIntra::Shm;
+    const auto pass = verify_log(log, shm);
+    CHECK(pass.passed());
+    CHECK(pass.warnings == 0);
+    // the same log where the plan expects P2P: one error per rank, with the fix
+    const auto p2p = verify_log(log, rails(1, 4, ExpectedTransport::GdrDma));
+    CHECK(p2p.errors == 4);
+    const Finding* f = find(p2p, "intra-node-shm");
+    REQUIRE(f != nullptr);
+    CHECK(f->fix.find("NCCL_P2P_DISABLE") != std::string::npos);
+    // a P2P log in the shm arm
+    const auto wrong = verify_log(synthetic("2x8-gdrdma-pass.log"), [] {
+        VerifyExpectation e = rails(2, 8, ExpectedTransport::GdrDma);
+        e.intra = ExpectedIntra::Shm;
+        return e;
+    }());
+    const Finding* p = find(wrong, "intra-node-p2p");
+    REQUIRE(p != nullptr);
+    CHECK(p->fix.find("NCCL_P2P_DISABLE=1") != std::string::npos);
+    CHECK(std::string(to_string(ExpectedIntra::Shm)) == "shm");
+}
+
+TEST_CASE("SHM line grammars of every generation read as SHM") {
+    for (const char* via : {"SHM/direct/direct", "SHM/CE/direct", "SHM/direct", "direct shared memory"}) {
+        const std::string line = std::string("h:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via ") + via + "\n";
+        const NcclLog log = parse_nccl_log(line, "x.log");
+        REQUIRE(log.connections.size() == 1);
+        CHECK(log.connections.front().kind == TransportKind::Shm);
+    }
+}

@@ -33,6 +33,7 @@ struct ArmChoice {
     Transport requested_candidate = Transport::Gdrdma;
     Transport baseline = Transport::Tcp;            // the arms the hardware allows
     Transport candidate = Transport::Gdrdma;
+    Transport network = Transport::Gdrdma;          // p2p/shm arms: the network both use
     NetworkReach reach = NetworkReach::GpuDirect;
     bool spans_nodes = false;                    // the job places ranks on two or more nodes
     std::vector<std::string> reasons;            // why the arms differ from the requested ones
@@ -49,6 +50,8 @@ struct ArmChoice {
 /// through the CPU) → host-staged (gdrdma becomes rdma). A job on one node crosses no NIC and
 /// keeps the requested arms. An arm the layout named explicitly (spec.compare_given) and the
 /// hardware cannot run gives a warning naming the node template; the allowed arm is used.
+/// p2p/shm arms (inside a node) run on every node; their network is the best the reach allows
+/// (gdrdma, else rdma, else tcp), the same in both arms, and named in reasons when the job spans nodes.
 [[nodiscard]] ArmChoice choose_arms(const Cluster& cluster, const Placement& placement, const TransportSpec& spec);
 
 }  // namespace planlayout

@@ -77,6 +77,15 @@ struct TransportModel {
     const CollectiveFits* fits = nullptr;
     double ring_band = 1.0;
     double alltoall_band = 1.0;
+    // Inside a node: P2P (NVLink/PCIe, the shape's own priors) or, in the shm arm, NCCL's SHM
+    // transport, staged through host memory (docs/cost-model.md §4, "SHM").
+    bool shm = false;
+    double shm_efficiency = 0.42;          // of shm_line_gbyte_s
+    double shm_alltoall_efficiency = 0.42;
+    double shm_alpha_us = 5.7;             // per intra-node step
+    double host_memory_gbyte_s = 307.2;    // per CPU socket
+    double inter_socket_gbyte_s = 22.0;    // one direction of the CPU-CPU link
+    int sockets_per_node = 2;              // CPU sockets the node's GPUs are spread over
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -103,6 +112,19 @@ struct CollectiveCost {
 
 /// Effective intra-node bandwidth (GB/s): NVLink, or PCIe when the worst intra path is PCIe.
 [[nodiscard]] double intra_gbyte_s(const PlacedGroup& g);
+
+/// The same for a transport: with x.shm, shm_line_gbyte_s × the SHM efficiency, else intra_gbyte_s(g).
+[[nodiscard]] double intra_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
+
+/// SHM's bound per rank before efficiency (GB/s), the least of: its PCIe link (each direction
+/// carries what the rank sends, resp. receives); the host memory of its CPU socket, shared by the
+/// m ranks there that run the kind's collective at once (every group of the kind on the node,
+/// spread evenly over x.sockets_per_node sockets), each received byte written and read once
+/// (memory / 2m); and, when a group spans sockets (worst intra class SYS, or more ranks than a
+/// socket holds), the inter-socket link, shared by the c groups of the node: a ring crosses it
+/// once each way (link / c), an all-to-all sends h·(g−h)/g of every rank's data across, h = ⌈g/2⌉
+/// (link·(g−1) / (h·(g−h)·c)).
+[[nodiscard]] double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
 // One function per collective. size_bytes is nccl-tests' "size" (docs/cost-model.md §1).
 [[nodiscard]] CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x);

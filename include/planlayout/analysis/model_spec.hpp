@@ -170,10 +170,16 @@ struct TrainingSpec {
                                   const std::string& pointer = "/training");
 };
 
-enum class Transport { Tcp, Rdma, Gdrdma };
+/// What carries a collective. Tcp, Rdma and Gdrdma are network transports (between nodes); P2p and
+/// Shm are the two intra-node arms (docs/cost-model.md §4): P2P (NVLink or PCIe peer access, what
+/// NCCL uses when it can) and SHM (NCCL_P2P_DISABLE=1, or P2P unavailable: staged through host
+/// memory). A comparison is of two network transports or of the two intra-node arms, never mixed.
+enum class Transport { Tcp, Rdma, Gdrdma, P2p, Shm };
 
 [[nodiscard]] std::string_view to_string(Transport t);
 [[nodiscard]] std::optional<Transport> parse_transport(std::string_view s);
+/// p2p or shm: an arm that changes the path inside a node, not the network.
+[[nodiscard]] bool is_intra_arm(Transport t);
 
 /// A prior with its band: the point value and the low/high ends the score's band uses.
 struct Prior {
@@ -207,19 +213,36 @@ struct TcpSpec {
                                       // talk through sockets too (every rank its own endpoint)
 };
 
+/// NCCL's SHM transport (src/transport/shm.cc): the sender's GPU writes into a host-memory buffer
+/// (on the receiver's NUMA node, NCCL_SHM_LOCALITY=2), the receiver's GPU reads it back. The host
+/// side it crosses (docs/cost-model.md §4, "SHM"):
+struct ShmSpec {
+    double host_memory_gbyte_s = 307.2;  // per CPU socket: 8 channels of DDR5-4800 (Sapphire Rapids)
+    double inter_socket_gbyte_s = 22.0;  // one direction of the CPU-CPU link: NCCL's SRP_QPI_BW
+    int sockets_per_node = 2;            // CPU sockets the node's GPUs are spread over (HGX/DGX: 2)
+};
+
 /// The transports the score compares, with their priors; all overridable from the layout.
 struct TransportSpec {
     Transport baseline = Transport::Tcp;     // "compare": [baseline, candidate]
     Transport candidate = Transport::Gdrdma;
     bool compare_given = false;              // the layout named "compare" (else the default)
+    Transport network = Transport::Gdrdma;   // the network both arms of a p2p/shm comparison use:
+                                             // the best the used GPUs allow (choose_arms sets it)
     TcpSpec tcp;
+    ShmSpec shm;
     TransportParams tcp_params{{0.4, 0.2, 0.6}, {0.4, 0.2, 0.6}, 20.0};  // TCP's limit is the shared interface, not one QP per peer: no extra all-to-all penalty
     TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};
     TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
+    // SHM: fractions of its host-side bound (PCIe, host memory, inter-socket link; cost.hpp
+    // shm_line_gbyte_s); NCCL's tuner gives SHM channels its PCI ring latency (5.7 µs Simple).
+    TransportParams shm_params{{0.42, 0.2, 0.65}, {0.42, 0.2, 0.65}, 5.7};
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
 
+    /// A transport's priors; p2p has none of its own (P2P is the node's NVLink/PCIe priors) and
+    /// gives the network's.
     [[nodiscard]] const TransportParams& params(Transport t) const;
     [[nodiscard]] TransportParams& params(Transport t);
 

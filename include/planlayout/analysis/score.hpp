@@ -46,6 +46,7 @@ struct KindBreakdown {
     PathClass path_class = PathClass::Loc;  // worst class its collective crosses
     bool cross_node = false;
     bool socket_inside = false; // inside one node, but over sockets in the TCP arm (tcp.inside_node)
+    bool shm_inside = false;    // p2p/shm arms: ranks of it share a node, over SHM in the shm arm
     double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank
     double calls = 0;
     double time_s[2] = {0, 0};     // total per step

@@ -21,6 +21,14 @@ enum class ExpectedTransport {
 
 [[nodiscard]] const char* to_string(ExpectedTransport t);
 
+/// The path between GPUs of one node an arm is meant to use.
+enum class ExpectedIntra {
+    P2p,  // P2P/IPC, P2P/CUMEM, P2P/direct: NVLink or PCIe peer access (NCCL's choice when it can)
+    Shm,  // SHM/…: staged through host memory (the shm arm: NCCL_P2P_DISABLE=1)
+};
+
+[[nodiscard]] const char* to_string(ExpectedIntra t);
+
 /// "gdrdma" | "rdma" | "tcp"; throws a usage Error naming `where` otherwise.
 [[nodiscard]] ExpectedTransport parse_expected_transport(const std::string& text,
                                                          const std::string& where);
@@ -37,6 +45,7 @@ struct RankExpectation {
 struct VerifyExpectation {
     std::vector<RankExpectation> ranks;
     ExpectedTransport expect = ExpectedTransport::GdrDma;
+    ExpectedIntra intra = ExpectedIntra::P2p;
 };
 
 /// One rank's placement as a layout computes it (the lead's `--layout` fills this list).
