@@ -103,7 +103,7 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     } else if (transport == Transport::Shm) {
         const TransportModel bounds;  // the default host memory and inter-socket bounds (ShmSpec)
         c.line = "SHM (PCIe, host memory)";
-        c.line_gbyte_s = shm_line_gbyte_s(shape, bounds, run.op == CollectiveOp::AllToAll);
+        c.line_gbyte_s = shm_line_gbyte_s(shape, bounds, c.op == CollectiveOp::AllToAll);
     } else {
         const bool nv = shape.worst_intra <= PathClass::Nv;
         c.line = nv ? "NVLink" : "PCIe";
@@ -174,7 +174,9 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     // Floor and alpha: with one group size they cannot be told apart (both are a constant per
     // call). Alpha is the prior per step; the floor is what the fixed latency has beyond it.
     const int intra_steps = steps.steps - steps.net_steps;
-    const double intra_alpha = shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us : shape.pcie_alpha_us;
+    const double intra_alpha = transport == Transport::Shm          ? TransportSpec{}.shm_params.alpha_us
+                               : shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us
+                                                                    : shape.pcie_alpha_us;
     if (steps.net_steps > 0) {
         c.alpha_prior_us = TransportSpec{}.params(transport).alpha_us;
         const double fixed_intra = intra_alpha * intra_steps;
@@ -218,8 +220,17 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     x.kind = transport;
     x.fits = &fits;
     double sum_sq = 0;
+    const CollectiveFit shm_fit = to_fit(c);
     for (auto& row : c.rows) {
-        row.predicted_us = collective_cost(c.op, shape, row.size_bytes, x).time_s * 1e6;
+        if (transport == Transport::Shm) {  // SHM's own path: its efficiency at this size, alpha and floor
+            TransportModel sx;
+            sx.shm = true;
+            sx.shm_efficiency = sx.shm_alltoall_efficiency = shm_fit.efficiency_at(row.size_bytes);
+            sx.shm_alpha_us = c.alpha_us;
+            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, sx).time_s * 1e6 + c.floor_us;
+        } else {
+            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, x).time_s * 1e6;
+        }
         row.residual = (row.measured_us - row.predicted_us) / row.measured_us;
         row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / 1e3 * bus_factor(c.op, shape.n);
         if (row.used) {

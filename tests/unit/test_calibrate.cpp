@@ -334,14 +334,16 @@ TEST_CASE("round trip: a one-node run with P2P off fits SHM's efficiency and alp
     CHECK(c.line == "SHM (PCIe, host memory)");
     CHECK(c.line_gbyte_s == doctest::Approx(22.0));  // 4 GPUs over two sockets: the inter-socket link
     CHECK(c.efficiency == doctest::Approx(0.3).epsilon(1e-9));
-    CHECK(c.alpha_us == doctest::Approx(9.0).epsilon(1e-6));
+    // One group size: alpha is SHM's prior and the floor the rest of the fixed latency (9 us per step).
+    CHECK(c.alpha_us == doctest::Approx(TransportSpec{}.shm_params.alpha_us));
+    CHECK(c.latency_us == doctest::Approx(9.0 * 6).epsilon(1e-3));  // 2(n-1) = 6 steps of a 4-rank ring
     for (const auto& row : c.rows) {
         CHECK(std::abs(row.residual) < 0.02);
     }
     TransportSpec applied;
     apply_calibration(c, applied);
     CHECK(applied.shm_params.efficiency.value == doctest::Approx(0.3));
-    CHECK(applied.shm_params.alpha_us == doctest::Approx(9.0));
+    CHECK(applied.shm_params.alpha_us == doctest::Approx(TransportSpec{}.shm_params.alpha_us));
     CHECK(applied.gdrdma_params.efficiency.value == doctest::Approx(0.9));  // the network is untouched
     CHECK(applied.fits == nullptr);  // and so is every NVLink/PCIe fit
     // The file reads back as shm
