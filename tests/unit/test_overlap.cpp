@@ -150,3 +150,17 @@ TEST_CASE("pipeline and per-layer windows keep their capacity semantics") {
     const TrafficItem tp{"tp", CollectiveOp::AllReduce, "activation all-reduce", 1e6, 10, 0, OverlapKind::None};
     CHECK(item_window(tp, model_bf16(), t, c, linear_call).exposed_s == doctest::Approx(10 * linear_call(1e6)));
 }
+
+TEST_CASE("training.overlap: param_gather follows dp unless given; one bucket size, not two") {
+    const auto read = [](const char* text) {
+        return TrainingSpec::from_json(nlohmann::json::parse(text), "l.json");
+    };
+    CHECK(read(R"({"global_batch": 8, "seq_len": 16})").overlap_param_gather);
+    CHECK_FALSE(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"dp": false}})").overlap_param_gather);
+    CHECK(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"dp": false, "param_gather": true}})").overlap_param_gather);
+    const TrainingSpec t = read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"bucket_params": 1e8}})");
+    CHECK(t.bucket_params == 1e8);
+    CHECK(TrainingSpec::from_json(t.to_json(), "again").bucket_params == 1e8);
+    CHECK_THROWS_WITH(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"bucket_params": 1e8, "bucket_bytes": 1e8}})"),
+                      doctest::Contains("bucket_params and bucket_bytes both give the bucket size"));
+}
