@@ -41,6 +41,25 @@ WindowResult per_call_window(const TrafficItem& item, const CallTime& call, doub
 
 bool is_gather(const TrafficItem& item) { return item.op == CollectiveOp::AllGather; }
 
+/// The call time of the last size asked for, kept: buckets are one size but the remainder, so a
+/// bucketed collective costs two cost-model calls, however many buckets it has.
+class LastCall {
+public:
+    explicit LastCall(const CallTime& call) : call_(call) {}
+    double operator()(double bytes) {
+        if (bytes != bytes_) {
+            bytes_ = bytes;
+            time_ = call_(bytes);
+        }
+        return time_;
+    }
+
+private:
+    const CallTime& call_;
+    double bytes_ = -1;
+    double time_ = 0;
+};
+
 }  // namespace
 
 BucketSetting bucket_setting(const TrainingSpec& t, int dp, double element_bytes, bool overlapped) {
@@ -83,12 +102,13 @@ WindowResult bucketed_reduce(const std::vector<double>& sizes, double backward_s
     if (total <= 0) {
         return r;
     }
+    LastCall time_of(call);
     double ready_bytes = 0;
     double end = 0;  // the communication stream: when the previous bucket's collective ends
     for (const double s : sizes) {
         ready_bytes += s;
         const double ready = backward_s * ready_bytes / total;
-        const double t = call(s);
+        const double t = time_of(s);
         end = std::max(ready, end) + t;
         r.time_s += t;
         r.call_bytes = std::max(r.call_bytes, s);
@@ -109,9 +129,10 @@ WindowResult prefetched_gather(const std::vector<double>& sizes, double compute_
     if (total <= 0) {
         return r;
     }
+    LastCall time_of(call);
     double previous_compute = 0;  // compute of the bucket before, under which this gather runs
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-        const double t = call(sizes[i]);
+        const double t = time_of(sizes[i]);
         r.time_s += t;
         r.exposed_s += i == 0 ? t : std::max(0.0, t - previous_compute);
         previous_compute = compute_s * sizes[i] / total;

@@ -4,7 +4,7 @@
 
 #include "planlayout/analysis/overlap.hpp"
 
-using namespace planlayout;
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
