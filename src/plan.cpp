@@ -161,6 +161,13 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
     } else {
         section("transport");
     }
+    if (report.score && report.score->calibrated) {  // which calibrated fit each kind's collectives used
+        for (const auto& k : report.score->by_kind) {
+            const bool fitted = !k.fits.empty();
+            out.push_back({("/transport/calibration_used"_json_pointer / k.kind).to_string(),
+                           fitted ? nlohmann::json(k.fits) : nlohmann::json("priors"), fitted ? "calibration" : "default"});
+        }
+    }
     for (std::size_t i = 0; i < report.cluster.templates.size(); ++i) {
         const NodeTemplate& t = report.cluster.templates[i];
         const TemplateFacts& f = report.cluster.facts[i];

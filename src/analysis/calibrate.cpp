@@ -1,9 +1,11 @@
-// Calibration: weighted least squares of nccl-tests times against the cost model's own terms.
+// Calibration: a fixed latency from a weighted least-squares line over the rows, split into a
+// per-call floor and alpha per step, and the efficiency each measured size reached.
 #include "planlayout/analysis/calibrate.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <cstdio>
+#include <map>
 
 #include "planlayout/error.hpp"
 
@@ -28,13 +30,55 @@ double line_time_us(CollectiveOp op, const PlacedGroup& shape, double size, Tran
     return (is_cross(g) ? c.nic_s : c.intra_s) * 1e6;
 }
 
+std::string size_text(double bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+    return buf;
+}
+
+/// The fixed latency of a call: the weighted least-squares intercept of t = L + slope·x, at
+/// least 0 and at most what leaves every measured size a bandwidth term no faster than the
+/// larger of the line rate and the fitted slope's efficiency.
+struct LineFit {
+    double latency_us = 0;
+    double slope = 0;
+};
+
+LineFit fit_line(const std::vector<double>& xs, const std::vector<double>& ts, const std::vector<bool>& used) {
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        if (!used[i]) {
+            continue;
+        }
+        const double w = 1.0 / (ts[i] * ts[i]);
+        sw += w;
+        sx += w * xs[i];
+        sy += w * ts[i];
+        sxx += w * xs[i] * xs[i];
+        sxy += w * xs[i] * ts[i];
+    }
+    const double det = sw * sxx - sx * sx;
+    LineFit f;
+    f.slope = det > 0 ? (sw * sxy - sx * sy) / det : sxy / sxx;
+    f.latency_us = det > 0 ? (sy - f.slope * sx) / sw : 0.0;
+    if (f.latency_us < 0) {
+        // Latency cannot be negative: fit the bandwidth through the origin instead.
+        f.latency_us = 0;
+        f.slope = sxy / sxx;
+    }
+    return f;
+}
+
 }  // namespace
 
-Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed, Transport transport,
+Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed, Transport transport,
                             std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
+    if (runs.empty()) {
+        throw input_error("calibrate", "no nccl-tests rows to fit", "give one or more nccl-tests output files");
+    }
     Calibration c;
     c.transport = transport;
-    c.op = run.op;
+    c.op = runs.front().op;
     c.nodes = placed.nodes;
     c.gpus_per_node = placed.max_per_node;
     c.ranks = placed.n;
@@ -51,129 +95,188 @@ Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed, 
         c.line = nv ? "NVLink" : "PCIe";
         c.line_gbyte_s = nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s;
     }
-    if (run.ranks != shape.n) {
-        c.warnings.push_back("the file has " + std::to_string(run.ranks) + " ranks, the placement " +
-                             std::to_string(shape.n) + "; fitted on the placement");
-    }
-
-    CollectiveCost steps;
-    std::vector<double> xs;
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (const auto& r : run.rows) {
-        CalibrationRow row;
-        row.line = r.line;
-        row.size_bytes = r.size_bytes;
-        row.measured_us = r.time_us;
-        row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / 1e3 * bus_factor(run.op, shape.n);
-        row.used = r.size_bytes >= min_size_bytes;
-        const double x = line_time_us(run.op, shape, r.size_bytes, transport, &steps);
-        xs.push_back(x);
-        if (row.used) {
-            const double w = 1.0 / (r.time_us * r.time_us);
-            sw += w;
-            sx += w * x;
-            sy += w * r.time_us;
-            sxx += w * x * x;
-            sxy += w * x * r.time_us;
-            ++c.rows_used;
-        }
-        c.rows.push_back(row);
-    }
     if (shape.n < 2) {
         throw input_error("calibrate", "the rows come from a run of one rank: nothing was communicated, so there is no bandwidth to fit",
                           "calibrate from a run of two or more GPUs (--nodes/--gpus-per-node must match the run)");
     }
-    if (c.rows_used < 2) {
+
+    CollectiveCost steps;
+    std::vector<double> xs, ts;
+    std::vector<bool> used;
+    for (const auto& run : runs) {
+        if (run.op != c.op) {
+            throw input_error("calibrate", "one fit mixes " + std::string(to_string(c.op)) + " and " +
+                                               std::string(to_string(run.op)) + " rows",
+                              "fit each collective on its own (fit_calibrations groups them)");
+        }
+        if (run.ranks != shape.n && run.ranks != placed.n) {
+            c.warnings.push_back("the file has " + std::to_string(run.ranks) + " ranks, the placement " +
+                                 std::to_string(placed.n) + "; fitted on the placement");
+        }
+        for (const auto& r : run.rows) {
+            CalibrationRow row;
+            row.line = r.line;
+            row.size_bytes = r.size_bytes;
+            row.measured_us = r.time_us;
+            row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / 1e3 * bus_factor(c.op, shape.n);
+            row.used = r.size_bytes >= min_size_bytes;
+            xs.push_back(line_time_us(c.op, shape, r.size_bytes, transport, &steps));
+            ts.push_back(r.time_us);
+            used.push_back(row.used);
+            if (row.used) {
+                ++c.rows_used;
+            }
+            c.rows.push_back(row);
+        }
+    }
+    // Each used size: the mean of its rows (rounds pooled) and its line time.
+    std::map<double, std::pair<double, int>> by_size;
+    std::map<double, double> x_of;
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+        if (used[i]) {
+            auto& [sum, count] = by_size[c.rows[i].size_bytes];
+            sum += ts[i];
+            ++count;
+            x_of[c.rows[i].size_bytes] = xs[i];
+        }
+    }
+    if (by_size.size() < 2) {
         throw input_error("calibrate",
-                          "only " + std::to_string(c.rows_used) + " row(s) to fit; two or more sizes are needed",
+                          "only " + std::to_string(by_size.size()) + " size(s) to fit; two or more sizes are needed",
                           "lower --min-size or run nccl-tests over a range of sizes (-b 1M -e 8G -f 2)");
     }
-    const double det = sw * sxx - sx * sx;
-    double slope = det > 0 ? (sw * sxy - sx * sy) / det : sxy / sxx;
-    double intercept = det > 0 ? (sy - slope * sx) / sw : 0.0;
-    if (intercept < 0) {
-        // Latency cannot be negative: fit the bandwidth through the origin instead.
-        intercept = 0;
-        slope = sxy / sxx;
-    }
-    if (!(slope > 0)) {
+    const LineFit line = fit_line(xs, ts, used);
+    if (!(line.slope > 0)) {
         throw input_error("calibrate", "the measured times do not grow with the message size",
                           "use rows from the bandwidth-bound range (larger sizes)");
     }
-    c.efficiency = 1.0 / slope;
-    // The intercept is alpha over every step; across nodes the intra-node steps keep the shape's
-    // NVLink/PCIe alpha and the network steps take the rest.
+    const double cap = std::max(1.0, 1.0 / line.slope);
+    double latency = line.latency_us;
+    for (const auto& [size, st] : by_size) {
+        latency = std::min(latency, st.first / st.second - x_of[size] / cap);
+    }
+    latency = std::max(0.0, latency);
+
+    // Floor and alpha: with one group size they cannot be told apart (both are a constant per
+    // call). Alpha is the prior per step; the floor is what the fixed latency has beyond it.
     const int intra_steps = steps.steps - steps.net_steps;
     const double intra_alpha = shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us : shape.pcie_alpha_us;
     if (steps.net_steps > 0) {
-        c.alpha_us = std::max(0.0, (intercept - intra_alpha * intra_steps) / steps.net_steps);
-        intercept = intra_alpha * intra_steps + c.alpha_us * steps.net_steps;
+        c.alpha_prior_us = TransportSpec{}.params(transport).alpha_us;
+        const double fixed_intra = intra_alpha * intra_steps;
+        if (latency >= fixed_intra + c.alpha_prior_us * steps.net_steps) {
+            c.alpha_us = c.alpha_prior_us;
+            c.floor_us = latency - fixed_intra - c.alpha_prior_us * steps.net_steps;
+        } else {
+            c.alpha_from_prior = false;
+            c.alpha_us = std::max(0.0, (latency - fixed_intra) / steps.net_steps);
+        }
+        latency = c.floor_us + fixed_intra + c.alpha_us * steps.net_steps;
     } else {
-        c.alpha_us = steps.steps > 0 ? intercept / steps.steps : 0.0;
+        c.alpha_prior_us = intra_alpha;
+        const double prior = intra_alpha * steps.steps;
+        if (latency >= prior) {
+            c.alpha_us = intra_alpha;
+            c.floor_us = latency - prior;
+        } else {
+            c.alpha_from_prior = false;
+            c.alpha_us = steps.steps > 0 ? latency / steps.steps : 0.0;
+        }
     }
+    c.latency_us = latency;
+    for (const auto& [size, st] : by_size) {
+        const double bw_us = st.first / st.second - latency;
+        if (!(bw_us > 0)) {
+            throw input_error("calibrate",
+                              "at " + size_text(size) + " the measured time is not above the fixed latency (" +
+                                  std::to_string(latency) + " us) the other sizes imply",
+                              "leave the latency-bound sizes out with --min-size");
+        }
+        c.curve.push_back({size, x_of[size] / bw_us});
+    }
+    c.efficiency = c.curve.back().efficiency;
+    c.busbw_gbyte_s = c.curve.back().size_bytes / (x_of.rbegin()->second / c.efficiency) / 1e3 * bus_factor(c.op, shape.n);
+
+    // Predict every row through the cost model with this fit alone: the round trip.
+    CollectiveFits fits;
+    fits.add(to_fit(c));
+    TransportModel x;
+    x.kind = transport;
+    x.fits = &fits;
     double sum_sq = 0;
-    for (std::size_t i = 0; i < c.rows.size(); ++i) {
-        auto& row = c.rows[i];
-        row.predicted_us = intercept + slope * xs[i];
+    for (auto& row : c.rows) {
+        row.predicted_us = collective_cost(c.op, shape, row.size_bytes, x).time_s * 1e6;
         row.residual = (row.measured_us - row.predicted_us) / row.measured_us;
-        row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / 1e3 * bus_factor(run.op, shape.n);
+        row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / 1e3 * bus_factor(c.op, shape.n);
         if (row.used) {
             sum_sq += row.residual * row.residual;
         }
     }
     c.rms_residual = std::sqrt(sum_sq / static_cast<double>(c.rows_used));
-    const auto& largest = c.rows.back();
-    c.busbw_gbyte_s = largest.size_bytes / (slope * xs.back()) / 1e3 * bus_factor(run.op, shape.n);
     if (cross) {
         // Does the fitted link bind in the model? If NVLink does, the fit will not move predictions.
-        TransportModel fitted;
-        fitted.kind = transport;
-        fitted.efficiency = fitted.alltoall_efficiency = fitted.host_staged_efficiency = c.efficiency;
-        const CollectiveCost big = collective_cost(run.op, shape, largest.size_bytes, fitted);
+        const CollectiveCost big = collective_cost(c.op, shape, c.curve.back().size_bytes, x);
         if (big.intra_s > big.nic_s) {
             c.warnings.push_back("at these sizes the model says NVLink/PCIe binds, not the " + c.line +
                                  ": the fitted efficiency will not change predictions (NVLS or a faster "
                                  "intra-node path than declared); calibrate --class NV on a one-node run too");
         }
     }
-    if (c.efficiency > 1.0) {
+    const bool above_one = std::any_of(c.curve.begin(), c.curve.end(), [](const EfficiencyPoint& p) { return p.efficiency > 1.0; });
+    if (above_one) {
         c.warnings.emplace_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
                              "gain above two_node_tree_gain, or a faster link than declared)");
     }
     return c;
 }
 
-void apply_calibration(const Calibration& c, TransportSpec& spec) {
-    if (!is_cross_node(c.link_class)) {
-        return;
-    }
-    TransportParams& p = spec.params(c.transport);
-    Prior& prior = c.op == CollectiveOp::AllToAll ? p.alltoall_efficiency : p.efficiency;
-    const double scale = c.efficiency / prior.value;
-    prior = {c.efficiency, prior.low * scale, prior.high * scale};
-    p.alpha_us = c.alpha_us;
+Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed, Transport transport,
+                            std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
+    return fit_calibration(std::vector<NcclTestsRun>{run}, placed, transport, link_class, min_size_bytes,
+                           socket_inside_node);
 }
 
-void apply_calibration(const Calibration& c, PlacedGroup& shape) {
-    if (is_cross_node(c.link_class)) {
-        return;
+std::vector<Calibration> fit_calibrations(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed,
+                                          Transport transport, std::optional<PathClass> link_class,
+                                          double min_size_bytes, bool socket_inside_node) {
+    std::vector<CollectiveOp> ops;
+    for (const auto& r : runs) {
+        if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) {
+            ops.push_back(r.op);
+        }
     }
-    if (c.link_class <= PathClass::Nv) {
-        shape.nvlink_efficiency = c.efficiency;
-        shape.nvlink_alpha_us = c.alpha_us;
-    } else {
-        shape.pcie_efficiency = c.efficiency;
-        shape.pcie_alpha_us = c.alpha_us;
+    std::vector<Calibration> out;
+    for (const auto op : ops) {
+        std::vector<NcclTestsRun> same;
+        for (const auto& r : runs) {
+            if (r.op == op) {
+                same.push_back(r);
+            }
+        }
+        out.push_back(fit_calibration(same, placed, transport, link_class, min_size_bytes, socket_inside_node));
     }
+    return out;
 }
 
-void apply_calibration(const Calibration& c, NodeHardware& hw) {
-    PlacedGroup s = make_placed_group(1, 2, hw);
-    apply_calibration(c, s);
-    hw.nvlink_efficiency = s.nvlink_efficiency;
-    hw.nvlink_alpha_us = s.nvlink_alpha_us;
-    hw.pcie_efficiency = s.pcie_efficiency;
-    hw.pcie_alpha_us = s.pcie_alpha_us;
+CollectiveFit to_fit(const Calibration& c, const std::string& source) {
+    CollectiveFit f;
+    f.transport = c.transport;
+    f.link_class = c.link_class;
+    f.op = c.op;
+    f.floor_us = c.floor_us;
+    f.alpha_us = c.alpha_us;
+    f.curve = c.curve;
+    if (f.curve.empty()) {
+        f.curve.push_back({0, c.efficiency});
+    }
+    f.source = source;
+    return f;
+}
+
+void apply_calibration(const Calibration& c, TransportSpec& spec, const std::string& source) {
+    auto fits = spec.fits ? std::make_shared<CollectiveFits>(*spec.fits) : std::make_shared<CollectiveFits>();
+    fits->add(to_fit(c, source));
+    spec.fits = std::move(fits);
 }
 
 }  // namespace planlayout

@@ -86,6 +86,9 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     x.sockets = spec.tcp.sockets_per_thread * spec.tcp.socket_threads;
     x.per_stream_gbit_s = spec.tcp.per_stream_gbit_s;
     x.socket_inside_node = t == Transport::Tcp && spec.tcp.inside_node;
+    x.fits = spec.fits.get();
+    x.ring_band = p.efficiency.value > 0 ? x.efficiency / p.efficiency.value : 1.0;
+    x.alltoall_band = p.alltoall_efficiency.value > 0 ? x.alltoall_efficiency / p.alltoall_efficiency.value : 1.0;
     return x;
 }
 
@@ -269,9 +272,9 @@ PlacedGroup socket_endpoints(const PlacedGroup& g) {
     return s;
 }
 
-CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double size_bytes,
-                               const TransportModel& x) {
-    const PlacedGroup g = x.kind == Transport::Tcp && x.socket_inside_node ? socket_endpoints(shape) : shape;
+namespace {
+
+CollectiveCost dispatch(CollectiveOp op, const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     switch (op) {
         case CollectiveOp::AllReduce:
             return all_reduce(g, size_bytes, x);
@@ -287,6 +290,76 @@ CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double
             break;
     }
     return sendrecv(g, size_bytes, x);
+}
+
+PlacedGroup cost_shape(const PlacedGroup& shape, const TransportModel& x) {
+    return x.kind == Transport::Tcp && x.socket_inside_node ? socket_endpoints(shape) : shape;
+}
+
+FitsUsed fits_on(CollectiveOp op, const PlacedGroup& g, const TransportModel& x) {
+    FitsUsed f;
+    if (x.fits == nullptr || g.n < 2) {
+        return f;
+    }
+    if (spans_nodes(g)) {
+        f.network = x.fits->network(x.kind, op, g.worst_cross);
+    }
+    if (g.max_per_node >= 2) {
+        f.intra = x.fits->intra(op, g.worst_intra);
+    }
+    return f;
+}
+
+}  // namespace
+
+FitsUsed fits_used(CollectiveOp op, const PlacedGroup& shape, const TransportModel& x) {
+    return fits_on(op, cost_shape(shape, x), x);
+}
+
+CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double size_bytes,
+                               const TransportModel& x) {
+    const PlacedGroup g = cost_shape(shape, x);
+    const FitsUsed f = fits_on(op, g, x);
+    if (f.network == nullptr && f.intra == nullptr) {
+        return dispatch(op, g, size_bytes, x);
+    }
+    // The fitted efficiency at this size, alpha per step and floor, for this op only.
+    TransportModel fx = x;
+    PlacedGroup fg = g;
+    double floor_us = 0;
+    if (f.network != nullptr) {
+        const double e = f.network->efficiency_at(size_bytes);
+        if (op == CollectiveOp::AllToAll) {
+            fx.alltoall_efficiency = e * x.alltoall_band;
+        } else {
+            fx.efficiency = e * x.ring_band;
+        }
+        fx.alpha_us = f.network->alpha_us;
+        floor_us = std::max(floor_us, f.network->floor_us);
+    }
+    if (f.intra != nullptr) {
+        const double e = f.intra->efficiency_at(size_bytes);
+        if (fg.worst_intra <= PathClass::Nv) {
+            fg.nvlink_efficiency = e;
+            fg.nvlink_alpha_us = f.intra->alpha_us;
+        } else {
+            fg.pcie_efficiency = e;
+            fg.pcie_alpha_us = f.intra->alpha_us;
+        }
+        floor_us = std::max(floor_us, f.intra->floor_us);
+    }
+    CollectiveCost c = dispatch(op, fg, size_bytes, fx);
+    if (floor_us > 0 && c.time_s > 0) {
+        // One floor per call (launch and synchronisation), not per path: the larger one.
+        c.floor_s = floor_us * kMicro;
+        c.time_s += c.floor_s;
+        if (c.alpha_s + c.floor_s > std::max(c.nic_s, c.intra_s)) {
+            c.bottleneck = "latency";
+        }
+        c.algbw_gbyte_s = size_bytes / c.time_s / kGiga;
+        c.busbw_gbyte_s = c.algbw_gbyte_s * bus_factor(op, fg.n);
+    }
+    return c;
 }
 
 }  // namespace planlayout

@@ -17,8 +17,7 @@ CalibratedHardware calibrated_hardware(const Cluster& cluster,
                                        const std::vector<Calibration>& calibrations) {
     CalibratedHardware out{node_hardware(cluster), transport};
     for (const auto& c : calibrations) {
-        apply_calibration(c, out.transport);
-        apply_calibration(c, out.hardware);
+        apply_calibration(c, out.transport, c.file);  // per (transport, collective, class): none overwrites another op's
     }
     return out;
 }

@@ -289,6 +289,9 @@ Score compute_score(const ScoreInput& in) {
     s.step_time_s[1] = e.step_s[1];
 
     // Per kind, in first-seen order; then the factors over cross-node kinds.
+    s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();
+    const TransportModel arm_models[2] = {transport_model(in.transport, in.transport.baseline),
+                                          transport_model(in.transport, in.transport.candidate)};
     Sensitive cross;
     for (std::size_t i = 0; i < traffic.size(); ++i) {
         if (shapes[i] == nullptr) {
@@ -308,6 +311,16 @@ Score compute_score(const ScoreInput& in) {
         const std::string op(to_string(traffic[i].op));
         if (it->collective.find(op) == std::string::npos) {
             it->collective += (it->collective.empty() ? "" : "+") + op;
+        }
+        if (s.calibrated) {
+            for (const auto& x : arm_models) {
+                const FitsUsed used = fits_used(traffic[i].op, *shapes[i], x);
+                for (const CollectiveFit* f : {used.network, used.intra}) {
+                    if (f != nullptr && std::find(it->fits.begin(), it->fits.end(), f->label()) == it->fits.end()) {
+                        it->fits.push_back(f->label());
+                    }
+                }
+            }
         }
         it->bytes_per_step += traffic[i].bytes_per_step();
         const WindowResult& w = e.items[0][i].window;

@@ -25,10 +25,11 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     const Transport transport = transport_from(args, "gdrdma");
     TransportSpec spec;
     spec.tcp.inside_node = socket_inside_node(args, transport);
-    if (const auto path = args.get("--calibration")) {
-        const Calibration c = calibration_from_json(parse_json_text(read_input(*path, ctx), *path), *path);
-        apply_calibration(c, spec);
-        apply_calibration(c, shape);
+    for (const auto& path : args.get_all("--calibration")) {  // in order; fits of other ops never interfere
+        const std::string name = path == "-" ? "stdin" : base_name(path);
+        for (const auto& c : calibrations_from_json(parse_json_text(read_input(path, ctx), path), path)) {
+            apply_calibration(c, spec, name);
+        }
     }
     TransportModel x = transport_model(spec, transport);
     if (const auto e = args.get_double("--efficiency", 1e-6, 2.0)) {
@@ -82,6 +83,13 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     }
 
     CollectiveTable table;
+    table.calibrated = args.has("--calibration");
+    const FitsUsed used = fits_used(*op, shape, x);
+    for (const CollectiveFit* f : {used.network, used.intra}) {
+        if (f != nullptr) {
+            table.fits.push_back(f->describe());
+        }
+    }
     table.op = *op;
     table.transport = transport;
     table.placed = shape;

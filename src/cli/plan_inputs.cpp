@@ -10,6 +10,7 @@
 #include "command_spec.hpp"
 #include "parallel_flags.hpp"
 #include "messages.hpp"
+#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/emit/layout_emit.hpp"
 #include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
@@ -20,6 +21,9 @@
 #include "planlayout/ingest/launch_script.hpp"
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/ingest/step_log.hpp"
+#include "planlayout/text_format.hpp"
+#include "planlayout/verify/ab.hpp"
 
 namespace planlayout::cli {
 namespace {
@@ -232,16 +236,110 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
     }
 }
 
+// `--measured-step ARM=SECONDS|LOG` (or `LOG` whose `# arm:` tag names the arm): the step time
+// of the job as it runs today. A log is averaged over its stable steps, 6 to the last (the first
+// five are warm-up, as `ab` skips them).
+void put_measured_step(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
+                       Context& ctx, std::vector<std::string>& files) {
+    const auto given = args.get("--measured-step");
+    if (!given) {
+        return;
+    }
+    const std::string flag = "--measured-step " + terminal_safe(*given);
+    const auto eq = given->find('=');
+    std::string arm = eq == std::string::npos ? std::string() : given->substr(0, eq);
+    const std::string value = eq == std::string::npos ? *given : given->substr(eq + 1);
+    if (eq != std::string::npos && !parse_transport(arm)) {
+        throw input_error(flag, "'" + terminal_safe(arm) + "' is not a transport",
+                          "name the arm the step was measured on: tcp, rdma or gdrdma (--measured-step tcp=4.49)");
+    }
+    double seconds = 0;
+    std::string source = "command line (" + flag + ")";
+    std::size_t used = 0;
+    bool number = false;
+    try {
+        seconds = std::stod(value, &used);
+        number = used == value.size();
+    } catch (const std::exception&) {
+        number = false;
+    }
+    if (number) {
+        if (!(seconds >= 1e-6 && seconds <= 1e6)) {
+            throw input_error(flag, "a step time of " + terminal_safe(value) + " s is out of range",
+                              "give the measured seconds per step, from 1e-6 to 1e6 (--measured-step tcp=4.49)");
+        }
+    } else {
+        std::error_code ec;
+        if (value != "-" && !std::filesystem::exists(value, ec)) {
+            throw input_error(flag, "'" + terminal_safe(value) + "' is neither a number of seconds nor a file",
+                              "give ARM=SECONDS (--measured-step tcp=4.49) or a step log (--measured-step tcp=run.csv)");
+        }
+        const StepSeries series = parse_step_log(read_input(value, ctx), name_of(value));
+        files.push_back(value);
+        if (arm.empty()) {
+            arm = series.arm;
+        } else if (!series.arm.empty() && series.arm != arm) {
+            notes.push_back(name_of(value) + " is tagged arm '" + terminal_safe(series.arm) + "'; " + flag +
+                            " reads it as measured on " + arm);
+        }
+        if (arm.empty() || !parse_transport(arm)) {  // a log's own tag, unchecked until here
+            throw input_error(flag, "the log does not say which arm it was measured on",
+                              "write ARM=LOG, e.g. --measured-step tcp=" + terminal_safe(value));
+        }
+        const int last = series.points.empty() ? 0 : series.points.back().step;
+        if (last < 6) {
+            throw input_error(name_of(value), "the run has " + std::to_string(last) + " steps; the first five are warm-up",
+                              "give a log with at least 6 steps, or the stable step time in seconds (ARM=SECONDS)");
+        }
+        const std::vector<double> steps = verify::window_step_times(series, verify::StepWindow{6, last});
+        double sum = 0;
+        for (const double s : steps) {
+            sum += s;
+        }
+        seconds = sum / static_cast<double>(steps.size());
+        if (!(seconds >= 1e-6 && seconds <= 1e6)) {
+            throw input_error(name_of(value), "the mean step time of steps 6 to " + std::to_string(last) + " is " +
+                                                  fixed_text(seconds, 6) + " s, out of range",
+                              "check the log's value column (seconds per step)");
+        }
+        source = name_of(value) + " (mean of steps 6-" + std::to_string(last) + ", " + flag + ")";
+    }
+    if (arm.empty()) {
+        throw input_error(flag, "the arm the step was measured on is missing",
+                          "write ARM=SECONDS, e.g. --measured-step tcp=" + terminal_safe(value));
+    }
+    put(layout, sources, notes, "/training/measured_step_time_s", seconds, source);
+    put(layout, sources, notes, "/training/measured_transport", std::string(to_string(*parse_transport(arm))), source);
+}
+
 }  // namespace
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
-    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+    for (const char* flag :
+         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step"}) {
         if (args.has(flag)) {
             return true;
         }
     }
     return !direct_words(args, parallel).empty();
 }
+
+namespace {
+
+// Only a measured step is given: it anchors the embedded default layout.
+bool only_measured_step(const ParsedArgs& args, bool parallel) {
+    if (!args.has("--measured-step")) {
+        return false;
+    }
+    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+        if (args.has(flag)) {
+            return false;
+        }
+    }
+    return direct_words(args, parallel).empty();
+}
+
+}  // namespace
 
 ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const ComposeOptions& options,
                               const std::string* layout_path) {
@@ -262,6 +360,10 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     } else if (!has_composing_inputs(args, options.parallel) && options.embedded_default) {
         out.request = embedded_default_request();
         return out;
+    } else if (options.embedded_default && only_measured_step(args, options.parallel)) {
+        // The embedded default layout, anchored to a measured step.
+        out.request = embedded_default_request();
+        layout = parse_json_text(out.request.layout_text, out.request.layout_name);
     } else {
         out.request.layout_name = "command line";
         out.request.files_anywhere = ctx.files_anywhere;
@@ -310,6 +412,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         it = it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
     }
     merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
+    put_measured_step(layout, sources, notes, args, ctx, out.files);
     if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
         if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {
             throw input_error(args.spelling("--nodes") + " " + std::to_string(*n), "the cluster lists its nodes by host",

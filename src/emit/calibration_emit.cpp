@@ -5,40 +5,58 @@
 #include <cstdio>
 #include <sstream>
 
+#include "planlayout/text_format.hpp"
+
 namespace planlayout {
 namespace {
 
 /// Fixed decimals keep the file byte-identical across runs and platforms.
 double fixed(double x, int decimals) {
     const double scale = std::pow(10.0, decimals);
-    return std::round(x * scale) / scale;
+    const double v = std::round(x * scale) / scale;
+    return v == 0 ? 0.0 : v;  // never "-0.0"
 }
 
 }  // namespace
 
+const char* const kCurveRule =
+    "efficiency piecewise linear in log(size) between the measured sizes, flat (the nearest measured "
+    "point) below the smallest and above the largest";
+
 nlohmann::json to_json(const Calibration& c) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : c.rows) {
-        rows.push_back({{"line", r.line},
-                        {"size", r.size_bytes},
-                        {"time_us", fixed(r.measured_us, 3)},
-                        {"predicted_us", fixed(r.predicted_us, 3)},
-                        {"residual", fixed(r.residual, 5)},
-                        {"busbw_gbps", fixed(r.measured_busbw_gbyte_s, 5)},
-                        {"predicted_busbw_gbps", fixed(r.predicted_busbw_gbyte_s, 5)},
-                        {"used", r.used}});
+        nlohmann::json row{{"line", r.line},
+                           {"size", r.size_bytes},
+                           {"time_us", fixed(r.measured_us, 3)},
+                           {"predicted_us", fixed(r.predicted_us, 3)},
+                           {"residual", fixed(r.residual, 5)},
+                           {"busbw_gbps", fixed(r.measured_busbw_gbyte_s, 5)},
+                           {"predicted_busbw_gbps", fixed(r.predicted_busbw_gbyte_s, 5)},
+                           {"used", r.used}};
+        if (!r.source.empty()) {
+            row["source"] = r.source;
+        }
+        rows.push_back(row);
     }
-    return {{"schema_version", 1},
-            {"kind", "plan-layout calibration"},
-            {"transport", std::string(to_string(c.transport))},
+    nlohmann::json curve = nlohmann::json::array();
+    for (const auto& p : c.curve) {
+        curve.push_back({{"size", p.size_bytes}, {"efficiency", fixed(p.efficiency, 6)}});
+    }
+    return {{"transport", std::string(to_string(c.transport))},
             {"class", std::string(to_string(c.link_class))},
             {"op", std::string(to_string(c.op))},
             {"nodes", c.nodes},
             {"gpus_per_node", c.gpus_per_node},
             {"ranks", c.ranks},
             {"socket_inside_node", c.socket_inside_node},
+            {"floor_us", fixed(c.floor_us, 4)},
             {"alpha_us", fixed(c.alpha_us, 4)},
+            {"alpha_prior_us", fixed(c.alpha_prior_us, 4)},
+            {"alpha_from_prior", c.alpha_from_prior},
+            {"latency_us", fixed(c.latency_us, 4)},
             {"efficiency", fixed(c.efficiency, 6)},
+            {"curve", curve},
             {"line", c.line},
             {"line_gbyte_s", c.line_gbyte_s},
             {"busbw_gbps", fixed(c.busbw_gbyte_s, 3)},
@@ -49,9 +67,17 @@ nlohmann::json to_json(const Calibration& c) {
             {"warnings", c.warnings}};
 }
 
+nlohmann::json to_json(const std::vector<Calibration>& fits) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& c : fits) {
+        all.push_back(to_json(c));
+    }
+    return {{"schema_version", 2}, {"kind", "plan-layout calibration"}, {"curve_rule", kCurveRule}, {"fits", all}};
+}
+
 std::string render_text(const Calibration& c) {
     std::ostringstream out;
-    char buf[256];
+    char buf[512];
     std::snprintf(buf, sizeof buf, "# plan-layout calibrate: %s, %d ranks = %d nodes x %d GPUs, transport %s, class %s\n",
                   std::string(to_string(c.op)).c_str(), c.ranks, c.nodes, c.gpus_per_node,
                   std::string(to_string(c.transport)).c_str(), std::string(to_string(c.link_class)).c_str());
@@ -60,24 +86,45 @@ std::string render_text(const Calibration& c) {
         out << "# sockets inside the node (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1): every rank a socket endpoint\n";
     }
     std::snprintf(buf, sizeof buf,
-                  "# fit: alpha %.2f us per step, efficiency %.3f of the %s line rate (%.2f GB/s), busbw %.2f GB/s\n",
-                  c.alpha_us, c.efficiency, c.line.c_str(), c.line_gbyte_s, c.busbw_gbyte_s);
+                  "# fit: floor %.2f us per call, alpha %.2f us per step, efficiency %.3f of the %s line rate (%.2f GB/s) "
+                  "at the largest size, busbw %.2f GB/s\n",
+                  c.floor_us, c.alpha_us, c.efficiency, c.line.c_str(), c.line_gbyte_s, c.busbw_gbyte_s);
     out << buf;
+    std::snprintf(buf, sizeof buf,
+                  "# latency: %.2f us per call, fixed part of the weighted least-squares line; %s\n", c.latency_us,
+                  c.alpha_from_prior
+                      ? "alpha is the prior per step, the floor the rest (one group size: they cannot be told apart)"
+                      : "below the prior alpha per step: alpha lowered to fit, no floor");
+    out << buf;
+    out << "# efficiency by size:";
+    for (std::size_t i = 0; i < c.curve.size(); ++i) {
+        out << (i == 0 ? " " : ", ") << human_bytes(c.curve[i].size_bytes) << " " << fixed_text(c.curve[i].efficiency, 3);
+    }
+    out << "\n# " << kCurveRule << "\n";
     std::snprintf(buf, sizeof buf, "# rows: %zu fitted of %zu, rms residual %.1f%%\n", c.rows_used, c.rows.size(),
                   100.0 * c.rms_residual);
     out << buf;
     out << "#\n#       size     measured   predicted  residual     busbw  predicted\n"
            "#        (B)         (us)        (us)       (%)    (GB/s)     (GB/s)\n";
     for (const auto& r : c.rows) {
-        std::snprintf(buf, sizeof buf, "%12.0f  %11.2f %11.2f  %8.1f  %8.2f   %8.2f%s\n", r.size_bytes, r.measured_us,
-                      r.predicted_us, 100.0 * r.residual, r.measured_busbw_gbyte_s, r.predicted_busbw_gbyte_s,
-                      r.used ? "" : "  (not fitted)");
+        const double residual = std::abs(r.residual) < 5e-4 ? 0.0 : 100.0 * r.residual;  // no "-0.0"
+        std::snprintf(buf, sizeof buf, "%12.0f  %11.2f %11.2f  %8.1f  %8.2f   %8.2f%s%s\n", r.size_bytes, r.measured_us,
+                      r.predicted_us, residual, r.measured_busbw_gbyte_s, r.predicted_busbw_gbyte_s,
+                      r.used ? "" : "  (not fitted)", r.source.empty() ? "" : ("  " + r.source).c_str());
         out << buf;
     }
     for (const auto& w : c.warnings) {
         out << "warning: " << w << "\n";
     }
     return out.str();
+}
+
+std::string render_text(const std::vector<Calibration>& fits) {
+    std::string out;
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+        out += (i == 0 ? "" : "\n") + render_text(fits[i]);
+    }
+    return out;
 }
 
 }  // namespace planlayout

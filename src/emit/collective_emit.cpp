@@ -61,6 +61,12 @@ std::string collective_text(const CollectiveTable& t) {
                       nv ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency, nv ? t.placed.nvlink_alpha_us : t.placed.pcie_alpha_us);
     }
     out << buf;
+    for (const auto& f : t.fits) {
+        out << "# fit: " << f << " (replaces the efficiency and alpha above for " << to_string(t.op) << ")\n";
+    }
+    if (t.calibrated && t.fits.empty()) {
+        out << "# fit: none for " << to_string(t.op) << " on this path in the calibration files: the priors above\n";
+    }
     if (!t.measured_name.empty()) {
         out << "# measured: " << t.measured_name << " (" << t.measured_rows << " rows, busbw recomputed for "
             << t.measured_ranks << " ranks)\n";
@@ -103,6 +109,9 @@ nlohmann::json collective_json(const CollectiveTable& t, bool single) {
                             {"algbw_gbps", rounded(p.cost.algbw_gbyte_s, 3)},
                             {"busbw_gbps", rounded(p.cost.busbw_gbyte_s, 3)},
                             {"bottleneck", p.cost.bottleneck}};
+        if (!t.fits.empty()) {
+            j["fits"] = t.fits;
+        }
         if (p.measured != nullptr) {
             j["measured_time_us"] = rounded(p.measured->time_us, 3);
             j["measured_busbw_gbps"] = rounded(p.measured->busbw_gbyte_s, 3);

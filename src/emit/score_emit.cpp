@@ -84,6 +84,9 @@ nlohmann::json to_json(const Score& s) {
                          {"u", k.u},
                          {"contribution", k.contribution},
                          {"windows", windows}};
+        if (s.calibrated) {
+            kinds[k.kind]["fits"] = k.fits;
+        }
     }
     j["by_kind"] = kinds;
     j["reasons"] = s.reasons;
@@ -175,6 +178,17 @@ std::string render_text(const Score& s) {
                 out << " (" << c << " " << fixed_text(w.exposed_s[1], 4) << " s)";
             }
             out << "\n";
+        }
+    }
+    if (s.calibrated) {
+        out << "Calibrated fits used (others: the priors):\n";
+        for (const auto& k : s.by_kind) {
+            std::string used;
+            for (const auto& f : k.fits) {
+                used += (used.empty() ? "" : "; ") + f;
+            }
+            out << "  " << k.kind << " " << k.collective << ": " << (used.empty() ? "priors (no fit for its collectives)" : used)
+                << "\n";
         }
     }
     for (const auto& w : s.warnings) {

@@ -34,22 +34,22 @@ ab-gloo-w4-ep4-dp1|ab cpu-gloo-w4/moe-ep4-dp1/*.csv --format json
 ab-gloo-w4-ep2-dp2|ab cpu-gloo-w4/moe-ep2-dp2/*.csv --format json
 ab-gloo-w4-layouts|ab --baseline ep4-dp1 --run ep4-dp1:1=cpu-gloo-w4/moe-ep4-dp1/fast-round1.csv --run ep4-dp1:2=cpu-gloo-w4/moe-ep4-dp1/fast-round2.csv --run ep4-dp1:3=cpu-gloo-w4/moe-ep4-dp1/fast-round3.csv --run ep2-dp2:1=cpu-gloo-w4/moe-ep2-dp2/fast-round1.csv --run ep2-dp2:2=cpu-gloo-w4/moe-ep2-dp2/fast-round2.csv --run ep2-dp2:3=cpu-gloo-w4/moe-ep2-dp2/fast-round3.csv --format json
 import-h200-2gpu|import nvidia-smi h200-2gpu/nvidia-smi-topo-m.txt
-calib-tcp-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
-calib-nv-all_reduce|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
-calib-tcp-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
-calib-nv-all_to_all|calibrate h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+calib-tcp|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --format json
+calib-nv|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV --format json
+calib-tcp-text|calibrate h200-2gpu/sweep-all_reduce-g2-tcp-r1.txt h200-2gpu/sweep-all_to_all-g2-tcp-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node
+calib-nv-text|calibrate h200-2gpu/sweep-all_reduce-g2-fast-r1.txt h200-2gpu/sweep-all_to_all-g2-fast-r1.txt --nodes 1 --gpus-per-node 2 --transport gdrdma --class NV
 collective-2gpu-all_reduce-tcp-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
-collective-2gpu-all_reduce-tcp-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
-collective-2gpu-all_reduce-tcp-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r3.txt
+collective-2gpu-all_reduce-tcp-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r2.txt
+collective-2gpu-all_reduce-tcp-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_reduce-g2-tcp-r3.txt
 collective-2gpu-all_reduce-fast-prior-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
-collective-2gpu-all_reduce-fast-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
-collective-2gpu-all_reduce-fast-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_reduce.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r3.txt
+collective-2gpu-all_reduce-fast-r2|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r2.txt
+collective-2gpu-all_reduce-fast-r3|collective --op all_reduce --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_reduce-g2-fast-r3.txt
 collective-2gpu-all_to_all-tcp-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
-collective-2gpu-all_to_all-tcp-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
-collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r3.txt
+collective-2gpu-all_to_all-tcp-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r2.txt
+collective-2gpu-all_to_all-tcp-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport tcp --socket-inside-node --calibration ../calib/tcp.json --measured h200-2gpu/sweep-all_to_all-g2-tcp-r3.txt
 collective-2gpu-all_to_all-fast-prior-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
-collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
-collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv-all_to_all.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
+collective-2gpu-all_to_all-fast-r2|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r2.txt
+collective-2gpu-all_to_all-fast-r3|collective --op all_to_all --nodes 1 --gpus-per-node 2 --transport gdrdma --calibration ../calib/nv.json --measured h200-2gpu/sweep-all_to_all-g2-fast-r3.txt
 analyze-h200-2gpu-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2gpu-ep2-dp1.json
 ab-h200-2gpu-ep2-dp1-predicted|ab h200-2gpu/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-ep2-dp1.json --format json
 analyze-h200-2gpu-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-ep1-dp2.json
@@ -58,6 +58,12 @@ analyze-h200-2gpu-large-ep2-dp1|analyze --allow-outside-files ../layouts/h200-2g
 ab-h200-2gpu-large-ep2-dp1-predicted|ab h200-2gpu-large/moe-ep2-dp1/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep2-dp1.json --format json
 analyze-h200-2gpu-large-ep1-dp2|analyze --allow-outside-files ../layouts/h200-2gpu-large-ep1-dp2.json
 ab-h200-2gpu-large-ep1-dp2-predicted|ab h200-2gpu-large/moe-ep1-dp2/*.csv --allow-outside-files --layout ../layouts/h200-2gpu-large-ep1-dp2.json --format json
+ab-h200-moe-compute-small|ab --baseline ep1 --run ep1:1=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round1.csv --run ep1:2=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round2.csv --run ep1:3=h200-ops/moe-compute-h1024-f2048-t8192-ep1-dp1/compute-round3.csv --run ep2:1=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round1.csv --run ep2:2=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round2.csv --run ep2:3=h200-ops/moe-compute-h1024-f2048-t8192-ep2-dp1/compute-round3.csv --format json
+ab-h200-moe-compute-large|ab --baseline ep1 --run ep1:1=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round1.csv --run ep1:2=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round2.csv --run ep1:3=h200-ops/moe-compute-h2048-f8192-t16384-ep1-dp1/compute-round3.csv --run ep2:1=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round1.csv --run ep2:2=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round2.csv --run ep2:3=h200-ops/moe-compute-h2048-f8192-t16384-ep2-dp1/compute-round3.csv --format json
+ab-h200-1gpu-dp-t512|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t512/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t512/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t512/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t512/fast-round3.csv --format json
+ab-h200-1gpu-dp-t4096|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round3.csv --format json
+ab-h200-1gpu-dp-t32768|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round3.csv --format json
+calibrate-gloo-w2-sendrecv-shm|calibrate cpu-gloo-w2-issue16/sweep-sendrecv-g2-shm-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp
 EOF
 )
 
@@ -97,7 +103,8 @@ for op in all_reduce all_to_all; do
     quoted "$fit" "calibrate-gloo-w4-$op-g4"
 done
 # ab: arm medians, min, max and the change against the baseline, as printed in the JSON
-for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w4-ep2-dp2 ab-gloo-w4-layouts; do
+for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w4-ep2-dp2 ab-gloo-w4-layouts \
+    ab-h200-moe-compute-small ab-h200-moe-compute-large ab-h200-1gpu-dp-t512 ab-h200-1gpu-dp-t4096 ab-h200-1gpu-dp-t32768; do
     f=$TMP/$name.out
     arms=$(sed -n 's/^ *"arm": "\(.*\)",$/\1/p' "$f" | head -2 | tr '\n' ' ')
     medians=$(sed -n 's/^ *"median_s": \([0-9.e-]*\),\{0,1\}$/\1/p' "$f" | tr '\n' ' ')
@@ -117,12 +124,17 @@ done
 grep -q '"nvlinks": 18' "$TMP/import-h200-2gpu.out" || err "import of the 2-GPU host lost its NV18 pair"
 quoted "import: 2 GPUs, NV18" "import-h200-2gpu"
 # the calibration files the layouts read are exactly what calibrate writes from round 1
-for c in tcp-all_reduce tcp-all_to_all nv-all_reduce nv-all_to_all; do
+for c in tcp nv; do
     sed '$d' "$TMP/calib-$c.out" | diff -q - "$HERE/calib/$c.json" >/dev/null ||
         err "calib/$c.json is not what calibrate writes from round 1 (regenerate it with -o)"
-    alpha=$(sed -n 's/^  "alpha_us": \(.*\),$/\1/p' "$HERE/calib/$c.json")
-    eff=$(sed -n 's/^  "efficiency": \(.*\),$/\1/p' "$HERE/calib/$c.json")
-    quoted "| $c | $alpha | $eff |" "calib/$c.json"
+    # one table row per fit: file | op | floor | alpha | efficiency at each size
+    while read -r row; do
+        quoted "$row" "calib/$c.json"
+    done < <(python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["fits"]:
+    print("| %s | %s | %s | %s | %s |" % (sys.argv[2], f["op"], f["floor_us"], f["alpha_us"],
+          " | ".join(str(p["efficiency"]) for p in f["curve"])))' "$HERE/calib/$c.json" "$c")
 done
 # collective busbw, predicted vs measured, every row of every out-of-sample round
 for f in "$TMP"/collective-2gpu-*.out; do
@@ -148,6 +160,25 @@ for cfg in h200-2gpu h200-2gpu-large; do
         quoted "| $cfg | $lay | $1 | $2 | $measured | $predicted | $low .. $high | $inside |" "ab-$cfg-$lay-predicted"
     done
 done
+
+# --- issue 16: the per-op compute sweep and the sendrecv format ----------------------------------
+# every row of ops_summary.py's tables over the three kept runs (python3 only, no torch)
+if command -v python3 >/dev/null; then
+    if python3 "$HERE/ops_summary.py" h200-ops/ops-h200.json h200-ops/ops-h200-r2.json h200-ops/ops-h200-r3.json \
+        >"$TMP/ops-summary.md" 2>&1; then
+        while IFS= read -r line; do
+            [ -n "$line" ] && quoted "$line" "ops_summary.py over data/h200-ops"
+        done <"$TMP/ops-summary.md"
+    else
+        err "ops_summary.py failed: $(tail -1 "$TMP/ops-summary.md")"
+    fi
+else
+    err "python3 not found: the ops tables cannot be checked"
+fi
+# the harness's sendrecv file (nccl-tests format) is read and fitted
+fit=$(sed -n 's/^# fit: //p' "$TMP/calibrate-gloo-w2-sendrecv-shm.out")
+[ -n "$fit" ] || err "calibrate of the harness's sendrecv sweep: no fit line"
+quoted "$fit" "calibrate-gloo-w2-sendrecv-shm"
 
 if [ "$UPDATE" = "--update" ]; then
     echo "updated $EXP"

@@ -240,3 +240,48 @@ TEST_CASE("a Hugging Face config gives the model; an error about its value names
     CHECK(bad.err.find("num_local_experts") != std::string::npos);
     CHECK(bad.err.find("not divisible by ep 16") != std::string::npos);
 }
+
+TEST_CASE("--measured-step anchors the tcp arm to a measured step, from seconds or from a step log") {
+    const std::string seed = std::string(kSrc) + "/layouts/seed-2x8-ep16.json";
+    const Run secs = cli({"analyze", seed, "--measured-step", "tcp=4.49", "--format", "json"});
+    REQUIRE(secs.code == 0);
+    const auto s = nlohmann::json::parse(secs.out);
+    CHECK(s.at("score").at("step_time_s").at("tcp").get<double>() == doctest::Approx(4.49).epsilon(1e-6));
+    bool sourced = false;
+    for (const auto& a : s.at("assumptions")) {
+        if (a.at("path") == "/training/measured_step_time_s") {
+            sourced = a.at("source") == "command line (--measured-step tcp=4.49)";
+        }
+    }
+    CHECK(sourced);
+    // The embedded default (the seed's layout A) takes it too.
+    const Run embedded = cli({"analyze", "--measured-step", "tcp=4.49", "--format", "json"});
+    REQUIRE(embedded.code == 0);
+    CHECK(nlohmann::json::parse(embedded.out).at("score") == s.at("score"));
+
+    // A step log (tests/data/ab: the seed's SwanLab export, cumulative s/it): steps 6 to the last.
+    const std::string log = std::string(kSrc) + "/tests/data/ab/tcp-round1.csv";
+    const Run logged = cli({"analyze", seed, "--measured-step", log, "--format", "json"});
+    REQUIRE(logged.code == 0);
+    const auto l = nlohmann::json::parse(logged.out);
+    const double step = l.at("score").at("step_time_s").at("tcp").get<double>();
+    CHECK(step > 1.0);
+    CHECK(step < 10.0);
+    const Run tagged = cli({"analyze", seed, "--measured-step", "gdrdma=" + log, "--format", "json"});
+    REQUIRE(tagged.code == 0);
+    CHECK(tagged.err.find("is tagged arm 'tcp'") != std::string::npos);
+    CHECK(nlohmann::json::parse(tagged.out).at("score").at("step_time_s").at("gdrdma").get<double>() ==
+          doctest::Approx(step).epsilon(1e-6));
+
+    for (const auto& [value, message] : std::map<std::string, std::string>{
+             {"4.49", "the arm the step was measured on is missing"},
+             {"nvme=4.49", "'nvme' is not a transport"},
+             {"tcp=0", "out of range"},
+             {"tcp=nan", "out of range"},
+             {"tcp=no-such-file", "neither a number of seconds nor a file"}}) {
+        const Run bad = cli({"analyze", seed, "--measured-step", value});
+        CHECK(bad.code == 2);
+        CHECK(bad.out.empty());
+        CHECK_MESSAGE(bad.err.find(message) != std::string::npos, bad.err);
+    }
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "planlayout/emit/score_emit.hpp"
+#include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -239,4 +240,44 @@ TEST_CASE("with sockets inside the node (tcp.inside_node) the node-local kinds b
     ScoreInput rdma = seed_b();
     rdma.transport.baseline = Transport::Rdma;
     CHECK(compute_score(in).rdma_benefit == doctest::Approx(compute_score(rdma).rdma_benefit));
+}
+
+TEST_CASE("calibrated fits per collective: the DP all-reduce keeps its own fit whatever file comes last") {
+    Calibration a2a;
+    a2a.transport = Transport::Tcp;
+    a2a.link_class = PathClass::Rail;
+    a2a.op = CollectiveOp::AllToAll;
+    a2a.floor_us = 100;
+    a2a.alpha_us = 60;
+    a2a.curve = {{1 << 20, 0.2}, {1 << 30, 0.3}};
+    Calibration ar = a2a;
+    ar.op = CollectiveOp::AllReduce;
+    ar.floor_us = 0;
+    ar.alpha_us = 15;
+    ar.curve = {{1 << 20, 0.5}};
+    const auto score_with = [](const std::vector<std::pair<Calibration, std::string>>& files) {
+        ScoreInput in = seed_a();
+        for (const auto& [c, name] : files) {
+            apply_calibration(c, in.transport, name);
+        }
+        return compute_score(in);
+    };
+    const auto kind = [](const Score& s, const std::string& k) {
+        return *std::find_if(s.by_kind.begin(), s.by_kind.end(), [&](const KindBreakdown& b) { return b.kind == k; });
+    };
+    const Score only_a2a = score_with({{a2a, "a2a.json"}});
+    const Score only_ar = score_with({{ar, "ar.json"}});
+    const Score both = score_with({{a2a, "a2a.json"}, {ar, "ar.json"}});
+    const Score reversed = score_with({{ar, "ar.json"}, {a2a, "a2a.json"}});
+    for (const Score* s : {&both, &reversed}) {
+        CHECK(s->calibrated);
+        CHECK(kind(*s, "ep").time_s[0] == doctest::Approx(kind(only_a2a, "ep").time_s[0]));
+        CHECK(kind(*s, "dp").time_s[0] == doctest::Approx(kind(only_ar, "dp").time_s[0]));
+        CHECK(kind(*s, "ep").fits == std::vector<std::string>{"tcp all_to_all RAIL (a2a.json)"});
+        CHECK(kind(*s, "dp").fits == std::vector<std::string>{"tcp all_reduce RAIL (ar.json)"});
+    }
+    // Without an all_reduce fit the DP all-reduce keeps the priors, not the all-to-all fit.
+    CHECK(kind(only_a2a, "dp").time_s[0] == doctest::Approx(kind(compute_score(seed_a()), "dp").time_s[0]));
+    CHECK(kind(only_a2a, "dp").fits.empty());
+    CHECK(render_text(both).find("Calibrated fits used") != std::string::npos);
 }

@@ -1,11 +1,12 @@
-// Calibration: fit a transport's effective bandwidth and per-step latency on one link class
-// from nccl-tests rows, by least squares on t = alpha·steps + bytes_factor·S / B.
+// Calibration: fit one (transport, collective, link class) from nccl-tests rows: a per-call floor,
+// a per-step latency and an efficiency curve over message size (docs/cost-model.md §4).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "planlayout/analysis/collective_fit.hpp"
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 
@@ -13,6 +14,7 @@ namespace planlayout {
 
 struct CalibrationRow {
     std::size_t line = 0;
+    std::string source;   // the file the row came from (base name)
     double size_bytes = 0;
     double measured_us = 0;
     double predicted_us = 0;
@@ -22,8 +24,11 @@ struct CalibrationRow {
     bool used = true;     // false: below min_size, left out of the fit
 };
 
-/// A fitted transport on one link class. efficiency is relative to line_gbyte_s, the line rate
-/// the shape declares for the bottleneck (one rail NIC, the node's TCP interface(s), NVLink).
+/// A fitted collective on one link class. Efficiencies are relative to line_gbyte_s, the line
+/// rate the shape declares for the bottleneck (one rail NIC, the node's TCP interface(s), NVLink).
+/// The time of one call is floor_us + alpha_us per step (network steps for a cross-node class;
+/// the intra-node steps keep the NVLink/PCIe alpha) + the bandwidth time at the efficiency of the
+/// curve at that size (piecewise linear in log size between measured sizes, flat beyond them).
 struct Calibration {
     Transport transport = Transport::Gdrdma;
     PathClass link_class = PathClass::Rail;
@@ -32,35 +37,52 @@ struct Calibration {
     int gpus_per_node = 1;
     int ranks = 1;
     bool socket_inside_node = false;  // a TCP run with P2P/SHM off: every rank a socket endpoint
-    double alpha_us = 0;
-    double efficiency = 0;
+    double floor_us = 0;         // per call
+    double alpha_us = 0;         // per step
+    double alpha_prior_us = 0;   // the prior alpha the split started from
+    bool alpha_from_prior = true;  // false: the measured latency was below the prior's, alpha lowered
+    double latency_us = 0;       // the fixed part of a call: floor + alpha × steps (+ intra steps' alpha)
+    double efficiency = 0;       // at the largest measured size (the curve's last point)
+    std::vector<EfficiencyPoint> curve;
     double line_gbyte_s = 0;
     std::string line;            // "rail NIC", "TCP interface", "NVLink", "PCIe"
-    double busbw_gbyte_s = 0;    // fitted asymptotic bus bandwidth (large messages)
+    double busbw_gbyte_s = 0;    // fitted bus bandwidth at the largest size
     double rms_residual = 0;     // over the rows used
     std::size_t rows_used = 0;
-    std::string source;          // the input's file name (no folder)
+    std::string source;          // the inputs' file names (no folder), comma separated
+    std::string file;            // the calibration file it was read from, as named (read_calibration_files)
     std::vector<CalibrationRow> rows;
     std::vector<std::string> warnings;
 };
 
-/// Fits alpha and efficiency. The shape gives the placement and line rates; link_class defaults
+/// Fits one collective from one or more runs of it (rounds are pooled: each size's curve point
+/// is the mean of its rows). The shape gives the placement and line rates; link_class defaults
 /// to RAIL across nodes, NV (or PCIe) inside one. Rows below min_size_bytes are reported but
-/// not fitted. Weighted least squares on relative error, so small and large sizes both count.
-/// Throws Error when fewer than two rows remain. socket_inside_node (TCP only): the run had
-/// NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so the fit is on socket_endpoints(shape).
-[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed,
+/// not fitted. The fixed latency is the intercept of a weighted least-squares line over the rows
+/// used (relative error, so small and large sizes both count); alpha is the transport's (or
+/// NVLink/PCIe's) prior and the floor the rest; each measured size then gets the efficiency that
+/// reproduces its time. Throws Error when fewer than two sizes remain or the runs disagree on op.
+/// socket_inside_node (TCP only): the run had NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, so the fit is
+/// on socket_endpoints(shape).
+[[nodiscard]] Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed,
                                           Transport transport, std::optional<PathClass> link_class,
                                           double min_size_bytes = 0, bool socket_inside_node = false);
+[[nodiscard]] Calibration fit_calibration(const NcclTestsRun& run, const PlacedGroup& placed, Transport transport,
+                                          std::optional<PathClass> link_class, double min_size_bytes = 0,
+                                          bool socket_inside_node = false);
 
-/// Applies a NIC/TCP-class calibration to its transport: efficiency (all-to-all efficiency for
-/// an all_to_all fit; the band keeps its relative width) and alpha.
-void apply_calibration(const Calibration& c, TransportSpec& spec);
+/// One fit per collective of the runs, in the order the collectives first appear.
+[[nodiscard]] std::vector<Calibration> fit_calibrations(const std::vector<NcclTestsRun>& runs,
+                                                        const PlacedGroup& placed, Transport transport,
+                                                        std::optional<PathClass> link_class,
+                                                        double min_size_bytes = 0, bool socket_inside_node = false);
 
-/// Applies an NV/PCIe-class calibration to a shape's intra-node efficiency and alpha.
-void apply_calibration(const Calibration& c, PlacedGroup& shape);
+/// The fit as the cost model uses it; source: the calibration file's base name (for the assumptions).
+[[nodiscard]] CollectiveFit to_fit(const Calibration& c, const std::string& source = "");
 
-/// Applies an NV/PCIe-class calibration to the node hardware every shape is built from.
-void apply_calibration(const Calibration& c, NodeHardware& hw);
+/// Adds the calibration's fit to spec.fits: it replaces an earlier fit of the same (transport,
+/// collective, class) only; an NV/PCIe-class fit applies to the intra-node time of that
+/// collective whatever the transport.
+void apply_calibration(const Calibration& c, TransportSpec& spec, const std::string& source = "");
 
 }  // namespace planlayout

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "planlayout/analysis/collective_fit.hpp"
 #include "planlayout/analysis/collective_op.hpp"
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/topology/path_class.hpp"
@@ -70,6 +71,12 @@ struct TransportModel {
     int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
     double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
     bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
+    // Calibrated collectives (owned by the TransportSpec this model was built from; null: priors).
+    // A fit for (transport, op, class) replaces the efficiency, alpha and floor of that op only;
+    // ring_band / alltoall_band carry the prior band's end onto a fitted efficiency.
+    const CollectiveFits* fits = nullptr;
+    double ring_band = 1.0;
+    double alltoall_band = 1.0;
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -81,6 +88,7 @@ struct CollectiveCost {
     double algbw_gbyte_s = 0;  // size / time
     double busbw_gbyte_s = 0;  // algbw × bus_factor(op, n)
     double alpha_s = 0;        // latency part: alpha × steps
+    double floor_s = 0;        // per-call floor of a calibrated fit (0 with the priors)
     double nic_s = 0;          // bandwidth time on the NIC / TCP interface
     double intra_s = 0;        // bandwidth time on NVLink / PCIe
     int steps = 0;             // latency steps in all ...
@@ -109,7 +117,16 @@ struct CollectiveCost {
 /// socket endpoint (one rank per "node"), all ranks of a node still share its interface(s).
 [[nodiscard]] PlacedGroup socket_endpoints(const PlacedGroup& g);
 
+/// The fits collective_cost uses for op on shape under x (null where the priors hold).
+struct FitsUsed {
+    const CollectiveFit* network = nullptr;
+    const CollectiveFit* intra = nullptr;
+};
+[[nodiscard]] FitsUsed fits_used(CollectiveOp op, const PlacedGroup& shape, const TransportModel& x);
+
 /// Dispatches to the function above; a TCP model with socket_inside_node costs socket_endpoints(g).
+/// With x.fits, the fits of this op (fits_used) replace the efficiencies and alphas at this size,
+/// and the larger of their floors is added once per call.
 [[nodiscard]] CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double size_bytes,
                                              const TransportModel& x);
 

@@ -2,6 +2,7 @@
 // "model", "training" and "transport" sections (docs/cost-model.md gives every default).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 namespace planlayout {
+
+struct CollectiveFits;  // analysis/collective_fit.hpp
 
 /// Where an effective value came from: the input gave it, it is the documented default, or it
 /// was computed from other fields (docs/cost-model.md, "Parameters from the shape").
@@ -219,6 +222,7 @@ struct TransportSpec {
     TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
+    std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
 
     [[nodiscard]] const TransportParams& params(Transport t) const;
     [[nodiscard]] TransportParams& params(Transport t);

@@ -50,8 +50,9 @@ struct Evaluation {
 /// The sizes the traffic model reads, from a resolved spec.
 [[nodiscard]] ParallelSizes parallel_sizes(const ResolvedSpec& spec);
 
-/// The hardware numbers of the cluster with the NV/PCIe-class calibrations applied, and the
-/// transport with the NIC/TCP-class ones.
+/// The hardware numbers of the cluster (priors), and the transport with every calibration's fit
+/// in transport.fits: the cost of a collective uses the fit of its (transport, op, class), NV/PCIe
+/// fits its intra-node time, whatever else the files hold.
 struct CalibratedHardware {
     NodeHardware hardware;
     TransportSpec transport;

@@ -71,6 +71,8 @@ struct KindBreakdown {
     double u = 0;               // (exposed[0] − exposed[1]) / (time[0] − time[1])
     double contribution = 0;    // its part of the score: (exposed[0] − exposed[1]) / baseline step
     std::vector<WindowDetail> windows;  // its collectives, in traffic order
+    std::vector<std::string> fits;  // the calibrated fits its collectives used in either arm
+                                    // (CollectiveFit::label()); empty: the priors
 };
 
 /// The step on hardware the nodes lack (arms.hpp), against the baseline arm.
@@ -107,6 +109,7 @@ struct Score {
     std::vector<KindBreakdown> by_kind;  // largest contribution first, then baseline share
     std::vector<std::string> reasons;    // the dominant reasons, in words
     std::vector<std::string> warnings;
+    bool calibrated = false;             // the transport holds calibrated fits (transport.fits)
 };
 
 /// The score. Throws Error when neither a model nor all three factors are given.

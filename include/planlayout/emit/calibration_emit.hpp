@@ -1,7 +1,8 @@
-// Emit: a calibration as its file (JSON, what `plan-layout calibrate -o` writes) and as text.
+// Emit: calibrations as their file (JSON, what `plan-layout calibrate -o` writes) and as text.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,12 +10,21 @@
 
 namespace planlayout {
 
-/// The calibration file: {"schema_version":1,"kind":"plan-layout calibration", transport,
-/// class, op, nodes, gpus_per_node, alpha_us, efficiency, line_gbyte_s, busbw_gbps, rows, ...}.
-/// ingest/calibration_file.hpp reads it back.
+/// How a fit's efficiency curve is read between and beyond its sizes (in the file and the text).
+extern const char* const kCurveRule;
+
+/// One fit: transport, class, op, shape, floor_us, alpha_us, efficiency, curve, rows, ...
 [[nodiscard]] nlohmann::json to_json(const Calibration& c);
 
-/// The fit and per-row residuals as text.
+/// The calibration file, format 2: {"schema_version":2,"kind":"plan-layout calibration",
+/// "curve_rule", "fits":[...]}. ingest/calibration_file.hpp reads it back (a top-level "compute"
+/// object is reserved for calibrate --compute).
+[[nodiscard]] nlohmann::json to_json(const std::vector<Calibration>& fits);
+
+/// The fit, its curve and per-row residuals as text.
 [[nodiscard]] std::string render_text(const Calibration& c);
+
+/// Every fit, one block each, separated by an empty line.
+[[nodiscard]] std::string render_text(const std::vector<Calibration>& fits);
 
 }  // namespace planlayout

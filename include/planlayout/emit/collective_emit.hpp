@@ -32,6 +32,8 @@ struct CollectiveTable {
     int measured_ranks = 0;
     std::vector<std::string> warnings;
     std::vector<CollectivePoint> points;
+    std::vector<std::string> fits;  // the calibrated fits this op uses ("floor ..., alpha ..."), empty: priors
+    bool calibrated = false;        // --calibration was given (then "no fit" is said when fits is empty)
 };
 
 /// The header (collective, placement, links, alpha) and one nccl-tests row per point.

@@ -11,11 +11,15 @@
 
 namespace planlayout {
 
-/// Reads a calibration file's JSON (emit/calibration_emit.hpp writes it). Throws Error naming
-/// "file (pointer)".
+/// Reads a calibration file's JSON (emit/calibration_emit.hpp writes it): every fit of format 2
+/// ("fits"), or the one fit of format 1. A top-level "compute" object is accepted (calibrate
+/// --compute) and not read here. Throws Error naming "file (pointer)".
+[[nodiscard]] std::vector<Calibration> calibrations_from_json(const nlohmann::json& j, const std::string& file);
+
+/// calibrations_from_json for a file that holds exactly one fit.
 [[nodiscard]] Calibration calibration_from_json(const nlohmann::json& j, const std::string& file);
 
-/// Reads and parses each file (resolved within `scope`, see resolve_named_file; `where` names the
+/// Reads and parses each file, every fit in file order (Calibration::file = the name as given) (resolved within `scope`, see resolve_named_file; `where` names the
 /// list in messages), in order; the resolved paths are appended to `paths` when given. Throws
 /// Error naming the file: Io when it cannot be read, BadInput when it is not a calibration or lies
 /// outside the scope.

@@ -1,0 +1,96 @@
+// Calibrated collectives: the efficiency curve over size and the table of fits by key.
+#include "planlayout/analysis/collective_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "planlayout/text_format.hpp"
+
+namespace planlayout {
+namespace {
+
+bool nv_family(PathClass c) { return c <= PathClass::Nv; }
+
+}  // namespace
+
+double CollectiveFit::efficiency_at(double size_bytes) const {
+    if (curve.empty()) {
+        return 0;
+    }
+    if (size_bytes <= curve.front().size_bytes) {
+        return curve.front().efficiency;
+    }
+    if (size_bytes >= curve.back().size_bytes) {
+        return curve.back().efficiency;
+    }
+    const auto hi = std::upper_bound(curve.begin(), curve.end(), size_bytes,
+                                     [](double s, const EfficiencyPoint& p) { return s < p.size_bytes; });
+    const auto lo = hi - 1;
+    const double span = std::log(hi->size_bytes) - std::log(lo->size_bytes);
+    const double f = span > 0 ? (std::log(size_bytes) - std::log(lo->size_bytes)) / span : 0.0;
+    return lo->efficiency + f * (hi->efficiency - lo->efficiency);
+}
+
+std::string CollectiveFit::label() const {
+    std::string out = std::string(to_string(transport)) + " " + std::string(to_string(op)) + " " +
+                      std::string(to_string(link_class));
+    if (!source.empty()) {
+        out += " (" + source + ")";
+    }
+    return out;
+}
+
+std::string CollectiveFit::describe() const {
+    std::string out = label() + ": floor " + fixed_text(floor_us, 1) + " us/call, alpha " + fixed_text(alpha_us, 1) +
+                      " us/step, efficiency ";
+    if (curve.size() == 1 || curve.empty()) {
+        out += fixed_text(efficiency_at(0), 3) + " at every size";
+    } else {
+        out += fixed_text(curve.front().efficiency, 3) + " at " + human_bytes(curve.front().size_bytes) + " .. " +
+               fixed_text(curve.back().efficiency, 3) + " at " + human_bytes(curve.back().size_bytes) + " (" +
+               std::to_string(curve.size()) + " sizes)";
+    }
+    return out;
+}
+
+void CollectiveFits::add(CollectiveFit fit) {
+    const bool cross = is_cross_node(fit.link_class);
+    for (auto& f : fits) {
+        // NV/PCIe fits hold for every transport: one per (collective, class).
+        if (f.op == fit.op && f.link_class == fit.link_class && (!cross || f.transport == fit.transport)) {
+            f = std::move(fit);
+            return;
+        }
+    }
+    fits.push_back(std::move(fit));
+}
+
+const CollectiveFit* CollectiveFits::network(Transport t, CollectiveOp op, PathClass cls) const {
+    const CollectiveFit* family = nullptr;
+    for (const auto& f : fits) {
+        if (f.transport != t || f.op != op || !is_cross_node(f.link_class)) {
+            continue;
+        }
+        if (f.link_class == cls) {
+            return &f;
+        }
+        family = family != nullptr ? family : &f;
+    }
+    return family;
+}
+
+const CollectiveFit* CollectiveFits::intra(CollectiveOp op, PathClass cls) const {
+    const CollectiveFit* family = nullptr;
+    for (const auto& f : fits) {
+        if (f.op != op || is_cross_node(f.link_class) || nv_family(f.link_class) != nv_family(cls)) {
+            continue;
+        }
+        if (f.link_class == cls) {
+            return &f;
+        }
+        family = family != nullptr ? family : &f;
+    }
+    return family;
+}
+
+}  // namespace planlayout
