@@ -198,12 +198,22 @@ nlohmann::json TrainingSpec::to_json() const {
                         {"finetune", finetune == FineTune::Lora ? "lora" : "full"},
                         {"distributed_optimizer", distributed_optimizer},
                         {"zero_stage", zero_stage},
-                        {"overlap", {{"dp", overlap_dp}, {"pp", overlap_pp}, {"ep", overlap_ep}, {"cp", overlap_cp}}},
+                        {"overlap", {{"dp", overlap_dp},
+                                     {"param_gather", overlap_param_gather},
+                                     {"pp", overlap_pp},
+                                     {"ep", overlap_ep},
+                                     {"cp", overlap_cp}}},
                         {"measured_transport", measured_transport},
                         {"gpu_peak_tflops", gpu_peak_tflops},
                         {"mfu", mfu}};
     if (finetune == FineTune::Lora) {
         j["lora"] = {{"adapter_params", lora_adapter_params}, {"expert_share", lora_expert_share}};
+    }
+    if (bucket_params > 0) {
+        j["overlap"]["bucket_params"] = bucket_params;
+    }
+    if (bucket_bytes > 0) {
+        j["overlap"]["bucket_bytes"] = bucket_bytes;
     }
     if (measured_step_time_s) {
         j["measured_step_time_s"] = *measured_step_time_s;

@@ -285,8 +285,15 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     set_if(f.get<bool>("distributed_optimizer"), t.distributed_optimizer);
     set_if(f.get<int>("zero_stage", 0, 3), t.zero_stage);
     if (auto o = f.get_object("overlap")) {
-        o->check_keys({"dp", "pp", "ep", "cp"});
+        o->check_keys({"dp", "param_gather", "bucket_params", "bucket_bytes", "pp", "ep", "cp"});
         set_if(o->get<bool>("dp"), t.overlap_dp);
+        t.overlap_param_gather = o->get<bool>("param_gather").value_or(t.overlap_dp);
+        set_if(o->get<double>("bucket_params", 1, 1e15), t.bucket_params);
+        set_if(o->get<double>("bucket_bytes", 1, 1e18), t.bucket_bytes);
+        if (t.bucket_params > 0 && t.bucket_bytes > 0) {
+            throw input_error(o->where("bucket_bytes"), "bucket_params and bucket_bytes both give the bucket size",
+                              "keep one: bucket_params (Megatron --ddp-bucket-size) or bucket_bytes");
+        }
         set_if(o->get<bool>("pp"), t.overlap_pp);
         set_if(o->get<bool>("ep"), t.overlap_ep);
         set_if(o->get<bool>("cp"), t.overlap_cp);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "planlayout/analysis/overlap.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/text_format.hpp"
@@ -17,7 +18,8 @@ namespace {
 struct ItemTime {
     double time_s = 0;
     double exposed_s = 0;
-    CollectiveCost call;
+    CollectiveCost call;  // one call of the item's largest size (a bucket for bucketed items)
+    WindowResult window;
 };
 
 struct Compute {
@@ -41,40 +43,29 @@ double flops_factor(const TrainingSpec& t) {
     return f + (t.recompute == Recompute::Full ? 2.0 : 0.0);
 }
 
-/// The window (per hideable call) that compute offers a collective.
-double window_per_call(const TrafficItem& item, const Compute& c, const TrainingSpec& t, double micro) {
-    const double hideable = item.calls - item.exposed_calls;
-    if (hideable <= 0) {
-        return 0;
-    }
-    switch (item.overlap) {
-        case OverlapKind::None:
-            return 0;
-        case OverlapKind::Backward:
-            return t.overlap_dp ? c.bwd_s / hideable : 0;
-        case OverlapKind::Forward:
-            return t.overlap_dp ? c.fwd_s / hideable : 0;
-        case OverlapKind::PipelineSteady:
-            // One forward or backward of the other micro-batch on this stage.
-            return t.overlap_pp ? c.comp_s / (2.0 * micro * std::max(1, t.vpp)) : 0;
-        case OverlapKind::PerLayer:
-            return c.comp_s / item.calls;
-    }
-    return 0;
+/// The compute windows of one rank (overlap.hpp) from the step's compute.
+OverlapCompute overlap_compute(const Compute& c, const ScoreInput& in, double micro) {
+    OverlapCompute o;
+    o.comp_s = c.comp_s;
+    o.fwd_s = c.fwd_s;
+    o.bwd_s = c.bwd_s;
+    o.micro = micro;
+    o.vpp = std::max(1, in.training->vpp);
+    o.dp = in.sizes.dp;
+    return o;
 }
 
-ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const TransportSpec& spec,
-                   const TransportModel& x, const Compute& c, const TrainingSpec& t, double micro) {
+ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const ScoreInput& in, const TransportModel& x,
+                   const Compute& c, double micro) {
     // The transport section describes the TCP interface; it wins over the cluster's default.
-    shape.tcp_gbit_s = spec.tcp.interface_gbit_s;
-    shape.tcp_interfaces_per_node = spec.tcp.interfaces_per_node;
+    shape.tcp_gbit_s = in.transport.tcp.interface_gbit_s;
+    shape.tcp_interfaces_per_node = in.transport.tcp.interfaces_per_node;
+    const CallTime call = [&](double bytes) { return collective_cost(item.op, shape, bytes, x).time_s; };
     ItemTime r;
-    r.call = collective_cost(item.op, shape, item.size_bytes, x);
-    const double per_call = r.call.time_s;
-    r.time_s = per_call * item.calls;
-    const double w = window_per_call(item, c, t, micro);
-    r.exposed_s = item.exposed_calls * per_call +
-                  (item.calls - item.exposed_calls) * std::max(0.0, per_call - w);
+    r.window = item_window(item, *in.model, *in.training, overlap_compute(c, in, micro), call);
+    r.call = collective_cost(item.op, shape, r.window.call_bytes, x);
+    r.time_s = r.window.time_s;
+    r.exposed_s = r.window.exposed_s;
     return r;
 }
 
@@ -95,7 +86,7 @@ Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffi
         for (std::size_t i = 0; i < traffic.size(); ++i) {
             ItemTime it;
             if (shapes[i] != nullptr) {
-                it = time_item(traffic[i], *shapes[i], in.transport, x, c, *in.training, micro);
+                it = time_item(traffic[i], *shapes[i], in, x, c, micro);
             }
             e.step_s[k] += it.exposed_s;
             e.items[k].push_back(it);
@@ -388,12 +379,17 @@ Score compute_score(const ScoreInput& in) {
             }
         }
         it->bytes_per_step += traffic[i].bytes_per_step();
-        it->calls += traffic[i].calls;
+        const WindowResult& w = e.items[0][i].window;
+        it->calls += w.calls;
+        WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, w.call_bytes, w.window_s, {}, {}};
         for (int k = 0; k < 2; ++k) {
             it->time_s[k] += e.items[k][i].time_s;
             it->exposed_s[k] += e.items[k][i].exposed_s;
             it->busbw_gbyte_s[k] = std::max(it->busbw_gbyte_s[k], e.items[k][i].call.busbw_gbyte_s);
+            d.time_s[k] = e.items[k][i].time_s;
+            d.exposed_s[k] = e.items[k][i].exposed_s;
         }
+        it->windows.push_back(std::move(d));
     }
     for (auto& k : s.by_kind) {
         k.share = ratio(k.exposed_s[0], s.step_time_s[0]);

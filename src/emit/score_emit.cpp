@@ -7,6 +7,12 @@
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
+namespace {
+
+/// A count of calls per step: whole numbers without decimals, others with one.
+std::string count_text(double v) { return fixed_text(v, v == std::floor(v) ? 0 : 1); }
+
+}  // namespace
 
 nlohmann::json to_json(const Score& s) {
     const std::string b(to_string(s.baseline));
@@ -51,6 +57,18 @@ nlohmann::json to_json(const Score& s) {
     j["band"] = {{"low", s.band_low}, {"high", s.band_high}};
     nlohmann::json kinds = nlohmann::json::object();
     for (const auto& k : s.by_kind) {
+        nlohmann::json windows = nlohmann::json::array();
+        for (const auto& w : k.windows) {
+            windows.push_back({{"what", w.what},
+                               {"collective", w.collective},
+                               {"window", w.window},
+                               {"window_s", w.window_s},
+                               {"calls_per_step", w.calls},
+                               {"call_bytes", w.call_bytes},
+                               {"bucket_source", w.bucket_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.bucket_source)},
+                               {"time_s", {{b, w.time_s[0]}, {c, w.time_s[1]}}},
+                               {"exposed_s", {{b, w.exposed_s[0]}, {c, w.exposed_s[1]}}}});
+        }
         kinds[k.kind] = {{"collective", k.collective},
                          {"class", std::string(to_string(k.path_class))},
                          {"cross_node", k.cross_node},
@@ -65,7 +83,8 @@ nlohmann::json to_json(const Score& s) {
                          {"hidden_s", k.hidden_s},
                          {"phi", k.phi},
                          {"u", k.u},
-                         {"contribution", k.contribution}};
+                         {"contribution", k.contribution},
+                         {"windows", windows}};
         if (s.calibrated) {
             kinds[k.kind]["fits"] = k.fits;
         }
@@ -143,6 +162,32 @@ std::string render_text(const Score& s) {
                           s.single_arm ? "-" : fixed_text(k.time_s[1], 4).c_str(), percent_text(k.share).c_str(),
                           s.single_arm ? "-" : fixed_text(k.phi, 2).c_str(), s.single_arm ? "-" : fixed_text(k.u, 2).c_str());
             out << "  " << line;
+        }
+    }
+    bool overlap_header = false;
+    for (const auto& k : s.by_kind) {
+        for (const auto& w : k.windows) {
+            if (w.window_s <= 0) {
+                continue;  // no window: fully exposed, as the table says
+            }
+            if (!overlap_header) {
+                out << "Overlap (" << b << " arm):\n";
+                overlap_header = true;
+            }
+            out << "  " << k.kind << " " << w.what << ": ";
+            if (!w.bucket_source.empty()) {
+                out << count_text(w.calls) << (w.calls == 1.0 ? " bucket" : " buckets") << " of up to "
+                    << human_bytes(w.call_bytes) << " (" << w.bucket_source << ")";
+            } else {
+                out << count_text(w.calls) << (w.calls == 1.0 ? " call" : " calls") << " of " << human_bytes(w.call_bytes);
+            }
+            out << "; window " << w.window << ", " << fixed_text(w.window_s, 4) << " s: " << fixed_text(w.time_s[0], 4)
+                << " s, " << fixed_text(w.time_s[0] - w.exposed_s[0], 4) << " s hidden, " << fixed_text(w.exposed_s[0], 4)
+                << " s exposed";
+            if (!s.single_arm) {
+                out << " (" << c << " " << fixed_text(w.exposed_s[1], 4) << " s)";
+            }
+            out << "\n";
         }
     }
     if (s.calibrated) {

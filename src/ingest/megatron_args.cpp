@@ -46,6 +46,7 @@ constexpr Flag kFlags[] = {
     {"recompute-granularity", Kind::One, "recompute"}, {"recompute-activations", Kind::Bool, "recompute_activations"},
     {"recompute-method", Kind::One, "recompute_method"}, {"recompute-num-layers", Kind::One, "recompute_layers"},
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
+    {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"},
     // model
     {"num-layers", Kind::One, "layers"}, {"hidden-size", Kind::One, "hidden"},
@@ -354,6 +355,33 @@ void Mapper::virtual_pipeline() {
     }
 }
 
+// Megatron-LM's overlap defaults (arguments.py, distributed_data_parallel.py): grad reduce and
+// param gather off unless flagged; p2p overlapped only in the interleaved schedule; written as
+// defaults only when the words give a training flag (a launch, not a few parallel sizes).
+void Mapper::overlap() {
+    const bool launch = out_.layout.contains("training");
+    const Given* grad = get("overlap_grad");
+    const Given* param = get("overlap_param");
+    if (const Given* g = grad != nullptr ? grad : param) {
+        put("/training/overlap/dp", true, *g);  // --overlap-param-gather requires it
+    } else if (launch) {
+        put_default("/training/overlap/dp", false, ": no --overlap-grad-reduce");
+    }
+    if (param != nullptr) {
+        put("/training/overlap/param_gather", true, *param);
+    } else if (launch) {
+        put_default("/training/overlap/param_gather", false, ": no --overlap-param-gather");
+    }
+    if (const Given* g = get("bucket_size")) {
+        put("/training/overlap/bucket_params", integer(*g, 1, kMaxBucketParams), *g);
+    }
+    if (const Given* g = get("no_overlap_p2p")) {
+        put("/training/overlap/pp", false, *g);
+    } else if (launch && !out_.layout.contains(nlohmann::json::json_pointer("/parallel/vpp"))) {
+        put_default("/training/overlap/pp", false, ": p2p overlapped only in the interleaved schedule");
+    }
+}
+
 void Mapper::training() {
     flag("sequence_parallel", "/training/sequence_parallel");
     count("seq_len", "/training/seq_len", 1, kMaxSize);
@@ -369,10 +397,7 @@ void Mapper::training() {
         put("/training/recompute_method", choice(*g, {"uniform", "block"}), *g);
     }
     count("recompute_layers", "/training/recompute_layers", 0, kMaxSize);
-    const Given* grad = get("overlap_grad");
-    if (const Given* g = grad != nullptr ? grad : get("overlap_param")) {
-        put("/training/overlap/dp", true, *g);
-    }
+    overlap();
     if (const Given* g = get("fp8")) {
         put("/training/fp8", choice(*g, {"e4m3", "hybrid"}), *g);
     }

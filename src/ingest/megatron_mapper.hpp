@@ -23,6 +23,7 @@ struct Flag {
 };
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 30;  // model and batch sizes (ModelSpec's limit)
+constexpr std::int64_t kMaxBucketParams = std::int64_t{1000000000000000};  // --ddp-bucket-size (TrainingSpec's limit, 1e15)
 
 // The last value of a modeled flag, as given.
 struct Given {
@@ -59,6 +60,7 @@ private:
     void cluster_and_parallel();
     void virtual_pipeline();
     void training();
+    void overlap();
     void model();
     void moe();
     void mla();

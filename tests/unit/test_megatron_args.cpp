@@ -49,7 +49,8 @@ TEST_CASE("examples/gpt3/train_gpt3_175b_distributed.sh: arrays, $((...)), fp16,
         "parallel": {"tp": 8, "pp": 16},
         "model": {"layers": 96, "hidden": 12288, "heads": 96, "tied_embeddings": true, "ffn_gated": false,
                   "dtype_bytes": {"activation": 2, "param": 2, "grad": 2}},
-        "training": {"seq_len": 2048, "micro_batch": 1, "global_batch": 1536}})"));
+        "training": {"seq_len": 2048, "micro_batch": 1, "global_batch": 1536,
+                     "overlap": {"dp": false, "param_gather": false, "pp": false}}})"));
     CHECK(m.sources.at("/cluster/gpus_per_node") == "gpt3_175b.sh:25");
     CHECK(m.flags.at("/cluster/gpus_per_node") == "--nproc_per_node");
     CHECK(m.sources.at("/cluster/nodes") == "gpt3_175b.sh:26");
@@ -59,6 +60,9 @@ TEST_CASE("examples/gpt3/train_gpt3_175b_distributed.sh: arrays, $((...)), fp16,
     CHECK(m.sources.at("/model/dtype_bytes/grad") == "gpt3_175b.sh:50");
     CHECK(m.sources.at("/training/global_batch") == "gpt3_175b.sh:42");
     CHECK(m.sources.at("/model/tied_embeddings") == "gpt3_175b.sh (Megatron default: tied embeddings)");
+    CHECK(m.sources.at("/training/overlap/dp") == "gpt3_175b.sh (Megatron default: no --overlap-grad-reduce)");
+    CHECK(m.sources.at("/training/overlap/pp") ==
+          "gpt3_175b.sh (Megatron default: p2p overlapped only in the interleaved schedule)");
     // Ignored, with values; the quoted schedule was split again by the unquoted ${TRAINING_ARGS[@]}.
     CHECK(ignored(m, "--master_addr") == "localhost @ gpt3_175b.sh:27");
     CHECK(ignored(m, "--step-batch-size-schedule") == "0:16 2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536 @ gpt3_175b.sh:43");
@@ -77,13 +81,15 @@ TEST_CASE("examples/mixtral/train_mixtral_8x7b_distributed.sh: ${X:-default}, Mo
         "moe": {"experts": 8, "topk": 2, "grouped_gemm": true, "token_dispatcher": "alltoall"},
         "dtype_bytes": {"activation": 2, "param": 2, "grad": 4}})"));
     CHECK(m.layout.at("training") == json::parse(R"({"seq_len": 4096, "micro_batch": 1, "global_batch": 256,
-        "distributed_optimizer": true, "sequence_parallel": true, "overlap": {"dp": true}})"));
+        "distributed_optimizer": true, "sequence_parallel": true,
+        "overlap": {"dp": true, "param_gather": true, "pp": false}})"));
     CHECK(m.sources.at("/cluster/nodes") == "mixtral_8x7b.sh:24");  // NNODES=${SLURM_NNODES:-"1"}
     CHECK(m.sources.at("/model/kv_heads") == "mixtral_8x7b.sh:47");
     CHECK(m.sources.at("/model/moe/topk") == "mixtral_8x7b.sh:55");
     CHECK(m.sources.at("/model/dtype_bytes/grad") ==
           "mixtral_8x7b.sh:82 (Megatron reduces bf16 gradients in fp32 unless --grad-reduce-in-bf16)");
     CHECK(m.sources.at("/training/overlap/dp") == "mixtral_8x7b.sh:61");
+    CHECK(m.sources.at("/training/overlap/param_gather") == "mixtral_8x7b.sh:60");
     CHECK(ignored(m, "--wandb-project") == "Mixtral @ mixtral_8x7b.sh:107");  // the if-block, read linearly
     CHECK(ignored(m, "--tokenizer-model") == "${TOKENIZER_MODEL} @ mixtral_8x7b.sh:66");
     CHECK(ignored(m, "--no-load-rng") == " @ mixtral_8x7b.sh:102");
@@ -271,4 +277,16 @@ TEST_CASE("--moe-layer-freq: an integer, or Megatron's Python list pattern") {
     CHECK_FALSE(expand_layer_pattern("[1] * 2"));  // Megatron allows no blanks
     CHECK_FALSE(expand_layer_pattern("[1]+2"));
     CHECK_FALSE(expand_layer_pattern("3"));
+}
+
+TEST_CASE("overlap flags: bucket size, p2p overlap in the interleaved schedule, nothing without a training flag") {
+    const auto m = line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 "
+                        "--num-virtual-stages-per-pipeline-rank 2 --global-batch-size 64 "
+                        "--overlap-grad-reduce --ddp-bucket-size 80000000");
+    CHECK(m.layout.at("training").at("overlap") ==
+          json::parse(R"({"dp": true, "param_gather": false, "bucket_params": 80000000})"));
+    CHECK(at(line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2 "
+                  "--global-batch-size 64 --no-overlap-p2p-communication"),
+             "/training/overlap/pp") == false);
+    CHECK_FALSE(line("torchrun pretrain_gpt.py --tp 2 --pp 2").layout.contains("training"));
 }

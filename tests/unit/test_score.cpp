@@ -132,20 +132,33 @@ ScoreInput hidden_dp(double compute_s) {
 
 }  // namespace
 
-TEST_CASE("a collective hidden under compute stays hidden under both transports") {
+TEST_CASE("a bucketed all-reduce under a long backward shows only its last bucket, under both transports") {
     const Score s = compute_score(hidden_dp(100.0));
     REQUIRE(s.by_kind.size() == 1);
     const KindBreakdown& dp = s.by_kind.front();
+    REQUIRE(dp.windows.size() == 1);
+    const WindowDetail& w = dp.windows.front();
+    // 1e8 parameters in Megatron's default buckets of max(4e7, 1e6 x 16) = 4e7: 4e7, 4e7, 2e7.
+    CHECK(w.calls == 3.0);
+    CHECK(dp.calls == 3.0);
+    CHECK(w.bucket_source == "Megatron default max(4e7, 1e6 x dp)");
     CHECK(dp.time_s[0] > dp.time_s[1]);  // TCP is slower ...
-    CHECK(dp.exposed_s[0] == 0.0);       // ... but both are hidden
-    CHECK(dp.exposed_s[1] == 0.0);
-    CHECK(dp.u == 0.0);
-    CHECK(s.rdma_benefit == 0.0);
-    CHECK(s.step_time_s[0] == doctest::Approx(s.step_time_s[1]));
-    CHECK(s.band_low == 0.0);
-    CHECK(s.band_high == 0.0);
+    for (int k = 0; k < 2; ++k) {
+        // ... but only the last (remainder) bucket shows: under half of one of the full buckets.
+        CHECK(dp.exposed_s[k] > 0.0);
+        CHECK(dp.exposed_s[k] < 0.5 * (dp.time_s[k] - dp.exposed_s[k]));
+    }
+    CHECK(s.rdma_benefit > 0.0);
+    CHECK(s.rdma_benefit < 0.001);
+    CHECK(s.band_low <= s.rdma_benefit);
+    // Without overlap the one bucket after the backward shows in full.
+    ScoreInput off = hidden_dp(100.0);
+    off.training->overlap_dp = false;
+    const Score o = compute_score(off);
+    CHECK(o.by_kind.front().windows.front().calls == 1.0);
+    CHECK(o.by_kind.front().exposed_s[0] == doctest::Approx(o.by_kind.front().time_s[0]));
     // With little compute to hide under, the same all-reduce shows.
-    CHECK(compute_score(hidden_dp(0.01)).rdma_benefit > 0.0);
+    CHECK(compute_score(hidden_dp(0.01)).rdma_benefit > 0.01);
 }
 
 TEST_CASE("factors given in the layout replace the computed ones; alone they multiply") {

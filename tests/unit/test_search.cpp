@@ -211,14 +211,14 @@ TEST_CASE("search evaluation agrees with plan() on the seed layouts") {
 TEST_CASE("shares are shares: the x-node share stays in [0, 1] where hidden time would push it past the step") {
     const Cluster cluster = load_cluster_file((fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/h100-32node-tp8-pp4-ep8.json").string());
     const SearchModel m = seed_model();
-    // tp4 cp8 ep8 dp8 on 32 nodes: cp and dp cross nodes under compute; their time summed with the
-    // exposed all-to-all is more than the step (the old x-node column said 108%).
+    // tp4 cp8 ep8 dp8 on 32 nodes: cp and dp cross nodes under compute (the old x-node column said
+    // 108%). Since the DP reduce hides only under the last micro-batch's backward (overlap.hpp),
+    // hidden plus exposed no longer passes the step here; the shares must stay shares either way.
     const SearchLayout l = evaluate_layout(cluster, m, {4, 1, 8, 8, 8, 1, 32, 1}, "tp-cp-ep-dp-pp");
     const Score& s = l.score;
     CHECK(s.cross_node_share >= 0.0);
     CHECK(s.cross_node_share <= 1.0);
     CHECK(s.cross_node_hidden_s > 0.0);
-    CHECK(s.cross_node_share * s.step_time_s[0] + s.cross_node_hidden_s > s.step_time_s[0]);
     CHECK(s.cross_node_share * s.eliminable * s.non_overlapped == doctest::Approx(s.rdma_benefit));
     for (const auto& k : s.by_kind) {
         CHECK(k.share >= 0.0);

@@ -142,7 +142,11 @@ struct TrainingSpec {
     bool distributed_optimizer = false;
     int zero_stage = 0;               // 0 = DDP, 1/2 = sharded grads/optimizer, 3 = FSDP
     // Overlap (docs/cost-model.md §6): what compute may hide which collective.
-    bool overlap_dp = true;           // bucketed grad reduce under the remaining backward
+    bool overlap_dp = true;           // bucketed grad reduce under the last micro-batch's backward
+    bool overlap_param_gather = true; // distributed-optimizer/ZeRO param gathers prefetched under the
+                                      // forward (default: as overlap_dp; Megatron's --overlap-param-gather)
+    double bucket_params = 0;         // parameters per DP bucket (Megatron --ddp-bucket-size); 0 = default
+    double bucket_bytes = 0;          // or bytes per bucket (PyTorch DDP bucket_cap_mb); 0 = not given
     bool overlap_pp = true;           // 1F1B steady state hides p2p under the other micro-batch
     bool overlap_ep = false;          // EP dispatch/combine overlapped with compute (DualPipe-like)
     bool overlap_cp = true;           // ring attention hides KV passing under attention

@@ -39,6 +39,20 @@ struct ScoreInput {
     ScoreFactors given;
 };
 
+/// One collective item of a kind and the window that hides it (analysis/overlap.hpp);
+/// index 0 = baseline transport, 1 = candidate.
+struct WindowDetail {
+    std::string what;           // "grad reduce", "param gather", "dispatch+combine", ...
+    std::string collective;     // "reduce_scatter", ...
+    std::string window;         // in words: "last micro-batch's backward", "none", ...
+    std::string bucket_source;  // data-parallel items: where the bucket size came from
+    double calls = 0;           // calls per step (buckets for a bucketed item)
+    double call_bytes = 0;      // its largest call (a bucket)
+    double window_s = 0;        // compute the window offers per step
+    double time_s[2] = {0, 0};
+    double exposed_s[2] = {0, 0};
+};
+
 /// One group kind in the breakdown; index 0 = baseline transport, 1 = candidate.
 struct KindBreakdown {
     std::string kind;
@@ -57,6 +71,7 @@ struct KindBreakdown {
     double phi = 0;             // 1 − time_s[1] / time_s[0]
     double u = 0;               // (exposed[0] − exposed[1]) / (time[0] − time[1])
     double contribution = 0;    // its part of the score: (exposed[0] − exposed[1]) / baseline step
+    std::vector<WindowDetail> windows;  // its collectives, in traffic order
     std::vector<std::string> fits;  // the calibrated fits its collectives used in either arm
                                     // (CollectiveFit::label()); empty: the priors
 };

@@ -21,11 +21,13 @@ struct ParallelSizes {
     int vpp = 1;
 };
 
-/// How compute can hide a collective (docs/cost-model.md §6); the score turns it into windows.
+/// How compute can hide a collective (docs/cost-model.md §6); analysis/overlap.hpp turns it into
+/// windows.
 enum class OverlapKind {
     None,          // on the critical path (TP/SP, EP unless configured)
-    Backward,      // bucketed DP grad reduction under the remaining backward
-    Forward,       // ZeRO-3 parameter all-gather prefetched under the forward
+    Backward,      // DP grad reduction in buckets under the last micro-batch's backward (an
+                   // all-gather here is ZeRO-3's, prefetched under that backward)
+    Forward,       // distributed-optimizer / ZeRO parameter all-gather prefetched under the forward
     PipelineSteady,// PP send/recv under the other micro-batch in the 1F1B steady state
     PerLayer,      // EP / CP overlapped with the same layer's compute
 };

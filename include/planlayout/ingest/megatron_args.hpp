@@ -18,13 +18,18 @@
 //   /parallel/{dist_opt_instances,hierarchical_cp,hybrid_cp}
 //   /training/{seq_len,micro_batch,global_batch,sequence_parallel,distributed_optimizer,recompute,
 //              recompute_method,recompute_layers,fp8}, /training/overlap/dp (--overlap-grad-reduce
-//              or --overlap-param-gather)
+//              or --overlap-param-gather), /training/overlap/param_gather (--overlap-param-gather),
+//              /training/overlap/bucket_params (--ddp-bucket-size), /training/overlap/pp
+//              (--no-overlap-p2p-communication)
 //   /model/{layers,hidden,ffn_hidden,heads,kv_heads,head_dim,vocab,tied_embeddings,ffn_gated}
 //   /model/moe/{experts,topk,ffn_hidden,shared_ffn_hidden,layer_freq,capacity_factor,
 //               token_dispatcher,grouped_gemm}   (with --num-experts only)
 //   /model/mla/{q_lora_rank,kv_lora_rank,qk_head_dim,qk_rope_head_dim,v_head_dim}
 //                                                  (with --multi-latent-attention only)
 //   /model/dtype_bytes/{activation,param,grad}    --bf16 / --fp16, as Megatron reduces gradients
+// Megatron's overlap defaults, written when the words give any training flag: overlap/dp and
+// overlap/param_gather false without their flags, overlap/pp false without virtual stages
+// (Megatron turns overlap_p2p_comm off outside the interleaved schedule).
 // Megatron's defaults, written when the words give any model flag and not the one that changes
 // it, sourced "FILE (Megatron default)": tied_embeddings true, ffn_gated false, dtype_bytes 4
 // (fp32), moe topk 2, kv_heads 1 with --group-query-attention alone, and the MLA sizes of
