@@ -200,8 +200,16 @@ nlohmann::json TrainingSpec::to_json() const {
                         {"zero_stage", zero_stage},
                         {"overlap", {{"dp", overlap_dp}, {"pp", overlap_pp}, {"ep", overlap_ep}, {"cp", overlap_cp}}},
                         {"measured_transport", measured_transport},
-                        {"gpu_peak_tflops", gpu_peak_tflops},
-                        {"mfu", mfu}};
+                        {"compute_scale", compute_scale}};
+    if (!gpu.empty()) {
+        j["gpu"] = gpu;
+    }
+    if (gpu_peak_tflops) {
+        j["gpu_peak_tflops"] = *gpu_peak_tflops;
+    }
+    if (mfu) {
+        j["mfu"] = *mfu;
+    }
     if (finetune == FineTune::Lora) {
         j["lora"] = {{"adapter_params", lora_adapter_params}, {"expert_share", lora_expert_share}};
     }

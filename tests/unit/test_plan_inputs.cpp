@@ -119,7 +119,8 @@ TEST_CASE("a real launch script and a template give the plan with no layout file
     CHECK(source.at("/model/layers").find("(--num-layers)") != std::string::npos);
     CHECK(source.at("/model/vocab") == "command line (--vocab-size)");
     CHECK(source.at("/parallel/dp") == "derived");
-    CHECK(source.at("/training/mfu") == "default");
+    CHECK(source.at("/training/compute_scale") == "default");
+    CHECK(value.count("/compute/gpu") == 1);  // the GPU the compute model used, with its source
     CHECK(j.contains("memory"));
     // The command line's --nodes wins over the script's --nnodes, and says so.
     CHECK(r.err.find("sets /cluster/nodes to 4") != std::string::npos);
