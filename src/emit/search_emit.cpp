@@ -70,6 +70,8 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
         out << "  the smallest pruned layout needs " << fixed(r.smallest_pruned_bytes / kGiB, 1) << " GiB per GPU\n";
     }
     out << "\n";
+    // MFU of the arm the table is sorted by (the candidate's for a benefit sort).
+    const std::size_t mfu_arm = one_arm || h.sort == base ? 0 : 1;
     char line[512];
     std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s %8s %6s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout",
                   "mem GiB", (base + " s").c_str(), (one_arm ? std::string("-") : cand + " s").c_str(), "benefit", "x-node",
@@ -82,7 +84,7 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
                       fixed(l.score.step_time_s[0], 3).c_str(), one_arm ? "-" : fixed(l.score.step_time_s[1], 3).c_str(),
                       one_arm ? "-" : (fixed(100.0 * l.score.rdma_benefit, 1) + "%").c_str(),
                       fixed(100.0 * l.score.cross_node_share, 1).c_str(),
-                      fixed(l.score.compute_s + l.score.bubble_s, 3).c_str(), fixed(100.0 * l.score.mfu[0], 1).c_str(),
+                      fixed(l.score.compute_s + l.score.bubble_s, 3).c_str(), fixed(100.0 * l.score.mfu[mfu_arm], 1).c_str(),
                       reach_text(l.kinds[0]).c_str(), reach_text(l.kinds[1]).c_str(), reach_text(l.kinds[2]).c_str(),
                       reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
         out << line;
@@ -93,7 +95,7 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     out << "\nx-node: the part of the " << base
         << " step spent in exposed cross-node communication (time hidden under compute is not counted); per kind: "
            "worst path class of its worst group, /Nn = nodes it spans. comp s: compute + pipeline bubble per step; "
-           "MFU: model FLOPs / (" << base << " step x peak x GPUs), compute from the "
+           "MFU: model FLOPs / (" << (mfu_arm == 0 ? base : cand) << " step x peak x GPUs), compute from the "
         << (r.layouts.empty() ? std::string("GPU") : r.layouts.front().score.gpu_name) << " spec.\n";
     return out.str();
 }
