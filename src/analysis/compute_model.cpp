@@ -296,7 +296,7 @@ GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& train
                      const std::vector<std::pair<std::string, std::string>>& template_models) {
     if (!training_gpu.empty()) {
         if (const GpuSpec* g = match_gpu(specs, training_gpu)) {
-            return {*g, "training.gpu (" + g->source + ")", false};
+            return {*g, "training.gpu", false};
         }
         std::string list;
         for (const auto& s : specs) {
@@ -308,10 +308,10 @@ GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& train
     }
     for (const auto& [name, model] : template_models) {
         if (const GpuSpec* g = match_gpu(specs, model)) {
-            return {*g, "node template " + name + " (gpu_model '" + model + "', " + g->source + ")", false};
+            return {*g, "gpu_model '" + model + "' of node template " + name, false};
         }
     }
-    std::string why = "no GPU named";
+    std::string why = "no GPU named by training.gpu or a node template";
     for (const auto& [name, model] : template_models) {
         if (!model.empty()) {
             why = "gpu_model '" + model + "' of node template " + name + " is not in layouts/gpus";
@@ -319,10 +319,10 @@ GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& train
         }
     }
     if (const GpuSpec* g = match_gpu(specs, kDefaultGpuName)) {
-        return {*g, "default (" + why + "; " + g->source + ")", true};
+        return {*g, "default: " + why, true};
     }
     GpuSpec g = builtin_default_gpu();
-    return {g, "default (" + why + "; " + g.source + ")", true};
+    return {g, "default: " + why, true};
 }
 
 std::vector<int> layers_per_chunk(int layers, int pp, int vpp) {
