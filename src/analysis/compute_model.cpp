@@ -121,7 +121,7 @@ struct Shape {
 void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
                    const Shape& sh) {
     const double h = m.hidden;
-    const double T = sh.tokens;
+    const double tokens = sh.tokens;
     const double tp = sh.tp;
     const double heads = m.heads;
     double dqk = m.derived_head_dim();
@@ -133,31 +133,31 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
         dqk = a.qk_head_dim + a.qk_rope_head_dim;
         dv = a.v_head_dim;
         if (a.q_lora_rank > 0) {
-            const Work down = gemm(r, T, a.q_lora_rank, h);
+            const Work down = gemm(r, tokens, a.q_lora_rank, h);
             proj += down;
             replicated_flops += down.flops;
-            proj += gemm(r, T, heads * dqk / tp, a.q_lora_rank);
+            proj += gemm(r, tokens, heads * dqk / tp, a.q_lora_rank);
         } else {
-            proj += gemm(r, T, heads * dqk / tp, h);
+            proj += gemm(r, tokens, heads * dqk / tp, h);
         }
-        const Work kv_down = gemm(r, T, a.kv_lora_rank + a.qk_rope_head_dim, h);
+        const Work kv_down = gemm(r, tokens, a.kv_lora_rank + a.qk_rope_head_dim, h);
         proj += kv_down;
         replicated_flops += kv_down.flops;
-        proj += gemm(r, T, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank);
+        proj += gemm(r, tokens, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank);
     } else {
         const double kv = m.derived_kv_heads();
-        proj += gemm(r, T, (heads + 2.0 * kv) * dqk / tp, h);
+        proj += gemm(r, tokens, (heads + 2.0 * kv) * dqk / tp, h);
     }
     Entry qkv = gemm_entry("qkv", proj, sh.frozen);
     qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : 2.0)) * (1.0 - 1.0 / tp);
     l.entries.push_back(qkv);
-    // Core attention (flash, causal): per rank T queries against s/2 keys on average (CP splits
-    // the queries, load-balanced); QKᵀ and PV: 2·T·(s/2)·(dqk + dv) FLOPs per local head.
+    // Core attention (flash, causal): per rank tokens queries against s/2 keys on average (CP splits
+    // the queries, load-balanced); QKᵀ and PV: 2·tokens·(s/2)·(dqk + dv) FLOPs per local head.
     const double s = t.seq_len;
     const double heads_local = heads / tp;
-    const double fwd_flops = T * s * (dqk + dv) * heads_local;
+    const double fwd_flops = tokens * s * (dqk + dv) * heads_local;
     const double kv_width = m.kv_dim();
-    const double fwd_bytes = r.beta * T * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
+    const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
     const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
     const double flops_s = r.attn_flops_s * attention_efficiency(seq_call) * r.scale;
     Entry core;
@@ -167,7 +167,7 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     core.selective = true;
     core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
     l.entries.push_back(core);
-    l.entries.push_back(gemm_entry("attn_out", gemm(r, T, h, heads * dv / tp), sh.frozen));
+    l.entries.push_back(gemm_entry("attn_out", gemm(r, tokens, h, heads * dv / tp), sh.frozen));
 }
 
 void add_mlp(Layer& l, const std::string& name, const ModelSpec& m, const Rates& r, const Shape& sh, double width) {
