@@ -237,3 +237,31 @@ TEST_CASE("GPU specs: the built-in files, matching by name and id, reader errors
                              nlohmann::json::parse(R"({"name": "X", "bf16_tflops": -1, "hbm_gbyte_s": 1})"), "g.json"),
                          doctest::Contains("g.json (/bf16_tflops)"), Error);
 }
+
+TEST_CASE("training.gpu, compute_scale and fp8: read, range-checked, and what they change") {
+    const auto j = nlohmann::json::parse(
+        R"({"global_batch": 8, "seq_len": 4096, "gpu": "H200", "compute_scale": 0.5, "mfu": 0.3})");
+    const TrainingSpec t = TrainingSpec::from_json(j, "l.json");
+    CHECK(t.gpu == "H200");
+    CHECK(t.compute_scale == 0.5);
+    REQUIRE(t.mfu);
+    CHECK(*t.mfu == 0.3);
+    CHECK_FALSE(t.gpu_peak_tflops);
+    CHECK(TrainingSpec::from_json(t.to_json(), "l.json").to_json() == t.to_json());
+    CHECK_THROWS_WITH_AS(
+        (void)TrainingSpec::from_json(nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 8, "compute_scale": 1000})"),
+                                      "l.json"),
+        doctest::Contains("l.json (/training/compute_scale)"), Error);
+    // fp8: the GEMMs run at the fp8 peak, attention stays bf16.
+    const ModelSpec m = dense_model();
+    TrainingSpec bf16 = one_batch(4096);
+    TrainingSpec fp8 = bf16;
+    fp8.fp8 = "hybrid";
+    const auto secs = [](const ComputeBreakdown& c, const std::string& name) {
+        return std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; })->seconds;
+    };
+    const ComputeBreakdown a = compute_breakdown(m, bf16, ParallelSizes{}, h100(), 1.0);
+    const ComputeBreakdown b = compute_breakdown(m, fp8, ParallelSizes{}, h100(), 1.0);
+    CHECK(secs(b, "mlp") == doctest::Approx(secs(a, "mlp") / 2));
+    CHECK(secs(b, "attention") == doctest::Approx(secs(a, "attention")));
+}
