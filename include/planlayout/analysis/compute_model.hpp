@@ -23,9 +23,9 @@ inline constexpr double kGemmEfficiencyMax = 0.80;
 /// A GEMM dimension of this size halves the efficiency (one 128-wide tile: tile and wave quantization).
 inline constexpr double kGemmHalfDim = 128.0;
 /// Flash attention (causal, head dim 128, bf16) at long sequences: share of the dense peak.
-inline constexpr double kAttentionEfficiencyMax = 0.68;
+inline constexpr double kAttentionEfficiencyMax = 0.66;
 /// The sequence length (per kernel call) at which flash attention reaches half of that.
-inline constexpr double kAttentionHalfSeq = 700.0;
+inline constexpr double kAttentionHalfSeq = 600.0;
 /// Flash attention's backward does 2.5× the forward's FLOPs (5 matmuls against 2).
 inline constexpr double kAttentionBackwardFactor = 2.5;
 /// Element accesses per hidden element per token of a layer's forward norms and residual adds
