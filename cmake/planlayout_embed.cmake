@@ -43,6 +43,29 @@ inline constexpr EmbeddedNode kEmbeddedNodes[] = {
 ")
 configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp @ONLY)
 
+# The GPU specs under layouts/gpus/ are compiled in the same way (the compute model's peaks and bandwidths).
+file(GLOB PLANLAYOUT_GPU_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/layouts/gpus/*.json)
+list(SORT PLANLAYOUT_GPU_FILES)
+set(PLANLAYOUT_GPUS_BODY "")
+foreach(f ${PLANLAYOUT_GPU_FILES})
+    get_filename_component(stem ${f} NAME_WE)
+    file(READ ${f} body)
+    string(APPEND PLANLAYOUT_GPUS_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
+endforeach()
+file(WRITE ${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp.in
+"// Generated from layouts/gpus/*.json by cmake/planlayout_embed.cmake. Do not edit.
+#pragma once
+namespace planlayout {
+struct EmbeddedGpu {
+    const char* name;
+    const char* text;
+};
+inline constexpr EmbeddedGpu kEmbeddedGpus[] = {
+@PLANLAYOUT_GPUS_BODY@};
+}  // namespace planlayout
+")
+configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp @ONLY)
+
 # The diagram style viz/style.json is compiled in too (issue 6): one place for colours and dashes.
 set(PLANLAYOUT_STYLE_FILE ${CMAKE_CURRENT_SOURCE_DIR}/viz/style.json)
 if(EXISTS ${PLANLAYOUT_STYLE_FILE})

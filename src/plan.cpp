@@ -10,6 +10,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -39,6 +40,7 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
         setup.given = ScoreFactors::from_json(top.at("score"), file);
     }
     setup.calibrations = read_calibration_files(setup.transport.calibrations, scope, top.where("transport"), &files);
+    setup.gpus = builtin_gpu_specs();
     return setup;
 }
 
@@ -148,6 +150,26 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
         }
     }
     section("training");
+    if (report.score && report.score->has_model) {  // the GPU and the compute model's constants
+        const Score& s = *report.score;
+        const GpuSpec& g = s.gpu;
+        out.push_back({"/compute/gpu", g.name, s.gpu_source});
+        const std::string spec = g.source.empty() ? s.gpu_source : g.source;
+        out.push_back({"/compute/gpu/bf16_tflops", g.bf16_tflops, spec});
+        out.push_back({"/compute/gpu/fp8_tflops", g.fp8_tflops, spec});
+        out.push_back({"/compute/gpu/hbm_gbyte_s", g.hbm_gbyte_s, spec});
+        if (s.compute.modelled) {
+            const std::string doc = "docs/cost-model.md (Compute: efficiency)";
+            out.push_back({"/compute/gemm_efficiency_max", kGemmEfficiencyMax, doc});
+            out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
+            out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
+            out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});
+            out.push_back({"/compute/adam_bytes_per_param", kAdamBytesPerParam, doc});
+        }
+        if (s.anchored) {
+            out.push_back({"/compute/compute_scale", s.compute_scale, "fitted to /training/measured_step_time_s"});
+        }
+    }
     if (eff.contains("transport") && report.score) {  // the priors of the arms compared, not of the others
         nlohmann::json transport = eff.at("transport");
         for (const char* t : {"tcp", "rdma", "gdrdma"}) {

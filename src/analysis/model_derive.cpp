@@ -204,8 +204,16 @@ nlohmann::json TrainingSpec::to_json() const {
                                      {"ep", overlap_ep},
                                      {"cp", overlap_cp}}},
                         {"measured_transport", measured_transport},
-                        {"gpu_peak_tflops", gpu_peak_tflops},
-                        {"mfu", mfu}};
+                        {"compute_scale", compute_scale}};
+    if (!gpu.empty()) {
+        j["gpu"] = gpu;
+    }
+    if (gpu_peak_tflops) {
+        j["gpu_peak_tflops"] = *gpu_peak_tflops;
+    }
+    if (mfu) {
+        j["mfu"] = *mfu;
+    }
     if (finetune == FineTune::Lora) {
         j["lora"] = {{"adapter_params", lora_adapter_params}, {"expert_share", lora_expert_share}};
     }

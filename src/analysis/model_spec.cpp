@@ -248,7 +248,8 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     const JsonReader f(j, where, pointer);
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport",
-                  "compute_time_s", "gpu_peak_tflops", "mfu", "fp8", "recompute_method", "recompute_layers"});
+                  "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "recompute_method",
+                  "recompute_layers"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -311,8 +312,15 @@ TrainingSpec TrainingSpec::from_json(const nlohmann::json& j, const std::string&
     if (const auto c = f.get<double>("compute_time_s", 0, 1e6)) {
         t.compute_time_s = *c;
     }
-    set_if(f.get<double>("gpu_peak_tflops", 1e-3, 1e6), t.gpu_peak_tflops);
-    set_if(f.get<double>("mfu", 1e-6, 1.0), t.mfu);
+    if (const auto g = f.get<std::string>("gpu")) {
+        if (g->empty()) {
+            throw input_error(f.where("gpu"), "empty GPU name", "name a GPU of layouts/gpus (\"H100 SXM\"), or remove the key");
+        }
+        t.gpu = *g;
+    }
+    t.gpu_peak_tflops = f.get<double>("gpu_peak_tflops", 1e-3, 1e6);
+    t.mfu = f.get<double>("mfu", 1e-6, 1.0);
+    set_if(f.get<double>("compute_scale", 1e-4, 100.0), t.compute_scale);
     if (const auto fp8 = f.get<std::string>("fp8")) {
         if (*fp8 != "e4m3" && *fp8 != "hybrid") {
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");

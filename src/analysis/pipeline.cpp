@@ -22,6 +22,20 @@ CalibratedHardware calibrated_hardware(const Cluster& cluster,
     return out;
 }
 
+GpuChoice gpu_of_layout(const Cluster& cluster, const Placement& placement, const ScoreSetup& setup) {
+    std::vector<bool> used(cluster.templates.size(), false);
+    for (const std::int32_t node : placement.node) {
+        used[static_cast<std::size_t>(cluster.nodes[static_cast<std::size_t>(node)].template_index)] = true;
+    }
+    std::vector<std::pair<std::string, std::string>> models;
+    for (std::size_t i = 0; i < used.size(); ++i) {
+        if (used[i]) {
+            models.emplace_back(cluster.templates[i].name, cluster.templates[i].gpu_model);
+        }
+    }
+    return choose_gpu(setup.gpus, setup.training ? setup.training->gpu : std::string(), models);
+}
+
 namespace {
 
 // The requested candidate on the hardware arms.what_if describes: GPUDirect to every NIC, and
@@ -58,6 +72,7 @@ Score score_kinds(const ScoreSetup& setup,
     in.transport.candidate = arms.candidate;
     in.transport.network = arms.network;
     in.given = setup.given;
+    in.gpu = setup.gpu;
     in.sizes = sizes;
     for (const auto& k : kinds) {
         if (!k.footprints.empty()) {
@@ -91,7 +106,13 @@ Evaluation evaluate(const Cluster& cluster,
     if (setup) {
         const CalibratedHardware calibrated = calibrated_hardware(cluster, setup->transport, setup->calibrations);
         const ArmChoice arms = setup->arms ? *setup->arms : choose_arms(cluster, placement, setup->transport);
-        out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+        if (!setup->gpu && setup->training) {
+            ScoreSetup with_gpu = *setup;
+            with_gpu.gpu = gpu_of_layout(cluster, placement, *setup);
+            out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+        } else {
+            out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+        }
     }
     return out;
 }

@@ -37,12 +37,6 @@ const PlacedGroup* find_cost_shape(const ScoreInput& in, const std::string& kind
     return it == in.placed.end() ? nullptr : &it->second;
 }
 
-double flops_factor(const TrainingSpec& t) {
-    // fwd 2N; bwd 4N (activation + weight grads), 2N when base weights are frozen (LoRA).
-    const double f = t.finetune == FineTune::Lora ? 4.0 : 6.0;
-    return f + (t.recompute == Recompute::Full ? 2.0 : 0.0);
-}
-
 /// The compute windows of one rank (overlap.hpp) from the step's compute.
 OverlapCompute overlap_compute(const Compute& c, const ScoreInput& in, double micro) {
     OverlapCompute o;
@@ -95,40 +89,53 @@ Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffi
     return e;
 }
 
-Compute compute_time(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                     const std::vector<const PlacedGroup*>& shapes, double micro) {
+Compute compute_of(const ComputeBreakdown& b) { return {b.comp_s, b.bubble_s, b.fwd_s, b.bwd_s}; }
+
+/// The compute model at one compute_scale: the flat model when compute_time_s or mfu is given.
+ComputeBreakdown breakdown_at(const ScoreInput& in, const GpuSpec& gpu, double scale) {
     const TrainingSpec& t = *in.training;
-    const ParallelSizes& p = in.sizes;
-    const double factor = flops_factor(t);
-    const double bubble_ratio = (p.pp - 1.0) / (std::max(1, t.vpp) * micro);
-    Compute c;
-    const auto set = [&](double comp) {
-        c.comp_s = std::max(0.0, comp);
-        c.bubble_s = c.comp_s * bubble_ratio;
-        c.fwd_s = c.comp_s * 2.0 / factor;
-        c.bwd_s = c.comp_s - c.fwd_s;
-    };
-    if (t.compute_time_s) {
-        set(*t.compute_time_s);
-    } else if (t.measured_step_time_s) {
-        // Measured step = comp·(1 + bubble) + exposed(comp) on the measured transport: solve for
-        // comp by fixed-point iteration (exposure only shrinks as comp grows).
+    if (t.compute_time_s || t.mfu) {
+        return flat_compute(*in.model, t, in.sizes, t.gpu_peak_tflops.value_or(gpu.bf16_tflops), scale);
+    }
+    return compute_breakdown(*in.model, t, in.sizes, gpu, scale);
+}
+
+/// compute_scale as given, or fitted so that the measured arm's step equals training.measured_step_time_s.
+struct ComputeFit {
+    ComputeBreakdown breakdown;
+    double scale = 1;
+    bool anchored = false;
+    std::optional<std::string> warning;
+};
+
+ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vector<TrafficItem>& traffic,
+                       const std::vector<const PlacedGroup*>& shapes, double micro) {
+    const TrainingSpec& t = *in.training;
+    ComputeFit f;
+    f.scale = t.compute_scale;
+    if (t.measured_step_time_s && !t.compute_time_s) {
         const Transport m = parse_transport(t.measured_transport).value_or(Transport::Tcp);
         ScoreInput probe = in;
         probe.transport.baseline = m;
         probe.transport.candidate = m;
-        set(*t.measured_step_time_s / (1.0 + bubble_ratio));
-        for (int i = 0; i < 50; ++i) {
-            const Evaluation e = evaluate(probe, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
-            const double exposed = e.step_s[0] - c.comp_s - c.bubble_s;
-            set((*t.measured_step_time_s - exposed) / (1.0 + bubble_ratio));
+        const auto step_at = [&](double scale) {
+            return evaluate(probe, traffic, shapes, compute_of(breakdown_at(in, gpu, scale)), micro, PriorEnd::Point,
+                            PriorEnd::Point)
+                .step_s[0];
+        };
+        const ScaleFit r = fit_compute_scale(step_at, *t.measured_step_time_s);
+        f.scale = r.scale;
+        f.anchored = true;
+        if (r.clamped) {
+            f.warning = "the measured " + std::string(to_string(m)) + " step of " + seconds_text(*t.measured_step_time_s) +
+                        " s lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
+                        number_text(kMaxComputeScale) + " predicts: compute_scale " + number_text(r.scale) +
+                        " gives " + seconds_text(r.step_s) + " s (communication or memory-bound work alone " +
+                        (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)";
         }
-    } else {
-        const double gpus = static_cast<double>(p.tp) * p.pp * p.cp * p.dp;
-        const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
-        set(factor * in.model->active_params() * tokens / (gpus * t.gpu_peak_tflops * 1e12 * t.mfu));
     }
-    return c;
+    f.breakdown = breakdown_at(in, gpu, f.scale);
+    return f;
 }
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
@@ -335,13 +342,27 @@ Score compute_score(const ScoreInput& in) {
         }
     }
     const double micro = in.training->micro_batches(in.sizes.dp);
-    const Compute c = compute_time(in, traffic, shapes, micro);
+    const GpuChoice gpu = in.gpu ? *in.gpu : choose_gpu({}, in.training->gpu, {});
+    const ComputeFit fit = fit_compute(in, gpu.spec, traffic, shapes, micro);
+    const Compute c = compute_of(fit.breakdown);
     s.compute_s = c.comp_s;
     s.bubble_s = c.bubble_s;
+    s.gpu_name = gpu.spec.name;
+    s.gpu_source = gpu.source;
+    s.gpu = gpu.spec;
+    s.gpu_peak_tflops = fit.breakdown.peak_tflops;
+    s.compute = fit.breakdown;
+    s.compute_scale = fit.scale;
+    s.anchored = fit.anchored;
+    if (fit.warning) {
+        s.warnings.push_back(*fit.warning);
+    }
 
     const Evaluation e = evaluate(in, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
     s.step_time_s[0] = e.step_s[0];
     s.step_time_s[1] = e.step_s[1];
+    s.mfu[0] = mfu_of(fit.breakdown, e.step_s[0]);
+    s.mfu[1] = mfu_of(fit.breakdown, e.step_s[1]);
 
     // Per kind, in first-seen order; then the factors over cross-node kinds.
     s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();

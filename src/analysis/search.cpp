@@ -74,6 +74,11 @@ Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::
     setup.calibrations = model.calibrations;
     Placement placement = node_major_placement(cluster, world);
     setup.arms = choose_arms(cluster, placement, model.transport);  // one placement: decided once
+    setup.gpus = model.gpus;
+    setup.gpu = gpu_of_layout(cluster, placement, setup);
+    // A measured step belongs to the layout it was measured on, not to every candidate: search
+    // ranks with compute_scale (fit it on the measured layout first: plan-layout score).
+    setup.training->measured_step_time_s.reset();
     return Evaluator{cluster, std::move(setup), std::move(placement)};
 }
 

@@ -11,6 +11,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout::cli {
@@ -71,6 +72,7 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
     });
     out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
                                                     request.layout_name + " (/transport)", &out.files);
+    out.model.gpus = builtin_gpu_specs();
     out.files.insert(out.files.end(), out.inputs.files.begin(), out.inputs.files.end());
     out.files.insert(out.files.end(), out.cluster.files.begin(), out.cluster.files.end());
     return out;

@@ -66,7 +66,9 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
     for (std::size_t i = 0; i < assumptions.size(); ++i) {
         const Assumption& a = assumptions[i];
         const bool hardware = a.path.rfind("/hardware/", 0) == 0;
-        if (!hardware && a.source != "default" && a.source != "derived") {
+        // The compute model's GPU and constants: from the GPU spec files and the docs, never the input.
+        const bool compute = a.path.rfind("/compute/", 0) == 0;
+        if (!hardware && !compute && a.source != "default" && a.source != "derived") {
             const std::string file = source_file(a.source);
             if (given[file]++ == 0) {
                 given_order.push_back(file);
@@ -96,11 +98,12 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
             value = value_text(assumptions[i + 2].value) + " (" + value_text(assumptions[i + 1].value) + ".." + value + ")";
             i += 2;
         }
-        const std::string label = (hardware ? "node " : a.source + " ") + section;
+        const std::string label = hardware ? "node " + section : compute ? section : a.source + " " + section;
         if (items.count(label) == 0) {
             labels.push_back(label);
         }
-        items[label].push_back(key + " " + value + (hardware && a.source == "default" ? " (default)" : ""));
+        const bool say_source = (hardware && a.source == "default") || (compute && key == "gpu");
+        items[label].push_back(key + " " + value + (say_source ? " (" + a.source + ")" : ""));
     }
     if (labels.empty() && given.empty()) {
         return;

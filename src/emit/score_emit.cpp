@@ -11,6 +11,72 @@ namespace {
 
 /// A count of calls per step: whole numbers without decimals, others with one.
 std::string count_text(double v) { return fixed_text(v, v == std::floor(v) ? 0 : 1); }
+// The compute model's part of the score (analysis/compute_model.hpp).
+nlohmann::json compute_json(const Score& s) {
+    const ComputeBreakdown& c = s.compute;
+    nlohmann::json stages = nlohmann::json::array();
+    for (const auto& st : c.stages) {
+        stages.push_back({{"layers", st.layers}, {"moe_layers", st.moe_layers}, {"fwd_s", st.fwd_s}, {"bwd_s", st.bwd_s}});
+    }
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& o : c.ops) {
+        ops.push_back({{"name", o.name},
+                       {"flops", o.flops},
+                       {"bytes", o.bytes},
+                       {"seconds", o.seconds},
+                       {"bound", o.memory_bound ? "memory" : "compute"}});
+    }
+    return {{"gpu", s.gpu_name},
+            {"gpu_source", s.gpu_source},
+            {"peak_tflops", s.gpu_peak_tflops},
+            {"basis", c.basis},
+            {"compute_scale", s.compute_scale},
+            {"anchored", s.anchored},
+            {"mfu", {{std::string(to_string(s.baseline)), s.mfu[0]}, {std::string(to_string(s.candidate)), s.mfu[1]}}},
+            {"model_flops", c.model_flops},
+            {"micro_batches", c.micro_batches},
+            {"fwd_s", c.fwd_s},
+            {"bwd_s", c.bwd_s},
+            {"optimizer_s", c.optimizer_s},
+            {"slowest_stage", c.slowest_stage},
+            {"stages", stages},
+            {"ops", ops}};
+}
+
+// "compute: H100 SXM (989 TFLOPS bf16), MFU 31.2% tcp, 35.0% gdrdma; largest: experts 0.41 s (memory), ..."
+void compute_text(std::ostream& out, const Score& s) {
+    const ComputeBreakdown& c = s.compute;
+    out << "  compute: " << s.gpu_name << " (" << fixed_text(s.gpu_peak_tflops, 0) << " TFLOPS bf16), MFU "
+        << percent_text(s.mfu[0]) << " " << to_string(s.baseline);
+    if (!s.single_arm) {
+        out << ", " << percent_text(s.mfu[1]) << " " << to_string(s.candidate);
+    }
+    if (!c.modelled) {
+        out << " (flat model: training." << c.basis << " given)";
+    }
+    out << "\n";
+    if (s.anchored || s.compute_scale != 1.0) {
+        out << "  compute_scale " << fixed_text(s.compute_scale, 4)
+            << (s.anchored ? " (fitted to the measured step)" : " (given)") << "\n";
+    }
+    if (!c.modelled) {
+        return;
+    }
+    out << "  largest compute:";
+    for (std::size_t i = 0; i < c.ops.size() && i < 4; ++i) {
+        out << (i > 0 ? "," : "") << " " << c.ops[i].name << " " << fixed_text(c.ops[i].seconds, 3) << " s ("
+            << (c.ops[i].memory_bound ? "memory" : "compute") << ")";
+    }
+    out << "\n";
+    if (c.stages.size() > 1) {
+        out << "  stages (fwd+bwd ms per micro-batch, layers):";
+        for (std::size_t i = 0; i < c.stages.size() && i < 16; ++i) {
+            out << " " << fixed_text(1e3 * (c.stages[i].fwd_s + c.stages[i].bwd_s), 2) << "/" << c.stages[i].layers
+                << (static_cast<int>(i) == c.slowest_stage ? "*" : "");
+        }
+        out << (c.stages.size() > 16 ? " ..." : "") << "\n";
+    }
+}
 
 }  // namespace
 
@@ -40,6 +106,7 @@ nlohmann::json to_json(const Score& s) {
         j["step_time_s"] = {{b, s.step_time_s[0]}, {c, s.step_time_s[1]}};
         j["compute_s"] = s.compute_s;
         j["bubble_s"] = s.bubble_s;
+        j["compute"] = compute_json(s);
     } else {
         j["step_time_s"] = nullptr;
     }
@@ -125,6 +192,7 @@ std::string render_text(const Score& s) {
             out << ", " << c << " " << fixed_text(s.step_time_s[1], 3) << " s";
         }
         out << " (compute " << fixed_text(s.compute_s, 3) << " s, bubble " << fixed_text(s.bubble_s, 3) << " s)\n";
+        compute_text(out, s);
     }
     const auto tag = [](bool given) { return given ? "given" : "computed"; };
     if (is_intra_arm(s.baseline) && !s.single_arm) {

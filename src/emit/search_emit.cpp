@@ -70,18 +70,21 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
         out << "  the smallest pruned layout needs " << fixed(r.smallest_pruned_bytes / kGiB, 1) << " GiB per GPU\n";
     }
     out << "\n";
+    // MFU of the arm the table is sorted by (the candidate's for a benefit sort).
+    const std::size_t mfu_arm = one_arm || h.sort == base ? 0 : 1;
     char line[512];
-    std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout", "mem GiB",
-                  (base + " s").c_str(), (one_arm ? std::string("-") : cand + " s").c_str(), "benefit", "x-node", "ep", "dp",
-                  "tp", "pp", "cp");
+    std::snprintf(line, sizeof line, "%4s  %-42s %7s %9s %9s %8s %7s %8s %6s  %-8s %-8s %-8s %-8s %-8s\n", "#", "layout",
+                  "mem GiB", (base + " s").c_str(), (one_arm ? std::string("-") : cand + " s").c_str(), "benefit", "x-node",
+                  "comp s", "MFU", "ep", "dp", "tp", "pp", "cp");
     out << line;
     for (std::size_t i = 0; i < shown(r, h); ++i) {
         const SearchLayout& l = r.layouts[i];
-        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %8s %6s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
+        std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %8s %6s%% %8s %5s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
                       l.name().c_str(), fixed(l.memory.total_bytes() / kGiB, 1).c_str(),
                       fixed(l.score.step_time_s[0], 3).c_str(), one_arm ? "-" : fixed(l.score.step_time_s[1], 3).c_str(),
                       one_arm ? "-" : (fixed(100.0 * l.score.rdma_benefit, 1) + "%").c_str(),
                       fixed(100.0 * l.score.cross_node_share, 1).c_str(),
+                      fixed(l.score.compute_s + l.score.bubble_s, 3).c_str(), fixed(100.0 * l.score.mfu[mfu_arm], 1).c_str(),
                       reach_text(l.kinds[0]).c_str(), reach_text(l.kinds[1]).c_str(), reach_text(l.kinds[2]).c_str(),
                       reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
         out << line;
@@ -91,7 +94,9 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     }
     out << "\nx-node: the part of the " << base
         << " step spent in exposed cross-node communication (time hidden under compute is not counted); per kind: "
-           "worst path class of its worst group, /Nn = nodes it spans.\n";
+           "worst path class of its worst group, /Nn = nodes it spans. comp s: compute + pipeline bubble per step; "
+           "MFU: model FLOPs / (" << (mfu_arm == 0 ? base : cand) << " step x peak x GPUs), compute from the "
+        << (r.layouts.empty() ? std::string("GPU") : r.layouts.front().score.gpu_name) << " spec.\n";
     return out.str();
 }
 
@@ -150,6 +155,10 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
         o["band"] = {{"low", round_to(l.score.band_low, 6)}, {"high", round_to(l.score.band_high, 6)}};
         o["cross_node_share"] = round_to(l.score.cross_node_share, 6);
         o["cross_node_hidden_s"] = round_to(l.score.cross_node_hidden_s, 6);
+        o["compute_s"] = round_to(l.score.compute_s, 6);
+        o["bubble_s"] = round_to(l.score.bubble_s, 6);
+        o["mfu"] = {{std::string(to_string(l.score.baseline)), round_to(l.score.mfu[0], 6)},
+                    {std::string(to_string(l.score.candidate)), round_to(l.score.mfu[1], 6)}};
         nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
         for (const auto& k : l.kinds) {
             kinds[k.kind] = {{"size", k.size}, {"max_nodes", k.max_nodes}, {"worst", std::string(to_string(k.worst))}};

@@ -236,3 +236,29 @@ TEST_CASE("shares are shares: the x-node share stays in [0, 1] where hidden time
         }
     }
 }
+
+TEST_CASE("with the compute model, search keeps a 64-expert MoE's expert parallelism inside 8-GPU nodes") {
+    // 4 x 8 H100, a Mixtral-sized model with 64 fine-grained experts, 4k tokens (issue 16: the flat
+    // MFU ranked tp1-pp4-cp8-ep1 first, since compute was the same for every layout).
+    const Cluster cluster =
+        cluster_from_json(json::parse(R"({"nodes": 4, "node": "h100-hgx-8gpu-8nic"})"), "c.json", "/cluster", ".");
+    SearchModel m;
+    m.model = ModelSpec::from_json(json::parse(R"({"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+        "ffn_hidden": 14336, "vocab": 32000, "moe": {"experts": 64, "topk": 2, "ffn_hidden": 1792}})"), "m.json");
+    m.training = TrainingSpec::from_json(json::parse(R"({"global_batch": 256, "seq_len": 4096, "sequence_parallel": true,
+        "distributed_optimizer": true, "recompute": "selective"})"), "m.json");
+    const SearchResult r = search_layouts(cluster, m, SearchOptions{});
+    REQUIRE(r.layouts.size() >= 5);
+    for (std::size_t i = 0; i < 5; ++i) {
+        CAPTURE(r.layouts[i].name());
+        CHECK(r.layouts[i].sizes.ep >= 4);                 // experts spread over several GPUs ...
+        CHECK(reach(r.layouts[i], "ep").max_nodes == 1);   // ... of one node
+        CHECK(r.layouts[i].score.compute.modelled);
+        CHECK(r.layouts[i].score.mfu[1] > 0.2);
+    }
+    // EP=1 puts 64 experts of 128 tokens each on every GPU: slower compute than EP=8.
+    ParallelSizes ep1{1, 1, 1, 32, 1, 1, 32, 1};
+    ParallelSizes ep8{1, 1, 1, 32, 8, 1, 4, 1};
+    CHECK(evaluate_layout(cluster, m, ep1, "tp-cp-ep-dp-pp").score.compute_s >
+          evaluate_layout(cluster, m, ep8, "tp-cp-ep-dp-pp").score.compute_s);
+}

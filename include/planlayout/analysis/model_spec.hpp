@@ -154,8 +154,10 @@ struct TrainingSpec {
     std::optional<double> measured_step_time_s;  // a measured stable step ...
     std::string measured_transport = "tcp";      // ... and the transport it was measured on
     std::optional<double> compute_time_s;        // compute per step per GPU, if known
-    double gpu_peak_tflops = 989.0;              // dense bf16 (H100/H200 SXM)
-    double mfu = 0.4;
+    std::string gpu;                             // a GPU of layouts/gpus by name or id ("" = from the node templates)
+    std::optional<double> gpu_peak_tflops;       // dense bf16 peak override (else the GPU spec's)
+    std::optional<double> mfu;                   // override: the flat model (comp from 6·N·tokens / (peak·mfu))
+    double compute_scale = 1.0;                  // multiplies the efficiency of compute-bound ops (anchoring)
     // Precision and recompute details (stored; Megatron --fp8-format, --recompute-method/-num-layers)
     std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
     std::optional<RecomputeMethod> recompute_method;  // full recompute only

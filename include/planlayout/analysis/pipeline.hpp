@@ -29,7 +29,14 @@ struct ScoreSetup {
     std::vector<Calibration> calibrations;  // applied in order
     std::optional<ArmChoice> arms;          // the arms the hardware allows (choose_arms); evaluate()
                                             // decides them when absent (search decides once)
+    std::vector<GpuSpec> gpus;              // the GPU specs known (layouts/gpus, read by the caller)
+    std::optional<GpuChoice> gpu;           // the GPU compute runs on; evaluate() decides it when
+                                            // absent (gpu_of_layout), search decides once
 };
+
+/// The GPU of a layout: training.gpu, else the used node templates' gpu_model, else the default
+/// (compute_model.hpp: choose_gpu).
+[[nodiscard]] GpuChoice gpu_of_layout(const Cluster& cluster, const Placement& placement, const ScoreSetup& setup);
 
 /// How many groups of each kind are classified: every group, or the groups through a few
 /// representative nodes (sampled_footprints.hpp; search uses it on thousands of candidates).

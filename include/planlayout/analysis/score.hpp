@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/analysis/compute_model.hpp"
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
@@ -37,6 +38,7 @@ struct ScoreInput {
     ParallelSizes sizes;
     std::map<std::string, PlacedGroup> placed;
     ScoreFactors given;
+    std::optional<GpuChoice> gpu;  // the GPU compute runs on (pipeline: choose_gpu); absent: the default
 };
 
 /// One collective item of a kind and the window that hides it (analysis/overlap.hpp);
@@ -98,6 +100,15 @@ struct Score {
     double step_time_s[2] = {0, 0};
     double compute_s = 0;
     double bubble_s = 0;
+    // Compute (compute_model.hpp): the GPU, the breakdown, MFU per arm, the anchoring.
+    std::string gpu_name;
+    std::string gpu_source;
+    GpuSpec gpu;                  // its spec (peaks, bandwidth, datasheet file)
+    double gpu_peak_tflops = 0;   // the dense bf16 peak MFU is measured against
+    ComputeBreakdown compute;
+    double mfu[2] = {0, 0};       // model FLOPs / (step × peak × GPUs), per arm
+    double compute_scale = 1;     // training.compute_scale, or fitted to the measured step
+    bool anchored = false;        // compute_scale fitted to training.measured_step_time_s
     double cross_node_share = 0;     // exposed transport-sensitive time / baseline step, 0..1
     double cross_node_hidden_s = 0;  // their baseline time hidden under compute (not in the share)
     double eliminable = 0;

@@ -38,6 +38,7 @@ struct SearchModel {
     TrainingSpec training;
     TransportSpec transport;
     std::vector<Calibration> calibrations;  // the files transport.calibrations names, read
+    std::vector<GpuSpec> gpus;              // the GPU specs known (layouts/gpus), read by the caller
 };
 
 /// One heavy kind of one layout: how far its worst group reaches.

@@ -1,0 +1,157 @@
+// Analysis: compute per GPU from the GPU and the layout (docs/cost-model.md, "Compute"): the ops
+// one layer and micro-batch implies on one rank, each timed as max(FLOPs / (peak × efficiency ×
+// compute_scale), bytes / memory bandwidth); stages from the layer split; the 1F1B / interleaved
+// pipeline schedule; MFU as an output. Pure: no I/O.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/topology/gpu_spec.hpp"
+
+namespace planlayout {
+
+// ---------------------------------------------------------------------------- named constants
+// Every one is listed with its source in docs/cost-model.md ("Compute: efficiency").
+
+/// Large bf16/fp8 GEMMs reach about this share of the dense peak (cuBLAS on A100/H100).
+inline constexpr double kGemmEfficiencyMax = 0.80;
+/// A GEMM dimension of this size halves the efficiency (one 128-wide tile: tile and wave quantization).
+inline constexpr double kGemmHalfDim = 128.0;
+/// Flash attention (causal, head dim 128, bf16) at long sequences: share of the dense peak.
+inline constexpr double kAttentionEfficiencyMax = 0.66;
+/// The sequence length (per kernel call) at which flash attention reaches half of that.
+inline constexpr double kAttentionHalfSeq = 600.0;
+/// Flash attention's backward does 2.5× the forward's FLOPs (5 matmuls against 2).
+inline constexpr double kAttentionBackwardFactor = 2.5;
+/// Element accesses per hidden element per token of a layer's forward norms and residual adds
+/// (2 norms: read + write; 2 residual adds: 2 reads + 1 write).
+inline constexpr double kNormResidualAccesses = 10.0;
+/// Backward element-wise work moves this many times the forward's bytes.
+inline constexpr double kElementwiseBackwardFactor = 2.0;
+/// Adam's bytes per trained parameter per step: read fp32 grad, master, m, v (16); write master,
+/// m, v (12) and the bf16 weight (2).
+inline constexpr double kAdamBytesPerParam = 30.0;
+/// The GPU when neither training.gpu nor the node templates name a known one.
+inline constexpr const char* kDefaultGpuName = "H100 SXM";
+
+/// GEMM efficiency (share of the dense peak) of an M×K by K×N product: kGemmEfficiencyMax ×
+/// Π over M, N, K of x / (x + kGemmHalfDim). Increasing in every dimension.
+[[nodiscard]] double gemm_efficiency(double m, double n, double k);
+/// Flash attention's efficiency for a kernel over `seq` query and key positions.
+[[nodiscard]] double attention_efficiency(double seq);
+
+/// Which GPU the layout runs on, and where that came from.
+struct GpuChoice {
+    GpuSpec spec;
+    std::string source;  // "training.gpu", "node template X (gpu_model ...)", "default: ..."
+    bool is_default = false;
+};
+
+/// training.gpu (a spec name or id) when given, else the first used node template's gpu_model
+/// that matches a spec, else kDefaultGpuName (from `specs`, or the H100 SXM datasheet values when
+/// `specs` lacks it). Throws Error (BadInput) for a training.gpu no spec matches.
+/// `template_models`: the used templates' (name, gpu_model), in template order.
+[[nodiscard]] GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& training_gpu,
+                                   const std::vector<std::pair<std::string, std::string>>& template_models);
+
+/// One operation kind, summed over the slowest stage's layers and micro-batches of one step.
+struct ComputeOp {
+    std::string name;         // "experts", "attention", "mlp", ...
+    double flops = 0;         // per GPU per step
+    double bytes = 0;         // HBM bytes per GPU per step
+    double seconds = 0;
+    bool memory_bound = false;  // most of its time is bound by memory bandwidth
+};
+
+/// One pipeline stage (all its virtual chunks), per micro-batch.
+struct StageTime {
+    int layers = 0;
+    int moe_layers = 0;
+    double fwd_s = 0;
+    double bwd_s = 0;  // with recompute
+};
+
+struct ComputeBreakdown {
+    bool modelled = false;         // false: compute_time_s or mfu gave it (the flat model)
+    std::string basis = "ops";     // "ops" (the model), "mfu" or "compute_time_s" (given)
+    std::vector<ComputeOp> ops;    // slowest stage, largest first (modelled only)
+    std::vector<StageTime> stages; // per stage (modelled only)
+    int slowest_stage = 0;
+    int micro_batches = 1;
+    double optimizer_s = 0;        // per step, on the slowest stage's GPU
+    double comp_s = 0;             // per GPU per step: m × (fwd + bwd) of the slowest stage + optimizer
+    double bubble_s = 0;           // pipeline bubble
+    double fwd_s = 0;              // forward share of comp_s
+    double bwd_s = 0;              // backward share of comp_s (optimizer excluded)
+    double model_flops = 0;        // per step over all GPUs (no recompute, no capacity padding)
+    double peak_tflops = 0;        // the dense bf16 peak MFU is measured against
+    double gpus = 1;
+};
+
+/// Layers per virtual chunk (pp × vpp chunks, in layer order: chunk c = j·pp + stage): the even
+/// split, and the remainder one extra layer each to the first chunks.
+[[nodiscard]] std::vector<int> layers_per_chunk(int layers, int pp, int vpp);
+
+/// The schedule's time from per-stage times: m·max(f+b) + (Σ(f+b) − max(f+b)) / v (1F1B for
+/// v = 1, interleaved otherwise; equal stages give the bubble (p−1)/(v·m) of one stage's work).
+struct ScheduleTime {
+    double busy_s = 0;    // m × (f + b) of the slowest stage
+    double bubble_s = 0;
+    int slowest = 0;
+};
+
+[[nodiscard]] ScheduleTime pipeline_schedule(const std::vector<StageTime>& stages, int micro_batches, int vpp);
+
+/// The compute model for one layout on one GPU, with compute-bound ops' efficiency × scale.
+[[nodiscard]] ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                                                 const GpuSpec& gpu, double compute_scale);
+
+/// The flat model (training.mfu given, or compute_time_s): comp = flops_factor·N_active·tokens /
+/// (gpus · peak · mfu · scale), or compute_time_s as given; bubble comp·(p−1)/(v·m).
+[[nodiscard]] ComputeBreakdown flat_compute(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                                            double peak_tflops, double compute_scale);
+
+/// compute_scale's range (training.compute_scale and the anchoring solve).
+inline constexpr double kMinComputeScale = 1e-4;
+inline constexpr double kMaxComputeScale = 100.0;
+
+/// The anchoring solve: the compute_scale in [kMinComputeScale, kMaxComputeScale] at which
+/// step_at(scale) equals `measured` (bisection in log scale; the step falls as the scale grows).
+/// clamped: the measurement lies outside what the range can predict (scale at the nearer end).
+struct ScaleFit {
+    double scale = 1;
+    bool clamped = false;
+    double step_s = 0;  // step_at(scale)
+};
+
+template <class StepAt>
+[[nodiscard]] ScaleFit fit_compute_scale(const StepAt& step_at, double measured) {
+    double lo = std::log(kMinComputeScale);  // slow compute: the longest step
+    double hi = std::log(kMaxComputeScale);
+    ScaleFit f;
+    const double slowest = step_at(kMinComputeScale);
+    const double fastest = step_at(kMaxComputeScale);
+    if (measured >= slowest || measured <= fastest) {
+        f.clamped = !(measured == slowest || measured == fastest);
+        f.scale = measured >= slowest ? kMinComputeScale : kMaxComputeScale;
+        f.step_s = measured >= slowest ? slowest : fastest;
+        return f;
+    }
+    for (int i = 0; i < 100 && hi - lo > 1e-12; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (step_at(std::exp(mid)) > measured ? lo : hi) = mid;
+    }
+    f.scale = std::exp(0.5 * (lo + hi));
+    f.step_s = step_at(f.scale);
+    return f;
+}
+
+/// MFU of a step: model FLOPs / (step × peak × GPUs); 0 when the step is 0.
+[[nodiscard]] double mfu_of(const ComputeBreakdown& c, double step_s);
+
+}  // namespace planlayout

@@ -1,0 +1,528 @@
+// Compute model: ops per layer and micro-batch on one rank, stages, pipeline schedule, MFU.
+#include "planlayout/analysis/compute_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "planlayout/error.hpp"
+
+namespace planlayout {
+namespace {
+
+/// The H100 SXM datasheet values (layouts/gpus/h100-sxm.json), for callers that pass no specs.
+GpuSpec builtin_default_gpu() {
+    GpuSpec g;
+    g.name = kDefaultGpuName;
+    g.bf16_tflops = 989;
+    g.fp16_tflops = 989;
+    g.fp8_tflops = 1979;
+    g.hbm_gbyte_s = 3350;
+    g.memory_gib = 80;
+    g.source = "NVIDIA H100 datasheet (built in)";
+    return g;
+}
+
+/// Element accesses of the softmax cross-entropy per fp32 logit in the forward pass (logits
+/// written, read by the loss, softmax written for the backward).
+constexpr double kLossAccesses = 3.0;
+constexpr double kFp32Bytes = 4.0;
+
+/// One op's work and time.
+struct Work {
+    double flops = 0;
+    double bytes = 0;
+    double seconds = 0;
+    double memory_s = 0;  // the bandwidth-bound part of seconds (seconds when memory-bound)
+};
+
+Work operator*(Work w, double k) {
+    w.flops *= k;
+    w.bytes *= k;
+    w.seconds *= k;
+    w.memory_s *= k;
+    return w;
+}
+
+Work& operator+=(Work& a, const Work& b) {
+    a.flops += b.flops;
+    a.bytes += b.bytes;
+    a.seconds += b.seconds;
+    a.memory_s += b.memory_s;
+    return a;
+}
+
+Work operator+(Work a, const Work& b) { return a += b; }
+
+/// The GPU's rates as the model uses them.
+struct Rates {
+    double gemm_flops_s = 0;  // peak for GEMMs (fp8 when training.fp8)
+    double attn_flops_s = 0;  // bf16 peak (attention stays bf16)
+    double hbm_bytes_s = 0;
+    double scale = 1;         // compute_scale: multiplies the efficiency of compute-bound ops
+    double beta = 2;          // activation bytes
+};
+
+/// max(compute time, memory time); `bytes` moved at `bytes_s`.
+Work timed(double flops, double bytes, double flops_s, double bytes_s) {
+    Work w{flops, bytes, 0, 0};
+    const double tc = flops_s > 0 ? flops / flops_s : 0.0;
+    const double tm = bytes > 0 ? bytes / bytes_s : 0.0;
+    w.seconds = std::max(tc, tm);
+    w.memory_s = tm >= tc ? w.seconds : 0.0;
+    return w;
+}
+
+/// `count` GEMMs of M×K by K×N: 2MNK FLOPs each, inputs and output read/written once.
+Work gemm(const Rates& r, double m, double n, double k, double count = 1.0) {
+    if (m <= 0 || n <= 0 || k <= 0 || count <= 0) {
+        return {};
+    }
+    const double flops = 2.0 * m * n * k * count;
+    const double bytes = r.beta * (m * k + k * n + m * n) * count;
+    return timed(flops, bytes, r.gemm_flops_s * gemm_efficiency(m, n, k) * r.scale, r.hbm_bytes_s);
+}
+
+Work memory_op(const Rates& r, double bytes) {
+    Work w{0, bytes, bytes / r.hbm_bytes_s, bytes / r.hbm_bytes_s};
+    return w;
+}
+
+/// One entry of a layer: forward and backward work, whether recompute repeats it.
+struct Entry {
+    std::string name;
+    Work fwd;
+    Work bwd;
+    bool selective = false;      // selective recompute repeats it (attention core)
+    double model_flops = 0;      // useful FLOPs fwd + bwd (no padding), per rank
+};
+
+/// A GEMM entry: backward = dgrad + wgrad, each the forward's shape permuted (same FLOPs, bytes
+/// and efficiency), only dgrad when the weights are frozen (LoRA).
+Entry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double useful = 1.0, double replicated = 1.0) {
+    const double bwd_factor = frozen ? 1.0 : 2.0;
+    return {name, fwd, fwd * bwd_factor, false, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
+}
+
+Entry memory_entry(const std::string& name, const Work& fwd) {
+    return {name, fwd, fwd * kElementwiseBackwardFactor, false, 0.0};
+}
+
+struct Layer {
+    std::vector<Entry> entries;
+};
+
+struct Shape {
+    double tokens = 0;        // T: tokens of one micro-batch on one CP rank (TP ranks share them)
+    double tokens_local = 0;  // tokens each rank holds outside the GEMMs (T / tp with sequence parallel)
+    double tp = 1;
+    bool frozen = false;      // LoRA: base weights frozen
+};
+
+void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
+                   const Shape& sh) {
+    const double h = m.hidden;
+    const double tokens = sh.tokens;
+    const double tp = sh.tp;
+    const double heads = m.heads;
+    double dqk = m.derived_head_dim();
+    double dv = dqk;
+    Work proj;
+    double replicated_flops = 0;  // down-projections every TP rank runs whole (MLA)
+    if (m.mla) {
+        const MlaSpec& a = *m.mla;
+        dqk = a.qk_head_dim + a.qk_rope_head_dim;
+        dv = a.v_head_dim;
+        if (a.q_lora_rank > 0) {
+            const Work down = gemm(r, tokens, a.q_lora_rank, h);
+            proj += down;
+            replicated_flops += down.flops;
+            proj += gemm(r, tokens, heads * dqk / tp, a.q_lora_rank);
+        } else {
+            proj += gemm(r, tokens, heads * dqk / tp, h);
+        }
+        const Work kv_down = gemm(r, tokens, a.kv_lora_rank + a.qk_rope_head_dim, h);
+        proj += kv_down;
+        replicated_flops += kv_down.flops;
+        proj += gemm(r, tokens, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank);
+    } else {
+        const double kv = m.derived_kv_heads();
+        proj += gemm(r, tokens, (heads + 2.0 * kv) * dqk / tp, h);
+    }
+    Entry qkv = gemm_entry("qkv", proj, sh.frozen);
+    qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : 2.0)) * (1.0 - 1.0 / tp);
+    l.entries.push_back(qkv);
+    // Core attention (flash, causal): per rank tokens queries against s/2 keys on average (CP splits
+    // the queries, load-balanced); QKᵀ and PV: 2·tokens·(s/2)·(dqk + dv) FLOPs per local head.
+    const double s = t.seq_len;
+    const double heads_local = heads / tp;
+    const double fwd_flops = tokens * s * (dqk + dv) * heads_local;
+    const double kv_width = m.kv_dim();
+    const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
+    const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
+    const double flops_s = r.attn_flops_s * attention_efficiency(seq_call) * r.scale;
+    Entry core;
+    core.name = "attention";
+    core.fwd = timed(fwd_flops, fwd_bytes, flops_s, r.hbm_bytes_s);
+    core.bwd = core.fwd * kAttentionBackwardFactor;
+    core.selective = true;
+    core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
+    l.entries.push_back(core);
+    l.entries.push_back(gemm_entry("attn_out", gemm(r, tokens, h, heads * dv / tp), sh.frozen));
+}
+
+void add_mlp(Layer& l, const std::string& name, const ModelSpec& m, const Rates& r, const Shape& sh, double width) {
+    if (width <= 0) {
+        return;
+    }
+    const double up = (m.ffn_gated ? 2.0 : 1.0) * width / sh.tp;
+    Work w = gemm(r, sh.tokens, up, m.hidden);
+    w += gemm(r, sh.tokens, m.hidden, width / sh.tp);
+    l.entries.push_back(gemm_entry(name, w, sh.frozen));
+}
+
+void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const ParallelSizes& p, const Rates& r,
+             const Shape& sh) {
+    const double h = m.hidden;
+    const double e = m.experts;
+    // Router: the tokens each rank holds, against every expert (replicated over TP without SP).
+    l.entries.push_back(gemm_entry("router", gemm(r, sh.tokens_local, e, h), false, 1.0,
+                                   sh.tokens_local < sh.tokens ? 1.0 : sh.tp));
+    // Routed experts: each local expert gets T·topk·cf·ep·etp / (tp·E) tokens (an even share of
+    // the stage's token-expert pairs over the expert replicas); E/ep experts per rank, split by etp.
+    const double cf = std::max(1.0, m.capacity_factor);
+    const double ffn_e = m.derived_moe_ffn_hidden();
+    const double local = e / std::max(1, p.ep);
+    const double per_expert = sh.tokens * m.topk * cf * p.ep * p.etp / (sh.tp * e);
+    const double width = ffn_e / std::max(1, p.etp);
+    Work w = gemm(r, per_expert, (m.ffn_gated ? 2.0 : 1.0) * width, h, local);
+    w += gemm(r, per_expert, h, width, local);
+    l.entries.push_back(gemm_entry("experts", w, sh.frozen, 1.0 / cf));
+    // Permute and unpermute: each routed token copy read and written, both ways.
+    const double routed = sh.tokens_local * m.topk * cf;
+    l.entries.push_back(memory_entry("permute", memory_op(r, 4.0 * routed * h * r.beta)));
+    const double act = (m.ffn_gated ? 3.0 : 2.0) * r.beta * per_expert * local * width;
+    l.entries.push_back(memory_entry("activation", memory_op(r, act)));
+    add_mlp(l, "shared_experts", m, r, sh, m.derived_shared_ffn_hidden());
+    if (m.derived_shared_ffn_hidden() > 0) {
+        const double sact = (m.ffn_gated ? 3.0 : 2.0) * r.beta * sh.tokens * m.derived_shared_ffn_hidden() / sh.tp;
+        l.entries.push_back(memory_entry("activation", memory_op(r, sact)));
+    }
+}
+
+Layer make_layer(bool moe, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
+                 const Shape& sh) {
+    Layer l;
+    add_attention(l, m, t, p, r, sh);
+    if (moe) {
+        add_moe(l, m, t, p, r, sh);
+    } else {
+        const double ffn = m.derived_ffn_hidden();
+        add_mlp(l, "mlp", m, r, sh, ffn);
+        l.entries.push_back(memory_entry(
+            "activation", memory_op(r, (m.ffn_gated ? 3.0 : 2.0) * r.beta * sh.tokens * ffn / sh.tp)));
+    }
+    l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * sh.tokens_local * m.hidden * r.beta)));
+    return l;
+}
+
+/// One layer kind's sums per micro-batch.
+struct LayerSum {
+    double fwd_s = 0;
+    double bwd_s = 0;
+    double selective_s = 0;  // forward of what selective recompute repeats
+    double model_flops = 0;
+};
+
+/// Per-op totals accumulated over a stage.
+struct Totals {
+    std::vector<ComputeOp> ops;
+    std::vector<double> memory_s;  // per op, the bandwidth-bound part of its seconds
+    double fwd_s = 0;
+    double bwd_s = 0;
+    double model_flops = 0;
+
+    void add(const std::string& name, const Work& w) {
+        auto it = std::find_if(ops.begin(), ops.end(), [&](const ComputeOp& o) { return o.name == name; });
+        if (it == ops.end()) {
+            ops.push_back({name, 0, 0, 0, false});
+            memory_s.push_back(0);
+            it = ops.end() - 1;
+        }
+        it->flops += w.flops;
+        it->bytes += w.bytes;
+        it->seconds += w.seconds;
+        memory_s[static_cast<std::size_t>(it - ops.begin())] += w.memory_s;
+    }
+
+    /// `count` copies of an entry, with recompute repeating `recompute` of its forward.
+    void add_entry(const Entry& e, double count, double recompute) {
+        const Work fwd = e.fwd * count;
+        const Work bwd = e.bwd * count + e.fwd * (count * recompute);
+        fwd_s += fwd.seconds;
+        bwd_s += bwd.seconds;
+        model_flops += e.model_flops * count;
+        Work both = fwd;
+        both += bwd;
+        add(e.name, both);
+    }
+};
+
+/// The share of a layer's forward that recompute repeats in the backward.
+double recompute_share(const TrainingSpec& t, const Entry& e, double layers_per_chunk) {
+    switch (t.recompute) {
+        case Recompute::None:
+            return 0.0;
+        case Recompute::Selective:
+            return e.selective ? 1.0 : 0.0;
+        case Recompute::Full:
+            if (t.recompute_method == RecomputeMethod::Block && t.recompute_layers > 0 && layers_per_chunk > 0) {
+                return std::min(1.0, t.recompute_layers / layers_per_chunk);
+            }
+            return 1.0;
+    }
+    return 0.0;
+}
+
+}  // namespace
+
+double gemm_efficiency(double m, double n, double k) {
+    const auto f = [](double x) { return x > 0 ? x / (x + kGemmHalfDim) : 0.0; };
+    return kGemmEfficiencyMax * f(m) * f(n) * f(k);
+}
+
+double attention_efficiency(double seq) { return seq > 0 ? kAttentionEfficiencyMax * seq / (seq + kAttentionHalfSeq) : 0.0; }
+
+GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& training_gpu,
+                     const std::vector<std::pair<std::string, std::string>>& template_models) {
+    if (!training_gpu.empty()) {
+        if (const GpuSpec* g = match_gpu(specs, training_gpu)) {
+            return {*g, "training.gpu", false};
+        }
+        std::string list;
+        for (const auto& s : specs) {
+            list += (list.empty() ? "" : ", ") + s.name;
+        }
+        throw input_error("training (/training/gpu)", "unknown GPU '" + training_gpu + "'",
+                          "use one of the GPUs in layouts/gpus (" + (list.empty() ? std::string("none known") : list) +
+                              "), or give \"gpu_peak_tflops\"");
+    }
+    for (const auto& [name, model] : template_models) {
+        if (const GpuSpec* g = match_gpu(specs, model)) {
+            return {*g, "gpu_model '" + model + "' of node template " + name, false};
+        }
+    }
+    std::string why = "no GPU named by training.gpu or a node template";
+    for (const auto& [name, model] : template_models) {
+        if (!model.empty()) {
+            why = "gpu_model '" + model + "' of node template " + name + " is not in layouts/gpus";
+            break;
+        }
+    }
+    if (const GpuSpec* g = match_gpu(specs, kDefaultGpuName)) {
+        return {*g, "default: " + why, true};
+    }
+    GpuSpec g = builtin_default_gpu();
+    return {g, "default: " + why, true};
+}
+
+std::vector<int> layers_per_chunk(int layers, int pp, int vpp) {
+    const int chunks = std::max(1, pp) * std::max(1, vpp);
+    std::vector<int> out(static_cast<std::size_t>(chunks), layers / chunks);
+    for (int c = 0; c < layers % chunks; ++c) {
+        ++out[static_cast<std::size_t>(c)];
+    }
+    return out;
+}
+
+ScheduleTime pipeline_schedule(const std::vector<StageTime>& stages, int micro_batches, int vpp) {
+    ScheduleTime s;
+    double sum = 0;
+    double worst = -1;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const double w = stages[i].fwd_s + stages[i].bwd_s;
+        sum += w;
+        if (w > worst) {
+            worst = w;
+            s.slowest = static_cast<int>(i);
+        }
+    }
+    if (stages.empty()) {
+        return s;
+    }
+    s.busy_s = std::max(1, micro_batches) * worst;
+    s.bubble_s = std::max(0.0, sum - worst) / std::max(1, vpp);
+    return s;
+}
+
+ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                                   const GpuSpec& gpu, double compute_scale) {
+    ComputeBreakdown out;
+    out.modelled = true;
+    const double bf16 = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
+    const double fp8 = t.gpu_peak_tflops ? 2.0 * *t.gpu_peak_tflops : gpu.fp8_or_bf16_tflops();
+    out.peak_tflops = bf16;
+    Rates r;
+    r.gemm_flops_s = (t.fp8.empty() ? bf16 : fp8) * 1e12;
+    r.attn_flops_s = bf16 * 1e12;
+    r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
+    r.scale = compute_scale;
+    r.beta = m.activation_bytes;
+    Shape sh;
+    sh.tp = p.tp;
+    sh.tokens = static_cast<double>(t.micro_batch) * t.seq_len / std::max(1, p.cp);
+    sh.tokens_local = t.sequence_parallel ? sh.tokens / sh.tp : sh.tokens;
+    sh.frozen = t.finetune == FineTune::Lora;
+
+    // The two layer kinds, each computed once.
+    const Layer dense = make_layer(false, m, t, p, r, sh);
+    const Layer moe = m.experts > 0 ? make_layer(true, m, t, p, r, sh) : dense;
+    // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
+    const Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
+    const Entry output = gemm_entry("output", gemm(r, sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
+    const Entry loss =
+        memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
+
+    const int pp = std::max(1, p.pp);
+    const int v = std::max({1, p.vpp, t.vpp});
+    const std::vector<int> chunks = layers_per_chunk(m.layers, pp, v);
+    const std::vector<bool> moe_map = m.moe_layer_map();
+    out.micro_batches = t.micro_batches(p.dp);
+    // Stage times by arithmetic over the two layer kinds; op totals only for the slowest stage.
+    const auto sums = [&](const Layer& l) {
+        LayerSum x;
+        for (const auto& e : l.entries) {
+            x.fwd_s += e.fwd.seconds;
+            x.bwd_s += e.bwd.seconds;
+            x.selective_s += e.selective ? e.fwd.seconds : 0.0;
+            x.model_flops += e.model_flops;
+        }
+        return x;
+    };
+    const LayerSum dense_sum = sums(dense);
+    const LayerSum moe_sum = sums(moe);
+    const auto extra_s = [&](const LayerSum& x, int chunk_layers) {
+        if (t.recompute == Recompute::Selective) {
+            return x.selective_s;
+        }
+        return t.recompute == Recompute::Full ? x.fwd_s * recompute_share(t, Entry{}, chunk_layers) : 0.0;
+    };
+    struct ChunkCount {
+        int dense = 0;
+        int moe = 0;
+        int layers = 0;
+    };
+    std::vector<std::vector<ChunkCount>> stage_chunks(static_cast<std::size_t>(pp));
+    out.stages.resize(static_cast<std::size_t>(pp));
+    std::vector<double> stage_model_flops(static_cast<std::size_t>(pp), 0.0);
+    int layer = 0;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        const std::size_t stage = c % static_cast<std::size_t>(pp);
+        ChunkCount cc;
+        cc.layers = chunks[c];
+        for (int i = 0; i < chunks[c]; ++i, ++layer) {
+            cc.moe += static_cast<std::size_t>(layer) < moe_map.size() && moe_map[static_cast<std::size_t>(layer)] ? 1 : 0;
+        }
+        cc.dense = cc.layers - cc.moe;
+        stage_chunks[stage].push_back(cc);
+        StageTime& st = out.stages[stage];
+        st.layers += cc.layers;
+        st.moe_layers += cc.moe;
+        st.fwd_s += cc.dense * dense_sum.fwd_s + cc.moe * moe_sum.fwd_s;
+        st.bwd_s += cc.dense * (dense_sum.bwd_s + extra_s(dense_sum, cc.layers)) +
+                    cc.moe * (moe_sum.bwd_s + extra_s(moe_sum, cc.layers));
+        stage_model_flops[stage] += cc.dense * dense_sum.model_flops + cc.moe * moe_sum.model_flops;
+    }
+    const double full_rc = t.recompute == Recompute::Full ? 1.0 : 0.0;
+    out.stages.front().fwd_s += embedding.fwd.seconds;
+    out.stages.front().bwd_s += embedding.bwd.seconds;
+    stage_model_flops.front() += embedding.model_flops;
+    out.stages.back().fwd_s += output.fwd.seconds + loss.fwd.seconds;
+    out.stages.back().bwd_s += output.bwd.seconds + loss.bwd.seconds + full_rc * output.fwd.seconds;
+    stage_model_flops.back() += output.model_flops + loss.model_flops;
+    const ScheduleTime sched = pipeline_schedule(out.stages, out.micro_batches, v);
+    out.slowest_stage = sched.slowest;
+    out.bubble_s = sched.bubble_s;
+
+    Totals slow;
+    const auto slowest = static_cast<std::size_t>(sched.slowest);
+    for (const ChunkCount& cc : stage_chunks[slowest]) {
+        for (const auto& [kind, count] : {std::pair<const Layer*, int>{&dense, cc.dense}, {&moe, cc.moe}}) {
+            for (const auto& e : kind->entries) {
+                slow.add_entry(e, count, recompute_share(t, e, cc.layers));
+            }
+        }
+    }
+    if (slowest == 0) {
+        slow.add_entry(embedding, 1, 0);
+    }
+    if (slowest + 1 == out.stages.size()) {
+        slow.add_entry(output, 1, full_rc);
+        slow.add_entry(loss, 1, 0);
+    }
+
+    // Optimizer step over the local shard of the trained parameters (bandwidth-bound).
+    const bool lora = t.finetune == FineTune::Lora;
+    const double dense_local = (lora ? t.lora_adapter_params * (1.0 - t.lora_expert_share) : m.derived_dense_params()) /
+                               (static_cast<double>(p.tp) * pp);
+    const double expert_local = (lora ? t.lora_adapter_params * t.lora_expert_share : m.derived_expert_params()) /
+                                (static_cast<double>(std::max(1, p.ep)) * std::max(1, p.etp) * pp);
+    const bool shard = t.zero_stage >= 1 || t.distributed_optimizer;
+    const double shard_params = dense_local / (shard ? static_cast<double>(p.dp) * p.cp : 1.0) +
+                                (m.experts > 0 ? expert_local / (shard ? std::max(1, p.expert_dp) : 1.0) : 0.0);
+    const Work opt = memory_op(r, kAdamBytesPerParam * shard_params);
+    out.optimizer_s = opt.seconds;
+
+    const double micro = out.micro_batches;
+    for (std::size_t i = 0; i < slow.ops.size(); ++i) {
+        ComputeOp o = slow.ops[i];
+        o.flops *= micro;
+        o.bytes *= micro;
+        o.memory_bound = slow.memory_s[i] * 2.0 > o.seconds;
+        o.seconds *= micro;
+        out.ops.push_back(o);
+    }
+    out.ops.push_back({"optimizer", 0, opt.bytes, opt.seconds, true});
+    std::stable_sort(out.ops.begin(), out.ops.end(), [](const ComputeOp& a, const ComputeOp& b) { return a.seconds > b.seconds; });
+    out.fwd_s = micro * out.stages[slowest].fwd_s;
+    out.bwd_s = micro * out.stages[slowest].bwd_s;
+    out.comp_s = out.fwd_s + out.bwd_s + out.optimizer_s;
+
+    // Model FLOPs over all GPUs: each stage's useful FLOPs per rank × its ranks × micro-batches.
+    const double ranks_per_stage = static_cast<double>(p.tp) * p.cp * p.dp;
+    for (const double f : stage_model_flops) {
+        out.model_flops += f * micro * ranks_per_stage;
+    }
+    out.gpus = ranks_per_stage * pp;
+    return out;
+}
+
+ComputeBreakdown flat_compute(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, double peak_tflops,
+                              double compute_scale) {
+    ComputeBreakdown c;
+    const double useful = t.finetune == FineTune::Lora ? 4.0 : 6.0;  // fwd 2N; bwd 4N, 2N when frozen
+    const double factor = useful + (t.recompute == Recompute::Full ? 2.0 : 0.0);
+    const int v = std::max({1, p.vpp, t.vpp});
+    c.micro_batches = t.micro_batches(p.dp);
+    c.gpus = static_cast<double>(p.tp) * p.pp * p.cp * p.dp;
+    c.peak_tflops = peak_tflops;
+    const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
+    c.model_flops = useful * m.active_params() * tokens;
+    c.basis = t.compute_time_s ? "compute_time_s" : "mfu";
+    if (t.compute_time_s) {
+        c.comp_s = *t.compute_time_s;
+    } else {
+        c.comp_s = factor * m.active_params() * tokens /
+                   (c.gpus * peak_tflops * 1e12 * t.mfu.value_or(1.0) * compute_scale);
+    }
+    c.bubble_s = c.comp_s * (p.pp - 1.0) / (v * c.micro_batches);
+    c.fwd_s = c.comp_s * 2.0 / factor;
+    c.bwd_s = c.comp_s - c.fwd_s;
+    return c;
+}
+
+double mfu_of(const ComputeBreakdown& c, double step_s) {
+    const double den = step_s * c.peak_tflops * 1e12 * c.gpus;
+    return den > 0 ? c.model_flops / den : 0.0;
+}
+
+}  // namespace planlayout

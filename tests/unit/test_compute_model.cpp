@@ -1,0 +1,267 @@
+// Tests: the compute model (analysis/compute_model.hpp), GPU specs and the anchoring solve.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "planlayout/analysis/compute_model.hpp"
+#include "planlayout/analysis/score.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/gpu_spec_json.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+GpuSpec h100() {
+    GpuSpec g;
+    g.name = "H100 SXM";
+    g.bf16_tflops = 989;
+    g.fp16_tflops = 989;
+    g.fp8_tflops = 1979;
+    g.hbm_gbyte_s = 3350;
+    return g;
+}
+
+/// One dense layer, no embedding/output (vocab 0), GELU FFN: params per layer = 4h² + 2·h·ffn.
+ModelSpec dense_model() {
+    ModelSpec m;
+    m.layers = 1;
+    m.hidden = 1024;
+    m.heads = 8;
+    m.ffn_hidden = 4096;
+    m.ffn_gated = false;
+    m.vocab = 0;
+    return m;
+}
+
+TrainingSpec one_batch(int seq) {
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.micro_batch = 1;
+    t.seq_len = seq;
+    return t;
+}
+
+double op_flops(const ComputeBreakdown& c, const std::string& name) {
+    const auto it = std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; });
+    return it == c.ops.end() ? 0.0 : it->flops;
+}
+
+}  // namespace
+
+TEST_CASE("a dense layer's GEMMs do 2·tokens·params forward and twice that backward") {
+    const ModelSpec m = dense_model();
+    const TrainingSpec t = one_batch(512);
+    const ComputeBreakdown c = compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0);
+    const double params = 4.0 * 1024 * 1024 + 2.0 * 1024 * 4096;
+    const double gemm = op_flops(c, "qkv") + op_flops(c, "attn_out") + op_flops(c, "mlp");
+    CHECK(gemm == doctest::Approx(6.0 * 512 * params));
+    // TP splits them: each of 4 ranks does a quarter.
+    ParallelSizes tp4;
+    tp4.tp = 4;
+    const ComputeBreakdown c4 = compute_breakdown(m, t, tp4, h100(), 1.0);
+    CHECK(op_flops(c4, "mlp") == doctest::Approx(op_flops(c, "mlp") / 4));
+    // LoRA: frozen weights, no weight gradients: backward = forward.
+    TrainingSpec lora = t;
+    lora.finetune = FineTune::Lora;
+    CHECK(op_flops(compute_breakdown(m, lora, ParallelSizes{}, h100(), 1.0), "mlp") ==
+          doctest::Approx(op_flops(c, "mlp") * 2.0 / 3.0));
+    // Model FLOPs of the whole step: the GEMMs and attention once per GPU.
+    CHECK(c.model_flops == doctest::Approx(gemm + op_flops(c, "attention")));
+}
+
+TEST_CASE("causal attention: 2·s²·heads·head_dim forward, 2.5× that backward, split by CP") {
+    const ModelSpec m = dense_model();
+    const double s = 2048;
+    const ComputeBreakdown c = compute_breakdown(m, one_batch(2048), ParallelSizes{}, h100(), 1.0);
+    const double fwd = 2.0 * s * s * 8 * 128;
+    CHECK(op_flops(c, "attention") == doctest::Approx(fwd * (1.0 + kAttentionBackwardFactor)));
+    ParallelSizes cp2;
+    cp2.cp = 2;
+    CHECK(op_flops(compute_breakdown(m, one_batch(2048), cp2, h100(), 1.0), "attention") ==
+          doctest::Approx(op_flops(c, "attention") / 2));
+    // Selective recompute repeats the attention core's forward.
+    TrainingSpec sel = one_batch(2048);
+    sel.recompute = Recompute::Selective;
+    CHECK(op_flops(compute_breakdown(m, sel, ParallelSizes{}, h100(), 1.0), "attention") ==
+          doctest::Approx(fwd * (2.0 + kAttentionBackwardFactor)));
+}
+
+TEST_CASE("MoE: each local expert gets tokens·topk·cf·ep/experts tokens; the rank's expert FLOPs do not depend on EP") {
+    ModelSpec m = dense_model();
+    m.experts = 64;
+    m.topk = 2;
+    m.moe_ffn_hidden = 1024;
+    m.moe_layers = 1;
+    m.capacity_factor = 1.25;
+    const TrainingSpec t = one_batch(4096);
+    ParallelSizes ep1;
+    ParallelSizes ep8;
+    ep8.ep = 8;
+    ep8.dp = 8;
+    ep8.expert_dp = 1;
+    ep1.dp = 8;
+    ep1.expert_dp = 8;
+    const ComputeBreakdown a = compute_breakdown(m, t, ep1, h100(), 1.0);
+    const ComputeBreakdown b = compute_breakdown(m, t, ep8, h100(), 1.0);
+    // 2 matrices (GELU) of h × ffn_e over 4096·2·1.25 token copies, fwd + 2× bwd.
+    const double expected = 3.0 * 2.0 * 4096 * 2 * 1.25 * 2.0 * 1024 * 1024;
+    CHECK(op_flops(a, "experts") == doctest::Approx(expected));
+    CHECK(op_flops(b, "experts") == doctest::Approx(expected));
+    // ...but 8 local experts of 1280 tokens run faster than 64 of 160.
+    const auto secs = [](const ComputeBreakdown& c) {
+        return std::find_if(c.ops.begin(), c.ops.end(), [](const ComputeOp& o) { return o.name == "experts"; })->seconds;
+    };
+    CHECK(secs(b) < secs(a));
+}
+
+TEST_CASE("the efficiency curves rise with every dimension and stay below their maxima") {
+    double last = 0;
+    for (const double x : {1.0, 16.0, 64.0, 128.0, 512.0, 4096.0, 65536.0}) {
+        const double e = gemm_efficiency(x, 4096, 4096);
+        CHECK(e > last);
+        CHECK(gemm_efficiency(4096, x, 4096) == doctest::Approx(e));
+        CHECK(gemm_efficiency(4096, 4096, x) == doctest::Approx(e));
+        CHECK(e < kGemmEfficiencyMax);
+        last = e;
+    }
+    CHECK(gemm_efficiency(kGemmHalfDim, 1e12, 1e12) == doctest::Approx(kGemmEfficiencyMax / 2));
+    CHECK(attention_efficiency(512) < attention_efficiency(4096));
+    CHECK(attention_efficiency(kAttentionHalfSeq) == doctest::Approx(kAttentionEfficiencyMax / 2));
+    CHECK(gemm_efficiency(0, 1, 1) == 0.0);
+}
+
+TEST_CASE("pipeline schedule: 1F1B bubble (p−1)/m, interleaved (p−1)/(v·m), uneven stages") {
+    const std::vector<StageTime> equal(4, StageTime{2, 0, 1.0, 2.0});
+    const ScheduleTime one = pipeline_schedule(equal, 8, 1);
+    CHECK(one.busy_s == doctest::Approx(8 * 3.0));
+    CHECK(one.bubble_s / one.busy_s == doctest::Approx(3.0 / 8));
+    const ScheduleTime v2 = pipeline_schedule(equal, 8, 2);
+    CHECK(v2.bubble_s / v2.busy_s == doctest::Approx(3.0 / 16));
+    std::vector<StageTime> uneven = equal;
+    uneven[2].bwd_s = 4.0;
+    const ScheduleTime u = pipeline_schedule(uneven, 8, 1);
+    CHECK(u.slowest == 2);
+    CHECK(u.busy_s == doctest::Approx(8 * 5.0));
+    CHECK(u.bubble_s == doctest::Approx(9.0));
+    CHECK(layers_per_chunk(10, 4, 1) == std::vector<int>{3, 3, 2, 2});
+    CHECK(layers_per_chunk(8, 2, 2) == std::vector<int>{2, 2, 2, 2});
+    // The model's own stages: 3 layers on 2 stages, the first holds 2 (and the embedding), the
+    // last 1 and the output layer.
+    ModelSpec m = dense_model();
+    m.layers = 3;
+    m.vocab = 32000;
+    ParallelSizes pp2;
+    pp2.pp = 2;
+    TrainingSpec t = one_batch(1024);
+    t.global_batch = 4;
+    const ComputeBreakdown c = compute_breakdown(m, t, pp2, h100(), 1.0);
+    REQUIRE(c.stages.size() == 2);
+    CHECK(c.stages[0].layers == 2);
+    CHECK(c.stages[1].layers == 1);
+    CHECK(c.micro_batches == 4);
+    const ScheduleTime s = pipeline_schedule(c.stages, 4, 1);
+    CHECK(c.bubble_s == doctest::Approx(s.bubble_s));
+}
+
+TEST_CASE("compute_scale speeds up compute-bound ops only; MFU is model FLOPs over step × peak × GPUs") {
+    const ModelSpec m = dense_model();
+    const TrainingSpec t = one_batch(4096);
+    const ComputeBreakdown a = compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0);
+    const ComputeBreakdown b = compute_breakdown(m, t, ParallelSizes{}, h100(), 2.0);
+    CHECK(b.comp_s < a.comp_s);
+    CHECK(b.comp_s > a.comp_s / 2);  // norms and the optimizer are bandwidth-bound
+    CHECK(mfu_of(a, 1.0) == doctest::Approx(a.model_flops / (989e12)));
+    CHECK(mfu_of(a, 0.0) == 0.0);
+}
+
+TEST_CASE("anchoring: compute_scale is fitted so that the measured arm's step is the measurement") {
+    ScoreInput in;
+    in.model = dense_model();
+    in.model->layers = 8;
+    in.training = one_batch(4096);
+    in.training->global_batch = 8;
+    in.training->measured_transport = "tcp";
+    const double plain = compute_score(in).step_time_s[0];
+    for (const double measured : {plain * 1.7, plain * 0.8}) {
+        in.training->measured_step_time_s = measured;
+        const Score s = compute_score(in);
+        CHECK(s.anchored);
+        CHECK(s.step_time_s[0] == doctest::Approx(measured).epsilon(1e-6));
+        CHECK((measured > plain ? s.compute_scale < 1.0 : s.compute_scale > 1.0));
+        CHECK(s.warnings.empty());
+    }
+    // A measurement no scale can reach: clamped, with a warning.
+    in.training->measured_step_time_s = plain * 1e-6;
+    const Score clamped = compute_score(in);
+    CHECK(clamped.compute_scale == kMaxComputeScale);
+    REQUIRE(clamped.warnings.size() == 1);
+    CHECK(clamped.warnings.front().find("lies outside") != std::string::npos);
+}
+
+TEST_CASE("GPU specs: the built-in files, matching by name and id, reader errors") {
+    const std::vector<GpuSpec> specs = builtin_gpu_specs();
+    CHECK(specs.size() >= 6);
+    const auto name_of = [&](const std::string& s) {
+        const GpuSpec* g = match_gpu(specs, s);
+        return g ? g->name : std::string("-");
+    };
+    CHECK(name_of("NVIDIA H100 80GB HBM3") == "H100 SXM");
+    CHECK(name_of("NVIDIA H100 PCIe") == "H100 PCIe");
+    CHECK(name_of("NVIDIA H200") == "H200");
+    CHECK(name_of("A100-SXM4-80GB") == "A100 SXM 80GB");
+    CHECK(name_of("l40s") == "L40S");
+    CHECK(name_of("NVIDIA B200") == "B200");
+    CHECK(name_of("Tesla T4") == "-");
+    const GpuChoice from_template = choose_gpu(specs, "", {{"n", "NVIDIA H200"}});
+    CHECK(from_template.spec.name == "H200");
+    CHECK(from_template.spec.hbm_gbyte_s == 4800);
+    const GpuChoice def = choose_gpu(specs, "", {{"n", "Tesla T4"}});
+    CHECK(def.is_default);
+    CHECK(def.spec.name == kDefaultGpuName);
+    CHECK(def.source.find("Tesla T4") != std::string::npos);
+    CHECK(choose_gpu(specs, "b200", {{"n", "NVIDIA H200"}}).spec.name == "B200");
+    CHECK_THROWS_WITH_AS((void)choose_gpu(specs, "TPU v5", {}), doctest::Contains("unknown GPU 'TPU v5'"), Error);
+
+    CHECK_THROWS_WITH_AS((void)gpu_spec_from_json(nlohmann::json::parse(R"({"name": "X", "hbm_gbyte_s": 1})"), "g.json"),
+                         "g.json (/bf16_tflops): missing: bf16_tflops; add \"bf16_tflops\": 989 from the vendor's datasheet",
+                         Error);
+    CHECK_THROWS_WITH_AS((void)gpu_spec_from_json(
+                             nlohmann::json::parse(R"({"name": "X", "bf16_tflops": 1, "hbm_gbyte_s": 1, "hbm": 2})"), "g.json"),
+                         doctest::Contains("g.json (/hbm)"), Error);
+    CHECK_THROWS_WITH_AS((void)gpu_spec_from_json(
+                             nlohmann::json::parse(R"({"name": "X", "ids": [3], "bf16_tflops": 1, "hbm_gbyte_s": 1})"), "g.json"),
+                         doctest::Contains("g.json (/ids/0)"), Error);
+    CHECK_THROWS_WITH_AS((void)gpu_spec_from_json(
+                             nlohmann::json::parse(R"({"name": "X", "bf16_tflops": -1, "hbm_gbyte_s": 1})"), "g.json"),
+                         doctest::Contains("g.json (/bf16_tflops)"), Error);
+}
+
+TEST_CASE("training.gpu, compute_scale and fp8: read, range-checked, and what they change") {
+    const auto j = nlohmann::json::parse(
+        R"({"global_batch": 8, "seq_len": 4096, "gpu": "H200", "compute_scale": 0.5, "mfu": 0.3})");
+    const TrainingSpec t = TrainingSpec::from_json(j, "l.json");
+    CHECK(t.gpu == "H200");
+    CHECK(t.compute_scale == 0.5);
+    REQUIRE(t.mfu);
+    CHECK(*t.mfu == 0.3);
+    CHECK_FALSE(t.gpu_peak_tflops);
+    CHECK(TrainingSpec::from_json(t.to_json(), "l.json").to_json() == t.to_json());
+    CHECK_THROWS_WITH_AS(
+        (void)TrainingSpec::from_json(nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 8, "compute_scale": 1000})"),
+                                      "l.json"),
+        doctest::Contains("l.json (/training/compute_scale)"), Error);
+    // fp8: the GEMMs run at the fp8 peak, attention stays bf16.
+    const ModelSpec m = dense_model();
+    TrainingSpec bf16 = one_batch(4096);
+    TrainingSpec fp8 = bf16;
+    fp8.fp8 = "hybrid";
+    const auto secs = [](const ComputeBreakdown& c, const std::string& name) {
+        return std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; })->seconds;
+    };
+    const ComputeBreakdown a = compute_breakdown(m, bf16, ParallelSizes{}, h100(), 1.0);
+    const ComputeBreakdown b = compute_breakdown(m, fp8, ParallelSizes{}, h100(), 1.0);
+    CHECK(secs(b, "mlp") == doctest::Approx(secs(a, "mlp") / 2));
+    CHECK(secs(b, "attention") == doctest::Approx(secs(a, "attention")));
+}
