@@ -2,6 +2,8 @@
 // names, through ingest/), then runs the one pipeline (analysis/pipeline.hpp).
 #include "planlayout/plan.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/assumptions.hpp"
@@ -14,6 +16,7 @@
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/text_format.hpp"
 #include "planlayout_embedded_layout.hpp"
 
 namespace planlayout {
@@ -39,7 +42,22 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
     if (top.has("score")) {
         setup.given = ScoreFactors::from_json(top.at("score"), file);
     }
-    setup.calibrations = read_calibration_files(setup.transport.calibrations, scope, top.where("transport"), &files);
+    std::vector<ComputeCalibration> compute;
+    setup.calibrations =
+        read_calibration_files(setup.transport.calibrations, scope, top.where("transport"), &files, &compute);
+    // A compute calibration (calibrate --compute) sets compute_scale when the training run gives
+    // nothing that decides the compute itself; the last one listed wins.
+    if (setup.training && !compute.empty()) {
+        TrainingSpec& t = *setup.training;
+        const bool decided = std::any_of(t.given.begin(), t.given.end(), [](const std::string& g) {
+            return g == "/compute_scale" || g == "/measured_step_time_s" || g == "/mfu" || g == "/compute_time_s";
+        });
+        if (!decided) {
+            t.compute_scale = compute.back().compute_scale;
+            t.given.emplace_back("/compute_scale");
+            setup.compute_calibration = compute.back();
+        }
+    }
     setup.gpus = builtin_gpu_specs();
     return setup;
 }
@@ -281,6 +299,12 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     }
     report.layout = layout;
     report.sources = request.sources;
+    if (setup && setup->compute_calibration) {
+        const ComputeCalibration& c = *setup->compute_calibration;
+        report.sources["/training/compute_scale"] = c.file + " (calibrate --compute: " + c.layout + ", " +
+                                                    c.measured_transport + " step " + fixed_text(c.measured_step_time_s, 3) +
+                                                    " s)";
+    }
     report.effective_layout = effective_layout_of(layout, resolved, setup);
     Evaluation evaluation =
         evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);
@@ -288,6 +312,13 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     report.kinds = std::move(evaluation.kinds);
     report.score = std::move(evaluation.score);
     report.assumptions = plan_assumptions(report, setup, request.layout_name);
+    if (setup && setup->compute_calibration && report.score && report.score->has_model &&
+        setup->compute_calibration->gpu != report.score->gpu_name) {
+        report.warnings.push_back(setup->compute_calibration->file + ": compute_scale was fitted on " +
+                                  setup->compute_calibration->gpu + ", this layout computes on " +
+                                  report.score->gpu_name + "; the scale carries kernel efficiency, not peak, so expect "
+                                  "a larger error (calibrate --compute on this GPU)");
+    }
     if (report.score) {
         for (const auto& w : report.score->warnings) {
             report.warnings.push_back(w);

@@ -33,6 +33,8 @@ void walk(const json& v, const std::string& pointer, const json& given, const st
         if (source.empty()) {
             source = layout_name;
         }
+    } else if (const auto it = sources.find(pointer); it != sources.end()) {
+        source = it->second;  // set by a file the layout names (a compute calibration's compute_scale)
     } else {
         source = is_derived_value(pointer) ? "derived" : "default";
     }

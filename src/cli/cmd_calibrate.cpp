@@ -11,10 +11,85 @@
 #include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "plan_inputs.hpp"
 
 namespace planlayout::cli {
 
+namespace {
+
+// `calibrate --compute LAYOUT --measured-step ARM=S`: the compute_scale that makes the measured
+// arm's predicted step equal the measurement, as a calibration file other layouts list.
+int run_calibrate_compute(const ParsedArgs& args, Context& ctx) {
+    const auto& pos = args.positionals();
+    if (pos.size() != 1) {
+        throw input_error("calibrate --compute", "expected one layout, got " + std::to_string(pos.size()) + " files",
+                          "give the layout the step was measured on: calibrate --compute LAYOUT --measured-step tcp=4.49");
+    }
+    for (const char* flag : {"--transport", "--nodes", "--gpus-per-node", "--class", "--op", "--min-size", "--cluster",
+                             "--layout", "--kind"}) {
+        if (args.has(flag)) {
+            throw input_error(std::string("calibrate --compute ") + flag,
+                              "belongs to a collective fit, not to the compute one",
+                              "drop it: the layout gives the cluster, the model and the parallel sizes");
+        }
+    }
+    PlanRequest request = layout_request(pos.front(), ctx);
+    nlohmann::json layout = parse_json_text(request.layout_text, request.layout_name);
+    if (!layout.is_object()) {
+        throw input_error(request.layout_name, "a layout must be a JSON object", "see docs/formats/layout.md");
+    }
+    if (!args.has("--measured-step") && !layout.contains("/training/measured_step_time_s"_json_pointer)) {
+        throw missing_option("calibrate --compute", "--measured-step",
+                             "give the layout's measured step: --measured-step tcp=4.49 (seconds) or tcp=train.csv, or "
+                             "training.measured_step_time_s in the layout");
+    }
+    std::vector<std::string> notes;
+    std::vector<std::string> files;
+    apply_measured_step(layout, request.sources, notes, args, ctx, files);
+    for (const auto& n : notes) {
+        ctx.err << "plan-layout: note: " << n << "\n";
+    }
+    ctx.inputs.insert(ctx.inputs.end(), files.begin(), files.end());
+    request.layout_json = std::move(layout);
+    const Report report = plan(request);
+    if (!report.score || !report.score->has_model || !report.score->anchored) {
+        throw input_error(request.layout_name, "has no model and training run to fit the compute of",
+                          "give the layout's \"model\" and \"training\" sections (or analyze ... --save-layout from a launch script)");
+    }
+    const Score& s = *report.score;
+    const ResolvedSpec& sp = report.groups.spec;
+    ComputeCalibration c;
+    c.compute_scale = s.compute_scale;
+    c.gpu = s.gpu_name;
+    c.layout = base_name(pos.front());
+    c.spec = "tp" + std::to_string(sp.tp) + " pp" + std::to_string(sp.pp) + " cp" + std::to_string(sp.cp) + " ep" +
+             std::to_string(sp.ep) + " etp" + std::to_string(sp.etp) + " dp" + std::to_string(sp.dp);
+    const std::string arm = report.effective_layout.at("training").value("measured_transport", std::string("tcp"));
+    c.measured_transport = arm;
+    c.measured_step_time_s = report.effective_layout.at("training").value("measured_step_time_s", 0.0);
+    c.compute_s = s.compute_s;
+    c.mfu = arm == std::string(to_string(s.candidate)) ? s.mfu[1] : s.mfu[0];
+    for (const auto& w : report.warnings) {
+        ctx.err << "plan-layout: warning: " << w << "\n";
+    }
+    const std::string file_text = to_json(c).dump(2) + "\n";
+    if (const auto o = args.get("-o"); o && *o != "-") {
+        OutputFile file(*o, ctx.inputs);
+        file.write(file_text);
+        file.commit();
+    }
+    ctx.out << (args.get_or("--format", "text") == "json" ? file_text : render_text(c));
+    check_standard_output(ctx.out);
+    return 0;
+}
+
+}  // namespace
+
 int run_calibrate(const ParsedArgs& args, Context& ctx) {
+    if (args.has("--compute")) {
+        return run_calibrate_compute(args, ctx);
+    }
     if (!args.has("--transport")) {
         throw missing_option("calibrate", "--transport", "say which transport the test used: --transport gdrdma|rdma|tcp, or shm for a one-node run with NCCL_P2P_DISABLE=1");
     }

@@ -459,6 +459,11 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     return out;
 }
 
+void apply_measured_step(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
+                         Context& ctx, std::vector<std::string>& files) {
+    put_measured_step(layout, sources, notes, args, ctx, files);
+}
+
 PlanRequest plan_request_of(const ParsedArgs& args, Context& ctx, const ComposeOptions& options) {
     const auto& pos = args.positionals();
     ComposedInputs inputs = compose_inputs(args, ctx, options, pos.empty() ? nullptr : pos.data());

@@ -2,8 +2,11 @@
 // a launch script, a Hugging Face config.json, flags — composed into one layout for plan().
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "args.hpp"
 #include "context.hpp"
@@ -41,6 +44,12 @@ struct ComposedInputs {
 /// The plan request of analyze-like commands: compose_inputs with the command's LAYOUT
 /// positional (first), its notes written to ctx.err.
 [[nodiscard]] PlanRequest plan_request_of(const ParsedArgs& args, Context& ctx, const ComposeOptions& options = {});
+
+/// `--measured-step ARM=SECONDS|LOG` into the layout (training.measured_step_time_s and
+/// measured_transport, with their source); nothing when the flag is absent. Files read are added.
+void apply_measured_step(nlohmann::json& layout, std::map<std::string, std::string>& sources,
+                         std::vector<std::string>& notes, const ParsedArgs& args, Context& ctx,
+                         std::vector<std::string>& files);
 
 /// The resolved layout of a report as commented JSON text (what --save-layout writes).
 [[nodiscard]] std::string saved_layout_text(const Report& report, const PlanRequest& request, const std::string& command);

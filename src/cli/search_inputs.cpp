@@ -13,6 +13,8 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/plan.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout::cli {
 namespace {
@@ -70,8 +72,31 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
         }
         return 0;
     });
+    std::vector<ComputeCalibration> compute;
     out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
-                                                    request.layout_name + " (/transport)", &out.files);
+                                                    request.layout_name + " (/transport)", &out.files, &compute);
+    TrainingSpec& t = out.model.training;
+    const auto given = [&](const char* key) { return std::find(t.given.begin(), t.given.end(), key) != t.given.end(); };
+    if (t.measured_step_time_s && !given("/compute_scale")) {
+        // A measured step belongs to the layout it was measured on: fit compute_scale there (the
+        // layout's own parallel sizes), then rank every candidate with it.
+        if (!layout.contains("parallel")) {
+            throw input_error(request.layout_name + " (/training/measured_step_time_s)",
+                              "a measured step, but not the parallel sizes it was measured with",
+                              "give the layout's \"parallel\" section (or --megatron-args of the measured job to "
+                              "analyze), or fit it first: calibrate --compute LAYOUT -o compute.json and list that file");
+        }
+        PlanRequest measured = request;
+        measured.kinds.clear();
+        const Report fitted = plan(measured);
+        if (fitted.score && fitted.score->anchored) {
+            t.compute_scale = fitted.score->compute_scale;
+            ctx.err << "plan-layout: note: compute_scale " << fixed_text(t.compute_scale, 6)
+                    << " fitted to the measured step of the layout's own sizes; every candidate is ranked with it\n";
+        }
+    } else if (!compute.empty() && !given("/compute_scale") && !given("/mfu") && !given("/compute_time_s")) {
+        t.compute_scale = compute.back().compute_scale;
+    }
     out.model.gpus = builtin_gpu_specs();
     out.files.insert(out.files.end(), out.inputs.files.begin(), out.inputs.files.end());
     out.files.insert(out.files.end(), out.cluster.files.begin(), out.cluster.files.end());

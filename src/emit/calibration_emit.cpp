@@ -127,4 +127,31 @@ std::string render_text(const std::vector<Calibration>& fits) {
     return out;
 }
 
+nlohmann::json to_json(const ComputeCalibration& c) {
+    return {{"schema_version", 2},
+            {"kind", "plan-layout calibration"},
+            {"fits", nlohmann::json::array()},
+            {"compute",
+             {{"compute_scale", c.compute_scale},
+              {"gpu", c.gpu},
+              {"layout", c.layout},
+              {"spec", c.spec},
+              {"measured_transport", c.measured_transport},
+              {"measured_step_time_s", c.measured_step_time_s},
+              {"compute_s", c.compute_s}}}};
+}
+
+std::string render_text(const ComputeCalibration& c) {
+    std::ostringstream out;
+    out << "# plan-layout calibrate --compute: " << c.layout << " (" << c.spec << ") on " << c.gpu << "\n";
+    out << "measured step: " << fixed_text(c.measured_step_time_s, 3) << " s on " << c.measured_transport << "\n";
+    out << "compute_scale: " << fixed_text(c.compute_scale, 6) << " (the compute model's efficiency x this makes the "
+        << c.measured_transport << " step equal the measurement)\n";
+    out << "compute per GPU per step: " << fixed_text(c.compute_s, 3) << " s, MFU " << percent_text(c.mfu) << " on "
+        << c.measured_transport << "\n";
+    out << "use: list the file in a layout's \"transport\": {\"calibration\": [...]}; a layout that gives neither "
+           "training.compute_scale nor a measured step takes this scale\n";
+    return out.str();
+}
+
 }  // namespace planlayout

@@ -57,7 +57,7 @@ void compute_text(std::ostream& out, const Score& s) {
     out << "\n";
     if (s.anchored || s.compute_scale != 1.0) {
         out << "  compute_scale " << fixed_text(s.compute_scale, 4)
-            << (s.anchored ? " (fitted to the measured step)" : " (given)") << "\n";
+            << (s.anchored ? " (fitted to the measured step)" : " (given, or from a compute calibration: see the assumptions)") << "\n";
     }
     if (!c.modelled) {
         return;

@@ -104,15 +104,33 @@ std::vector<Calibration> calibrations_from_json(const nlohmann::json& j, const s
         return {fit_v1(r)};
     }
     r.check_keys({"schema_version", "kind", "fits", "curve_rule", "compute"});
-    if (r.has("compute")) {
-        (void)r.get_object("compute");  // a compute calibration (calibrate --compute): read elsewhere
-    }
+    (void)compute_calibration_from_json(j, file);  // checked here, used by read_calibration_files
     const nlohmann::json* fits = r.get_array("fits");
     std::vector<Calibration> out;
     for (std::size_t i = 0; i < fits->size(); ++i) {
         out.push_back(fit_v2(r.element("fits", i)));
     }
     return out;
+}
+
+std::optional<ComputeCalibration> compute_calibration_from_json(const nlohmann::json& j, const std::string& file) {
+    if (!j.is_object() || !j.contains("compute")) {
+        return std::nullopt;
+    }
+    const JsonReader top(j, file, "");
+    (void)top.get_object("compute");
+    const JsonReader r(j.at("compute"), file, "/compute");
+    r.check_keys({"compute_scale", "gpu", "layout", "spec", "measured_transport", "measured_step_time_s", "compute_s"});
+    need(r, "compute_scale");
+    ComputeCalibration c;
+    c.compute_scale = *r.get<double>("compute_scale", 1e-4, 100.0);
+    c.gpu = r.get<std::string>("gpu").value_or("");
+    c.layout = r.get<std::string>("layout").value_or("");
+    c.spec = r.get<std::string>("spec").value_or("");
+    c.measured_transport = r.get<std::string>("measured_transport").value_or("");
+    c.measured_step_time_s = r.get<double>("measured_step_time_s", 0, 1e6).value_or(0);
+    c.compute_s = r.get<double>("compute_s", 0, 1e6).value_or(0);
+    return c;
 }
 
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& file) {
@@ -125,7 +143,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& fi
 }
 
 std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files, const FileScope& scope,
-                                                const std::string& where, std::vector<std::string>* paths) {
+                                                const std::string& where, std::vector<std::string>* paths,
+                                                std::vector<ComputeCalibration>* compute) {
     std::vector<Calibration> out;
     out.reserve(files.size());
     for (const auto& rel : files) {
@@ -133,9 +152,14 @@ std::vector<Calibration> read_calibration_files(const std::vector<std::string>& 
         if (paths != nullptr) {
             paths->push_back(path);
         }
-        for (auto& c : calibrations_from_json(parse_json_text(read_text_file(path), path), path)) {
+        const nlohmann::json j = parse_json_text(read_text_file(path), path);
+        for (auto& c : calibrations_from_json(j, path)) {
             c.file = rel;
             out.push_back(std::move(c));
+        }
+        if (auto c = compute_calibration_from_json(j, path); c && compute != nullptr) {
+            c->file = rel;
+            compute->push_back(std::move(*c));
         }
     }
     return out;

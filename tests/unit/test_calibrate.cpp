@@ -237,10 +237,27 @@ TEST_CASE("format 1 files (one fit, no curve) are still read: one efficiency at 
         CHECK(cost_us(CollectiveOp::AllReduce, g, s, spec, Transport::Tcp) ==
               doctest::Approx(cost_us(CollectiveOp::AllReduce, g, s, old, Transport::Tcp)));
     }
-    // A "compute" section (calibrate --compute) is tolerated next to the fits.
-    nlohmann::json v2 = to_json(std::vector<Calibration>{});
-    v2["compute"] = nlohmann::json::object();
+    // A "compute" section (calibrate --compute) sits next to the fits; it is read on its own.
+    ComputeCalibration cc;
+    cc.compute_scale = 0.0147;
+    cc.gpu = "H100 SXM";
+    cc.measured_transport = "tcp";
+    cc.measured_step_time_s = 4.49;
+    const nlohmann::json v2 = to_json(cc);
     CHECK(calibrations_from_json(v2, "c.json").empty());
+    const auto back = compute_calibration_from_json(v2, "c.json");
+    REQUIRE(back.has_value());
+    CHECK(back->compute_scale == doctest::Approx(0.0147));
+    CHECK(back->gpu == "H100 SXM");
+    CHECK(back->measured_step_time_s == doctest::Approx(4.49));
+    nlohmann::json bad = v2;
+    bad["compute"].erase("compute_scale");
+    CHECK_THROWS_WITH_AS((void)calibrations_from_json(bad, "c.json"),
+                         doctest::Contains("c.json (/compute/compute_scale): missing 'compute_scale'"), Error);
+    bad = v2;
+    bad["compute"]["compute_scale"] = 0;
+    CHECK_THROWS_AS((void)compute_calibration_from_json(bad, "c.json"), Error);
+    CHECK_FALSE(compute_calibration_from_json(to_json(std::vector<Calibration>{}), "c.json").has_value());
 }
 
 TEST_CASE("bad calibration files are refused with one line naming file and pointer") {

@@ -287,3 +287,47 @@ TEST_CASE("--measured-step anchors the tcp arm to a measured step, from seconds 
         CHECK_MESSAGE(bad.err.find(message) != std::string::npos, bad.err);
     }
 }
+
+TEST_CASE("calibrate --compute: layout A's measured TCP step predicts its gdrdma step and layout B") {
+    // The shipped compute calibration is exactly what calibrate --compute writes for layout A.
+    const std::string a = std::string(kSrc) + "/layouts/seed-2x8-ep16.json";
+    const std::string shipped = std::string(kSrc) + "/layouts/calibrations/seed-a-compute.json";
+    const Run fit = cli({"calibrate", "--compute", a, "--format", "json"});
+    REQUIRE(fit.code == 0);
+    CHECK(fit.out == planlayout::read_text_file(shipped));
+    const auto c = nlohmann::json::parse(fit.out).at("compute");
+    CHECK(c.at("measured_step_time_s").get<double>() == doctest::Approx(4.49));
+    CHECK(c.at("compute_scale").get<double>() > 1e-4);
+    CHECK(c.at("compute_scale").get<double>() < 1.0);  // the seed's LoRA step runs far below the model's efficiency
+
+    // A: the TCP step is the measurement; the predicted change is within the seed check (measured -32.08%).
+    const auto ra = nlohmann::json::parse(cli({"analyze", a, "--format", "json"}).out).at("score");
+    CHECK(ra.at("step_time_s").at("tcp").get<double>() == doctest::Approx(4.49).epsilon(1e-6));
+    CHECK(ra.at("rdma_benefit").get<double>() >= 0.27);
+    CHECK(ra.at("rdma_benefit").get<double>() <= 0.37);
+    // B lists A's compute calibration: no step of B is given, and it predicts no benefit (measured -0.35%).
+    const Run b = cli({"analyze", std::string(kSrc) + "/layouts/seed-2x8-pp2-ep8.json", "--format", "json"});
+    REQUIRE(b.code == 0);
+    const auto rb = nlohmann::json::parse(b.out);
+    CHECK(rb.at("score").at("compute").at("compute_scale").get<double>() ==
+          doctest::Approx(c.at("compute_scale").get<double>()));
+    CHECK(rb.at("score").at("rdma_benefit").get<double>() >= -0.03);
+    CHECK(rb.at("score").at("rdma_benefit").get<double>() <= 0.03);
+    bool sourced = false;
+    for (const auto& x : rb.at("assumptions")) {
+        if (x.at("path") == "/training/compute_scale") {
+            sourced = x.at("source").get<std::string>().find("calibrations/seed-a-compute.json (calibrate --compute") == 0;
+        }
+    }
+    CHECK(sourced);
+    // A measured step given to B directly wins over the listed calibration.
+    const Run own = cli({"analyze", std::string(kSrc) + "/layouts/seed-2x8-pp2-ep8.json", "--measured-step", "tcp=5",
+                         "--format", "json"});
+    REQUIRE(own.code == 0);
+    CHECK(nlohmann::json::parse(own.out).at("score").at("step_time_s").at("tcp").get<double>() ==
+          doctest::Approx(5.0).epsilon(1e-6));
+    // Refused: no step, two layouts, a collective flag.
+    CHECK(cli({"calibrate", "--compute", std::string(kSrc) + "/layouts/h100-32node-tp8-pp4-ep8.json"}).code == 2);
+    CHECK(cli({"calibrate", "--compute", a, a}).code == 2);
+    CHECK(cli({"calibrate", "--compute", a, "--transport", "tcp"}).code == 2);
+}

@@ -50,9 +50,12 @@ ScoreInput seed_a() {
 }
 
 /// B: PP=2, EP=8, DP=8: ep and dp inside a node on NVLink; the 8 pp pairs [i, i+8] cross on
-/// their own rail, all at once, one rank per node each.
+/// their own rail, all at once, one rank per node each. No step of B is measured: its compute
+/// takes the compute_scale fitted to A's measured TCP step.
 ScoreInput seed_b() {
     ScoreInput in = seed_input();
+    in.training->measured_step_time_s.reset();
+    in.training->compute_scale = compute_score(seed_a()).compute_scale;
     in.sizes = {1, 2, 1, 8, 8, 1, 1, 1};
     in.placed["ep"] = seed_shape(8, 1, 8, 1);
     in.placed["dp"] = seed_shape(8, 1, 8, 1);
@@ -74,6 +77,10 @@ bool mentions(const Score& s, const std::string& text) {
 TEST_CASE("seed A (EP=16 across two nodes) predicts the measured 32% step-time reduction") {
     const Score s = compute_score(seed_a());
     MESSAGE(render_text(s));
+    // Anchored: the TCP step is the measurement, the gdrdma step a prediction.
+    CHECK(s.anchored);
+    CHECK(s.step_time_s[0] == doctest::Approx(4.490).epsilon(1e-6));
+    CHECK(s.step_time_s[1] < s.step_time_s[0]);
     CHECK(s.rdma_benefit >= 0.27);
     CHECK(s.rdma_benefit <= 0.37);
     CHECK(s.throughput_gain == doctest::Approx(1.0 / (1.0 - s.rdma_benefit) - 1.0));
@@ -88,6 +95,8 @@ TEST_CASE("seed A (EP=16 across two nodes) predicts the measured 32% step-time r
 TEST_CASE("seed B (PP=2, EP and DP inside a node) predicts no measurable benefit") {
     const Score s = compute_score(seed_b());
     MESSAGE(render_text(s));
+    CHECK_FALSE(s.anchored);
+    CHECK(s.compute_scale == doctest::Approx(compute_score(seed_a()).compute_scale));
     CHECK(s.rdma_benefit >= -0.03);
     CHECK(s.rdma_benefit <= 0.03);
     CHECK(mentions(s, "pp sendrecv over RAIL"));

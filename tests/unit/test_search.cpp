@@ -10,6 +10,7 @@
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -25,6 +26,12 @@ SearchModel seed_model() {
     m.model = ModelSpec::from_json(j.at("model"), path);
     m.training = TrainingSpec::from_json(j.at("training"), path);
     m.transport = TransportSpec::from_json(j.at("transport"), path);
+    // The compute side: layout A's compute_scale, fitted to its measured TCP step
+    // (plan-layout calibrate --compute layouts/seed-2x8-ep16.json -o layouts/calibrations/seed-a-compute.json).
+    const std::string calib = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/calibrations/seed-a-compute.json").string();
+    const auto c = compute_calibration_from_json(parse_json_text(read_text_file(calib), calib), calib);
+    REQUIRE(c.has_value());
+    m.training.compute_scale = c->compute_scale;
     return m;
 }
 

@@ -85,4 +85,18 @@ struct Calibration {
 /// collective whatever the transport.
 void apply_calibration(const Calibration& c, TransportSpec& spec, const std::string& source = "");
 
+/// A compute calibration (`calibrate --compute`): the compute_scale that made one layout's
+/// predicted step equal its measured step, for other layouts on the same GPUs and model to use.
+struct ComputeCalibration {
+    double compute_scale = 1;        // multiplies the efficiency of compute-bound ops
+    std::string gpu;                 // the GPU it was fitted on
+    std::string layout;              // the layout it was fitted on (name, no folder)
+    std::string spec;                // its parallel sizes, "tp1 pp1 cp1 ep16 etp1 dp16"
+    std::string measured_transport;  // the arm the step was measured on
+    double measured_step_time_s = 0;
+    double compute_s = 0;            // the fitted compute per GPU per step
+    double mfu = 0;                  // on the measured arm (text output only)
+    std::string file;                // when read: the name the layout gave
+};
+
 }  // namespace planlayout

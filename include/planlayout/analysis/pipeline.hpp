@@ -32,6 +32,7 @@ struct ScoreSetup {
     std::vector<GpuSpec> gpus;              // the GPU specs known (layouts/gpus, read by the caller)
     std::optional<GpuChoice> gpu;           // the GPU compute runs on; evaluate() decides it when
                                             // absent (gpu_of_layout), search decides once
+    std::optional<ComputeCalibration> compute_calibration;  // the one that set training.compute_scale
 };
 
 /// The GPU of a layout: training.gpu, else the used node templates' gpu_model, else the default

@@ -27,4 +27,10 @@ extern const char* const kCurveRule;
 /// Every fit, one block each, separated by an empty line.
 [[nodiscard]] std::string render_text(const std::vector<Calibration>& fits);
 
+/// A compute calibration as its file: format 2 with no collective fits and a "compute" object.
+[[nodiscard]] nlohmann::json to_json(const ComputeCalibration& c);
+
+/// A compute calibration as text: the fitted scale, what it was fitted on, how to use it.
+[[nodiscard]] std::string render_text(const ComputeCalibration& c);
+
 }  // namespace planlayout

@@ -1,6 +1,7 @@
 // Ingest: the calibration files a layout's or model's transport names (plan-layout calibrate -o).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,15 @@ namespace planlayout {
 /// list in messages), in order; the resolved paths are appended to `paths` when given. Throws
 /// Error naming the file: Io when it cannot be read, BadInput when it is not a calibration or lies
 /// outside the scope.
+/// The "compute" object of a calibration file (calibrate --compute), when it has one. Throws Error
+/// naming "file (/compute/key)".
+[[nodiscard]] std::optional<ComputeCalibration> compute_calibration_from_json(const nlohmann::json& j,
+                                                                              const std::string& file);
+
+/// compute: when given, receives the compute calibrations of the files, in order.
 [[nodiscard]] std::vector<Calibration> read_calibration_files(const std::vector<std::string>& files,
                                                               const FileScope& scope, const std::string& where,
-                                                              std::vector<std::string>* paths = nullptr);
+                                                              std::vector<std::string>* paths = nullptr,
+                                                              std::vector<ComputeCalibration>* compute = nullptr);
 
 }  // namespace planlayout
