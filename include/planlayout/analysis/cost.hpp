@@ -64,13 +64,15 @@ struct NodeHardware {
 /// One transport, resolved at one end of its priors.
 struct TransportModel {
     Transport kind = Transport::Gdrdma;
+    int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
+    bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
+    bool shm = false;                      // the shm arm: inside a node over NCCL's SHM transport (below)
+    int sockets_per_node = 2;              // CPU sockets the node's GPUs are spread over
     double efficiency = 0.9;
     double alltoall_efficiency = 0.8;
     double alpha_us = 14.0;
     double host_staged_efficiency = 0.45;  // GDRDMA where the GPU↔NIC path is NODE/SYS
-    int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
     double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
-    bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
     // Calibrated collectives (owned by the TransportSpec this model was built from; null: priors).
     // A fit for (transport, op, class) replaces the efficiency, alpha and floor of that op only;
     // ring_band / alltoall_band carry the prior band's end onto a fitted efficiency.
@@ -79,13 +81,11 @@ struct TransportModel {
     double alltoall_band = 1.0;
     // Inside a node: P2P (NVLink/PCIe, the shape's own priors) or, in the shm arm, NCCL's SHM
     // transport, staged through host memory (docs/cost-model.md §4, "SHM").
-    bool shm = false;
     double shm_efficiency = 0.42;          // of shm_line_gbyte_s
     double shm_alltoall_efficiency = 0.42;
     double shm_alpha_us = 5.7;             // per intra-node step
     double host_memory_gbyte_s = 307.2;    // per CPU socket
     double inter_socket_gbyte_s = 22.0;    // one direction of the CPU-CPU link
-    int sockets_per_node = 2;              // CPU sockets the node's GPUs are spread over
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,

@@ -92,9 +92,14 @@ struct Score {
     Transport requested_baseline = Transport::Tcp;  // transport.compare, as the layout asks
     Transport requested_candidate = Transport::Gdrdma;
     bool single_arm = false;     // baseline == candidate: one step, no benefit claimed
+    bool has_model = false;
+    bool anchored = false;        // compute_scale fitted to training.measured_step_time_s
+    bool given_share = false;
+    bool given_eliminable = false;
+    bool given_non_overlapped = false;
+    bool calibrated = false;             // the transport holds calibrated fits (transport.fits)
     std::vector<std::string> arm_notes;  // why the arms differ from those requested, in words
     std::optional<WhatIf> what_if;       // the requested candidate on hardware that allows it
-    bool has_model = false;
     double rdma_benefit = 0;     // predicted step-time reduction, (T_base − T_cand) / T_base
     double throughput_gain = 0;  // 1 / (1 − rdma_benefit) − 1
     double step_time_s[2] = {0, 0};
@@ -108,20 +113,15 @@ struct Score {
     ComputeBreakdown compute;
     double mfu[2] = {0, 0};       // model FLOPs / (step × peak × GPUs), per arm
     double compute_scale = 1;     // training.compute_scale, or fitted to the measured step
-    bool anchored = false;        // compute_scale fitted to training.measured_step_time_s
     double cross_node_share = 0;     // exposed transport-sensitive time / baseline step, 0..1
     double cross_node_hidden_s = 0;  // their baseline time hidden under compute (not in the share)
     double eliminable = 0;
     double non_overlapped = 0;
-    bool given_share = false;
-    bool given_eliminable = false;
-    bool given_non_overlapped = false;
     double band_low = 0;
     double band_high = 0;
     std::vector<KindBreakdown> by_kind;  // largest contribution first, then baseline share
     std::vector<std::string> reasons;    // the dominant reasons, in words
     std::vector<std::string> warnings;
-    bool calibrated = false;             // the transport holds calibrated fits (transport.fits)
 };
 
 /// The score. Throws Error when neither a model nor all three factors are given.
