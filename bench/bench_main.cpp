@@ -39,7 +39,7 @@ std::vector<Bench> benches(const std::string& tmp) {
         {"search-16384-gpus-moe", "<= 3 s (every layout, compute model, default memory budget)",
          {"plan-layout", "search", tmp + "/layout-2048x8-moe.json", "--model", tmp + "/layout-2048x8-moe.json", "--top",
           "0", "--format", "json", "-o", tmp + "/search.json"}},
-        {"search-16384-gpus-moe-no-pruning", "<= 5 s (every layout, memory pruning off: a 100000 GiB budget)",
+        {"search-16384-moe-unpruned", "<= 5 s (every layout, memory pruning off: a 100000 GiB budget)",
          {"plan-layout", "search", tmp + "/layout-2048x8-moe.json", "--model", tmp + "/layout-2048x8-moe.json", "--top",
           "0", "--gpu-memory", "100000GiB", "--format", "json", "-o", tmp + "/search-all.json"}},
         {"svg-1024-aggregated", "<= 5 s",
