@@ -19,52 +19,36 @@ inline constexpr const char* kEmbeddedLayout = R\"PLJSON(@PLANLAYOUT_LAYOUT_TEXT
 ")
 configure_file(${PLANLAYOUT_EMBED_HEADER}.in ${PLANLAYOUT_EMBED_HEADER} @ONLY)
 
-# The node templates under layouts/nodes/ are compiled in too, so built-in names resolve anywhere.
-file(GLOB PLANLAYOUT_NODE_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/layouts/nodes/*.json)
-list(SORT PLANLAYOUT_NODE_FILES)
-set(PLANLAYOUT_NODES_BODY "")
-foreach(f ${PLANLAYOUT_NODE_FILES})
-    get_filename_component(stem ${f} NAME_WE)
-    file(READ ${f} body)
-    string(APPEND PLANLAYOUT_NODES_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
-endforeach()
-file(WRITE ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in
-"// Generated from layouts/nodes/*.json by cmake/planlayout_embed.cmake. Do not edit.
+# Every JSON file of a layouts/ folder compiled in as {stem, text} pairs, so built-in names
+# resolve anywhere: planlayout_embed_folder(FOLDER HEADER STRUCT ARRAY).
+function(planlayout_embed_folder folder header struct array)
+    file(GLOB files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/layouts/${folder}/*.json)
+    list(SORT files)
+    set(PLANLAYOUT_EMBED_BODY "")
+    foreach(f ${files})
+        get_filename_component(stem ${f} NAME_WE)
+        file(READ ${f} body)
+        string(APPEND PLANLAYOUT_EMBED_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
+    endforeach()
+    file(WRITE ${PLANLAYOUT_GENERATED}/${header}.in
+"// Generated from layouts/${folder}/*.json by cmake/planlayout_embed.cmake. Do not edit.
 #pragma once
-#include <array>
 namespace planlayout {
-struct EmbeddedNode {
+struct ${struct} {
     const char* name;
     const char* text;
 };
-inline constexpr EmbeddedNode kEmbeddedNodes[] = {
-@PLANLAYOUT_NODES_BODY@};
+inline constexpr ${struct} ${array}[] = {
+@PLANLAYOUT_EMBED_BODY@};
 }  // namespace planlayout
 ")
-configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_nodes.hpp @ONLY)
+    configure_file(${PLANLAYOUT_GENERATED}/${header}.in ${PLANLAYOUT_GENERATED}/${header} @ONLY)
+endfunction()
 
-# The GPU specs under layouts/gpus/ are compiled in the same way (the compute model's peaks and bandwidths).
-file(GLOB PLANLAYOUT_GPU_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/layouts/gpus/*.json)
-list(SORT PLANLAYOUT_GPU_FILES)
-set(PLANLAYOUT_GPUS_BODY "")
-foreach(f ${PLANLAYOUT_GPU_FILES})
-    get_filename_component(stem ${f} NAME_WE)
-    file(READ ${f} body)
-    string(APPEND PLANLAYOUT_GPUS_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
-endforeach()
-file(WRITE ${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp.in
-"// Generated from layouts/gpus/*.json by cmake/planlayout_embed.cmake. Do not edit.
-#pragma once
-namespace planlayout {
-struct EmbeddedGpu {
-    const char* name;
-    const char* text;
-};
-inline constexpr EmbeddedGpu kEmbeddedGpus[] = {
-@PLANLAYOUT_GPUS_BODY@};
-}  // namespace planlayout
-")
-configure_file(${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp.in ${PLANLAYOUT_GENERATED}/planlayout_embedded_gpus.hpp @ONLY)
+# The node templates (layouts/nodes/) and the GPU specs (layouts/gpus/: the compute model's peaks
+# and bandwidths).
+planlayout_embed_folder(nodes planlayout_embedded_nodes.hpp EmbeddedNode kEmbeddedNodes)
+planlayout_embed_folder(gpus planlayout_embedded_gpus.hpp EmbeddedGpu kEmbeddedGpus)
 
 # The diagram style viz/style.json is compiled in too (issue 6): one place for colours and dashes.
 set(PLANLAYOUT_STYLE_FILE ${CMAKE_CURRENT_SOURCE_DIR}/viz/style.json)

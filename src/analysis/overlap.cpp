@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 
 namespace planlayout {
@@ -95,10 +96,7 @@ std::vector<double> bucket_sizes(double total_bytes, double bucket_bytes) {
 
 WindowResult bucketed_reduce(const std::vector<double>& sizes, double backward_s, const CallTime& call) {
     WindowResult r;
-    double total = 0;
-    for (const double s : sizes) {
-        total += s;
-    }
+    const double total = std::accumulate(sizes.begin(), sizes.end(), 0.0);
     if (total <= 0) {
         return r;
     }
@@ -122,10 +120,7 @@ WindowResult bucketed_reduce(const std::vector<double>& sizes, double backward_s
 
 WindowResult prefetched_gather(const std::vector<double>& sizes, double compute_s, const CallTime& call) {
     WindowResult r;
-    double total = 0;
-    for (const double s : sizes) {
-        total += s;
-    }
+    const double total = std::accumulate(sizes.begin(), sizes.end(), 0.0);
     if (total <= 0) {
         return r;
     }
