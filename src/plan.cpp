@@ -2,8 +2,6 @@
 // names, through ingest/), then runs the one pipeline (analysis/pipeline.hpp).
 #include "planlayout/plan.hpp"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/assumptions.hpp"
@@ -45,17 +43,11 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
     std::vector<ComputeCalibration> compute;
     setup.calibrations =
         read_calibration_files(setup.transport.calibrations, scope, top.where("transport"), &files, &compute);
-    // A compute calibration (calibrate --compute) sets compute_scale when the training run gives
-    // nothing that decides the compute itself; the last one listed wins.
-    if (setup.training && !compute.empty()) {
-        TrainingSpec& t = *setup.training;
-        const bool decided = std::any_of(t.given.begin(), t.given.end(), [](const std::string& g) {
-            return g == "/compute_scale" || g == "/measured_step_time_s" || g == "/mfu" || g == "/compute_time_s";
-        });
-        if (!decided) {
-            t.compute_scale = compute.back().compute_scale;
-            t.given.emplace_back("/compute_scale");
-            setup.compute_calibration = compute.back();
+    // A compute calibration (calibrate --compute) sets compute_scale unless the training run
+    // decides the compute itself; the last one listed wins.
+    if (setup.training) {
+        if (const ComputeCalibration* c = apply_compute_calibration(compute, *setup.training)) {
+            setup.compute_calibration = *c;
         }
     }
     setup.gpus = builtin_gpu_specs();

@@ -313,4 +313,16 @@ void apply_calibration(const Calibration& c, TransportSpec& spec, const std::str
     spec.fits = std::move(fits);
 }
 
+const ComputeCalibration* apply_compute_calibration(const std::vector<ComputeCalibration>& compute, TrainingSpec& t) {
+    const bool decided = std::any_of(t.given.begin(), t.given.end(), [](const std::string& g) {
+        return g == "/compute_scale" || g == "/measured_step_time_s" || g == "/mfu" || g == "/compute_time_s";
+    });
+    if (decided || compute.empty()) {
+        return nullptr;
+    }
+    t.compute_scale = compute.back().compute_scale;
+    t.given.emplace_back("/compute_scale");
+    return &compute.back();
+}
+
 }  // namespace planlayout

@@ -22,13 +22,6 @@ struct ItemTime {
     WindowResult window;
 };
 
-struct Compute {
-    double comp_s = 0;    // compute per GPU per step
-    double bubble_s = 0;  // pipeline bubble
-    double fwd_s = 0;     // forward share of comp_s
-    double bwd_s = 0;
-};
-
 const PlacedGroup* find_cost_shape(const ScoreInput& in, const std::string& kind) {
     auto it = in.placed.find(kind);
     if (it == in.placed.end() && kind == "dp_cp") {
@@ -38,7 +31,7 @@ const PlacedGroup* find_cost_shape(const ScoreInput& in, const std::string& kind
 }
 
 /// The compute windows of one rank (overlap.hpp) from the step's compute.
-OverlapCompute overlap_compute(const Compute& c, const ScoreInput& in, double micro) {
+OverlapCompute overlap_compute(const ComputeBreakdown& c, const ScoreInput& in, double micro) {
     OverlapCompute o;
     o.comp_s = c.comp_s;
     o.fwd_s = c.fwd_s;
@@ -50,13 +43,13 @@ OverlapCompute overlap_compute(const Compute& c, const ScoreInput& in, double mi
 }
 
 ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const ScoreInput& in, const TransportModel& x,
-                   const Compute& c, double micro) {
+                   const OverlapCompute& compute) {
     // The transport section describes the TCP interface; it wins over the cluster's default.
     shape.tcp_gbit_s = in.transport.tcp.interface_gbit_s;
     shape.tcp_interfaces_per_node = in.transport.tcp.interfaces_per_node;
     const CallTime call = [&](double bytes) { return collective_cost(item.op, shape, bytes, x).time_s; };
     ItemTime r;
-    r.window = item_window(item, *in.model, *in.training, overlap_compute(c, in, micro), call);
+    r.window = item_window(item, *in.model, *in.training, compute, call);
     r.call = collective_cost(item.op, shape, r.window.call_bytes, x);
     r.time_s = r.window.time_s;
     r.exposed_s = r.window.exposed_s;
@@ -69,18 +62,24 @@ struct Evaluation {
 };
 
 Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-                    const std::vector<const PlacedGroup*>& shapes, const Compute& c, double micro,
+                    const std::vector<const PlacedGroup*>& shapes, const ComputeBreakdown& c, double micro,
                     PriorEnd base_end, PriorEnd cand_end) {
     Evaluation e;
     const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
     const PriorEnd ends[2] = {base_end, cand_end};
+    const OverlapCompute windows = overlap_compute(c, in, micro);
     for (int k = 0; k < 2; ++k) {
+        if (k == 1 && ts[1] == ts[0] && ends[1] == ends[0]) {  // one arm (the anchoring probe): no second pass
+            e.step_s[1] = e.step_s[0];
+            e.items[1] = e.items[0];
+            break;
+        }
         const TransportModel x = transport_model(in.transport, ts[k], ends[k]);
         e.step_s[k] = c.comp_s + c.bubble_s;
         for (std::size_t i = 0; i < traffic.size(); ++i) {
             ItemTime it;
             if (shapes[i] != nullptr) {
-                it = time_item(traffic[i], *shapes[i], in, x, c, micro);
+                it = time_item(traffic[i], *shapes[i], in, x, windows);
             }
             e.step_s[k] += it.exposed_s;
             e.items[k].push_back(it);
@@ -88,8 +87,6 @@ Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffi
     }
     return e;
 }
-
-Compute compute_of(const ComputeBreakdown& b) { return {b.comp_s, b.bubble_s, b.fwd_s, b.bwd_s}; }
 
 /// The compute model at one compute_scale: the flat model when compute_time_s or mfu is given.
 ComputeBreakdown breakdown_at(const ScoreInput& in, const GpuSpec& gpu, double scale) {
@@ -119,7 +116,7 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
         probe.transport.baseline = m;
         probe.transport.candidate = m;
         const auto step_at = [&](double scale) {
-            return evaluate(probe, traffic, shapes, compute_of(breakdown_at(in, gpu, scale)), micro, PriorEnd::Point,
+            return evaluate(probe, traffic, shapes, breakdown_at(in, gpu, scale), micro, PriorEnd::Point,
                             PriorEnd::Point)
                 .step_s[0];
         };
@@ -344,7 +341,7 @@ Score compute_score(const ScoreInput& in) {
     const double micro = in.training->micro_batches(in.sizes.dp);
     const GpuChoice gpu = in.gpu ? *in.gpu : choose_gpu({}, in.training->gpu, {});
     const ComputeFit fit = fit_compute(in, gpu.spec, traffic, shapes, micro);
-    const Compute c = compute_of(fit.breakdown);
+    const ComputeBreakdown& c = fit.breakdown;
     s.compute_s = c.comp_s;
     s.bubble_s = c.bubble_s;
     s.gpu_name = gpu.spec.name;

@@ -53,18 +53,20 @@ int run_calibrate_compute(const ParsedArgs& args, Context& ctx) {
     ctx.inputs.insert(ctx.inputs.end(), files.begin(), files.end());
     request.layout_json = std::move(layout);
     const Report report = plan(request);
-    if (!report.score || !report.score->has_model || !report.score->anchored) {
+    if (!report.score || !report.score->has_model) {
         throw input_error(request.layout_name, "has no model and training run to fit the compute of",
                           "give the layout's \"model\" and \"training\" sections (or analyze ... --save-layout from a launch script)");
     }
+    if (!report.score->anchored) {  // compute_time_s gives the compute outright
+        throw input_error(request.layout_name + " (/training/compute_time_s)", "the compute is given, so there is nothing to fit",
+                          "drop training.compute_time_s to fit compute_scale to the measured step");
+    }
     const Score& s = *report.score;
-    const ResolvedSpec& sp = report.groups.spec;
     ComputeCalibration c;
     c.compute_scale = s.compute_scale;
     c.gpu = s.gpu_name;
     c.layout = base_name(pos.front());
-    c.spec = "tp" + std::to_string(sp.tp) + " pp" + std::to_string(sp.pp) + " cp" + std::to_string(sp.cp) + " ep" +
-             std::to_string(sp.ep) + " etp" + std::to_string(sp.etp) + " dp" + std::to_string(sp.dp);
+    c.spec = sizes_text(report.groups.spec);
     const std::string arm = report.effective_layout.at("training").value("measured_transport", std::string("tcp"));
     c.measured_transport = arm;
     c.measured_step_time_s = report.effective_layout.at("training").value("measured_step_time_s", 0.0);

@@ -76,8 +76,8 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
     out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
                                                     request.layout_name + " (/transport)", &out.files, &compute);
     TrainingSpec& t = out.model.training;
-    const auto given = [&](const char* key) { return std::find(t.given.begin(), t.given.end(), key) != t.given.end(); };
-    if (t.measured_step_time_s && !given("/compute_scale")) {
+    if (t.measured_step_time_s &&
+        std::find(t.given.begin(), t.given.end(), "/compute_scale") == t.given.end()) {
         // A measured step belongs to the layout it was measured on: fit compute_scale there (the
         // layout's own parallel sizes), then rank every candidate with it.
         if (!layout.contains("parallel")) {
@@ -94,8 +94,8 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
             ctx.err << "plan-layout: note: compute_scale " << fixed_text(t.compute_scale, 6)
                     << " fitted to the measured step of the layout's own sizes; every candidate is ranked with it\n";
         }
-    } else if (!compute.empty() && !given("/compute_scale") && !given("/mfu") && !given("/compute_time_s")) {
-        t.compute_scale = compute.back().compute_scale;
+    } else {
+        (void)apply_compute_calibration(compute, t);
     }
     out.model.gpus = builtin_gpu_specs();
     out.files.insert(out.files.end(), out.inputs.files.begin(), out.inputs.files.end());

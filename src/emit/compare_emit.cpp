@@ -70,11 +70,7 @@ double round_to(double v, int digits) {
     return std::round(v * scale) / scale;
 }
 
-std::string spec_text(const Report& r) {
-    const ResolvedSpec& s = r.groups.spec;
-    return "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " cp" + std::to_string(s.cp) + " ep" +
-           std::to_string(s.ep) + " etp" + std::to_string(s.etp) + " dp" + std::to_string(s.dp) + " " + s.order;
-}
+std::string spec_text(const Report& r) { return sizes_text(r.groups.spec) + " " + r.groups.spec.order; }
 
 // "tcp vs gdrdma", or "tcp only" when the hardware allows one arm.
 std::string arms_text(const Score& s) {

@@ -443,4 +443,9 @@ nlohmann::json to_json(const ResolvedSpec& s) {
     return j;
 }
 
+std::string sizes_text(const ResolvedSpec& s) {
+    return "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " cp" + std::to_string(s.cp) + " ep" +
+           std::to_string(s.ep) + " etp" + std::to_string(s.etp) + " dp" + std::to_string(s.dp);
+}
+
 }  // namespace planlayout

@@ -99,4 +99,9 @@ struct ComputeCalibration {
     std::string file;                // when read: the name the layout gave
 };
 
+/// Sets t.compute_scale from the last of `compute` when the training run gives nothing that
+/// decides the compute itself (compute_scale, a measured step, mfu, compute_time_s): the given
+/// list gains "/compute_scale". Returns the calibration applied, or null.
+const ComputeCalibration* apply_compute_calibration(const std::vector<ComputeCalibration>& compute, TrainingSpec& t);
+
 }  // namespace planlayout

@@ -65,6 +65,9 @@ struct ResolvedSpec {
 /// showing the arithmetic and offering a fix.
 [[nodiscard]] ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source = {});
 
+/// The sizes in words, "tp1 pp2 cp1 ep8 etp1 dp8" (no order), for reports and calibration files.
+[[nodiscard]] std::string sizes_text(const ResolvedSpec& s);
+
 /// Reads the "parallel" object of a layout file; `where` names it for errors.
 [[nodiscard]] ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& source);
 
