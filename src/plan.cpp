@@ -174,6 +174,7 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
             out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
             out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
             out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});
+            out.push_back({"/compute/kernel_floor_us", kKernelFloorSeconds * 1e6, doc});
             out.push_back({"/compute/adam_bytes_per_param", kAdamBytesPerParam, doc});
         }
         if (s.anchored) {

@@ -62,12 +62,12 @@ struct Rates {
     double beta = 2;          // activation bytes
 };
 
-/// max(compute time, memory time); `bytes` moved at `bytes_s`.
+/// One kernel: max(compute time, memory time, kKernelFloorSeconds); `bytes` moved at `bytes_s`.
 Work timed(double flops, double bytes, double flops_s, double bytes_s) {
     Work w{flops, bytes, 0, 0};
     const double tc = flops_s > 0 ? flops / flops_s : 0.0;
     const double tm = bytes > 0 ? bytes / bytes_s : 0.0;
-    w.seconds = std::max(tc, tm);
+    w.seconds = std::max({tc, tm, flops > 0 || bytes > 0 ? kKernelFloorSeconds : 0.0});
     w.memory_s = tm >= tc ? w.seconds : 0.0;
     return w;
 }
@@ -82,10 +82,12 @@ Work gemm(const Rates& r, double m, double n, double k, double count = 1.0) {
     return timed(flops, bytes, r.gemm_flops_s * gemm_efficiency(m, n, k) * r.scale, r.hbm_bytes_s);
 }
 
-Work memory_op(const Rates& r, double bytes) {
-    Work w{0, bytes, bytes / r.hbm_bytes_s, bytes / r.hbm_bytes_s};
-    return w;
+/// Flash attention's forward over `seq` query and key positions per kernel call.
+Work attention_fwd(const Rates& r, double flops, double bytes, double seq) {
+    return timed(flops, bytes, r.attn_flops_s * attention_efficiency(seq) * r.scale, r.hbm_bytes_s);
 }
+
+Work memory_op(const Rates& r, double bytes) { return timed(0.0, bytes, 0.0, r.hbm_bytes_s); }
 
 /// One entry of a layer: forward and backward work, whether recompute repeats it.
 struct Entry {
@@ -159,10 +161,9 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     const double kv_width = m.kv_dim();
     const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
     const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
-    const double flops_s = r.attn_flops_s * attention_efficiency(seq_call) * r.scale;
     Entry core;
     core.name = "attention";
-    core.fwd = timed(fwd_flops, fwd_bytes, flops_s, r.hbm_bytes_s);
+    core.fwd = attention_fwd(r, fwd_flops, fwd_bytes, seq_call);
     core.bwd = core.fwd * kAttentionBackwardFactor;
     core.selective = true;
     core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
@@ -284,6 +285,31 @@ double recompute_share(const TrainingSpec& t, const Entry& e, double layers_per_
 }
 
 }  // namespace
+
+double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
+    Rates r;
+    r.gemm_flops_s = (op.fp8 ? gpu.fp8_or_bf16_tflops() : gpu.bf16_tflops) * 1e12;
+    r.attn_flops_s = gpu.bf16_tflops * 1e12;
+    r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
+    r.scale = compute_scale;
+    r.beta = op.fp8 ? 1.0 : 2.0;
+    switch (op.kind) {
+        case ModelOpKind::Gemm:
+            return gemm(r, op.m, op.n, op.k, op.count).seconds;
+        case ModelOpKind::AttentionForward:
+        case ModelOpKind::AttentionBackward: {
+            // 2·B·H·S²·D FLOPs (the causal half of QKᵀ and PV); q, k, v read and o written.
+            const double tokens = op.batch * op.seq;
+            const double flops = tokens * op.seq * 2.0 * op.head_dim * op.heads;
+            const double bytes = r.beta * tokens * op.heads * op.head_dim * 4.0;
+            const Work fwd = attention_fwd(r, flops, bytes, op.seq);
+            return op.kind == ModelOpKind::AttentionForward ? fwd.seconds : (fwd * kAttentionBackwardFactor).seconds;
+        }
+        case ModelOpKind::Memory:
+            return memory_op(r, op.bytes).seconds;
+    }
+    return 0.0;
+}
 
 double gemm_efficiency(double m, double n, double k) {
     const auto f = [](double x) { return x > 0 ? x / (x + kGemmHalfDim) : 0.0; };

@@ -10,6 +10,8 @@
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/bench_ops_json.hpp"
+#include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "plan_inputs.hpp"
@@ -86,11 +88,52 @@ int run_calibrate_compute(const ParsedArgs& args, Context& ctx) {
     return 0;
 }
 
+// `calibrate --ops RUN...`: the compute model against measured kernels, op by op.
+int run_calibrate_ops(const ParsedArgs& args, Context& ctx) {
+    for (const char* flag : {"--transport", "--nodes", "--gpus-per-node", "--class", "--op", "--min-size", "--compute",
+                             "--measured-step", "-o"}) {
+        if (args.has(flag)) {
+            throw input_error(std::string("calibrate --ops ") + flag, "does not apply to the compute check",
+                              "drop it: --ops reads micro-benchmark runs and prints predicted vs measured (--format json for every row)");
+        }
+    }
+    std::vector<std::vector<BenchOp>> runs;
+    std::string device;
+    for (const auto& path : args.positionals()) {
+        BenchRun run = bench_run_from_json(read_input(path, ctx), path == "-" ? "stdin" : path);
+        if (device.empty()) {
+            device = run.device;
+        }
+        runs.push_back(std::move(run.ops));
+    }
+    const std::vector<GpuSpec> specs = builtin_gpu_specs();
+    const std::string wanted = args.get_or("--gpu", device);
+    const GpuSpec* gpu = match_gpu(specs, wanted);
+    if (!gpu) {
+        std::string known;
+        for (const auto& g : specs) {
+            known += (known.empty() ? "" : ", ") + g.name;
+        }
+        throw input_error(args.has("--gpu") ? "--gpu " + wanted : args.positionals().front() + " (/device)",
+                          wanted.empty() ? "the run names no GPU" : "no GPU spec matches \"" + wanted + "\"",
+                          "give --gpu NAME, one of: " + known);
+    }
+    const int largest =
+        static_cast<int>(int_in_range("--largest", args.get_or("--largest", "10"), 0, 1000000));
+    const OpCheck check = check_ops(merge_bench_runs(runs), *gpu, 1.0, largest);
+    ctx.out << (args.get_or("--format", "text") == "json" ? to_json(check).dump(2) + "\n" : render_text(check));
+    check_standard_output(ctx.out);
+    return 0;
+}
+
 }  // namespace
 
 int run_calibrate(const ParsedArgs& args, Context& ctx) {
     if (args.has("--compute")) {
         return run_calibrate_compute(args, ctx);
+    }
+    if (args.has("--ops")) {
+        return run_calibrate_ops(args, ctx);
     }
     if (!args.has("--transport")) {
         throw missing_option("calibrate", "--transport", "say which transport the test used: --transport gdrdma|rdma|tcp, or shm for a one-node run with NCCL_P2P_DISABLE=1");

@@ -246,6 +246,18 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
         return;
     }
     const std::string flag = "--measured-step " + terminal_safe(*given);
+    if (*given == "none") {  // the compute from the GPU's specs alone: drop the layout's measurement
+        if (layout.contains("training") && layout.at("training").is_object()) {
+            for (const char* key : {"measured_step_time_s", "measured_transport"}) {
+                if (layout.at("training").erase(key) > 0) {
+                    notes.push_back(std::string("--measured-step none: training.") + key + " of the layout is not used");
+                }
+            }
+        }
+        sources.erase("/training/measured_step_time_s");
+        sources.erase("/training/measured_transport");
+        return;
+    }
     const auto eq = given->find('=');
     std::string arm = eq == std::string::npos ? std::string() : given->substr(0, eq);
     const std::string value = eq == std::string::npos ? *given : given->substr(eq + 1);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <sstream>
 
 #include "planlayout/text_format.hpp"
@@ -152,6 +153,79 @@ std::string render_text(const ComputeCalibration& c) {
     out << "use: list the file in a layout's \"transport\": {\"calibration\": [...]}; a layout that gives neither "
            "training.compute_scale nor a measured step takes this scale\n";
     return out.str();
+}
+
+namespace {
+
+std::string ratio_text(double r) { return fixed_text(r, 2); }
+
+std::string micros_text(double s) { return fixed_text(s * 1e6, s * 1e6 < 100 ? 2 : 1); }
+
+}  // namespace
+
+std::string render_text(const OpCheck& c) {
+    std::ostringstream out;
+    int runs = 0;
+    for (const auto& r : c.rows) {
+        runs = std::max(runs, r.op.runs);
+    }
+    out << "# plan-layout calibrate --ops: the compute model on " << c.gpu << " (" << c.gpu_source << "), compute_scale "
+        << fixed_text(c.compute_scale, 4) << ", against " << c.rows.size() << " measured ops (median of " << runs
+        << (runs == 1 ? " run" : " runs") << ")\n";
+    out << "# ratio = predicted / measured time: below 1 the model is too fast, above 1 too slow\n";
+    out << "# median |ratio - 1| over every op: " << percent_text(c.median_abs_error) << "\n";
+    out << padded("kind", 12) << padded("ops", 6) << padded("median", 8) << padded("p10", 6) << padded("p90", 6)
+        << padded("min", 6) << padded("max", 6) << padded("med|err|", 9) << "worst op\n";
+    for (const auto& k : c.kinds) {
+        out << padded(k.kind, 12) << padded(std::to_string(k.count), 6) << padded(ratio_text(k.median_ratio), 8)
+            << padded(ratio_text(k.p10_ratio), 6) << padded(ratio_text(k.p90_ratio), 6) << padded(ratio_text(k.min_ratio), 6)
+            << padded(ratio_text(k.max_ratio), 6) << padded(percent_text(k.median_abs_error), 9) << k.worst << " ("
+            << ratio_text(k.worst_ratio) << ")\n";
+    }
+    if (!c.largest_errors.empty()) {
+        out << "\n# the " << c.largest_errors.size() << " largest errors\n";
+        out << padded("kind", 12) << padded("op", 30) << padded("shape", 28) << padded("measured_us", 13)
+            << padded("predicted_us", 14) << "ratio\n";
+        for (const auto& r : c.largest_errors) {
+            out << padded(r.op.kind, 12) << padded(r.op.name, 30) << padded(r.op.shape, 28)
+                << padded(micros_text(r.op.seconds), 13) << padded(micros_text(r.predicted_s), 14) << ratio_text(r.ratio)
+                << "\n";
+        }
+    }
+    return out.str();
+}
+
+nlohmann::json to_json(const OpCheck& c) {
+    nlohmann::json j;
+    j["gpu"] = c.gpu;
+    j["gpu_source"] = c.gpu_source;
+    j["compute_scale"] = c.compute_scale;
+    j["median_abs_error"] = c.median_abs_error;
+    j["kinds"] = nlohmann::json::array();
+    for (const auto& k : c.kinds) {
+        j["kinds"].push_back({{"kind", k.kind},
+                              {"ops", k.count},
+                              {"median_ratio", k.median_ratio},
+                              {"p10_ratio", k.p10_ratio},
+                              {"p90_ratio", k.p90_ratio},
+                              {"min_ratio", k.min_ratio},
+                              {"max_ratio", k.max_ratio},
+                              {"median_abs_error", k.median_abs_error},
+                              {"worst", k.worst},
+                              {"worst_ratio", k.worst_ratio}});
+    }
+    j["rows"] = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+        j["rows"].push_back({{"kind", r.op.kind},
+                             {"name", r.op.name},
+                             {"shape", r.op.shape},
+                             {"measured_s", r.op.seconds},
+                             {"runs", r.op.runs},
+                             {"spread", r.op.spread},
+                             {"predicted_s", r.predicted_s},
+                             {"ratio", r.ratio}});
+    }
+    return j;
 }
 
 }  // namespace planlayout

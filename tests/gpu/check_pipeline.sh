@@ -64,6 +64,7 @@ ab-h200-1gpu-dp-t512|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096
 ab-h200-1gpu-dp-t4096|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t4096/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t4096/fast-round3.csv --format json
 ab-h200-1gpu-dp-t32768|ab --baseline compute --run compute:1=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round1.csv --run compute:2=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round2.csv --run compute:3=h200-1gpu-dp/dp-w4096-l8-t32768/compute-fast-round3.csv --run overlapped:1=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round1.csv --run overlapped:2=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round2.csv --run overlapped:3=h200-1gpu-dp/dp-w4096-l8-t32768/fast-round3.csv --format json
 calibrate-gloo-w2-sendrecv-shm|calibrate cpu-gloo-w2-issue16/sweep-sendrecv-g2-shm-r1.txt --nodes 1 --gpus-per-node 2 --transport tcp
+ops-h200|calibrate --ops h200-ops/ops-h200.json h200-ops/ops-h200-r2.json h200-ops/ops-h200-r3.json --largest 15
 EOF
 )
 
@@ -179,6 +180,19 @@ fi
 fit=$(sed -n 's/^# fit: //p' "$TMP/calibrate-gloo-w2-sendrecv-shm.out")
 [ -n "$fit" ] || err "calibrate of the harness's sendrecv sweep: no fit line"
 quoted "$fit" "calibrate-gloo-w2-sendrecv-shm"
+
+# the compute model op by op (calibrate --ops over the three runs): every line of its summary
+while IFS= read -r line; do
+    case "$line" in exit*|"") ;; *) quoted "$line" "ops-h200 (calibrate --ops)" ;; esac
+done <"$TMP/ops-h200.out"
+# the MoE steps and the MoE layer's compute alone, predicted (uncalibrated, compute-calibrated) vs measured
+if python3 "$HERE/step_predictions.py" "$BIN" >"$TMP/step-predictions.md" 2>&1; then
+    while IFS= read -r line; do
+        [ -n "$line" ] && quoted "$line" "step_predictions.py"
+    done <"$TMP/step-predictions.md"
+else
+    err "step_predictions.py failed: $(tail -1 "$TMP/step-predictions.md")"
+fi
 
 if [ "$UPDATE" = "--update" ]; then
     echo "updated $EXP"

@@ -327,7 +327,14 @@ def moe_forward(m, cfg, x, a2a, ep_group):
     gate = (gate / gate.sum(-1, keepdim=True)).to(m.dtype)
     flat_e = idx.reshape(-1)
     flat_tok = torch.arange(T, device=m.dev).repeat_interleave(K)
-    pos = (F.one_hot(flat_e, E).cumsum(0) - 1).gather(1, flat_e[:, None]).squeeze(1)
+    if cfg.get("router", "sort") == "onehot":  # the first harness's count: one int64 scan along the tokens (slow)
+        pos = (F.one_hot(flat_e, E).cumsum(0) - 1).gather(1, flat_e[:, None]).squeeze(1)
+    else:  # a stable sort by expert, as Megatron's permutation does: the same positions (token order within an expert)
+        order = torch.argsort(flat_e, stable=True)
+        counts = torch.bincount(flat_e, minlength=E)
+        starts = torch.cumsum(counts, 0) - counts
+        pos = torch.empty_like(flat_e)
+        pos[order] = torch.arange(flat_e.numel(), device=m.dev) - starts[flat_e[order]]
     keep = pos < C
     slot = (flat_e * C + pos)[keep]
     tok = flat_tok[keep]
@@ -651,6 +658,7 @@ def run_ops(cfg, outdir):
 
     moe_rows = []
     preheat = {}
+    has_grouped = hasattr(torch, "_grouped_mm") and cuda
     if cuda and cfg["ops_preheat_s"] > 0:  # bring the clocks up: an idle H200 sits at 345 MHz
         a = torch.randn(8192, 8192, device=dev, dtype=dt)
         t0 = time.time()
@@ -663,136 +671,136 @@ def run_ops(cfg, outdir):
                    "power_after": gpu_query("power.draw")}
         log(f"ops: preheat {cfg['ops_preheat_s']} s of 8192^3 bf16 GEMMs: {preheat}")
     try:
-        # 1. reference: the largest square bf16 GEMM, and a device-to-device copy (HBM)
-        for n in cfg["ops_square"]:
-            a, b = rnd(n, n), rnd(n, n)
-            add("reference", f"square-{n}", f"{n}x{n}x{n}", dname, 2.0 * n ** 3, 3.0 * n * n * a.element_size(),
-                lambda: torch.matmul(a, b))
-            del a, b
-        ncopy = (1 << 30) if not small else (1 << 22)
-        x = torch.empty(ncopy, device=dev, dtype=dt)
-        y = torch.empty_like(x)
-        add("reference", "copy", f"{ncopy}", dname, 0.0, 2.0 * ncopy * x.element_size(), lambda: y.copy_(x),
-            note="device-to-device copy: bytes read + written")
-        del x, y
+        if not cfg["ops_moe_only"]:  # --ops-moe-only: the MoE layer alone (section 6)
+            # 1. reference: the largest square bf16 GEMM, and a device-to-device copy (HBM)
+            for n in cfg["ops_square"]:
+                a, b = rnd(n, n), rnd(n, n)
+                add("reference", f"square-{n}", f"{n}x{n}x{n}", dname, 2.0 * n ** 3, 3.0 * n * n * a.element_size(),
+                    lambda: torch.matmul(a, b))
+                del a, b
+            ncopy = (1 << 30) if not small else (1 << 22)
+            x = torch.empty(ncopy, device=dev, dtype=dt)
+            y = torch.empty_like(x)
+            add("reference", "copy", f"{ncopy}", dname, 0.0, 2.0 * ncopy * x.element_size(), lambda: y.copy_(x),
+                note="device-to-device copy: bytes read + written")
+            del x, y
 
-        # 2. dense GEMMs of a transformer layer, split by TP
-        for name, m, n, k in dense_gemm_shapes(cfg["ops_tokens"], cfg["ops_hidden"], cfg["ops_tp"]):
-            a, w = rnd(m, k), rnd(n, k)   # F.linear(a, w): (m, k) x (k, n)
-            add("gemm", name, f"M{m} N{n} K{k}", dname, 2.0 * m * n * k, float(m * k + n * k + m * n) * a.element_size(),
-                lambda: F.linear(a, w))
-            del a, w
-        # fp8 on a few (torch._scaled_mm, e4m3, per-tensor scales, bf16 out)
-        if cuda:
-            for m, n, k in cfg["ops_fp8"]:
-                try:
-                    a8 = rnd(m, k).to(torch.float8_e4m3fn)
-                    b8 = rnd(n, k).to(torch.float8_e4m3fn).t()   # column-major K x N
-                    one = torch.tensor(1.0, device=dev)
-                    fn = lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
-                    fn()
-                except Exception as ex:  # noqa: BLE001
-                    fn = None
-                    rows.append({"kind": "gemm-fp8", "name": f"fp8-{m}x{n}x{k}", "shape": f"M{m} N{n} K{k}", "dtype": "fp8e4m3",
-                                 "flops": 2.0 * m * n * k, "bytes": 0.0, "us": float("nan"), "us_min": float("nan"),
-                                 "reps": 0, "tflops": 0.0, "gbps": 0.0, "note": f"failed: {type(ex).__name__}: {str(ex)[:160]}"})
-                if fn is not None:
-                    add("gemm-fp8", f"fp8-{m}x{n}x{k}", f"M{m} N{n} K{k}", "fp8e4m3", 2.0 * m * n * k,
-                        float(m * k + n * k) + 2.0 * m * n, fn, note="torch._scaled_mm, per-tensor scales, bf16 out")
-                    del a8, b8
+            # 2. dense GEMMs of a transformer layer, split by TP
+            for name, m, n, k in dense_gemm_shapes(cfg["ops_tokens"], cfg["ops_hidden"], cfg["ops_tp"]):
+                a, w = rnd(m, k), rnd(n, k)   # F.linear(a, w): (m, k) x (k, n)
+                add("gemm", name, f"M{m} N{n} K{k}", dname, 2.0 * m * n * k, float(m * k + n * k + m * n) * a.element_size(),
+                    lambda: F.linear(a, w))
+                del a, w
+            # fp8 on a few (torch._scaled_mm, e4m3, per-tensor scales, bf16 out)
+            if cuda:
+                for m, n, k in cfg["ops_fp8"]:
+                    try:
+                        a8 = rnd(m, k).to(torch.float8_e4m3fn)
+                        b8 = rnd(n, k).to(torch.float8_e4m3fn).t()   # column-major K x N
+                        one = torch.tensor(1.0, device=dev)
+                        fn = lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
+                        fn()
+                    except Exception as ex:  # noqa: BLE001
+                        fn = None
+                        rows.append({"kind": "gemm-fp8", "name": f"fp8-{m}x{n}x{k}", "shape": f"M{m} N{n} K{k}", "dtype": "fp8e4m3",
+                                     "flops": 2.0 * m * n * k, "bytes": 0.0, "us": float("nan"), "us_min": float("nan"),
+                                     "reps": 0, "tflops": 0.0, "gbps": 0.0, "note": f"failed: {type(ex).__name__}: {str(ex)[:160]}"})
+                    if fn is not None:
+                        add("gemm-fp8", f"fp8-{m}x{n}x{k}", f"M{m} N{n} K{k}", "fp8e4m3", 2.0 * m * n * k,
+                            float(m * k + n * k) + 2.0 * m * n, fn, note="torch._scaled_mm, per-tensor scales, bf16 out")
+                        del a8, b8
 
-        # 3. MoE expert GEMMs: E_local experts with t tokens each, up (t x H by H x F) and down
-        has_grouped = hasattr(torch, "_grouped_mm") and cuda
-        for hid, ffn in cfg["ops_moe_hf"]:
-            for el in cfg["ops_moe_experts"]:
-                for t in cfg["ops_moe_tokens"]:
-                    for proj, (kk, nn_) in (("up", (hid, ffn)), ("down", (ffn, hid))):
-                        xs = rnd(el, t, kk)
-                        ws = rnd(el, kk, nn_)
-                        flops = 2.0 * el * t * kk * nn_
-                        nbytes = float(el * (t * kk + kk * nn_ + t * nn_)) * xs.element_size()
-                        tag = f"h{hid}-f{ffn}-e{el}-t{t}-{proj}"
-                        shape = f"E{el} x (M{t} N{nn_} K{kk})"
-                        add("moe-loop", tag, shape, dname, flops, nbytes,
-                            lambda: [torch.matmul(xs[i], ws[i]) for i in range(el)], launches=el,
-                            note="one torch.matmul per expert")
-                        add("moe-bmm", tag, shape, dname, flops, nbytes, lambda: torch.bmm(xs, ws),
-                            note="torch.bmm (equal tokens per expert, as the MoE harness)")
-                        if has_grouped:
-                            x2 = xs.reshape(el * t, kk)
-                            wt = ws.transpose(1, 2).contiguous().transpose(1, 2)  # E x K x N, column-major per expert
-                            offs = torch.arange(1, el + 1, device=dev, dtype=torch.int32) * t
-                            add("moe-grouped", tag, shape, dname, flops, nbytes,
-                                lambda: torch._grouped_mm(x2, wt, offs=offs, out_dtype=dt),
-                                note="torch._grouped_mm (2-D tokens, 3-D weights, offsets)")
-                            del x2, wt
-                        del xs, ws
+            # 3. MoE expert GEMMs: E_local experts with t tokens each, up (t x H by H x F) and down
+            for hid, ffn in cfg["ops_moe_hf"]:
+                for el in cfg["ops_moe_experts"]:
+                    for t in cfg["ops_moe_tokens"]:
+                        for proj, (kk, nn_) in (("up", (hid, ffn)), ("down", (ffn, hid))):
+                            xs = rnd(el, t, kk)
+                            ws = rnd(el, kk, nn_)
+                            flops = 2.0 * el * t * kk * nn_
+                            nbytes = float(el * (t * kk + kk * nn_ + t * nn_)) * xs.element_size()
+                            tag = f"h{hid}-f{ffn}-e{el}-t{t}-{proj}"
+                            shape = f"E{el} x (M{t} N{nn_} K{kk})"
+                            add("moe-loop", tag, shape, dname, flops, nbytes,
+                                lambda: [torch.matmul(xs[i], ws[i]) for i in range(el)], launches=el,
+                                note="one torch.matmul per expert")
+                            add("moe-bmm", tag, shape, dname, flops, nbytes, lambda: torch.bmm(xs, ws),
+                                note="torch.bmm (equal tokens per expert, as the MoE harness)")
+                            if has_grouped:
+                                x2 = xs.reshape(el * t, kk)
+                                wt = ws.transpose(1, 2).contiguous().transpose(1, 2)  # E x K x N, column-major per expert
+                                offs = torch.arange(1, el + 1, device=dev, dtype=torch.int32) * t
+                                add("moe-grouped", tag, shape, dname, flops, nbytes,
+                                    lambda: torch._grouped_mm(x2, wt, offs=offs, out_dtype=dt),
+                                    note="torch._grouped_mm (2-D tokens, 3-D weights, offsets)")
+                                del x2, wt
+                            del xs, ws
 
-        # 4. attention: SDPA, causal, flash backend where there is one; forward and backward
-        try:
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-            ctx = (lambda: sdpa_kernel(SDPBackend.FLASH_ATTENTION)) if cuda else (lambda: sdpa_kernel(SDPBackend.MATH))
-            backend = "flash" if cuda else "math"
-        except ImportError:
-            import contextlib
-            ctx, backend = contextlib.nullcontext, "default"
-        hd = cfg["ops_head_dim"]
-        if not hasattr(F, "scaled_dot_product_attention"):
-            log("ops: no F.scaled_dot_product_attention in this torch: attention skipped")
-        for seq in cfg["ops_seq"] if hasattr(F, "scaled_dot_product_attention") else []:
-            for heads in cfg["ops_heads"]:
-                b = max(1, cfg["ops_attn_tokens"] // seq)
-                q, k, v = (rnd(b, heads, seq, hd).requires_grad_(True) for _ in range(3))
-                go = rnd(b, heads, seq, hd)
-                fwd_flops = 2.0 * b * heads * seq * seq * hd      # 4*B*H*S^2*D halved by the causal mask
-                io = float(b * heads * seq * hd) * q.element_size()
-                tag = f"s{seq}-h{heads}-d{hd}-b{b}"
-                shape = f"B{b} H{heads} S{seq} D{hd}"
-                with ctx():
-                    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-                    add("attn-fwd", tag, shape, dname, fwd_flops, 4.0 * io,
-                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-                        note=f"SDPA {backend}, causal; FLOPs 2*B*H*S^2*D; bytes q,k,v read + o written")
-                    add("attn-bwd", tag, shape, dname, 2.5 * fwd_flops, 8.0 * io,
-                        lambda: torch.autograd.grad(out, (q, k, v), go, retain_graph=True), launches=4,
-                        note=f"SDPA {backend}, causal; FLOPs 2.5 x forward (FlashAttention-2's count); "
-                             "bytes q,k,v,o,do read + dq,dk,dv written")
-                del q, k, v, go, out
+            # 4. attention: SDPA, causal, flash backend where there is one; forward and backward
+            try:
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+                ctx = (lambda: sdpa_kernel(SDPBackend.FLASH_ATTENTION)) if cuda else (lambda: sdpa_kernel(SDPBackend.MATH))
+                backend = "flash" if cuda else "math"
+            except ImportError:
+                import contextlib
+                ctx, backend = contextlib.nullcontext, "default"
+            hd = cfg["ops_head_dim"]
+            if not hasattr(F, "scaled_dot_product_attention"):
+                log("ops: no F.scaled_dot_product_attention in this torch: attention skipped")
+            for seq in cfg["ops_seq"] if hasattr(F, "scaled_dot_product_attention") else []:
+                for heads in cfg["ops_heads"]:
+                    b = max(1, cfg["ops_attn_tokens"] // seq)
+                    q, k, v = (rnd(b, heads, seq, hd).requires_grad_(True) for _ in range(3))
+                    go = rnd(b, heads, seq, hd)
+                    fwd_flops = 2.0 * b * heads * seq * seq * hd      # 4*B*H*S^2*D halved by the causal mask
+                    io = float(b * heads * seq * hd) * q.element_size()
+                    tag = f"s{seq}-h{heads}-d{hd}-b{b}"
+                    shape = f"B{b} H{heads} S{seq} D{hd}"
+                    with ctx():
+                        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                        add("attn-fwd", tag, shape, dname, fwd_flops, 4.0 * io,
+                            lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                            note=f"SDPA {backend}, causal; FLOPs 2*B*H*S^2*D; bytes q,k,v read + o written")
+                        add("attn-bwd", tag, shape, dname, 2.5 * fwd_flops, 8.0 * io,
+                            lambda: torch.autograd.grad(out, (q, k, v), go, retain_graph=True), launches=4,
+                            note=f"SDPA {backend}, causal; FLOPs 2.5 x forward (FlashAttention-2's count); "
+                                 "bytes q,k,v,o,do read + dq,dk,dv written")
+                    del q, k, v, go, out
 
-        # 5. bandwidth-bound: norms, SiLU-mul, add, fused AdamW
-        T = cfg["ops_bw_tokens"]
-        for h in cfg["ops_bw_hidden"]:
-            x = rnd(T, h)
-            w, bb = rnd(h), rnd(h)
-            n = T * h
-            e = x.element_size()
-            add("bw", f"layernorm-t{T}-h{h}", f"{T}x{h}", dname, 8.0 * n, 2.0 * n * e, lambda: F.layer_norm(x, (h,), w, bb),
-                note="F.layer_norm; bytes: x read + y written")
-            if hasattr(F, "rms_norm"):
-                add("bw", f"rmsnorm-t{T}-h{h}", f"{T}x{h}", dname, 4.0 * n, 2.0 * n * e, lambda: F.rms_norm(x, (h,), w),
-                    note="F.rms_norm; bytes: x read + y written")
-            y = rnd(T, h)
-            add("bw", f"add-t{T}-h{h}", f"{T}x{h}", dname, 1.0 * n, 3.0 * n * e, lambda: x + y,
-                note="bytes: 2 read + 1 written")
-            f4 = 4 * h
-            a, g = rnd(T, f4), rnd(T, f4)
-            nf = T * f4
-            add("bw", f"silu_mul-t{T}-f{f4}", f"{T}x{f4}", dname, 5.0 * nf, 3.0 * nf * e, lambda: F.silu(a) * g, launches=2,
-                note="F.silu(a) * b, eager (2 kernels: 5 passes); bytes counted: the fused minimum, 2 read + 1 written")
-            del x, w, bb, y, a, g
-        chunk = 1 << 24 if not small else 1 << 16
-        for nparams in cfg["ops_adam_params"]:
-            ps = [torch.zeros(chunk, device=dev, dtype=torch.float32, requires_grad=True)
-                  for _ in range(max(1, nparams // chunk))]
-            for p in ps:
-                p.grad = torch.randn_like(p)
-            kw = {"fused": True} if cuda else {}
-            opt = torch.optim.AdamW(ps, lr=1e-4, **kw)
-            opt.step()
-            total = len(ps) * chunk
-            add("bw", f"adamw-{total}", f"{len(ps)} x {chunk} fp32", "fp32", 16.0 * total, 28.0 * total, opt.step,
-                launches=2, note=f"torch.optim.AdamW({'fused=True' if cuda else 'foreach'}); bytes: p,g,m,v read + p,m,v written = 28 B/param")
-            del ps, opt
+            # 5. bandwidth-bound: norms, SiLU-mul, add, fused AdamW
+            T = cfg["ops_bw_tokens"]
+            for h in cfg["ops_bw_hidden"]:
+                x = rnd(T, h)
+                w, bb = rnd(h), rnd(h)
+                n = T * h
+                e = x.element_size()
+                add("bw", f"layernorm-t{T}-h{h}", f"{T}x{h}", dname, 8.0 * n, 2.0 * n * e, lambda: F.layer_norm(x, (h,), w, bb),
+                    note="F.layer_norm; bytes: x read + y written")
+                if hasattr(F, "rms_norm"):
+                    add("bw", f"rmsnorm-t{T}-h{h}", f"{T}x{h}", dname, 4.0 * n, 2.0 * n * e, lambda: F.rms_norm(x, (h,), w),
+                        note="F.rms_norm; bytes: x read + y written")
+                y = rnd(T, h)
+                add("bw", f"add-t{T}-h{h}", f"{T}x{h}", dname, 1.0 * n, 3.0 * n * e, lambda: x + y,
+                    note="bytes: 2 read + 1 written")
+                f4 = 4 * h
+                a, g = rnd(T, f4), rnd(T, f4)
+                nf = T * f4
+                add("bw", f"silu_mul-t{T}-f{f4}", f"{T}x{f4}", dname, 5.0 * nf, 3.0 * nf * e, lambda: F.silu(a) * g, launches=2,
+                    note="F.silu(a) * b, eager (2 kernels: 5 passes); bytes counted: the fused minimum, 2 read + 1 written")
+                del x, w, bb, y, a, g
+            chunk = 1 << 24 if not small else 1 << 16
+            for nparams in cfg["ops_adam_params"]:
+                ps = [torch.zeros(chunk, device=dev, dtype=torch.float32, requires_grad=True)
+                      for _ in range(max(1, nparams // chunk))]
+                for p in ps:
+                    p.grad = torch.randn_like(p)
+                kw = {"fused": True} if cuda else {}
+                opt = torch.optim.AdamW(ps, lr=1e-4, **kw)
+                opt.step()
+                total = len(ps) * chunk
+                add("bw", f"adamw-{total}", f"{len(ps)} x {chunk} fp32", "fp32", 16.0 * total, 28.0 * total, opt.step,
+                    launches=2, note=f"torch.optim.AdamW({'fused=True' if cuda else 'foreach'}); bytes: p,g,m,v read + p,m,v written = 28 B/param")
+                del ps, opt
 
         # 6. the MoE harness layer itself, compute alone (no communication), shaped as EP=ep at world ep
         for hid, ffn, tokens in cfg["ops_moe_layer"]:
@@ -841,7 +849,7 @@ def run_ops(cfg, outdir):
                 os.makedirs(d, exist_ok=True)
                 comment = (f"plan-layout tests/gpu/harness.py MoE step, compute alone (no communication: the all-to-alls are "
                            f"the identity, no gradient all-reduce), one GPU shaped as layout {layout}, tokens/rank {tokens}, "
-                           f"hidden {hid}, ffn {ffn}, experts {lc['experts']}, top-{lc['topk']}, capacity {m.C}/expert, {dt}")
+                           f"hidden {hid}, ffn {ffn}, experts {lc['experts']}, top-{lc['topk']}, capacity {m.C}/expert, {dt}, router {lc['router']}")
                 rnd = cfg["ops_round"]
                 with open(os.path.join(d, f"compute-round{rnd}.csv"), "w") as f:
                     f.write(step_log_text("compute", rnd, step_s, comment))
@@ -1073,6 +1081,10 @@ def main(argv=None):
                     help="ops: seconds of large GEMMs before the sweep, to bring the clocks up (0: none)")
     ap.add_argument("--ops-profile", action="store_true",
                     help="ops: torch.profiler breakdown of the MoE layer step (GEMM vs other kernels)")
+    ap.add_argument("--router", choices=["sort", "onehot"], default="sort",
+                    help="MoE: how slot positions are counted: sort (a stable sort by expert, as Megatron permutes; "
+                         "default) or onehot (one_hot(...).cumsum(0), the first harness's slow int64 scan)")
+    ap.add_argument("--ops-moe-only", action="store_true", help="ops: only the MoE layer's compute (section 6)")
     ap.add_argument("--no-nccl-info", action="store_true",
                     help="do not write NCCL's INFO log (kept: its 'via' lines, nccl-via-TRANSPORT-rR.txt)")
     a = ap.parse_args(argv)
@@ -1098,7 +1110,7 @@ def main(argv=None):
            "dp_width": a.dp_width, "dp_layers": a.dp_layers, "dp_tokens": [int(t) for t in a.dp_tokens.split(",")],
            "dp_bucket_mb": a.dp_bucket_mb, "dp_transports": a.dp_transports.split(","),
            "ops_tag": a.ops_tag, "ops_small": a.ops_small, "ops_profile": a.ops_profile, "ops_round": a.round or 1,
-           "ops_preheat_s": a.ops_preheat_s}
+           "ops_preheat_s": a.ops_preheat_s, "router": a.router, "ops_moe_only": a.ops_moe_only}
     cfg.update(OPS_SMALL if a.ops_small else OPS_FULL)
     if a.experts % max(layouts_for(a.world, cfg["ep"]) or [1]) != 0:
         sys.exit("harness: --experts must be a multiple of every EP size")

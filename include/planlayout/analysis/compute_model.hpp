@@ -28,6 +28,9 @@ inline constexpr double kAttentionEfficiencyMax = 0.66;
 inline constexpr double kAttentionHalfSeq = 600.0;
 /// Flash attention's backward does 2.5× the forward's FLOPs (5 matmuls against 2).
 inline constexpr double kAttentionBackwardFactor = 2.5;
+/// The least time one kernel takes, however little it computes or moves: launch, ramp-up and
+/// tail (the H200 sweep's smallest GEMMs, M512 × N128 × K1024 and the like, take 3.9–5.1 µs).
+inline constexpr double kKernelFloorSeconds = 4e-6;
 /// Element accesses per hidden element per token of a layer's forward norms and residual adds
 /// (2 norms: read + write; 2 residual adds: 2 reads + 1 write).
 inline constexpr double kNormResidualAccesses = 10.0;
@@ -44,6 +47,24 @@ inline constexpr const char* kDefaultGpuName = "H100 SXM";
 [[nodiscard]] double gemm_efficiency(double m, double n, double k);
 /// Flash attention's efficiency for a kernel over `seq` query and key positions.
 [[nodiscard]] double attention_efficiency(double seq);
+
+/// One operation as the model times it on its own (a GEMM micro-benchmark, a flash-attention call,
+/// a bandwidth-bound kernel), with the very functions the layer model uses: `calibrate --ops`
+/// checks them against measured kernels.
+enum class ModelOpKind { Gemm, AttentionForward, AttentionBackward, Memory };
+
+struct ModelOp {
+    ModelOpKind kind = ModelOpKind::Gemm;
+    double m = 0, n = 0, k = 0;  // Gemm: M×K by K×N ...
+    double count = 1;            // ... `count` times (grouped expert GEMMs: one per local expert)
+    bool fp8 = false;            // Gemm at the FP8 peak, 1-byte operands
+    double batch = 0, heads = 0, seq = 0, head_dim = 0;  // attention: causal, S queries and keys
+    double bytes = 0;            // Memory: bytes moved
+};
+
+/// The model's time for one op: max(FLOPs / (peak × efficiency(shape) × compute_scale), bytes /
+/// memory bandwidth), attention backward kAttentionBackwardFactor × its forward.
+[[nodiscard]] double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale = 1.0);
 
 /// Which GPU the layout runs on, and where that came from.
 struct GpuChoice {

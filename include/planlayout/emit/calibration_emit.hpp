@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/calibrate.hpp"
+#include "planlayout/analysis/op_check.hpp"
 
 namespace planlayout {
 
@@ -32,5 +33,12 @@ extern const char* const kCurveRule;
 
 /// A compute calibration as text: the fitted scale, what it was fitted on, how to use it.
 [[nodiscard]] std::string render_text(const ComputeCalibration& c);
+
+/// The compute model against measured kernels (calibrate --ops): per benchmark kind the ratio
+/// predicted / measured (median, 10th and 90th percentile, range, worst op), then the largest errors.
+[[nodiscard]] std::string render_text(const OpCheck& c);
+
+/// The same with every op's row: {"gpu", "compute_scale", "median_abs_error", "kinds", "rows"}.
+[[nodiscard]] nlohmann::json to_json(const OpCheck& c);
 
 }  // namespace planlayout
