@@ -298,9 +298,34 @@ void score_section(std::ostringstream& out, const Report& report, const DiagramS
     out << "</table>\n</section>\n";
 }
 
+// The page's text column in CSS pixels (main's max-width less its padding), and the smallest
+// scale a picture is shown at: a wider one keeps at least half its size and scrolls sideways in
+// its frame (shrunk to the column, the labels of a 1,024-node snake would be under 3 px).
+constexpr double kColumnPx = 1110;
+constexpr double kMinPictureScale = 0.5;
+
+// The width Graphviz gives an SVG (width="785pt"), in CSS pixels; 0 when it gives none.
+double svg_width_px(std::string_view svg) {
+    const auto tag = svg.find("<svg");
+    const auto at = svg.find(" width=\"", tag == std::string_view::npos ? 0 : tag);
+    if (at == std::string_view::npos) {
+        return 0;
+    }
+    double v = 0;
+    std::size_t i = at + 8;
+    for (; i < svg.size() && svg[i] >= '0' && svg[i] <= '9'; ++i) {
+        v = v * 10 + (svg[i] - '0');
+    }
+    return svg.compare(i, 2, "pt") == 0 ? v * 4.0 / 3.0 : v;
+}
+
 void figure(std::ostringstream& out, const std::string& svg, const std::string& id, const std::string& heading,
             const std::string& caption) {
-    out << "<h3>" << esc(heading) << "</h3>\n<figure id=\"" << id << "\"><div class=\"view\">" << inline_svg(svg, id)
+    std::string body = inline_svg(svg, id);
+    if (const double width = svg_width_px(svg); width * kMinPictureScale > kColumnPx) {
+        body.insert(4, " style=\"max-width:none;width:" + fixed_text(width * kMinPictureScale, 0) + "px\"");
+    }
+    out << "<h3>" << esc(heading) << "</h3>\n<figure id=\"" << id << "\"><div class=\"view\">" << body
         << "</div><figcaption>" << esc(caption) << "</figcaption></figure>\n";
 }
 
