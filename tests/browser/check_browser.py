@@ -5,9 +5,10 @@
 
 1. Regenerates every example of EXAMPLES with the built binary and compares it with the file kept
    in viz/examples/ (--update writes them, and the screenshots SCREENSHOTS, instead).
-2. Checks every page is self-contained (no script, nothing fetched) and every SVG, on its own or
-   inline in a page, is well-formed XML.
-3. Loads every viz/examples/*.html and *.svg in headless Chromium (file:// URLs) and fails on a
+2. Checks every page is self-contained (no script, nothing fetched) and every SVG, on its own
+   (viz/examples/*.svg and the SVG_OUTPUTS of analyze --format svg) or inline in a page, is
+   well-formed XML.
+3. Loads every viz/examples/*.html, *.svg and SVG_OUTPUTS in headless Chromium (file:// URLs) and fails on a
    console error, an exception, an error log entry, an <svg>/<img> drawn with zero size, or a
    blank screenshot (one colour, or too few pixels off the background).
 Exit 0 when all pass, 1 on a failure, 77 (CTest SKIP_RETURN_CODE) when only the browser part could
@@ -36,6 +37,13 @@ EXAMPLES = {
                            "tests/data/ab/rdma-round2.csv", "tests/data/ab/rdma-round3.json"],
     "report-seed-b.html": ["report", "layouts/seed-2x8-pp2-ep8.json"],
 }
+# SVG outputs checked besides the examples (written to a temporary folder, not kept).
+SVG_OUTPUTS = {
+    "seed-a-node.svg": ["analyze", "layouts/seed-2x8-ep16.json", "--format", "svg", "--view", "node"],
+    "seed-a-groups-ep.svg": ["analyze", "layouts/seed-2x8-ep16.json", "--format", "svg", "--view", "groups", "--kind", "ep"],
+    "seed-b-groups-pp.svg": ["analyze", "layouts/seed-2x8-pp2-ep8.json", "--format", "svg", "--view", "groups", "--kind", "pp"],
+    "32node-fabric.svg": ["analyze", "layouts/h100-32node-tp8-pp4-ep8.json", "--format", "svg", "--view", "fabric"],
+}
 # Screenshots kept for the README (written by --update): page -> PNG.
 SCREENSHOTS = {"report-seed-a.html": "report-seed-a.png", "report-seed-b.html": "report-seed-b.png"}
 
@@ -46,20 +54,23 @@ MAX_SHOT_HEIGHT = 16_000      # CSS pixels of a page the kept screenshots cover 
 COMMAND_TIMEOUT = 120
 
 failures = []
+expecting_failures = False  # during the self-test: the failures are the point
 
 
 def fail(what):
     failures.append(what)
-    print("FAIL: " + what, flush=True)
+    print(("refused as it must: " if expecting_failures else "FAIL: ") + what, flush=True)
 
 
 def generate(binary, src, out_dir):
-    for name, args in EXAMPLES.items():
+    for name, args in list(EXAMPLES.items()) + list(SVG_OUTPUTS.items()):
         out = os.path.join(out_dir, name)
         r = subprocess.run([binary, *args, "-o", out], cwd=src, capture_output=True, text=True,
                            timeout=COMMAND_TIMEOUT, check=False)
         if r.returncode != 0:
             fail("plan-layout %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
+        elif r.stderr:
+            fail("plan-layout %s wrote to standard error: %s" % (" ".join(args), r.stderr.strip()))
 
 
 def check_self_contained(path, text):
@@ -79,9 +90,10 @@ def check_xml(path, text):
         fail("%s: not well-formed XML: %s" % (path, e))
 
 
-def static_checks(examples_dir):
+def static_checks(examples_dir, tmp):
     pages = sorted(glob.glob(os.path.join(examples_dir, "*.html")))
     svgs = sorted(glob.glob(os.path.join(examples_dir, "*.svg")))
+    svgs += [os.path.join(tmp, name) for name in SVG_OUTPUTS if os.path.exists(os.path.join(tmp, name))]
     for path in pages:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -111,7 +123,7 @@ def load(browser, path):
 
 
 def check_in_browser(browser, path, keep_png=None):
-    start = time.monotonic()
+    start, failed_before = time.monotonic(), len(failures)
     target, session, width, height = load(browser, path)
     try:
         import json
@@ -129,10 +141,35 @@ def check_in_browser(browser, path, keep_png=None):
                 f.write(full)
         for e in browser.console_errors(session):
             fail("%s: %s" % (path, e))
-        print("ok   %-40s %5d x %-6d %4d colours %5.1f%% ink  %.1f s"
-              % (os.path.basename(path), width, height, colours, 100 * ink, time.monotonic() - start), flush=True)
+        print("%-4s %-40s %5d x %-6d %4d colours %5.1f%% ink  %.1f s"
+              % ("ok" if len(failures) == failed_before else "bad", os.path.basename(path), width, height, colours, 100 * ink, time.monotonic() - start), flush=True)
     finally:
         browser.close_page(target)
+
+
+# Pages the checks must refuse: the check itself is checked on every run.
+BAD_PAGES = {
+    "blank.html": ("<!DOCTYPE html><html><body></body></html>", ["blank"]),
+    "broken.html": ('<!DOCTYPE html><html><body><p>text</p><svg width="0" height="0"></svg>'
+                    '<script>console.error("boom"); undefined_function();</script></body></html>',
+                    ["drawn 0x0", "console.error: boom", "exception"]),
+}
+
+
+def self_test(browser, tmp):
+    global failures, expecting_failures
+    for name, (text, expected) in BAD_PAGES.items():
+        path = os.path.join(tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        kept, failures, expecting_failures = failures, [], True
+        try:
+            check_in_browser(browser, path)
+        finally:
+            found, failures, expecting_failures = failures, kept, False
+        for what in expected:
+            if not any(what in f for f in found):
+                fail("self-test: %s did not fail with '%s' (got: %s)" % (name, what, found))
 
 
 def main(argv):
@@ -154,13 +191,14 @@ def main(argv):
                 fail("viz/examples/%s is not what plan-layout %s writes now; regenerate: "
                      "python3 tests/browser/check_browser.py build/plan-layout . --update"
                      % (name, " ".join(EXAMPLES[name][:2])))
-        pages, svgs = static_checks(examples_dir)
+        pages, svgs = static_checks(examples_dir, tmp)
         chromium = cdp.find_chromium()
         if chromium is None:
             print("SKIP: chromium is not installed (apt-get install chromium); static checks: %s"
                   % ("failed" if failures else "passed"))
             return 1 if failures else 77
         with cdp.Browser(chromium, timeout=60) as browser:
+            self_test(browser, tmp)
             for path in pages + svgs:
                 keep = SCREENSHOTS.get(os.path.basename(path)) if update else None
                 try:
