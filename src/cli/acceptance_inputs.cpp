@@ -15,6 +15,7 @@ namespace planlayout::cli {
 
 verify::VerifyExpectation expectation_of(const Report& report, verify::ExpectedTransport expect) {
     std::vector<verify::RankPlacement> placement;
+    placement.reserve(static_cast<std::size_t>(report.placement.world()));
     for (std::int64_t r = 0; r < report.placement.world(); ++r) {
         const auto i = static_cast<std::size_t>(r);
         const std::int64_t node = report.placement.node[i];
@@ -77,6 +78,7 @@ NcclLog read_nccl_logs(const std::vector<std::string>& paths, Context& ctx) {
 
 std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx) {
     std::vector<StepSeries> runs;
+    runs.reserve(paths.size());
     for (const auto& path : paths) {
         runs.push_back(parse_step_log(read_input(path, ctx), base_name(path)));
     }
