@@ -45,6 +45,8 @@ std::vector<Bench> benches(const std::string& tmp) {
         {"svg-1024-aggregated", "<= 5 s",
          {"plan-layout", "analyze", tmp + "/layout-1024x8.json", "--format", "svg", "--view", "groups", "--kind", "ep", "-o",
           tmp + "/groups-1024.svg"}},
+        {"report-1024-nodes", "<= 5 s (issue 17: the HTML page with every view, score and memory)",
+         {"plan-layout", "report", tmp + "/layout-1024x8-moe.json", "-o", tmp + "/report-1024.html"}},
         // Issue #20 item 7: large-but-legal inputs, linear work.
         {"analyze-262144-ranks", "<= 2 s",
          {"plan-layout", "analyze", tmp + "/layout-32768x8-tp8.json", "--format", "json", "-o", tmp + "/analyze-262144.json"}},
@@ -141,6 +143,16 @@ void write_layouts(const std::string& tmp, const std::string& name) {
         << R"({"cluster": {"nodes": 1024, "node": "h100-hgx-8gpu-8nic",
                "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
                "parallel": {"tp": 1, "pp": 4, "cp": 1, "ep": 64}})";
+    // The same cluster and spec with a model and training: the report draws and scores it all.
+    std::ofstream(tmp + "/layout-1024x8-moe.json")
+        << R"({"cluster": {"nodes": 1024, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
+               "parallel": {"tp": 1, "pp": 4, "cp": 1, "ep": 64},
+               "model": {"layers": 48, "first_dense_layers": 3, "hidden": 4096, "heads": 32, "kv_heads": 4,
+                         "head_dim": 128, "ffn_hidden": 12288, "vocab": 129280,
+                         "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
+               "training": {"global_batch": 4096, "micro_batch": 1, "seq_len": 4096},
+               "transport": {"compare": ["tcp", "gdrdma"]}})";
 }
 
 }  // namespace

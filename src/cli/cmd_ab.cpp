@@ -1,4 +1,5 @@
 // CLI: `plan-layout ab` — step-time logs of an A/B run → stable-step statistics and the benefit.
+#include "acceptance_inputs.hpp"
 #include "commands.hpp"
 #include "messages.hpp"
 #include "planlayout/emit/ab_emit.hpp"
@@ -22,10 +23,7 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
         options.threshold = *t;
     }
     options.baseline = a.get_or("--baseline", "");
-    std::vector<StepSeries> runs;
-    for (const auto& path : a.positionals()) {
-        runs.push_back(parse_step_log(read_input(path, ctx), base_name(path)));
-    }
+    std::vector<StepSeries> runs = read_step_logs(a.positionals(), ctx);
     for (const auto& spec : a.get_all("--run")) {
         const auto colon = spec.find(':');
         const auto eq = spec.find('=');
@@ -55,12 +53,7 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
             throw input_error(*layout, "the layout has no model/training/transport (or score) sections, so it predicts nothing",
                               "add them (see layouts/seed-2x8-ep16.json) or drop --layout");
         }
-        const Score& sc = *plan_report.score;
-        verify::AbPrediction p;
-        p.step_time_change = -sc.rdma_benefit;
-        p.band_low = -sc.band_high;
-        p.band_high = -sc.band_low;
-        p.source = *layout;
+        const verify::AbPrediction p = prediction_of(*plan_report.score, *layout);
         for (const auto& c : report.comparisons) {
             verify::attach_prediction(report, c.arm, p);
         }

@@ -27,6 +27,7 @@ using RunFn = int (*)(const ParsedArgs& args, Context& ctx);
 #define PLANLAYOUT_COMMAND(name) int run_##name(const ParsedArgs& args, Context& ctx);
 PLANLAYOUT_COMMAND(groups)
 PLANLAYOUT_COMMAND(analyze)
+PLANLAYOUT_COMMAND(report)
 PLANLAYOUT_COMMAND(import)
 PLANLAYOUT_COMMAND(discover)
 PLANLAYOUT_COMMAND(lint)

@@ -56,9 +56,9 @@ std::string source_file(const std::string& source) {
     return s;
 }
 
-// The "assumed" block: what the plan used that nobody gave (derived or default values, and
-// what the node templates gave), by section; then how many values each input gave.
-void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assumptions) {
+}  // namespace
+
+AssumedValues assumed_values(const std::vector<Assumption>& assumptions) {
     std::vector<std::string> labels;                 // in order of first appearance
     std::map<std::string, std::vector<std::string>> items;  // label → "key value"
     std::map<std::string, std::size_t> given;
@@ -105,15 +105,30 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
         const bool say_source = (hardware && a.source == "default") || (compute && key == "gpu");
         items[label].push_back(key + " " + value + (say_source ? " (" + a.source + ")" : ""));
     }
-    if (labels.empty() && given.empty()) {
+    AssumedValues out;
+    for (const auto& label : labels) {
+        out.labels.emplace_back(label, items[label]);
+    }
+    for (const auto& file : given_order) {
+        out.given.emplace_back(file, given[file]);
+    }
+    return out;
+}
+
+namespace {
+
+// The "assumed" block as text: each label's items wrapped before 100 columns, then the given count per input.
+void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assumptions) {
+    const AssumedValues assumed = assumed_values(assumptions);
+    if (assumed.labels.empty() && assumed.given.empty()) {
         return;
     }
     out << "\nassumed (not given: derived or default; --format json lists every value with its source):\n";
-    for (const auto& label : labels) {
+    for (const auto& [label, items] : assumed.labels) {
         out << "  " << label << ": ";
         std::size_t width = label.size() + 4;  // wrap the items of a label before 100 columns
         bool first = true;
-        for (const auto& item : items[label]) {
+        for (const auto& item : items) {
             if (!first && width + item.size() + 2 > 100) {
                 out << ",\n    " << item;
                 width = 4 + item.size();
@@ -125,10 +140,10 @@ void assumed_text(std::ostringstream& out, const std::vector<Assumption>& assump
         }
         out << "\n";
     }
-    if (!given.empty()) {
+    if (!assumed.given.empty()) {
         out << "  given: ";
-        for (std::size_t i = 0; i < given_order.size(); ++i) {
-            out << (i ? ", " : "") << given_order[i] << " (" << given[given_order[i]] << ")";
+        for (std::size_t i = 0; i < assumed.given.size(); ++i) {
+            out << (i ? ", " : "") << assumed.given[i].first << " (" << assumed.given[i].second << ")";
         }
         out << "\n";
     }

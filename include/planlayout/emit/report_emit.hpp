@@ -1,7 +1,10 @@
 // Emit: the analysis report as terminal text and as versioned JSON.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +24,15 @@ struct ReportOptions {
 /// {"schema_version":1,"cluster":{...},"spec":{...},"kinds":{...},"warnings":[...],
 ///  "score":{...},"memory":{...},"placement":[{"rank","node","gpu","nic","nic_class"}, ...]}.
 [[nodiscard]] std::string report_json(const Report& report);
+
+/// What the plan used that no input gave, as the report's "assumed" block groups it: per label
+/// ("derived parallel", "default model", "node h100-hgx-8gpu-8nic", "compute") its "key value"
+/// items (a prior reads "key 0.9 (0.8..0.95)"); then each input file and how many values it gave.
+struct AssumedValues {
+    std::vector<std::pair<std::string, std::vector<std::string>>> labels;
+    std::vector<std::pair<std::string, std::size_t>> given;
+};
+[[nodiscard]] AssumedValues assumed_values(const std::vector<Assumption>& assumptions);
 
 /// The "memory per GPU" block of the text report: each term, the total against the budget.
 [[nodiscard]] std::string memory_text(const MemoryReport& m);

@@ -1,0 +1,97 @@
+// CLI: the acceptance inputs verify, ab and report share.
+#include "acceptance_inputs.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+
+#include "messages.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
+
+namespace planlayout::cli {
+
+verify::VerifyExpectation expectation_of(const Report& report, verify::ExpectedTransport expect) {
+    std::vector<verify::RankPlacement> placement;
+    placement.reserve(static_cast<std::size_t>(report.placement.world()));
+    for (std::int64_t r = 0; r < report.placement.world(); ++r) {
+        const auto i = static_cast<std::size_t>(r);
+        const std::int64_t node = report.placement.node[i];
+        const int gpu = report.placement.gpu[i];
+        const TemplateFacts& facts = report.cluster.facts_of(node);
+        const int rail = facts.gpu_rail[static_cast<std::size_t>(gpu)];
+        std::string device;
+        if (rail >= 0 && static_cast<std::size_t>(rail) < facts.rail_nics.size()) {
+            const Nic& nic = report.cluster.template_of(node).nics[static_cast<std::size_t>(
+                facts.rail_nics[static_cast<std::size_t>(rail)])];
+            device = nic.device.empty() ? nic.name : nic.device;
+        }
+        placement.push_back({static_cast<int>(r), static_cast<int>(node), gpu, rail, device});
+    }
+    return verify::expectation_from_placement(placement, {}, expect);
+}
+
+NcclLog read_nccl_logs(const std::vector<std::string>& paths, Context& ctx) {
+    NcclLog log;
+    // The parsed connections stay, so all logs together are held to kMaxLogBytes (issue #20).
+    std::size_t total = 0;
+    for (const auto& path : paths) {
+        const std::string where = path == "-" ? "<stdin>" : path;
+        auto check_total = [&](std::size_t bytes) {
+            if (path == "-" && bytes > kMaxInputBytes) {
+                throw input_error("<stdin>", "input is over the limit of " + std::to_string(kMaxInputBytes) + " bytes",
+                                  "pass a smaller input or cut it to the relevant part");
+            }
+            if (total + bytes > kMaxLogBytes) {
+                throw input_error(where,
+                                  "the logs given to verify total " + std::to_string(total + bytes) +
+                                      " bytes with this one, over the limit of " + std::to_string(kMaxLogBytes) +
+                                      " bytes (kMaxLogBytes)",
+                                  "keep the NCCL INFO lines only (grep 'NCCL INFO'), or verify fewer logs at a time");
+            }
+        };
+        NcclLogParser parser(log, base_name(path));
+        auto on_line = [&](std::string_view line) { parser.line(line); };
+        if (path == "-") {
+            total += for_each_line(ctx.in, check_total, on_line);
+        } else {
+            if (const long long size = checked_file_size(path); size >= 0) {
+                check_total(static_cast<std::size_t>(size));  // a regular file: before reading it
+            }
+            std::ifstream in(path, std::ios::binary);
+            if (!in) {
+                throw io_error(path, std::string("cannot open: ") + std::strerror(errno),
+                               "check the path and its permissions");
+            }
+            total += for_each_line(in, check_total, on_line);
+            if (in.bad()) {
+                throw io_error(path, "read failed", "check the file system");
+            }
+        }
+        parser.finish();
+    }
+    resolve_nic_names(log);
+    return log;
+}
+
+std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx) {
+    std::vector<StepSeries> runs;
+    runs.reserve(paths.size());
+    for (const auto& path : paths) {
+        runs.push_back(parse_step_log(read_input(path, ctx), base_name(path)));
+    }
+    return runs;
+}
+
+verify::AbPrediction prediction_of(const Score& score, const std::string& source) {
+    verify::AbPrediction p;
+    p.step_time_change = -score.rdma_benefit;
+    p.band_low = -score.band_high;
+    p.band_high = -score.band_low;
+    p.source = source;
+    return p;
+}
+
+}  // namespace planlayout::cli

@@ -1,0 +1,26 @@
+// Emit: the pieces of the HTML report page its two files share (html_report.cpp, html_acceptance.cpp).
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "planlayout/emit/html_report.hpp"
+
+namespace planlayout::html_parts {
+
+/// html_escape.
+[[nodiscard]] std::string esc(std::string_view s);
+
+/// A table cell of text, and one of a number (right-aligned).
+[[nodiscard]] std::string cell(const std::string& text);
+[[nodiscard]] std::string num_cell(const std::string& text);
+
+/// Opens <section id="ID"> with its <h2>; the caller closes it.
+void section(std::ostringstream& out, const char* id, const std::string& title);
+
+/// The acceptance section: --verify's findings and --ab's arms, comparisons and runs (nothing
+/// when neither is given).
+void acceptance_section(std::ostringstream& out, const HtmlReportOptions& options);
+
+}  // namespace planlayout::html_parts

@@ -1,0 +1,153 @@
+// The HTML report page (plan-layout report): escaping of every user string, inline SVG that
+// parses as XML with unique ids, no scripts, no absolute paths, same bytes every time.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+
+#include "planlayout/cli/run.hpp"
+#include "planlayout/emit/diagram.hpp"
+#include "planlayout/emit/html_report.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/plan.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
+
+namespace {
+
+const std::string kHostile = "<script>alert(1)</script>&\"'";
+
+Report plan_layout_file(const std::string& rel, const std::string& name) {
+    PlanRequest r;
+    r.layout_name = name;
+    r.layout_text = read_text_file(std::string(PLANLAYOUT_SOURCE_DIR) + "/" + rel);
+    r.base_dir = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts";
+    return plan(r);
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// Every <svg>...</svg> of the page.
+std::vector<std::string> inline_svgs(const std::string& page) {
+    std::vector<std::string> out;
+    for (auto at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) {
+        const auto end = page.find("</svg>", at);
+        REQUIRE(end != std::string::npos);
+        out.push_back(page.substr(at, end + 6 - at));
+    }
+    return out;
+}
+
+void collect_ids(const boost::property_tree::ptree& t, std::vector<std::string>& ids) {
+    for (const auto& [key, child] : t) {
+        if (key == "<xmlattr>") {
+            if (const auto id = child.get_optional<std::string>("id")) {
+                ids.push_back(*id);
+            }
+        } else {
+            collect_ids(child, ids);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("html_escape escapes the five characters HTML gives a meaning to") {
+    CHECK(html_escape(kHostile) == "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;");
+    CHECK(html_escape("node0/gpu3 rail 2") == "node0/gpu3 rail 2");
+}
+
+TEST_CASE("inline_svg drops the prolog, DOCTYPE and comments and prefixes every id and its uses") {
+    const std::string svg =
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\"\n \"x.dtd\">\n<!-- Generated -->\n"
+        "<svg width=\"10pt\"><g id=\"graph0\"><!-- node0/gpu0 --><path fill=\"url(#grad)\"/><use href=\"#graph0\"/></g>"
+        "<linearGradient id=\"grad\"/></svg>\n";
+    const std::string out = inline_svg(svg, "v1");
+    CHECK(out.rfind("<svg width=\"10pt\">", 0) == 0);
+    CHECK(out.find("<!") == std::string::npos);
+    CHECK(out.find("<?xml") == std::string::npos);
+    CHECK(out.find("id=\"v1-graph0\"") != std::string::npos);
+    CHECK(out.find("url(#v1-grad)") != std::string::npos);
+    CHECK(out.find("href=\"#v1-graph0\"") != std::string::npos);
+    CHECK(out.back() == '>');
+}
+
+TEST_CASE("the report page escapes user strings: layout and host names with <script>&\"'") {
+    Report report = plan_layout_file("layouts/seed-2x8-ep16.json", "folder/" + kHostile + ".json");
+    for (auto& node : report.cluster.nodes) {  // names are checked where they enter; the page must not rely on it
+        node.host = kHostile + node.host;
+    }
+    const std::string page = html_report(report);
+    CHECK(lower(page).find("<script") == std::string::npos);
+    CHECK(page.find("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;.json") != std::string::npos);
+    CHECK(page.find("folder/") == std::string::npos);  // the file name only, never its folders
+    const auto svgs = inline_svgs(page);
+    CHECK(svgs.size() == 4);  // node, ep groups, dp groups, fabric
+    std::vector<std::string> ids;
+    for (const auto& svg : svgs) {
+        std::istringstream in(svg);
+        boost::property_tree::ptree tree;
+        CHECK_NOTHROW(boost::property_tree::read_xml(in, tree));
+        collect_ids(tree, ids);
+    }
+    CHECK(!ids.empty());
+    CHECK(std::set<std::string>(ids.begin(), ids.end()).size() == ids.size());  // unique over the page
+}
+
+TEST_CASE("the report page: no scripts, nothing fetched, no absolute paths, the same bytes every time") {
+    const std::string layout = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts/seed-2x8-pp2-ep8.json";
+    const Report report = plan_layout_file("layouts/seed-2x8-pp2-ep8.json", layout);
+    const std::string page = html_report(report);
+    CHECK(page.rfind("<!DOCTYPE html>\n", 0) == 0);
+    CHECK(page.find(PLANLAYOUT_SOURCE_DIR) == std::string::npos);
+    CHECK(!std::regex_search(page, std::regex("<script|src=|href=\"[^#]|url\\([^#]|@import", std::regex::icase)));
+    // Another picture rendered in between must not change the page (Graphviz state).
+    DiagramOptions other;
+    other.view = DiagramView::Groups;
+    other.kind = "pp";
+    CHECK(!diagram_svg(plan_layout_file("layouts/seed-2x8-ep16.json", "a.json"), other).empty());
+    CHECK(html_report(report) == page);
+    for (const char* section : {"id=\"summary\"", "id=\"assumptions\"", "id=\"groups\"", "id=\"memory\"", "id=\"score\"",
+                                "id=\"views\"", "id=\"view-node\"", "id=\"view-fabric\""}) {
+        CAPTURE(section);
+        CHECK(page.find(section) != std::string::npos);
+    }
+    CHECK(page.find("id=\"acceptance\"") == std::string::npos);  // only with --verify or --ab
+    CHECK(score_chart_svg(report).empty());                      // the chart's slot, empty until it is merged
+}
+
+TEST_CASE("the report draws a groups view of each kind that crosses nodes and carries traffic") {
+    CHECK(report_view_kinds(plan_layout_file("layouts/seed-2x8-ep16.json", "a.json")) == std::vector<std::string>{"ep", "dp"});
+    // Without a score: the kinds that carry a training step's collectives, when they cross nodes.
+    PlanRequest r;
+    r.layout_name = "no-model.json";
+    r.layout_text = R"({"cluster": {"nodes": 2, "node": "h100-hgx-8gpu-8nic"}, "parallel": {"tp": 8, "pp": 2}})";
+    CHECK(report_view_kinds(plan(r)) == std::vector<std::string>{"pp"});
+}
+
+TEST_CASE("plan-layout report: --verify with an error exits 1 and still writes the page; --ab shows the prediction") {
+    const std::string src = PLANLAYOUT_SOURCE_DIR;
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = run_cli({"plan-layout", "report", src + "/layouts/seed-2x8-ep16.json", "--verify",
+                              src + "/tests/data/verify/2x8-wrong-nic.log", "--ab", src + "/tests/data/ab/tcp-round1.csv",
+                              src + "/tests/data/ab/rdma-round1.csv"},
+                             out, err);
+    CHECK(code == 1);
+    CHECK(err.str().empty());
+    CHECK(out.str().find("verify: FAIL") != std::string::npos);
+    CHECK(out.str().find("from seed-2x8-ep16.json") != std::string::npos);  // the predicted change beside the measured one
+    CHECK(out.str().find("2x8-wrong-nic.log") != std::string::npos);
+    CHECK(out.str().find(src) == std::string::npos);
+}
