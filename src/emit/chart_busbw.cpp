@@ -190,6 +190,24 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
         d.tooltip(c.label);
         d.polyline(pts, a);
     }
+    // Each curve's last value beside its end: a flat curve at the bottom of the axis still reads.
+    std::vector<double> end_y;
+    for (std::size_t i = 0; i < chart.curves.size(); ++i) {
+        const BusbwCurve& c = chart.curves[i];
+        if (c.predicted.empty()) {
+            continue;
+        }
+        const auto& [size, bw] = c.predicted.back();
+        double y = py(bw) - 7;
+        for (const double other : end_y) {  // keep labels of close ends apart
+            if (std::abs(other - y) < 13) {
+                y = other - 13;
+            }
+        }
+        end_y.push_back(y);
+        d.text(px(size) - 4, y, fixed_text(bw, bw < 10 ? 2 : 1) + " GB/s", svg::Anchor::End,
+               {{"class", "small"}, {"style", "fill: " + color_of(i)}});
+    }
     for (std::size_t i = 0; i < chart.curves.size(); ++i) {
         const BusbwCurve& c = chart.curves[i];
         d.open_group({{"class", "measured"}, {"data-transport", c.transport}});
