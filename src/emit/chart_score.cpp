@@ -201,12 +201,16 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     double bars_h = 0;
     for (const auto& b : bars) {
         std::vector<std::string> items;
+        bool first_comm = true;
         for (const auto& s : b.exposed) {
-            if (s.key != "compute" && s.key != "bubble") {
-                items.push_back((items.empty() ? "exposed communication: " : "") + s.key + " " + seconds_label(s.seconds));
+            if (s.key == "compute" || s.key == "bubble") {
+                items.push_back(s.label + " " + seconds_label(s.seconds));
+            } else {
+                items.push_back((first_comm ? "exposed communication: " : "") + s.key + " " + seconds_label(s.seconds));
+                first_comm = false;
             }
         }
-        if (items.empty()) {
+        if (first_comm) {
             items.emplace_back("no exposed communication");
         }
         std::vector<std::string> hidden;
