@@ -71,7 +71,7 @@ namespace {
 constexpr double kWidth = 820;
 constexpr double kPlotH = 380;
 constexpr double kLeft = 70;
-constexpr double kRight = 24;
+constexpr double kRight = 84;  // the curves' end values
 constexpr double kTop = 70;
 
 // Marker shapes by collective, so measured points of different collectives differ without colour.
@@ -198,14 +198,14 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
             continue;
         }
         const auto& [size, bw] = c.predicted.back();
-        double y = py(bw) - 7;
+        double y = py(bw) + 4;
         for (const double other : end_y) {  // keep labels of close ends apart
             if (std::abs(other - y) < 13) {
                 y = other - 13;
             }
         }
         end_y.push_back(y);
-        d.text(px(size) - 4, y, fixed_text(bw, bw < 10 ? 2 : 1) + " GB/s", svg::Anchor::End,
+        d.text(px(size) + 8, y, fixed_text(bw, bw < 10 ? 2 : 1) + " GB/s", svg::Anchor::Start,
                {{"class", "small"}, {"style", "fill: " + color_of(i)}});
     }
     for (std::size_t i = 0; i < chart.curves.size(); ++i) {
