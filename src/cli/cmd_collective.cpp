@@ -63,6 +63,7 @@ int run_collective_svg(const ParsedArgs& args, CollectiveOp op, const PlacedGrou
         names.emplace_back("gdrdma");
     }
     std::vector<Transport> transports;
+    transports.reserve(names.size());
     for (const auto& n : names) {
         transports.push_back(*parse_transport(n));  // checked by the option's validator
     }

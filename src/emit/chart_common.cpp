@@ -62,9 +62,9 @@ bool dark_fill(const std::string& fill) {
         return false;
     }
     const long v = std::strtol(fill.c_str() + 1, nullptr, 16);
-    const double r = static_cast<double>((v >> 16) & 0xFF);
-    const double g = static_cast<double>((v >> 8) & 0xFF);
-    const double b = static_cast<double>(v & 0xFF);
+    const auto r = static_cast<double>((v >> 16) & 0xFF);
+    const auto g = static_cast<double>((v >> 8) & 0xFF);
+    const auto b = static_cast<double>(v & 0xFF);
     return 0.299 * r + 0.587 * g + 0.114 * b < 110;  // ITU-R BT.601 luma
 }
 
