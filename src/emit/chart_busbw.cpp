@@ -145,11 +145,11 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
     svg::Document d(kWidth, height, chart.title);
     chart::common_style(d, style);
     d.rect(0, 0, kWidth, height, {{"fill", style.background}});
-    d.text(16, 24, chart.title, svg::Anchor::Start, {{"class", "title"}});
-    d.text(16, 44, chart.subtitle, svg::Anchor::Start, {{"class", "muted"}});
+    d.text(16, 24, chart.title, svg::Anchor::Start, {{"class", "plc-title"}});
+    d.text(16, 44, chart.subtitle, svg::Anchor::Start, {{"class", "plc-muted"}});
 
     // Grid and axes.
-    d.open_group({{"class", "grid"}});
+    d.open_group({{"class", "plc-grid"}});
     for (const int e : xt) {
         d.line(px(std::exp2(e)), kTop, px(std::exp2(e)), axis_y, {{"stroke", "#E5E5E5"}});
     }
@@ -172,9 +172,9 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
         d.text(kLeft - 8, py(t) + 4, fixed_text(t, decimals), svg::Anchor::End);
     }
     d.text(kLeft + plot_w / 2, axis_y + 36, "message size (nccl-tests size, log scale)", svg::Anchor::Middle,
-           {{"class", "muted"}});
+           {{"class", "plc-muted"}});
     d.text(18, kTop + kPlotH / 2, "busbw (GB/s)", svg::Anchor::Middle,
-           {{"class", "muted"}, {"transform", "rotate(-90 18 " + svg::num(kTop + kPlotH / 2) + ")"}});
+           {{"class", "plc-muted"}, {"transform", "rotate(-90 18 " + svg::num(kTop + kPlotH / 2) + ")"}});
 
     // Curves, then markers over them.
     for (std::size_t i = 0; i < chart.curves.size(); ++i) {
@@ -206,11 +206,11 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
         }
         end_y.push_back(y);
         d.text(px(size) + 8, y, fixed_text(bw, bw < 10 ? 2 : 1) + " GB/s", svg::Anchor::Start,
-               {{"class", "small"}, {"style", "fill: " + color_of(i)}});
+               {{"class", "plc-small"}, {"style", "fill: " + color_of(i)}});
     }
     for (std::size_t i = 0; i < chart.curves.size(); ++i) {
         const BusbwCurve& c = chart.curves[i];
-        d.open_group({{"class", "measured"}, {"data-transport", c.transport}});
+        d.open_group({{"class", "plc-measured"}, {"data-transport", c.transport}});
         for (const auto& [size, bw] : c.measured) {
             d.tooltip(c.measured_label + ": " + human_bytes(size) + ", busbw " + fixed_text(bw, 2) + " GB/s");
             marker(d, c.collective, px(size), py(bw), color_of(i));
@@ -221,7 +221,7 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
     // Legend: a row per curve, a second for its measured points.
     double ly = legend_y;
     if (chart.curves.empty()) {
-        d.text(16, ly, "nothing to draw: no curve", svg::Anchor::Start, {{"class", "muted"}});
+        d.text(16, ly, "nothing to draw: no curve", svg::Anchor::Start, {{"class", "plc-muted"}});
     }
     for (std::size_t i = 0; i < chart.curves.size(); ++i) {
         const BusbwCurve& c = chart.curves[i];

@@ -35,13 +35,16 @@ std::vector<std::string> wrap(const std::vector<std::string>& items, double max_
 }
 
 void common_style(svg::Document& d, const DiagramStyle& style) {
+    // Scoped and prefixed: inlined into an HTML page, the rules reach no other element and the
+    // page's rules no chart text.
     const std::string font = style.font + ", Arial, sans-serif";
-    d.style("text { font-family: " + font + "; font-size: 11px; fill: " + style.ink + "; }");
-    d.style(".title { font-size: 15px; font-weight: bold; }");
-    d.style(".muted { fill: " + style.muted + "; }");
-    d.style(".small { font-size: 10px; }");
-    d.style(".arm, .total { font-size: 12px; font-weight: bold; }");
-    d.style(".on-dark { fill: #FFFFFF; }");
+    d.style(".plc text { font-family: " + font + "; font-size: 11px; fill: " + style.ink + "; }");
+    d.style(".plc .plc-title { font-size: 15px; font-weight: bold; }");
+    d.style(".plc .plc-muted { fill: " + style.muted + "; }");
+    d.style(".plc .plc-small { font-size: 10px; }");
+    d.style(".plc .plc-arm, .plc .plc-total { font-size: 12px; font-weight: bold; }");
+    d.style(".plc .plc-on-dark { fill: #FFFFFF; }");
+    d.open_group({{"class", "plc"}});
 }
 
 std::string hatch_pattern(const std::string& id, const std::string& color) {

@@ -19,7 +19,8 @@ namespace planlayout::chart {
 /// `max_px` at `font_px`.
 [[nodiscard]] std::vector<std::string> wrap(const std::vector<std::string>& items, double max_px, double font_px = 11);
 
-/// The charts' CSS: the style's font, title, muted and label classes.
+/// The charts' CSS (the style's font; classes plc-title, plc-muted, plc-small, ...), scoped to the
+/// group `plc` it opens around everything drawn after it (str() closes it).
 void common_style(svg::Document& d, const DiagramStyle& style);
 
 /// <pattern> of diagonal lines in `color` on white, for hidden communication.

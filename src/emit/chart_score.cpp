@@ -112,10 +112,10 @@ std::string tick_label(double v, double step) {
 void message_chart(svg::Document& d, const DiagramStyle& style, const std::string& title, const std::vector<std::string>& lines) {
     chart::common_style(d, style);
     d.rect(0, 0, d.width(), d.height(), {{"fill", style.background}});
-    d.text(16, 26, title, svg::Anchor::Start, {{"class", "title"}});
+    d.text(16, 26, title, svg::Anchor::Start, {{"class", "plc-title"}});
     double y = 52;
     for (const auto& l : lines) {
-        d.text(16, y, l, svg::Anchor::Start, {{"class", "muted"}});
+        d.text(16, y, l, svg::Anchor::Start, {{"class", "plc-muted"}});
         y += 18;
     }
 }
@@ -157,7 +157,7 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     std::vector<Entry> legend{{"compute", cs.compute, style.muted}};
     const bool bubble = score.bubble_s > 0;
     if (bubble) {
-        legend.push_back({"pipeline bubble", "url(#bubble)", style.muted});
+        legend.push_back({"pipeline bubble", "url(#plc-bubble)", style.muted});
     }
     std::map<std::string, std::string> hatch;
     for (const auto& kb : score.by_kind) {
@@ -179,7 +179,7 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
             legend.push_back({kb.kind + " " + kb.collective + ", exposed", c, c});
         }
         if (hidden) {
-            const std::string id = "hatch" + std::to_string(hatch.size());
+            const std::string id = "plc-hatch" + std::to_string(hatch.size());
             hatch[kb.kind] = id;
             legend.push_back({kb.kind + " " + kb.collective + ", hidden under compute", "url(#" + id + ")", c});
         }
@@ -229,12 +229,12 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     const double height = legend_y + 20 * static_cast<double>(rows.size()) + 8;
     svg::Document d(kWidth, height, title);
     chart::common_style(d, style);
-    d.def(chart::dots_pattern("bubble", cs.bubble, style.muted));
+    d.def(chart::dots_pattern("plc-bubble", cs.bubble, style.muted));
     for (const auto& [kind, id] : hatch) {
         d.def(chart::hatch_pattern(id, colors.at(kind)));
     }
     d.rect(0, 0, kWidth, height, {{"fill", style.background}});
-    d.text(16, 24, title, svg::Anchor::Start, {{"class", "title"}});
+    d.text(16, 24, title, svg::Anchor::Start, {{"class", "plc-title"}});
     std::string sub;
     if (bars.size() == 2) {
         const double change = bars[1].step_s - bars[0].step_s;
@@ -245,12 +245,12 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         sub = bars[0].arm + " only (both arms the same): step " + seconds_label(bars[0].step_s);
     }
     sub += "; GPU " + score.gpu_name + (score.anchored ? ", compute anchored to the measured step" : "");
-    d.text(16, 44, sub, svg::Anchor::Start, {{"class", "muted"}});
+    d.text(16, 44, sub, svg::Anchor::Start, {{"class", "plc-muted"}});
     d.text(16, 60, "per training step, each GPU; hatched: communication hidden under compute (not in the step)",
-           svg::Anchor::Start, {{"class", "muted small"}});
+           svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
 
     // Grid lines, then the bars over them.
-    d.open_group({{"class", "grid"}});
+    d.open_group({{"class", "plc-grid"}});
     for (const double t : ticks) {
         d.line(lay.x(t), top - 6, lay.x(t), axis_y, {{"stroke", "#E5E5E5"}});
     }
@@ -258,11 +258,11 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     double y = top;
     for (std::size_t k = 0; k < bars.size(); ++k) {
         const StepBar& b = bars[k];
-        d.text(kLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "arm"}});
-        d.open_group({{"class", "bar"}, {"data-arm", b.arm}});
+        d.text(kLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "plc-arm"}});
+        d.open_group({{"class", "plc-bar"}, {"data-arm", b.arm}});
         double x = 0;
         for (const auto& s : b.exposed) {
-            const std::string fill = s.key == "compute" ? cs.compute : s.key == "bubble" ? "url(#bubble)" : colors.at(s.key);
+            const std::string fill = s.key == "compute" ? cs.compute : s.key == "bubble" ? "url(#plc-bubble)" : colors.at(s.key);
             const double w = s.seconds * lay.scale;
             d.tooltip(b.arm + ": " + s.label + (s.key == "compute" || s.key == "bubble" ? " " : " exposed ") +
                       seconds_label(s.seconds) + " (" + percent_text(b.step_s > 0 ? s.seconds / b.step_s : 0.0) +
@@ -276,7 +276,7 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
                            {{"fill", "#FFFFFF"}});
                 }
                 d.text(lay.x(x) + w / 2, y + kBar / 2 + 4, label, svg::Anchor::Middle,
-                       {{"class", chart::dark_fill(fill) ? "on-dark" : "on-light"}});
+                       {{"class", chart::dark_fill(fill) ? "plc-on-dark" : "plc-on-light"}});
             }
             x += s.seconds;
         }
@@ -285,9 +285,9 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         if (k == 1) {
             total += " (" + signed_percent_text(bars[0].step_s > 0 ? (b.step_s - bars[0].step_s) / bars[0].step_s : 0.0) + ")";
         }
-        d.text(lay.x(x) + 8, y + kBar / 2 + 4, total, svg::Anchor::Start, {{"class", "total"}});
+        d.text(lay.x(x) + 8, y + kBar / 2 + 4, total, svg::Anchor::Start, {{"class", "plc-total"}});
         if (!b.hidden.empty()) {
-            d.open_group({{"class", "hidden"}, {"data-arm", b.arm}});
+            d.open_group({{"class", "plc-hidden"}, {"data-arm", b.arm}});
             double hx = 0;
             for (const auto& s : b.hidden) {
                 d.tooltip(b.arm + ": " + s.label + " hidden under compute " + seconds_label(s.seconds));
@@ -300,7 +300,7 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         }
         double dy = y + kBar + kStrip + 9;
         for (const auto& line : details[k]) {
-            d.text(kLeft, dy, line, svg::Anchor::Start, {{"class", "muted small"}});
+            d.text(kLeft, dy, line, svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
             dy += 13;
         }
         y = dy - 13 + kRowGap;
@@ -312,7 +312,7 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         d.line(lay.x(t), axis_y, lay.x(t), axis_y + 5, {{"stroke", style.ink}});
         d.text(lay.x(t), axis_y + 18, tick_label(t, step), svg::Anchor::Middle);
     }
-    d.text(kLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "muted"}});
+    d.text(kLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "plc-muted"}});
 
     // Legend.
     double ly = legend_y;

@@ -93,15 +93,15 @@ TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden pa
     // The drawing carries the same numbers (6 decimals): bars sum to the step, hatched = hidden.
     const std::string svg = score_chart_svg(a);
     CHECK(well_formed(svg));
-    CHECK(svg.find("<pattern id=\"hatch0\"") != std::string::npos);
-    CHECK(svg.find("<pattern id=\"bubble\"") != std::string::npos);
-    const auto drawn = seconds_in(svg, "bar");
+    CHECK(svg.find("<pattern id=\"plc-hatch0\"") != std::string::npos);
+    CHECK(svg.find("<pattern id=\"plc-bubble\"") != std::string::npos);
+    const auto drawn = seconds_in(svg, "plc-bar");
     double drawn_sum = 0;
     for (const double x : drawn) {
         drawn_sum += x;
     }
     CHECK(drawn_sum == doctest::Approx(s.step_time_s[0] + s.step_time_s[1]).epsilon(1e-5));
-    const auto hatched = seconds_in(svg, "hidden");
+    const auto hatched = seconds_in(svg, "plc-hidden");
     REQUIRE(hatched.size() == 2);
     CHECK(hatched[0] == doctest::Approx(bars[0].hidden[0].seconds).epsilon(1e-5));
     CHECK(svg.find("4.490 s") != std::string::npos);
@@ -111,6 +111,13 @@ TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden pa
     CHECK(inl.rfind("<svg", 0) == 0);
     CHECK(svg.find(inl) != std::string::npos);
     CHECK(score_chart_svg(a) == svg);  // same input, same bytes
+    // Inlined into HTML, the CSS must reach only the chart: every rule under .plc.
+    const std::string css = svg.substr(svg.find("<![CDATA["), svg.find("]]>") - svg.find("<![CDATA["));
+    std::istringstream rules(css.substr(css.find('\n') + 1));
+    for (std::string rule; std::getline(rules, rule);) {
+        CAPTURE(rule);
+        CHECK(rule.rfind(".plc ", 0) == 0);
+    }
 }
 
 TEST_CASE("charts: seed B has a pipeline bubble segment; one arm, no model and no score still draw") {
