@@ -36,6 +36,10 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     if (const auto v = parsed.get("--view")) {
         diagram_options.view = *parse_diagram_view(*v);  // checked by the option's validator
     }
+    if (diagram_options.view == DiagramView::Score && format == "dot") {
+        throw input_error("--view score", "the step-time chart is not a graph: it has no DOT form",
+                          "use --format svg with --view score");
+    }
     diagram_options.kind = parsed.get_or("--kind", "ep");
     diagram_options.host = parsed.get_or("--host", "");
     if (parsed.has("--kind") && diagram_options.view != DiagramView::Groups) {
@@ -76,6 +80,11 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
                 throw unknown_kind(*parsed.get("--kinds"), k, "see 'plan-layout groups' for the kinds this spec creates");
             }
         }
+    }
+    if (diagram && diagram_options.view == DiagramView::Score && (!report.score || !report.score->has_model)) {
+        throw input_error("--view score", report.score ? "the layout gives the score's factors, not a model to time the step with"
+                                                       : "the layout has no model and training sections to time the step with",
+                          "add the \"model\" and \"training\" sections (docs/formats/layout.md), or --model-config and Megatron-LM's flags");
     }
     const int code = require_fit_code(parsed, report);  // before writing: it may refuse
     save_layout_if_asked(parsed, report, request, ctx);

@@ -1,11 +1,14 @@
 // CLI: `plan-layout calibrate` — nccl-tests outputs → per collective, a floor, alpha and an
 // efficiency curve of one transport on one link class, with per-row residuals; -o writes the
 // calibration file (every fit in one file).
+#include <algorithm>
 #include <sstream>
 
 #include "commands.hpp"
 #include "cost_options.hpp"
 #include "planlayout/emit/calibration_emit.hpp"
+#include "planlayout/emit/charts.hpp"
+#include "planlayout/text_format.hpp"
 #include "messages.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/emit/output_file.hpp"
@@ -120,16 +123,58 @@ int run_calibrate_ops(const ParsedArgs& args, Context& ctx) {
     }
     const int largest =
         static_cast<int>(int_in_range("--largest", args.get_or("--largest", "10"), 0, 1000000));
+    if (args.get_or("--format", "text") == "svg") {
+        throw input_error("calibrate --ops --format svg", "the compute check has no picture",
+                          "use --format text (the summary) or json (every op's row)");
+    }
     const OpCheck check = check_ops(merge_bench_runs(runs), *gpu, 1.0, largest);
     ctx.out << (args.get_or("--format", "text") == "json" ? to_json(check).dump(2) + "\n" : render_text(check));
     check_standard_output(ctx.out);
     return 0;
 }
 
+// `calibrate --format svg`: each fit's predicted busbw over its measured sizes (the fit applied
+// to the cost model, sampled densely in log size) and the measured rows as markers.
+std::string fits_chart_svg(const std::vector<Calibration>& fits, const PlacedGroup& shape) {
+    BusbwChart chart;
+    chart.title = "plan-layout calibrate: " + std::to_string(shape.n) + " ranks = " + std::to_string(shape.nodes) +
+                  (shape.nodes == 1 ? " node x " : " nodes x ") + std::to_string(shape.max_per_node) + " GPUs";
+    chart.subtitle = "busbw over message size: the fits (lines) and the rows they were fitted to (markers); GB = 10^9 B";
+    for (const auto& c : fits) {
+        TransportSpec spec;
+        spec.tcp.inside_node = c.socket_inside_node;
+        apply_calibration(c, spec, "this fit");
+        const TransportModel x = transport_model(spec, c.transport);
+        BusbwCurve curve;
+        curve.transport = std::string(to_string(c.transport));
+        curve.collective = std::string(to_string(c.op));
+        curve.label = curve.transport + " " + curve.collective + " " + std::string(to_string(c.link_class)) + " fit: floor " +
+                      fixed_text(c.floor_us, 1) + " us, alpha " + fixed_text(c.alpha_us, 1) + " us/step, efficiency " +
+                      fixed_text(c.efficiency, 2) + " of " + c.line + " at the largest size";
+        double lo = 0;
+        double hi = 0;
+        for (const auto& row : c.rows) {
+            lo = lo == 0 ? row.size_bytes : std::min(lo, row.size_bytes);
+            hi = std::max(hi, row.size_bytes);
+            curve.measured.emplace_back(row.size_bytes, row.measured_busbw_gbyte_s);
+        }
+        for (const double size : curve_sizes(lo, hi)) {
+            curve.predicted.emplace_back(size, collective_cost(c.op, shape, size, x).busbw_gbyte_s);
+        }
+        curve.measured_label = "measured: " + c.source + " (" + std::to_string(c.rows.size()) + " rows)";
+        chart.curves.push_back(std::move(curve));
+    }
+    return busbw_chart_svg(chart);
+}
+
 }  // namespace
 
 int run_calibrate(const ParsedArgs& args, Context& ctx) {
     if (args.has("--compute")) {
+        if (args.get_or("--format", "text") == "svg") {
+            throw input_error("calibrate --compute --format svg", "the compute fit has no busbw to plot",
+                              "use --format text or json with --compute");
+        }
         return run_calibrate_compute(args, ctx);
     }
     if (args.has("--ops")) {
@@ -203,7 +248,11 @@ int run_calibrate(const ParsedArgs& args, Context& ctx) {
         file.write(to_json(fits).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         file.commit();
     }
-    ctx.out << (json ? to_json(fits).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : render_text(fits));
+    if (args.get_or("--format", "text") == "svg") {
+        ctx.out << fits_chart_svg(fits, shape);
+    } else {
+        ctx.out << (json ? to_json(fits).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : render_text(fits));
+    }
     check_standard_output(ctx.out);
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "diagram_canvas.hpp"
+#include "planlayout/emit/charts.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/analysis/edge_class.hpp"
 #include "svg_render.hpp"
 
@@ -98,6 +100,9 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
         case DiagramView::Fabric:
             what = "fabric (nodes, rails, leaves, spines)";
             break;
+        case DiagramView::Score:
+            throw input_error("--view score", "the step-time chart is not a graph: it has no DOT form",
+                              "use --format svg with --view score");
     }
     diagram::Canvas canvas(diagram::title_of(report, what), style, options.view == DiagramView::Fabric ? "TB" : "LR");
     switch (options.view) {
@@ -110,6 +115,8 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
         case DiagramView::Fabric:
             diagram::fabric_view(canvas, report, options, units);
             break;
+        case DiagramView::Score:
+            break;  // refused above
     }
     return canvas.dot();
 }
@@ -121,6 +128,9 @@ std::string diagram_dot(const Report& report, const DiagramOptions& options, con
 }
 
 std::string diagram_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
+    if (options.view == DiagramView::Score) {
+        return score_chart_svg(report, style);
+    }
     return render_svg(build_diagram_dot(report, options, style));
 }
 

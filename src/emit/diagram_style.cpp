@@ -39,6 +39,9 @@ std::optional<DiagramView> parse_diagram_view(std::string_view s) {
     if (s == "fabric") {
         return DiagramView::Fabric;
     }
+    if (s == "score") {
+        return DiagramView::Score;
+    }
     return std::nullopt;
 }
 
@@ -50,6 +53,8 @@ std::string_view to_string(DiagramView v) {
             return "groups";
         case DiagramView::Fabric:
             return "fabric";
+        case DiagramView::Score:
+            return "score";
     }
     return "";
 }
@@ -69,7 +74,7 @@ DiagramStyle diagram_style_from_json(const std::string& text, const std::string&
     const nlohmann::json j = parse_json_text(text, where);
     const JsonReader r(j, where, "");
     r.check_keys({"font", "fontsize", "background", "ink", "muted", "highlight", "classes", "links", "devices", "groups",
-                  "group_styles", "rails", "rail_styles", "cluster", "thresholds"});
+                  "group_styles", "rails", "rail_styles", "cluster", "thresholds", "charts"});
     DiagramStyle s;
     s.font = r.get<std::string>("font").value_or(s.font);
     s.background = r.get<std::string>("background").value_or(s.background);
@@ -127,7 +132,36 @@ DiagramStyle diagram_style_from_json(const std::string& text, const std::string&
         s.node_boxes_max = t->get<int>("node_boxes_max", 1, 100000).value_or(s.node_boxes_max);
         s.block_nodes = t->get<int>("block_nodes", 1, 1 << 20).value_or(s.block_nodes);
     }
+    if (const auto c = r.get_object("charts")) {
+        c->check_keys({"compute", "bubble", "kinds", "other", "series", "transports"});
+        s.charts.compute = c->get<std::string>("compute").value_or(s.charts.compute);
+        s.charts.bubble = c->get<std::string>("bubble").value_or(s.charts.bubble);
+        if (const auto kinds = c->get_object("kinds")) {
+            for (const auto& [k, v] : kinds->json().items()) {
+                if (!is_comment_key(k)) {
+                    s.charts.kinds[k] = *kinds->get<std::string>(k);
+                }
+            }
+        }
+        s.charts.other = c->get_strings("other", true).value_or(s.charts.other);
+        s.charts.series = c->get_strings("series", true).value_or(s.charts.series);
+        if (const auto transports = c->get_object("transports")) {
+            for (const auto& [k, v] : transports->json().items()) {
+                if (!is_comment_key(k)) {
+                    s.charts.transports[k] = line_from(*transports->get_object(k), {});
+                }
+            }
+        }
+    }
     return s;
+}
+
+std::string ChartStyle::kind_color(const std::string& kind, std::size_t index) const {
+    const auto it = kinds.find(kind);
+    if (it != kinds.end()) {
+        return it->second;
+    }
+    return other.empty() ? std::string("#999999") : other[index % other.size()];
 }
 
 const DiagramStyle& default_diagram_style() {

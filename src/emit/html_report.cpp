@@ -2,6 +2,8 @@
 // from the diagram views, no scripts; every user string through html_escape.
 #include "planlayout/emit/html_report.hpp"
 
+#include "planlayout/emit/charts.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <sstream>
@@ -270,7 +272,7 @@ void score_section(std::ostringstream& out, const Report& report, const DiagramS
     const std::string cand(to_string(s.candidate));
     const bool two = !s.single_arm;
     section(out, "score", "Score");
-    if (const std::string chart = score_chart_svg(report); !chart.empty()) {
+    if (const std::string chart = score_chart_svg(report, style, SvgForm::Inline); !chart.empty()) {
         out << "<figure class=\"chart\"><div class=\"view\">" << chart << "</div><figcaption>step time per arm</figcaption></figure>\n";
     }
     out << "<h3>Step time per arm</h3>\n<table>\n<tr><th>part of the step</th><th class=\"num\">" << esc(base) << " s</th>"
@@ -423,10 +425,6 @@ std::string inline_svg(std::string_view svg, const std::string& id_prefix) {
         out.pop_back();
     }
     return out;
-}
-
-std::string score_chart_svg(const Report& /*report*/) {
-    return "";  // the charts view (stacked bar per arm) goes here
 }
 
 std::vector<std::string> report_view_kinds(const Report& report) {

@@ -5,7 +5,8 @@
 //   expected.out  exact standard output
 //   expected.err  optional: exact standard error
 //   exit          optional: expected exit code (default 0)
-// Each case runs twice: the output must also be byte-identical between runs (determinism).
+// Each case runs twice: the output must also be byte-identical between runs (determinism). An
+// output that starts with an XML declaration (SVG charts) must parse as XML.
 // A case that scores layouts (analyze, compare, search) runs once more as JSON: its shares must
 // lie in [0, 1].
 // PLANLAYOUT_UPDATE_GOLDEN=1 rewrites the expected files; review them in the diff like code.
@@ -19,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
 #include <nlohmann/json.hpp>
 
 #include "planlayout/cli/run.hpp"
@@ -171,6 +174,12 @@ TEST_CASE("every golden CLI case matches its expected output, twice over") {
         const Outcome second = run_case(dir);
         CHECK(first.out == second.out);
         check_group_listing(first.out);
+        if (first.out.rfind("<?xml", 0) == 0) {  // SVG charts: well-formed XML with one <svg> root
+            std::istringstream xml(first.out);
+            boost::property_tree::ptree tree;
+            CHECK_NOTHROW(boost::property_tree::read_xml(xml, tree));
+            CHECK(tree.count("svg") == 1);
+        }
         CHECK(first.err == second.err);
         if (update) {
             spit(dir / "expected.out", first.out);

@@ -17,9 +17,10 @@
 
 namespace planlayout {
 
-enum class DiagramView { Node, Groups, Fabric };
+/// Score: the step-time bar chart of emit/charts.hpp (SVG only, no DOT: it is not a graph).
+enum class DiagramView { Node, Groups, Fabric, Score };
 
-/// "node", "groups", "fabric"; nullopt otherwise.
+/// "node", "groups", "fabric", "score"; nullopt otherwise.
 [[nodiscard]] std::optional<DiagramView> parse_diagram_view(std::string_view s);
 
 [[nodiscard]] std::string_view to_string(DiagramView v);
@@ -36,6 +37,20 @@ struct LineStyle {
 struct DeviceStyle {
     std::string shape = "box";
     std::string fillcolor = "#FFFFFF";
+};
+
+/// The charts' look (viz/style.json "charts"): score bars and busbw curves (emit/charts.hpp).
+struct ChartStyle {
+    std::string compute = "#D9D9D9";
+    std::string bubble = "#FFFFFF";
+    std::map<std::string, std::string> kinds;          // group kind -> colour
+    std::vector<std::string> other{"#999999"};         // kinds not listed, in turn
+    std::map<std::string, LineStyle> transports;       // transport name -> curve colour and dash
+    std::vector<std::string> series{"#0072B2", "#D55E00"};  // curves when transports repeat, in turn
+
+    /// The colour of a kind: its own, else other[index % size] (index: its place among the
+    /// unlisted kinds of one chart).
+    [[nodiscard]] std::string kind_color(const std::string& kind, std::size_t index) const;
 };
 
 /// Everything a diagram's look depends on; read from viz/style.json.
@@ -59,6 +74,7 @@ struct DiagramStyle {
     std::int64_t full_max_gpus = 256;  // ... or GPUs, diagrams aggregate
     int node_boxes_max = 128;      // aggregated: one box per node up to here, else per block
     int block_nodes = 32;          // block size when the fabric has no scalable units
+    ChartStyle charts;             // score and busbw charts
 
     [[nodiscard]] const LineStyle& of(PathClass c) const { return classes[static_cast<std::size_t>(c)]; }
 

@@ -24,14 +24,10 @@ struct HtmlReportOptions {
 };
 
 /// The whole page: summary and verdict, assumptions, groups table (crossing kinds highlighted),
-/// memory per GPU, the score (step per arm, per-kind breakdown, score_chart_svg), the node view,
+/// memory per GPU, the score (step per arm, per-kind breakdown, the stacked bar chart of emit/charts.hpp), the node view,
 /// one groups view per crossing kind that carries traffic, the fabric view, and the acceptance
 /// results. The views go through diagram_svg (aggregated at scale as the diagrams are).
 [[nodiscard]] std::string html_report(const Report& report, const HtmlReportOptions& options = {});
-
-/// The score's stacked bar chart as inline SVG; "" until the charts view is merged (the page
-/// then shows the per-kind tables only). The one slot the chart goes into.
-[[nodiscard]] std::string score_chart_svg(const Report& report);
 
 /// The group kinds the page draws a groups view of: with a score, the cross-node kinds of its
 /// breakdown (largest contribution first); without one, every kind whose groups cross nodes.
