@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "html_parts.hpp"
+#include "svg_writer.hpp"
 #include "planlayout/emit/report_emit.hpp"  // assumed_values
 #include "planlayout/emit/score_emit.hpp"
 #include "planlayout/text_format.hpp"
@@ -376,21 +377,8 @@ void views_section(std::ostringstream& out, const Report& report, const DiagramS
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
+// XML's escaping serves HTML too (control characters, invalid in both, become '?').
+std::string html_escape(std::string_view text) { return svg::escape(text); }
 
 std::string inline_svg(std::string_view svg, const std::string& id_prefix) {
     const auto start = svg.find("<svg");
