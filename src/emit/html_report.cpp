@@ -174,6 +174,11 @@ void summary_section(std::ostringstream& out, const Report& report, const Diagra
     if (report.score) {
         out << "<details><summary>the score as <code>plan-layout analyze</code> prints it</summary>\n<pre>"
             << esc(render_text(*report.score)) << "</pre>\n</details>\n";
+        // The verdict's picture: the step per arm, stacked (the tables are under "Score").
+        if (const std::string chart = score_chart_svg(report, style, SvgForm::Inline); !chart.empty()) {
+            out << "<figure class=\"chart\"><div class=\"view\">" << chart
+                << "</div><figcaption>step time per arm</figcaption></figure>\n";
+        }
     }
     out << "</section>\n";
 }
@@ -273,9 +278,6 @@ void score_section(std::ostringstream& out, const Report& report, const DiagramS
     const std::string cand(to_string(s.candidate));
     const bool two = !s.single_arm;
     section(out, "score", "Score");
-    if (const std::string chart = score_chart_svg(report, style, SvgForm::Inline); !chart.empty()) {
-        out << "<figure class=\"chart\"><div class=\"view\">" << chart << "</div><figcaption>step time per arm</figcaption></figure>\n";
-    }
     out << "<h3>Step time per arm</h3>\n<table>\n<tr><th>part of the step</th><th class=\"num\">" << esc(base) << " s</th>"
         << (two ? "<th class=\"num\">" + esc(cand) + " s</th>" : "") << "</tr>\n";
     const auto row = [&](const std::string& name, double a, double b, const char* cls) {

@@ -44,13 +44,14 @@ SVG_OUTPUTS = {
     "seed-b-groups-pp.svg": ["analyze", "layouts/seed-2x8-pp2-ep8.json", "--format", "svg", "--view", "groups", "--kind", "pp"],
     "32node-fabric.svg": ["analyze", "layouts/h100-32node-tp8-pp4-ep8.json", "--format", "svg", "--view", "fabric"],
 }
-# Screenshots kept for the README (written by --update): page -> PNG.
-SCREENSHOTS = {"report-seed-a.html": "report-seed-a.png", "report-seed-b.html": "report-seed-b.png"}
-
 VIEWPORT = (1280, 900)
 CHECK_PIXELS = 250_000        # the blank test looks at the page scaled down to about this many pixels
 MIN_INK = 0.002               # at least this fraction of pixels off the background colour
 MAX_SHOT_HEIGHT = 16_000      # CSS pixels of a page the kept screenshots cover at most
+# Screenshots kept in viz/examples/ with --update: page -> [(png, height cap in px)]. The "-top"
+# crops (the summary, the crossing groups and the score chart) are what README.md shows.
+SCREENSHOTS = {"report-seed-a.html": [("report-seed-a.png", MAX_SHOT_HEIGHT), ("report-seed-a-top.png", 1400)],
+               "report-seed-b.html": [("report-seed-b.png", MAX_SHOT_HEIGHT), ("report-seed-b-top.png", 1400)]}
 COMMAND_TIMEOUT = 120
 
 failures = []
@@ -135,10 +136,9 @@ def check_in_browser(browser, path, keep_png=None):
         colours, ink = png_check.ink(shot)
         if colours < 2 or ink < MIN_INK:
             fail("%s: the screenshot is blank (%d colours, %.2f%% ink)" % (path, colours, 100 * ink))
-        if keep_png:
-            full = browser.screenshot(session, width, min(height, MAX_SHOT_HEIGHT), 1.0)
-            with open(keep_png, "wb") as f:
-                f.write(full)
+        for png, cap in keep_png or []:
+            with open(png, "wb") as f:
+                f.write(browser.screenshot(session, width, min(height, cap), 1.0))
         for e in browser.console_errors(session):
             fail("%s: %s" % (path, e))
         print("%-4s %-40s %5d x %-6d %4d colours %5.1f%% ink  %.1f s"
@@ -200,9 +200,9 @@ def main(argv):
         with cdp.Browser(chromium, timeout=60) as browser:
             self_test(browser, tmp)
             for path in pages + svgs:
-                keep = SCREENSHOTS.get(os.path.basename(path)) if update else None
+                keep = SCREENSHOTS.get(os.path.basename(path), []) if update else []
                 try:
-                    check_in_browser(browser, path, os.path.join(examples_dir, keep) if keep else None)
+                    check_in_browser(browser, path, [(os.path.join(examples_dir, png), cap) for png, cap in keep])
                 except cdp.CdpError as e:
                     fail("%s: %s" % (path, e))
     finally:
