@@ -7,7 +7,9 @@
 #include <string>
 
 #include "diagram_canvas.hpp"
+#include "diagram_chart.hpp"
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/error.hpp"
 #include "svg_render.hpp"
 
 namespace planlayout {
@@ -98,6 +100,10 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
         case DiagramView::Fabric:
             what = "fabric (nodes, rails, leaves, spines)";
             break;
+        case DiagramView::Matrix:
+        case DiagramView::Load:
+            throw input_error("--view " + std::string(to_string(options.view)), "is a chart, not a graph: it has no DOT",
+                              "use --format svg");
     }
     diagram::Canvas canvas(diagram::title_of(report, what), style, options.view == DiagramView::Fabric ? "TB" : "LR");
     switch (options.view) {
@@ -110,6 +116,9 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
         case DiagramView::Fabric:
             diagram::fabric_view(canvas, report, options, units);
             break;
+        case DiagramView::Matrix:
+        case DiagramView::Load:
+            break;  // refused above
     }
     return canvas.dot();
 }
@@ -121,6 +130,12 @@ std::string diagram_dot(const Report& report, const DiagramOptions& options, con
 }
 
 std::string diagram_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
+    if (options.view == DiagramView::Matrix) {
+        return diagram::matrix_svg(report, options, style);
+    }
+    if (options.view == DiagramView::Load) {
+        return diagram::load_svg(report, options, style);
+    }
     return render_svg(build_diagram_dot(report, options, style));
 }
 

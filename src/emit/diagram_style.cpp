@@ -39,6 +39,12 @@ std::optional<DiagramView> parse_diagram_view(std::string_view s) {
     if (s == "fabric") {
         return DiagramView::Fabric;
     }
+    if (s == "matrix") {
+        return DiagramView::Matrix;
+    }
+    if (s == "load") {
+        return DiagramView::Load;
+    }
     return std::nullopt;
 }
 
@@ -50,6 +56,10 @@ std::string_view to_string(DiagramView v) {
             return "groups";
         case DiagramView::Fabric:
             return "fabric";
+        case DiagramView::Matrix:
+            return "matrix";
+        case DiagramView::Load:
+            return "load";
     }
     return "";
 }
