@@ -348,6 +348,25 @@ FabricLoad fabric_load(const Cluster& cluster,
     }
 
     const double oversub = cluster.fabric.oversubscription > 0 ? cluster.fabric.oversubscription : 1.0;
+    auto sum_kinds = [&](const std::vector<double>& v) {
+        std::vector<double> out_v(loads.kinds > 0 ? v.size() / loads.kinds : 0, 0.0);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            out_v[i / loads.kinds] += v[i];
+        }
+        return out_v;
+    };
+    out.rails = rails;
+    out.nic_bytes = sum_kinds(loads.nic);
+    out.leaf_up_bytes = sum_kinds(loads.leaf_up);
+    out.pod_up_bytes = sum_kinds(loads.pod_up);
+    if (out.kinds.empty()) {  // no bytes: zero loads, one per link
+        out.nic_bytes.assign(static_cast<std::size_t>(nodes * rails), 0.0);
+        out.leaf_up_bytes.assign(static_cast<std::size_t>(out.leaves), 0.0);
+        out.pod_up_bytes.assign(static_cast<std::size_t>(out.pods), 0.0);
+    }
+    for (const double down : leaf_down_gbyte_s) {
+        out.leaf_up_gbyte_s.push_back(down / oversub);
+    }
     for (int r = 0; r < rails; ++r) {
         std::vector<Candidate> links;
         for (std::int64_t n = 0; n < nodes; ++n) {
@@ -384,14 +403,14 @@ FabricLoad fabric_load(const Cluster& cluster,
             out.rows.push_back(make_row(LinkTier::LeafSpine, by_rail ? r : -1, links, loads.leaf_up, loads.kinds));
         }
     }
+    out.pod_up_gbyte_s.assign(static_cast<std::size_t>(out.pods), 0.0);
+    for (std::int64_t leaf = 0; leaf < out.leaves; ++leaf) {
+        out.pod_up_gbyte_s[static_cast<std::size_t>(cluster.pod_of_leaf(leaf))] += out.leaf_up_gbyte_s[static_cast<std::size_t>(leaf)];
+    }
     if (out.pods > 1) {
-        std::vector<double> pod_gbyte_s(static_cast<std::size_t>(out.pods), 0.0);
-        for (std::int64_t leaf = 0; leaf < out.leaves; ++leaf) {
-            pod_gbyte_s[static_cast<std::size_t>(cluster.pod_of_leaf(leaf))] += leaf_down_gbyte_s[static_cast<std::size_t>(leaf)] / oversub;
-        }
         std::vector<Candidate> links;
         for (std::int64_t p = 0; p < out.pods; ++p) {
-            links.push_back({p, pod_gbyte_s[static_cast<std::size_t>(p)], "spine" + std::to_string(p) + " -> core"});
+            links.push_back({p, out.pod_up_gbyte_s[static_cast<std::size_t>(p)], "spine" + std::to_string(p) + " -> core"});
         }
         out.rows.push_back(make_row(LinkTier::SpineCore, -1, links, loads.pod_up, loads.kinds));
     }

@@ -136,6 +136,10 @@ std::string diagram_svg(const Report& report, const DiagramOptions& options, con
     if (options.view == DiagramView::Load) {
         return diagram::load_svg(report, options, style);
     }
+    if (options.view == DiagramView::Fabric && diagram_aggregated(report, style)) {
+        // Graphviz draws the aggregated fabric as one row of boxes (10,000 px at 1,024 nodes).
+        return diagram::fabric_tiers_svg(report, options, style);
+    }
     return render_svg(build_diagram_dot(report, options, style));
 }
 

@@ -23,6 +23,10 @@ inline constexpr double kChartMinFontPx = 10;
 /// The load chart: bytes per step per link tier, the bottleneck link marked and named.
 [[nodiscard]] std::string load_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
 
+/// The fabric view of an aggregated cluster (diagram_aggregated()): core, spines per pod, one box
+/// per scalable unit or block with its leaves, busiest NIC and uplink bytes.
+[[nodiscard]] std::string fabric_tiers_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
+
 /// "tp8 pp2 ep8 dp2 | 4 x h100-hgx-8gpu-8nic" (node counts per template, in cluster order).
 [[nodiscard]] std::string spec_line(const Report& report);
 

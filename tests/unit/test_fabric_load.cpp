@@ -208,6 +208,14 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
     CHECK(f.min_font >= 10);
     CHECK(s.find("Bottleneck: ") != std::string::npos);
     CHECK(s.find("BOTTLENECK ") != std::string::npos);
+    // The fabric: one box per scalable unit under its pod's spine, not Graphviz's 10,000 px row.
+    o.view = DiagramView::Fabric;
+    const std::string fabric = diagram_svg(r, o);
+    const SvgFacts ff = svg_facts(fabric);
+    CHECK(ff.width <= 2000);
+    CHECK(ff.height <= 2000);
+    CHECK(ff.min_font >= 10);
+    CHECK(fabric.find("Fabric: 1024 nodes in 32 scalable units, 256 leaves, 2 pods under a core") != std::string::npos);
 }
 
 TEST_CASE("views at scale: small clusters draw node x node; DOT refuses the charts; unknown kinds are named") {

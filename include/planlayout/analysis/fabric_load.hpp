@@ -117,6 +117,13 @@ struct FabricLoad {
     std::optional<std::size_t> bottleneck;  // the row whose busiest link needs the most time
     std::int64_t leaves = 0;
     std::int64_t pods = 0;
+    int rails = 0;
+    // Every link's bytes per step (each direction, all kinds) and capacity (GB/s, one direction).
+    std::vector<double> nic_bytes;         // node * rails + rail
+    std::vector<double> leaf_up_bytes;     // leaf
+    std::vector<double> leaf_up_gbyte_s;
+    std::vector<double> pod_up_bytes;      // pod
+    std::vector<double> pod_up_gbyte_s;
 };
 
 /// Per-link loads: every cross-node used pair routed by its class — RAIL: both NICs; PXN: the
