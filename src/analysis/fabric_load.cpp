@@ -139,10 +139,13 @@ TrafficMatrix traffic_matrix(const Cluster& cluster,
                              const Placement& placement,
                              const GroupKind& kind,
                              const KindTraffic* traffic,
-                             std::int64_t block) {
+                             std::int64_t block,
+                             std::int64_t first_node,
+                             std::int64_t nodes) {
     TrafficMatrix m;
     m.kind = kind.name;
-    m.nodes = cluster.node_count();
+    m.first_node = std::clamp<std::int64_t>(first_node, 0, cluster.node_count());
+    m.nodes = nodes < 0 ? cluster.node_count() - m.first_node : std::min(nodes, cluster.node_count() - m.first_node);
     m.block = std::max<std::int64_t>(block, 1);
     m.cells = (m.nodes + m.block - 1) / m.block;
     m.bytes_known = traffic != nullptr;
@@ -155,8 +158,13 @@ TrafficMatrix traffic_matrix(const Cluster& cluster,
     };
     for (std::int64_t g = 0; g < kind.group_count(); ++g) {
         for (const auto& p : group_pair_bytes(kind, g, cluster, placement, traffic)) {
-            const std::int64_t ra = placement.node[static_cast<std::size_t>(p.a)] / m.block;
-            const std::int64_t rb = placement.node[static_cast<std::size_t>(p.b)] / m.block;
+            const std::int64_t na = placement.node[static_cast<std::size_t>(p.a)] - m.first_node;
+            const std::int64_t nb = placement.node[static_cast<std::size_t>(p.b)] - m.first_node;
+            if (na < 0 || nb < 0 || na >= m.nodes || nb >= m.nodes) {
+                continue;
+            }
+            const std::int64_t ra = na / m.block;
+            const std::int64_t rb = nb / m.block;
             add(ra, rb, p.cls, p.bytes);
             if (ra != rb) {
                 add(rb, ra, p.cls, p.bytes);

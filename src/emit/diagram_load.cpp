@@ -3,7 +3,9 @@
 // and the bottleneck link (the most time at its line rate) marked and named.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diagram_chart.hpp"
@@ -24,7 +26,7 @@ constexpr double kBarMaxPx = 640;
 std::string row_label(const TierLoad& r) {
     switch (r.tier) {
         case LinkTier::NodeLeaf:
-            return "rail " + std::to_string(r.rail) + ": node NIC -> leaf";
+            return r.rail >= 0 ? "rail " + std::to_string(r.rail) + ": node NIC -> leaf" : "node NICs -> leaves";
         case LinkTier::NodeTcp:
             return "node TCP interface";
         case LinkTier::LeafSpine:
@@ -77,11 +79,48 @@ std::string busiest_text(const TierLoad& r) {
     return s;
 }
 
+// A tier whose links all carry nothing becomes one row (its links counted together).
+void collapse_idle_tiers(FabricLoad& load) {
+    std::optional<std::pair<LinkTier, int>> worst;
+    if (load.bottleneck) {
+        worst = std::make_pair(load.rows[*load.bottleneck].tier, load.rows[*load.bottleneck].rail);
+    }
+    std::vector<TierLoad> rows;
+    for (std::size_t i = 0; i < load.rows.size();) {
+        std::size_t j = i;
+        bool idle = true;
+        while (j < load.rows.size() && load.rows[j].tier == load.rows[i].tier) {
+            idle = idle && load.rows[j].total_bytes <= 0;
+            ++j;
+        }
+        if (idle && j - i > 1) {
+            TierLoad one = load.rows[i];
+            one.rail = -1;
+            one.links = 0;
+            for (std::size_t k = i; k < j; ++k) {
+                one.links += load.rows[k].links;
+            }
+            rows.push_back(one);
+        } else {
+            rows.insert(rows.end(), load.rows.begin() + static_cast<std::ptrdiff_t>(i), load.rows.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+        i = j;
+    }
+    load.rows = std::move(rows);
+    load.bottleneck.reset();
+    for (std::size_t i = 0; worst && i < load.rows.size(); ++i) {
+        if (load.rows[i].tier == worst->first && load.rows[i].rail == worst->second) {
+            load.bottleneck = i;
+        }
+    }
+}
+
 }  // namespace
 
 std::string load_svg(const Report& report, const DiagramOptions& /*options*/, const DiagramStyle& style) {
     const std::vector<KindTraffic> traffic = kind_traffic(report.score);
-    const FabricLoad load = fabric_load(report.cluster, report.placement, report.groups, traffic);
+    FabricLoad load = fabric_load(report.cluster, report.placement, report.groups, traffic);
+    collapse_idle_tiers(load);
     const bool known = !load.kinds.empty();
 
     double max_bytes = 0;

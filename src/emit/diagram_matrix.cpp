@@ -70,7 +70,8 @@ constexpr double kLabelPitchPx = 14;  // axis labels at least this far apart
 // unit (then multiple of it; powers of two without units) that does.
 std::int64_t matrix_block(std::int64_t nodes, std::int64_t su, double plot_max) {
     auto fits = [&](std::int64_t b) {
-        return static_cast<double>((nodes + b - 1) / b) * kMinCellPx <= plot_max;
+        const std::int64_t cells = (nodes + b - 1) / b;  // whole cells: the last may be partly empty
+        return static_cast<double>(cells) * kMinCellPx <= plot_max;
     };
     if (fits(1)) {
         return 1;
@@ -264,18 +265,7 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     if (busiest_unit != inside.end() && *busiest_unit > 0) {
         detail_first = static_cast<std::int64_t>(busiest_unit - inside.begin()) * su;
         detail_nodes = std::min(su, nodes - detail_first);
-        TrafficMatrix d = traffic_matrix(cl, report.placement, *kind, bytes, 1);
-        d.entries.erase(std::remove_if(d.entries.begin(), d.entries.end(),
-                                       [&](const MatrixCell& e) {
-                                           return e.row < detail_first || e.row >= detail_first + detail_nodes ||
-                                                  e.col < detail_first || e.col >= detail_first + detail_nodes;
-                                       }),
-                        d.entries.end());
-        for (auto& e : d.entries) {
-            e.row -= detail_first;
-            e.col -= detail_first;
-        }
-        detail = std::move(d);
+        detail = traffic_matrix(cl, report.placement, *kind, bytes, 1, detail_first, detail_nodes);
     }
 
     // Legend lines (right of the matrix), measured before the canvas is sized.
@@ -296,18 +286,18 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     std::vector<std::string> notes;
     notes.push_back(block == 1 ? "one cell per node pair, nodes in cluster order"
                                : "one cell per " + std::to_string(block) + " x " + std::to_string(block) + " nodes, nodes in cluster order");
-    if (su > 0 && su < nodes) {
+    if (su > block && su % block == 0 && su < nodes) {
         notes.push_back("grey lines: scalable units of " + std::to_string(su) + " nodes");
     }
-    notes.push_back("diagonal: inside one " + std::string(block == 1 ? "node" : "cell's nodes"));
+    notes.emplace_back("diagonal: inside one " + std::string(block == 1 ? "node" : "cell's nodes"));
     if (m.bytes_known) {
-        notes.push_back("bytes between two nodes, both directions, per step");
-        notes.push_back("model: docs/diagrams.md, views at scale");
+        notes.emplace_back("bytes between two nodes, both directions, per step");
+        notes.emplace_back("model: docs/diagrams.md, views at scale");
     } else {
-        notes.push_back("no bytes for this kind in a score:");
-        notes.push_back("the shade counts used GPU pairs");
+        notes.emplace_back("no bytes for this kind in a score:");
+        notes.emplace_back("the shade counts used GPU pairs");
     }
-    notes.push_back("hover a cell for its bytes per class");
+    notes.emplace_back("hover a cell for its bytes per class");
     double legend_w = std::max(text_px(shade_head, 12), text_px(class_head, 12));
     for (const auto& t : class_text) {
         legend_w = std::max(legend_w, 22 + text_px(t, 11));
@@ -351,7 +341,7 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     const Shade shade{min_total > 0 ? std::log(min_total) : 0.0, m.max_total > 0 ? std::log(m.max_total) : 0.0};
     const Frame main{left, top, cell, block, 0, m.cells};
     draw_labels(doc, report, main, step, label_font, false);
-    draw_cells(doc, report, style, main, m.entries, shade, m.bytes_known, su > 0 && su % block == 0 && su < nodes ? su / block : 0);
+    draw_cells(doc, report, style, main, m.entries, shade, m.bytes_known, su > block && su % block == 0 && su < nodes ? su / block : 0);
 
     // Legend.
     double y = top + 4;

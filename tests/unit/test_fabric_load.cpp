@@ -156,6 +156,21 @@ TEST_CASE("fabric load: a ring's node boundaries carry one wire load each") {
     const TrafficMatrix b4 = traffic_matrix(r.cluster, r.placement, dp, nullptr, 4);
     CHECK(b4.cells == 8);
     CHECK(cross_total(b4) == doctest::Approx(cross_total(m)));
+    // A window of nodes 8-15: the full matrix's cells there, shifted.
+    const TrafficMatrix w = traffic_matrix(r.cluster, r.placement, dp, nullptr, 1, 8, 8);
+    CHECK(w.cells == 8);
+    std::vector<MatrixCell> inside;
+    for (const auto& e : m.entries) {
+        if (e.row >= 8 && e.row < 16 && e.col >= 8 && e.col < 16) {
+            inside.push_back(e);
+        }
+    }
+    REQUIRE(w.entries.size() == inside.size());
+    for (std::size_t i = 0; i < inside.size(); ++i) {
+        CHECK(w.entries[i].row == inside[i].row - 8);
+        CHECK(w.entries[i].col == inside[i].col - 8);
+        CHECK(w.entries[i].total() == inside[i].total());
+    }
 }
 
 TEST_CASE("fabric load: 131,072 ranks, every cross-node byte on two NICs") {
@@ -198,6 +213,9 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
         CHECK(f.min_font >= 10);
         CHECK(s.find("512 x 512 cells of 2 nodes") != std::string::npos);
         CHECK(s == diagram_svg(r, o));  // deterministic
+        if (std::string(kind) == "ep") {    // the example regenerates byte-identically (docs/diagrams.md)
+            CHECK(s == read_text_file(std::string(PLANLAYOUT_SOURCE_DIR) + "/viz/examples/1024node-matrix-ep.svg"));
+        }
     }
     DiagramOptions o;
     o.view = DiagramView::Load;
@@ -208,6 +226,7 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
     CHECK(f.min_font >= 10);
     CHECK(s.find("Bottleneck: ") != std::string::npos);
     CHECK(s.find("BOTTLENECK ") != std::string::npos);
+    CHECK(s == read_text_file(std::string(PLANLAYOUT_SOURCE_DIR) + "/viz/examples/1024node-load.svg"));
     // The fabric: one box per scalable unit under its pod's spine, not Graphviz's 10,000 px row.
     o.view = DiagramView::Fabric;
     const std::string fabric = diagram_svg(r, o);
@@ -216,6 +235,7 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
     CHECK(ff.height <= 2000);
     CHECK(ff.min_font >= 10);
     CHECK(fabric.find("Fabric: 1024 nodes in 32 scalable units, 256 leaves, 2 pods under a core") != std::string::npos);
+    CHECK(fabric == read_text_file(std::string(PLANLAYOUT_SOURCE_DIR) + "/viz/examples/1024node-fabric.svg"));
 }
 
 TEST_CASE("views at scale: small clusters draw node x node; DOT refuses the charts; unknown kinds are named") {

@@ -70,7 +70,8 @@ struct MatrixCell {
 
 struct TrafficMatrix {
     std::string kind;
-    std::int64_t nodes = 0;
+    std::int64_t first_node = 0;       // the node of row and column 0
+    std::int64_t nodes = 0;            // nodes covered
     std::int64_t block = 1;            // nodes per cell
     std::int64_t cells = 0;            // per side: ⌈nodes / block⌉
     bool bytes_known = false;          // false: the weights are used-pair counts
@@ -81,12 +82,15 @@ struct TrafficMatrix {
 };
 
 /// The node × node matrix of one kind at `block` nodes per cell (block ≥ 1). `traffic` null:
-/// used-pair counts. Sparse: cost grows with the used pairs, not with cells².
+/// used-pair counts. Only pairs with both nodes in [first_node, first_node + nodes) count (nodes
+/// < 0: to the last node). Sparse: cost grows with the used pairs, not with cells².
 [[nodiscard]] TrafficMatrix traffic_matrix(const Cluster& cluster,
                                            const Placement& placement,
                                            const GroupKind& kind,
                                            const KindTraffic* traffic,
-                                           std::int64_t block);
+                                           std::int64_t block,
+                                           std::int64_t first_node = 0,
+                                           std::int64_t nodes = -1);
 
 /// The link tiers of the fabric.
 enum class LinkTier { NodeLeaf, NodeTcp, LeafSpine, SpineCore };
