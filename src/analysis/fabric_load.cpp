@@ -422,12 +422,18 @@ FabricLoad fabric_load(const Cluster& cluster,
         }
         out.rows.push_back(make_row(LinkTier::SpineCore, -1, links, loads.pod_up, loads.kinds));
     }
+    // The most time at capacity; when no loaded link has a known capacity, the most bytes.
     double worst = 0;
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
         const TierLoad& row = out.rows[i];
-        const double key = row.seconds > 0 ? row.seconds : 0.0;
-        if (row.max_bytes > 0 && key > worst) {
-            worst = key;
+        if (row.max_bytes > 0 && row.seconds > worst) {
+            worst = row.seconds;
+            out.bottleneck = i;
+        }
+    }
+    for (std::size_t i = 0; !out.bottleneck && i < out.rows.size(); ++i) {
+        if (out.rows[i].max_bytes > worst) {
+            worst = out.rows[i].max_bytes;
             out.bottleneck = i;
         }
     }

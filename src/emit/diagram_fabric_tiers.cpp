@@ -1,8 +1,9 @@
 // Emit: the fabric view at scale (an aggregated cluster), drawn with our SVG writer: the core, one
 // spine bar per pod (per row of units), and one box per scalable unit (or block of nodes) with
-// its leaves, the busiest NIC and the uplink bytes per step from analysis/fabric_load; line widths
-// grow with the bytes. Graphviz's layout of the same aggregated graph is one row of boxes, 10,000
-// px wide at 1,024 nodes; this stays within 2,000 x 2,000 px.
+// its leaves, the busiest NIC and the uplink bytes per step from analysis/fabric_load (never more
+// boxes than the style's node_boxes_max); line widths grow with the bytes. Graphviz's layout of
+// the same aggregated graph is one row of boxes, 10,000 px wide at 1,024 nodes; this stays
+// within 2,000 x 2,000 px.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -20,7 +21,7 @@ using svg::num;
 
 namespace {
 
-constexpr std::int64_t kMaxUnits = 128;  // boxes at most (DiagramStyle::node_boxes_max's default)
+
 constexpr int kDetailedUnits = 8;        // up to this many units, boxes list their leaves
 constexpr double kCoreBarX = 16;
 constexpr double kRowsX = 70;
@@ -59,7 +60,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     const std::int64_t nodes = cl.node_count();
     const std::int64_t su = cl.fabric.nodes_per_su;
     std::int64_t block = su > 0 ? su : std::max(1, style.block_nodes);
-    while ((nodes + block - 1) / block > kMaxUnits) {
+    while ((nodes + block - 1) / block > std::max(1, style.node_boxes_max)) {
         block *= 2;
     }
     const bool su_units = su > 0 && block == su;
@@ -155,8 +156,9 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     std::string bottleneck_line = known ? "No link crosses nodes" : "Add model and training sections to the layout for bytes per step";
     if (load.bottleneck) {
         const TierLoad& b = load.rows[*load.bottleneck];
-        bottleneck_line = "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step (" + seconds_text(b.seconds) +
-                          " s at its capacity); its unit is outlined";
+        bottleneck_line = "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step (" +
+                          (b.capacity_gbyte_s > 0 ? seconds_text(b.seconds) + " s at its capacity" : std::string("capacity unknown")) +
+                          "); its unit is outlined";
     }
     const std::vector<std::string> notes = {
         "Box: a " + std::string(su_units ? "scalable unit" : "block") + " (nodes by index), its leaves, its busiest NIC (node -> leaf) and its leaves' uplinks to the spine.",

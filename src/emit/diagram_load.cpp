@@ -139,9 +139,11 @@ std::string load_svg(const Report& report, const DiagramOptions& /*options*/, co
         const TierLoad& b = load.rows[*load.bottleneck];
         // Rows whose busiest link needs as long (within 0.1%): rails loaded alike.
         const auto ties = std::count_if(load.rows.begin(), load.rows.end(),
-                                        [&](const TierLoad& r) { return r.seconds >= b.seconds * 0.999; });
-        bottleneck_line = "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step: " +
-                          seconds_text(b.seconds) + " s at " + rate_text(b.capacity_gbyte_s) + ", the most time of any link" +
+                                        [&](const TierLoad& r) { return b.seconds > 0 && r.seconds >= b.seconds * 0.999; });
+        bottleneck_line = "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step" +
+                          (b.capacity_gbyte_s > 0 ? ": " + seconds_text(b.seconds) + " s at " + rate_text(b.capacity_gbyte_s) +
+                                                        ", the most time of any link"
+                                                  : " (its capacity is unknown: the most bytes of any link)") +
                           (ties > 1 ? " (" + std::to_string(ties - 1) + " more rows within 0.1%)" : std::string());
     } else {
         bottleneck_line = known ? "No link crosses nodes: no bottleneck in the fabric"

@@ -357,7 +357,12 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     doc.text(legend_x, y + 12, shade_head, Anchor::Start, {{"class", "head"}});
     y += 28;
     constexpr int kSteps = 5;
-    for (int i = 0; i < kSteps; ++i) {
+    if (m.entries.empty()) {
+        const std::string why = kind->group_size() <= 1 ? "no traffic: every " + kind->name + " group is one rank" : "no traffic";
+        doc.text(legend_x, y + 11, why, Anchor::Start, {{"class", "label"}});
+        y += 20;
+    }
+    for (int i = 0; i < kSteps && !m.entries.empty(); ++i) {
         const double f = static_cast<double>(kSteps - 1 - i) / (kSteps - 1);
         const double v = shade.hi > shade.lo ? std::exp(shade.lo + f * (shade.hi - shade.lo)) : m.max_total;
         doc.rect(legend_x, y, 28, 14, {{"fill", style.ink}, {"fill-opacity", num(0.2 + 0.8 * (shade.hi > shade.lo ? f : 1.0))}});

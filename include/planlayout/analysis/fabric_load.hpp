@@ -119,6 +119,7 @@ struct FabricLoad {
     std::vector<std::string> kinds;  // the kinds with bytes, as kind_traffic() orders them
     std::vector<TierLoad> rows;      // NodeLeaf by rail, NodeTcp, LeafSpine (by rail), SpineCore
     std::optional<std::size_t> bottleneck;  // the row whose busiest link needs the most time
+                                            // (the most bytes when no capacity is known)
     std::int64_t leaves = 0;
     std::int64_t pods = 0;
     int rails = 0;
