@@ -47,6 +47,13 @@ std::vector<Bench> benches(const std::string& tmp) {
           tmp + "/groups-1024.svg"}},
         {"report-1024-nodes", "<= 5 s (issue 17: the HTML page with every view, score and memory)",
          {"plan-layout", "report", tmp + "/layout-1024x8-moe.json", "-o", tmp + "/report-1024.html"}},
+        // Issue 17 item 2: the at-scale views of a scored 1,024-node layout (one screen each).
+        {"svg-1024-matrix-ep", "<= 5 s",
+         {"plan-layout", "analyze", tmp + "/layout-1024x8-moe.json", "--format", "svg", "--view", "matrix", "--kind", "ep",
+          "-o", tmp + "/matrix-1024.svg"}},
+        {"svg-1024-load", "<= 5 s",
+         {"plan-layout", "analyze", tmp + "/layout-1024x8-moe.json", "--format", "svg", "--view", "load", "-o",
+          tmp + "/load-1024.svg"}},
         // Issue #20 item 7: large-but-legal inputs, linear work.
         {"analyze-262144-ranks", "<= 2 s",
          {"plan-layout", "analyze", tmp + "/layout-32768x8-tp8.json", "--format", "json", "-o", tmp + "/analyze-262144.json"}},
@@ -137,6 +144,16 @@ void write_layouts(const std::string& tmp, const std::string& name) {
                          "head_dim": 128, "ffn_hidden": 18432, "vocab": 129280,
                          "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
                "training": {"global_batch": 16384, "micro_batch": 1, "seq_len": 4096, "distributed_optimizer": true},
+               "transport": {"compare": ["tcp", "gdrdma"]}})";
+    // layouts/h100-1024node-tp8-pp8-ep64.json: 1,024 nodes, two pods, a DeepSeek-V3-sized MoE, scored.
+    std::ofstream(tmp + "/layout-1024x8-moe.json")
+        << R"({"cluster": {"nodes": 1024, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
+               "parallel": {"tp": 8, "pp": 8, "ep": 64},
+               "model": {"layers": 64, "first_dense_layers": 3, "hidden": 7168, "heads": 128, "kv_heads": 128,
+                         "head_dim": 128, "ffn_hidden": 18432, "vocab": 129280,
+                         "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
+               "training": {"global_batch": 4096, "micro_batch": 1, "seq_len": 4096, "distributed_optimizer": true},
                "transport": {"compare": ["tcp", "gdrdma"]}})";
     // 1,024 nodes (8,192 GPUs) in 32 scalable units: EP=64 all-to-all spans 8 nodes per group.
     std::ofstream(tmp + "/layout-1024x8.json")

@@ -42,8 +42,13 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     }
     diagram_options.kind = parsed.get_or("--kind", "ep");
     diagram_options.host = parsed.get_or("--host", "");
-    if (parsed.has("--kind") && diagram_options.view != DiagramView::Groups) {
-        throw input_error("--kind", "only applies to --view groups", "add --view groups, or drop --kind");
+    const bool chart = diagram_options.view == DiagramView::Matrix || diagram_options.view == DiagramView::Load;
+    if (format == "dot" && chart) {
+        throw input_error("--view " + std::string(to_string(diagram_options.view)), "is a chart, not a graph: it has no DOT",
+                          "use --format svg");
+    }
+    if (parsed.has("--kind") && diagram_options.view != DiagramView::Groups && diagram_options.view != DiagramView::Matrix) {
+        throw input_error("--kind", "only applies to --view groups and --view matrix", "add --view groups or matrix, or drop --kind");
     }
     if (parsed.has("--host") && diagram_options.view != DiagramView::Node) {
         throw input_error("--host", "only applies to --view node", "add --view node, or drop --host");
@@ -60,11 +65,11 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
         }
         request.kinds = split_csv(*k);
     }
-    if (diagram && diagram_options.view == DiagramView::Groups) {
+    if (diagram && (diagram_options.view == DiagramView::Groups || diagram_options.view == DiagramView::Matrix)) {
         request.kinds = {diagram_options.kind};  // only the drawn kind needs classifying
     } else if (diagram && diagram_options.view == DiagramView::Node) {
         request.kinds = {"tp"};  // the node view classifies nothing
-    }  // the fabric view classifies every kind: its rail traffic comes from the score
+    }  // the fabric and load views classify every kind: their traffic comes from the score
     if (ctx.err_is_terminal) {
         request.progress = [&ctx](std::int64_t done, std::int64_t total) {
             ctx.err << "\rclassifying groups: " << (100 * done / std::max<std::int64_t>(total, 1)) << "%" << std::flush;

@@ -160,7 +160,7 @@ struct ParsedChoice {
 };
 
 constexpr ParsedChoice kParsedChoices[] = {
-    {"view", "view", "node, groups, fabric or score", [](const std::string& s) { return parse_diagram_view(s).has_value(); }},
+    {"view", "view", "node, groups, fabric, score, matrix or load", [](const std::string& s) { return parse_diagram_view(s).has_value(); }},
     {"collective", "collective", kCollectiveOps, [](const std::string& s) { return parse_collective_op(s).has_value(); }},
     {"transport", "transport", "tcp, rdma, gdrdma, p2p or shm", [](const std::string& s) { return parse_transport(s).has_value(); }},
 };

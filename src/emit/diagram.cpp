@@ -9,7 +9,9 @@
 #include "diagram_canvas.hpp"
 #include "planlayout/emit/charts.hpp"
 #include "planlayout/error.hpp"
+#include "diagram_chart.hpp"
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/error.hpp"
 #include "svg_render.hpp"
 
 namespace planlayout {
@@ -103,6 +105,10 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
         case DiagramView::Score:
             throw input_error("--view score", "the step-time chart is not a graph: it has no DOT form",
                               "use --format svg with --view score");
+        case DiagramView::Matrix:
+        case DiagramView::Load:
+            throw input_error("--view " + std::string(to_string(options.view)), "is a chart, not a graph: it has no DOT",
+                              "use --format svg");
     }
     diagram::Canvas canvas(diagram::title_of(report, what), style, options.view == DiagramView::Fabric ? "TB" : "LR");
     switch (options.view) {
@@ -116,6 +122,8 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
             diagram::fabric_view(canvas, report, options, units);
             break;
         case DiagramView::Score:
+        case DiagramView::Matrix:
+        case DiagramView::Load:
             break;  // refused above
     }
     return canvas.dot();
@@ -130,6 +138,16 @@ std::string diagram_dot(const Report& report, const DiagramOptions& options, con
 std::string diagram_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
     if (options.view == DiagramView::Score) {
         return score_chart_svg(report, style);
+    }
+    if (options.view == DiagramView::Matrix) {
+        return diagram::matrix_svg(report, options, style);
+    }
+    if (options.view == DiagramView::Load) {
+        return diagram::load_svg(report, options, style);
+    }
+    if (options.view == DiagramView::Fabric && diagram_aggregated(report, style)) {
+        // Graphviz draws the aggregated fabric as one row of boxes (10,000 px at 1,024 nodes).
+        return diagram::fabric_tiers_svg(report, options, style);
     }
     return render_svg(build_diagram_dot(report, options, style));
 }

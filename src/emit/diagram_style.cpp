@@ -42,6 +42,12 @@ std::optional<DiagramView> parse_diagram_view(std::string_view s) {
     if (s == "score") {
         return DiagramView::Score;
     }
+    if (s == "matrix") {
+        return DiagramView::Matrix;
+    }
+    if (s == "load") {
+        return DiagramView::Load;
+    }
     return std::nullopt;
 }
 
@@ -55,6 +61,10 @@ std::string_view to_string(DiagramView v) {
             return "fabric";
         case DiagramView::Score:
             return "score";
+        case DiagramView::Matrix:
+            return "matrix";
+        case DiagramView::Load:
+            return "load";
     }
     return "";
 }

@@ -17,10 +17,12 @@
 
 namespace planlayout {
 
-/// Score: the step-time bar chart of emit/charts.hpp (SVG only, no DOT: it is not a graph).
-enum class DiagramView { Node, Groups, Fabric, Score };
+/// Node, Groups and Fabric are graphs (DOT, laid out by Graphviz for SVG); Score (the step-time
+/// bar chart of emit/charts.hpp), Matrix and Load are charts for clusters of any size, drawn by
+/// our SVG writer (SVG only).
+enum class DiagramView { Node, Groups, Fabric, Score, Matrix, Load };
 
-/// "node", "groups", "fabric", "score"; nullopt otherwise.
+/// "node", "groups", "fabric", "score", "matrix", "load"; nullopt otherwise.
 [[nodiscard]] std::optional<DiagramView> parse_diagram_view(std::string_view s);
 
 [[nodiscard]] std::string_view to_string(DiagramView v);
@@ -92,7 +94,7 @@ struct DiagramStyle {
 
 struct DiagramOptions {
     DiagramView view = DiagramView::Groups;
-    std::string kind = "ep";  // groups view: the kind whose groups and pairs are drawn
+    std::string kind = "ep";  // groups and matrix views: the kind whose groups and pairs are drawn
     std::string host;         // node view: the node ("node0"); empty: the first node
     /// Fabric view: traffic per rail (bytes per training step). Empty: taken from the report's
     /// score (rail_traffic()); still empty: the diagram says that no score is available.
@@ -109,12 +111,14 @@ struct DiagramOptions {
 [[nodiscard]] bool diagram_aggregated(const Report& report, const DiagramStyle& style);
 
 /// The diagram as DOT text from our own writer (no Graphviz state involved): no layout positions, stable
-/// names ("node0/gpu3") and creation order. Throws Error (BadInput) for an unknown kind or host.
+/// names ("node0/gpu3") and creation order. Throws Error (BadInput) for an unknown kind or host,
+/// and for the matrix and load views (charts, not graphs: they have no DOT).
 [[nodiscard]] std::string diagram_dot(const Report& report,
                                       const DiagramOptions& options,
                                       const DiagramStyle& style = default_diagram_style());
 
-/// The same graph laid out with the "dot" engine and rendered to SVG by gvc.
+/// The same graph laid out with the "dot" engine and rendered to SVG by gvc; the matrix and load
+/// views drawn by our SVG writer, within 2,000 x 2,000 px at any cluster size.
 [[nodiscard]] std::string diagram_svg(const Report& report,
                                       const DiagramOptions& options,
                                       const DiagramStyle& style = default_diagram_style());
