@@ -141,6 +141,30 @@ std::string route_text(PathClass pc, int rail_a, int rail_b) {
     }
 }
 
+// "rail 3", "rails 0-7" (a run), "rails 0, 2, 5"; "no rail" for nodes without RDMA NICs.
+std::string rails_text(const std::set<int>& rails) {
+    std::vector<int> r;
+    for (const int x : rails) {
+        if (x >= 0) {
+            r.push_back(x);
+        }
+    }
+    if (r.empty()) {
+        return "no rail";
+    }
+    if (r.size() == 1) {
+        return "rail " + std::to_string(r.front());
+    }
+    if (r.back() - r.front() + 1 == static_cast<int>(r.size())) {
+        return "rails " + std::to_string(r.front()) + "\u2013" + std::to_string(r.back());
+    }
+    std::string s = "rails ";
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        s += (i == 0 ? "" : ", ") + std::to_string(r[i]);
+    }
+    return s;
+}
+
 // Cross-node traffic between two nodes through one leaf (bundled lines): pairs per direction by class.
 struct RailLane {
     ClassCounts ab{};  // the lower node sends to the higher through this leaf
@@ -153,15 +177,26 @@ struct FullView {
     const DiagramStyle& st;
     std::vector<NodeRef> gpu_node;                  // rank → its GPU box
     std::vector<std::int64_t> row_of;               // node → grid row
+    std::vector<std::int64_t> col_of;               // node → place in its row
     std::vector<std::vector<Sub>> lane_rows;        // row → lane (GPU index) → rank=same subgraph
     int labels = 0;
 
-    // A line between GPU boxes; a flat one (same row, same lane) meets at a label node on the
-    // lane: Graphviz 2.42 frees a labelled flat edge twice.
+    // A line between GPU boxes; a flat one (same row, same lane) between neighbouring nodes meets
+    // at a label node on the lane: Graphviz 2.42 frees a labelled flat edge twice.
     void line(NodeRef a, NodeRef b, std::int64_t node_a, std::int64_t gpu_a, std::int64_t node_b, std::int64_t gpu_b,
               const LineStyle& style, const std::string& label) {
         const Attrs attrs = line_attrs(style);
-        if (row_of[static_cast<std::size_t>(node_a)] == row_of[static_cast<std::size_t>(node_b)] && gpu_a == gpu_b) {
+        const auto na = static_cast<std::size_t>(node_a);
+        const auto nb = static_cast<std::size_t>(node_b);
+        const bool flat = row_of[na] == row_of[nb] && gpu_a == gpu_b;
+        if (flat && std::abs(col_of[na] - col_of[nb]) > 1) {
+            // Across other nodes of the row (a ring's way back): the label rides on the arc.
+            Attrs labelled = attrs;
+            labelled.emplace_back("xlabel", label);
+            c.edge(a, b, labelled);
+            return;
+        }
+        if (flat) {
             const Sub lane = lane_rows[static_cast<std::size_t>(row_of[static_cast<std::size_t>(node_a)])]
                                       [static_cast<std::size_t>(gpu_a)];
             const NodeRef mid = c.node(lane, "label" + std::to_string(labels++),
@@ -315,10 +350,11 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         }
 
         FullView view{c, report, st, std::vector<NodeRef>(static_cast<std::size_t>(world), 0),
-                      std::vector<std::int64_t>(node_count, 0), {}, 0};
+                      std::vector<std::int64_t>(node_count, 0), std::vector<std::int64_t>(node_count, 0), {}, 0};
         for (std::size_t row = 0; row < rows.size(); ++row) {
-            for (const auto n : rows[row]) {
-                view.row_of[static_cast<std::size_t>(n)] = static_cast<std::int64_t>(row);
+            for (std::size_t i = 0; i < rows[row].size(); ++i) {
+                view.row_of[static_cast<std::size_t>(rows[row][i])] = static_cast<std::int64_t>(row);
+                view.col_of[static_cast<std::size_t>(rows[row][i])] = static_cast<std::int64_t>(i);
             }
         }
         std::vector<std::vector<NodeRef>> gpu_boxes(node_count);
@@ -416,7 +452,36 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         auto leaf_text = [&](std::int64_t leaf, int rail) {
             return cl.wiring.empty() ? "rail " + std::to_string(rail) : cl.leaf_name(leaf);
         };
+        std::vector<NodeRef> header_of(node_count, 0);
+        for (std::size_t row = 0; row < rows.size(); ++row) {
+            for (std::size_t i = 0; i < rows[row].size(); ++i) {
+                header_of[static_cast<std::size_t>(rows[row][i])] = headers[row][i];
+            }
+        }
         for (const auto& [ends, pairs] : between) {
+            const auto upper = static_cast<std::size_t>(ends.first);
+            const auto lower = static_cast<std::size_t>(ends.second);
+            if (view.row_of[upper] != view.row_of[lower]) {
+                // Nodes of different rows: one line for all their pairs, from the upper node's
+                // last GPU down to the lower node's header, so the rows stay rows.
+                ClassCounts counts{};
+                std::set<int> used_rails;
+                for (const auto& [a, b, pc] : pairs) {
+                    ++counts[static_cast<std::size_t>(pc)];
+                    used_rails.insert(classifier.rail_of(a));
+                    used_rails.insert(classifier.rail_of(b));
+                }
+                const auto n = static_cast<std::int64_t>(pairs.size());
+                std::string text = std::to_string(n) + (n == 1 ? " pair (" : " pairs (") + class_counts_text(counts) + "), " +
+                                   rails_text(used_rails);
+                const std::string l = load.of(n, n);
+                text += l.empty() ? "" : "\n" + l;
+                const bool down = view.row_of[upper] < view.row_of[lower];
+                Attrs attrs = line_attrs(st.of(worst_of(counts)));
+                attrs.emplace_back("label", text);
+                c.edge(gpu_boxes[down ? upper : lower].back(), header_of[down ? lower : upper], attrs);
+                continue;
+            }
             // One line per pair while no GPU has two peers on the other node (rings, pipelines);
             // else (all-to-all) one line per leaf: the pairs whose network hop crosses it (PXN:
             // the receiver's leaf, after the NVLink hop), and one line for the spine.
@@ -481,7 +546,8 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             }
         }
         notes.emplace_back("lines: one per pair while each GPU has one peer on the other node; else one per rail (leaf)");
-        notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine");
+        notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine;");
+        notes.emplace_back("  nodes of different rows: one line for all their pairs, to the lower node's header");
     } else {
         std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
         std::vector<NodeRef> unit_node(static_cast<std::size_t>(unit_count), 0);
