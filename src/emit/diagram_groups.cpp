@@ -545,9 +545,13 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 c.edge(gpu_boxes[static_cast<std::size_t>(ends.second)].back(), mid, attrs);
             }
         }
-        notes.emplace_back("lines: one per pair while each GPU has one peer on the other node; else one per rail (leaf)");
-        notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine;");
-        notes.emplace_back("  nodes of different rows: one line for all their pairs, to the lower node's header");
+        if (cross > 0) {
+            notes.emplace_back("lines: one per pair while each GPU has one peer on the other node; else one per rail (leaf)");
+            notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine");
+        }
+        if (cross > 0 && rows.size() > 1) {
+            notes.emplace_back("nodes of different rows: one line for all their pairs, to the lower node's header");
+        }
     } else {
         std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
         std::vector<NodeRef> unit_node(static_cast<std::size_t>(unit_count), 0);
