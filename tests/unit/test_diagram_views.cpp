@@ -24,17 +24,17 @@ using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
 namespace {
 
-const std::string kLayouts = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts";
+std::string layouts_dir() { return std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts"; }
 
 Report plan_layout_text(const std::string& file, const std::string& text) {
     PlanRequest r;
-    r.layout_name = kLayouts + "/" + file;
+    r.layout_name = layouts_dir() + "/" + file;
     r.layout_text = text;
-    r.base_dir = kLayouts;
+    r.base_dir = layouts_dir();
     return plan(r);
 }
 
-Report plan_file(const std::string& file) { return plan_layout_text(file, read_text_file(kLayouts + "/" + file)); }
+Report plan_file(const std::string& file) { return plan_layout_text(file, read_text_file(layouts_dir() + "/" + file)); }
 
 std::size_t count(const std::string& s, const std::string& what) {
     std::size_t n = 0;
@@ -152,7 +152,7 @@ TEST_CASE("groups view: one labelled line per pipeline pair; a compact legend pa
     CHECK(four.find("G0\u2013G15: 16 dp groups of 2") != std::string::npos);
     CHECK(four.find("dp group 8") == std::string::npos);
     // With the distributed optimizer dp runs reduce_scatter + all_gather: named as analyze does.
-    std::string text = slurp(kLayouts + "/seed-2x8-ep16.json");
+    std::string text = slurp(layouts_dir() + "/seed-2x8-ep16.json");
     const std::string from = "\"distributed_optimizer\": false";
     const auto at = text.find(from);
     REQUIRE(at != std::string::npos);
@@ -172,7 +172,9 @@ TEST_CASE("node view: NIC labels fit inside their shapes") {
     o.view = DiagramView::Node;
     const Svg svg = parse_svg(diagram_svg(plan_file("seed-2x8-ep16.json"), o));
     int nics = 0;
-    for (const auto& [title, n] : svg.nodes) {
+    for (const auto& entry : svg.nodes) {
+        const std::string& title = entry.first;  // CAPTURE cannot take a structured binding
+        const SvgNode& n = entry.second;
         if (title.find("/mlx5_") == std::string::npos) {
             continue;
         }
