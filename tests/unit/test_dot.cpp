@@ -178,8 +178,11 @@ TEST_CASE("layout B's EP stays inside NVLink; layout A's crosses nodes on RAIL a
     CHECK(a.find("cross-node pairs: 64 of 120") != std::string::npos);
     CHECK(b.find("cross-node pairs: 0 of 56") != std::string::npos);
     const auto& st = default_diagram_style();
-    CHECK(count(a, "color=\"" + st.of(PathClass::Rail).color + "\"") >= 8);
+    // A: one line per rail (its worst class, PXN), carrying 1 RAIL and 7 PXN pairs each way.
+    CHECK(count(a, "(RAIL 1, PXN 7)") == 8);
+    CHECK(count(a, "color=\"" + st.of(PathClass::Pxn).color + "\"") >= 16);  // 8 lines, 2 halves each
     CHECK(count(b, "color=\"" + st.of(PathClass::Rail).color + "\"") == 0);
+    CHECK(count(b, "color=\"" + st.of(PathClass::Pxn).color + "\"") == 0);
 }
 
 TEST_CASE("node view highlights a GPU whose NIC is SYS away") {
