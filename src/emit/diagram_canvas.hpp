@@ -60,6 +60,9 @@ public:
 
     void edge(NodeRef a, NodeRef b, const Attrs& attrs) { graph_.edge(a, b, attrs); }
 
+    /// Graph attributes of the whole drawing (spacing).
+    void graph_attrs(const Attrs& attrs) { graph_.set(dot::Graph::kRoot, attrs); }
+
     /// `node`, declared elsewhere, also in `where` (a rank row over several boxes).
     void member(Sub where, NodeRef node) { graph_.add_member(where, node); }
 

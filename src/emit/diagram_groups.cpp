@@ -349,6 +349,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             }
         }
 
+        c.graph_attrs({{"nodesep", "0.45"}});  // room for a visible line on each side of a lane label
         FullView view{c, report, st, std::vector<NodeRef>(static_cast<std::size_t>(world), 0),
                       std::vector<std::int64_t>(node_count, 0), std::vector<std::int64_t>(node_count, 0), {}, 0};
         for (std::size_t row = 0; row < rows.size(); ++row) {
@@ -547,7 +548,8 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         }
         if (cross > 0) {
             notes.emplace_back("lines: one per pair while each GPU has one peer on the other node; else one per rail (leaf)");
-            notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine");
+            notes.emplace_back("  for the pairs whose network hop takes it (PXN: after the NVLink hop), one for the spine;");
+            notes.emplace_back("  a line shared by several pairs is drawn in the worst class among them");
         }
         if (cross > 0 && rows.size() > 1) {
             notes.emplace_back("nodes of different rows: one line for all their pairs, to the lower node's header");

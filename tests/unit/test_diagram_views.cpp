@@ -187,3 +187,22 @@ TEST_CASE("node view: NIC labels fit inside their shapes") {
     }
     CHECK(nics == 8);
 }
+
+TEST_CASE("groups view: 16 nodes in two rows of 8; pipeline stages of different rows joined by one line per node pair") {
+    std::string text = slurp(layouts_dir() + "/h100-4node-tp8-pp2-ep8.json");
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"nodes\": 4,", "\"nodes\": 16,"},
+                                  {"\"global_batch\": 16,", "\"global_batch\": 64,"}}) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    }
+    DiagramOptions o;
+    o.kind = "pp";
+    const std::string dot = diagram_dot(plan_layout_text("h100-4node-tp8-pp2-ep8.json", text), o);
+    CHECK(dot.find("subgraph row0_head {\n\t\tgraph [rank=same];\n\t\tnode0;") != std::string::npos);
+    CHECK(dot.find("\t\tnode7;\n\t}\n\tsubgraph row0_lane0") != std::string::npos);
+    CHECK(dot.find("subgraph row1_head {\n\t\tgraph [rank=same];\n\t\tnode8;") != std::string::npos);
+    // Stage 0 on nodes 0-7, stage 1 on nodes 8-15: node n's last GPU down to node n+8's header.
+    CHECK(count(dot, "label=\"8 pairs (RAIL 8), rails 0\u20137\\n") == 8);
+    CHECK(dot.find("\"node0/gpu7\" -- node8 [") != std::string::npos);
+}
