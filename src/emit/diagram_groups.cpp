@@ -335,6 +335,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
 
         std::vector<std::int64_t> nv_pairs(node_count, 0);
         std::vector<std::tuple<std::int64_t, std::int64_t, PathClass>> inside;  // drawn inside a node
+        std::vector<ClassCounts> inside_counts(node_count, ClassCounts{});
         std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::tuple<std::int64_t, std::int64_t, PathClass>>> between;
         for (const auto& [a, b, pc] : gpu_pairs) {
             const auto na = pl.node[static_cast<std::size_t>(a)];
@@ -346,8 +347,12 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 ++nv_pairs[static_cast<std::size_t>(na)];
             } else {
                 inside.emplace_back(a, b, pc);
+                ++inside_counts[static_cast<std::size_t>(na)][static_cast<std::size_t>(pc)];
             }
         }
+        // More pairs inside a node than it has GPUs (an all-to-all over PCIe): counted on its
+        // header by class rather than drawn as a tangle over its column.
+        auto drawn_inside = [&](std::size_t n) { return count_of(inside_counts[n]) <= static_cast<std::int64_t>(rank_at[n].size()); };
 
         c.graph_attrs({{"nodesep", "0.45"}});  // room for a visible line on each side of a lane label
         FullView view{c, report, st, std::vector<NodeRef>(static_cast<std::size_t>(world), 0),
@@ -367,6 +372,9 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 std::string label = host + " - " + cl.templates[static_cast<std::size_t>(cl.nodes[ni].template_index)].name;
                 if (nv_pairs[ni] > 0) {
                     label += "\nNVSwitch: " + std::to_string(nv_pairs[ni]) + " NV pairs inside";
+                }
+                if (!drawn_inside(ni)) {
+                    label += "\ninside (not drawn): " + class_counts_text(inside_counts[ni]);
                 }
                 // A header above the node's GPU column, no cluster box: Graphviz 2.42 keeps flat
                 // edges left to right only outside clusters, and the lane labels need that.
@@ -434,6 +442,9 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             }
         }
         for (const auto& [a, b, pc] : inside) {
+            if (!drawn_inside(static_cast<std::size_t>(pl.node[static_cast<std::size_t>(a)]))) {
+                continue;
+            }
             c.edge(view.gpu_node[static_cast<std::size_t>(a)], view.gpu_node[static_cast<std::size_t>(b)], line_attrs(st.of(pc)));
         }
         auto gpu_of = [&](std::int64_t r) { return pl.gpu[static_cast<std::size_t>(r)]; };
