@@ -330,12 +330,25 @@ void groups_grid(Canvas& c, const Report& report, const GroupsGrid& grid, std::v
             header_of[static_cast<std::size_t>(rows[row][i])] = headers[row][i];
         }
     }
+    // Rows joined by more node pairs than a row holds nodes (an all-to-all over many nodes): their
+    // labels ride on the lines (xlabel) instead of each taking a place between the rows.
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> row_links;
+    for (const auto& [ends, pairs] : between) {
+        const std::int64_t ra = view.row_of[static_cast<std::size_t>(ends.first)];
+        const std::int64_t rb = view.row_of[static_cast<std::size_t>(ends.second)];
+        if (ra != rb) {
+            ++row_links[{std::min(ra, rb), std::max(ra, rb)}];
+        }
+    }
+    // More talking node pairs than twice the nodes (an all-to-all over many nodes; a ring or a
+    // pipeline has at most one per node): one line per node pair everywhere.
+    const bool dense = between.size() > 2 * node_count;
     for (const auto& [ends, pairs] : between) {
         const auto upper = static_cast<std::size_t>(ends.first);
         const auto lower = static_cast<std::size_t>(ends.second);
-        if (view.row_of[upper] != view.row_of[lower]) {
-            // Nodes of different rows: one line for all their pairs, from the upper node's
-            // last GPU down to the lower node's header, so the rows stay rows.
+        if (view.row_of[upper] != view.row_of[lower] || dense) {
+            // One line for all the pairs of two nodes: down from the upper node's last GPU to the
+            // lower node's header between rows (the rows stay rows), along the last lane in a row.
             ClassCounts counts{};
             std::set<int> used_rails;
             for (const auto& [a, b, pc] : pairs) {
@@ -348,9 +361,20 @@ void groups_grid(Canvas& c, const Report& report, const GroupsGrid& grid, std::v
                                rails_text(used_rails);
             const std::string l = load.of(n, n);
             text += l.empty() ? "" : "\n" + l;
+            if (view.row_of[upper] == view.row_of[lower]) {
+                const auto last_a = static_cast<std::int64_t>(gpu_boxes[upper].size()) - 1;
+                const auto last_b = static_cast<std::int64_t>(gpu_boxes[lower].size()) - 1;
+                view.line(gpu_boxes[upper].back(), gpu_boxes[lower].back(), ends.first, last_a, ends.second, last_b,
+                          st.of(worst_of(counts)), text);
+                continue;
+            }
             const bool down = view.row_of[upper] < view.row_of[lower];
             Attrs attrs = line_attrs(st.of(worst_of(counts)));
-            attrs.emplace_back("label", text);
+            const std::int64_t ru = view.row_of[upper];
+            const std::int64_t rl = view.row_of[lower];
+            const bool crowded = row_links[{std::min(ru, rl), std::max(ru, rl)}] >
+                                 rows[static_cast<std::size_t>(std::min(ru, rl))].size();
+            attrs.emplace_back(crowded ? "xlabel" : "label", text);
             c.edge(gpu_boxes[down ? upper : lower].back(), header_of[down ? lower : upper], attrs);
             continue;
         }
@@ -424,6 +448,9 @@ void groups_grid(Canvas& c, const Report& report, const GroupsGrid& grid, std::v
     }
     if (cross > 0 && rows.size() > 1) {
         notes.emplace_back("nodes of different rows: one line for all their pairs, to the lower node's header");
+    }
+    if (dense) {
+        notes.emplace_back("more talking node pairs than twice the nodes: one line per node pair");
     }
 }
 

@@ -206,3 +206,20 @@ TEST_CASE("groups view: 16 nodes in two rows of 8; pipeline stages of different 
     CHECK(count(dot, "label=\"8 pairs (RAIL 8), rails 0\u20137\\n") == 8);
     CHECK(dot.find("\"node0/gpu7\" -- node8 [") != std::string::npos);
 }
+
+TEST_CASE("groups view: an all-to-all over 16 nodes draws one line per node pair, not one per rail") {
+    std::string text = slurp(layouts_dir() + "/h100-4node-pp2-ep16.json");
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"nodes\": 4,", "\"nodes\": 16,"},
+                                  {"\"global_batch\": 16,", "\"global_batch\": 128,"},
+                                  {"\"pp\": 2, \"cp\": 1, \"ep\": 16,", "\"pp\": 1, \"cp\": 1, \"ep\": 128,"}}) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    }
+    DiagramOptions o;
+    o.kind = "ep";
+    const std::string dot = diagram_dot(plan_layout_text("h100-4node-pp2-ep16.json", text), o);
+    CHECK(count(dot, "64 pairs (RAIL 8, PXN 56), rails 0\u20137\\n") == 16 * 15 / 2);
+    CHECK(dot.find("pairs each way\\n(RAIL 1, PXN 7)") == std::string::npos);
+    CHECK(dot.find("one line per node pair") != std::string::npos);
+}
