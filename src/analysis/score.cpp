@@ -399,7 +399,8 @@ Score compute_score(const ScoreInput& in) {
         it->bytes_per_step += traffic[i].bytes_per_step();
         const WindowResult& w = e.items[0][i].window;
         it->calls += w.calls;
-        WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, w.call_bytes, w.window_s, {}, {}};
+        WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, traffic[i].bytes_per_step(), w.call_bytes,
+                       w.window_s, {}, {}};
         for (int k = 0; k < 2; ++k) {
             it->time_s[k] += e.items[k][i].time_s;
             it->exposed_s[k] += e.items[k][i].exposed_s;

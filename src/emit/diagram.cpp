@@ -97,7 +97,7 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
             what = "node " + (options.host.empty() ? report.cluster.nodes.front().host : options.host);
             break;
         case DiagramView::Groups:
-            what = options.kind + " groups and the pairs their collective uses";
+            what = options.kind + " groups and the pairs their collective uses\n" + diagram::spec_line(report);
             break;
         case DiagramView::Fabric:
             what = "fabric (nodes, rails, leaves, spines)";
@@ -110,7 +110,9 @@ std::string build_diagram_dot(const Report& report, const DiagramOptions& option
             throw input_error("--view " + std::string(to_string(options.view)), "is a chart, not a graph: it has no DOT",
                               "use --format svg");
     }
-    diagram::Canvas canvas(diagram::title_of(report, what), style, options.view == DiagramView::Fabric ? "TB" : "LR");
+    // Top to bottom where GPUs are drawn in index order down their node (full groups view).
+    const bool top_down = options.view == DiagramView::Fabric || (options.view == DiagramView::Groups && !units.aggregated);
+    diagram::Canvas canvas(diagram::title_of(report, what), style, top_down ? "TB" : "LR");
     switch (options.view) {
         case DiagramView::Node:
             diagram::node_view(canvas, report, options);

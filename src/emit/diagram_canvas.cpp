@@ -3,6 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout::diagram {
 
@@ -85,7 +90,11 @@ NodeRef Canvas::node(Sub where, const std::string& name, const Attrs& attrs) {
 
 NodeRef Canvas::device(Sub where, const std::string& name, const std::string& kind, const std::string& label) {
     const DeviceStyle d = style_.device(kind);
-    return node(where, name, {{"shape", d.shape}, {"fillcolor", d.fillcolor}, {"label", label}});
+    Attrs a{{"shape", d.shape}, {"fillcolor", d.fillcolor}, {"label", label}};
+    if (!d.margin.empty()) {
+        a.emplace_back("margin", d.margin);
+    }
+    return node(where, name, a);
 }
 
 void add_legend(Canvas& c,
@@ -140,6 +149,24 @@ std::string base_name(const std::string& path) {
 
 std::string title_of(const Report& report, const std::string& what) {
     return "plan-layout: " + base_name(report.layout_name) + " - " + what;
+}
+
+std::string spec_line(const Report& report) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> uses;  // (template, nodes), first use first
+    for (const auto& n : report.cluster.nodes) {
+        auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.first == n.template_index; });
+        if (it == uses.end()) {
+            uses.emplace_back(n.template_index, 0);
+            it = uses.end() - 1;
+        }
+        ++it->second;
+    }
+    std::string nodes;
+    for (const auto& [t, count] : uses) {
+        nodes += (nodes.empty() ? "" : " + ") + std::to_string(count) + " \u00d7 " +
+                 report.cluster.templates[static_cast<std::size_t>(t)].name;
+    }
+    return compact_sizes_text(report.groups.spec) + " | " + nodes;
 }
 
 std::string lower(std::string s) {

@@ -30,6 +30,10 @@ using NodeRef = dot::Graph::NodeId;
 /// "plan-layout: <layout file name> - <what>".
 [[nodiscard]] std::string title_of(const Report& report, const std::string& what);
 
+/// The parallel sizes and the nodes: "tp8 pp2 ep8 dp2 | 4 × h100-hgx-8gpu-8nic" (templates in
+/// order of first use, "2 × a + 2 × b" when mixed).
+[[nodiscard]] std::string spec_line(const Report& report);
+
 /// The graph being drawn, and its look: boxes (clusters), rank rows, devices, lines.
 class Canvas {
 public:
@@ -55,6 +59,12 @@ public:
     [[nodiscard]] std::optional<NodeRef> find(const std::string& name) const { return graph_.find_node(name); }
 
     void edge(NodeRef a, NodeRef b, const Attrs& attrs) { graph_.edge(a, b, attrs); }
+
+    /// Graph attributes of the whole drawing (spacing).
+    void graph_attrs(const Attrs& attrs) { graph_.set(dot::Graph::kRoot, attrs); }
+
+    /// `node`, declared elsewhere, also in `where` (a rank row over several boxes).
+    void member(Sub where, NodeRef node) { graph_.add_member(where, node); }
 
     [[nodiscard]] std::string dot() const { return graph_.write(); }
 

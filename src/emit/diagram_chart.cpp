@@ -6,30 +6,6 @@
 
 namespace planlayout::diagram {
 
-std::string spec_line(const Report& report) {
-    const ResolvedSpec& s = report.groups.spec;
-    std::string out = "tp" + std::to_string(s.tp);
-    const std::pair<const char*, std::int64_t> sizes[] = {{"pp", s.pp}, {"cp", s.cp}, {"ep", s.ep}, {"etp", s.etp}, {"dp", s.dp}};
-    for (const auto& [name, v] : sizes) {
-        if (v > 1) {
-            out += std::string(" ") + name + std::to_string(v);
-        }
-    }
-    out += " |";
-    const Cluster& cl = report.cluster;
-    std::size_t i = 0;
-    while (i < cl.nodes.size()) {
-        std::size_t j = i;
-        while (j < cl.nodes.size() && cl.nodes[j].template_index == cl.nodes[i].template_index) {
-            ++j;
-        }
-        out += (i == 0 ? " " : " + ") + std::to_string(j - i) + " x " +
-               cl.templates[static_cast<std::size_t>(cl.nodes[i].template_index)].name;
-        i = j;
-    }
-    return out;
-}
-
 double text_px(const std::string& s, double font_px) {
     // UTF-8 continuation bytes take no width of their own.
     const auto chars = std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });

@@ -27,7 +27,8 @@ inline constexpr double kChartMinFontPx = 10;
 /// per scalable unit or block with its leaves, busiest NIC and uplink bytes.
 [[nodiscard]] std::string fabric_tiers_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
 
-/// "tp8 pp2 ep8 dp2 | 4 x h100-hgx-8gpu-8nic" (node counts per template, in cluster order).
+/// "tp8 pp2 ep8 dp2 | 4 × h100-hgx-8gpu-8nic": the title line every view shares (defined in
+/// diagram_canvas.cpp).
 [[nodiscard]] std::string spec_line(const Report& report);
 
 /// Width in px of a text at a font size (Helvetica-like: 0.6 em per character, an upper bound

@@ -1,37 +1,61 @@
-// Emit: the diagram's groups view.
+// Emit: the diagram's groups view: the kind's groups, the pairs its collective uses and the
+// legend; drawn in full by diagram_groups_grid.cpp, or aggregated into boxes past the thresholds.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
-#include "diagram_canvas.hpp"
-#include "planlayout/error.hpp"
+#include "diagram_groups.hpp"
+#include "planlayout/analysis/pair_traffic.hpp"
 #include "planlayout/emit/report_emit.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout::diagram {
 namespace {
 
+// The pairs drawn, in words: what used_pairs() takes for the kind's pattern.
 const char* pattern_text(Pattern p) {
     switch (p) {
         case Pattern::Ring:
-            return "ring all-reduce";
+            return "ring neighbours (one ring per rail across nodes)";
         case Pattern::AllToAll:
-            return "all-to-all";
+            return "every pair (all-to-all)";
         case Pattern::PipelineP2p:
-            return "pipeline send/recv";
+            return "stage neighbours (send/recv)";
         case Pattern::Embedding:
-            return "embedding all-reduce";
+            return "first and last stage";
     }
     return "";
 }
 
-struct GroupColour {
-    std::string fill;
-    std::string style;
-};
+const KindBreakdown* breakdown_of(const Report& report, const std::string& kind) {
+    if (!report.score) {
+        return nullptr;
+    }
+    for (const auto& k : report.score->by_kind) {
+        if (k.kind == kind) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+const KindEdges* edges_of(const Report& report, const std::string& kind) {
+    for (const auto& k : report.kinds) {
+        if (k.kind == kind) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
 
 GroupColour group_colour(const DiagramStyle& st, std::int64_t g) {
     if (g < 0) {
@@ -43,7 +67,23 @@ GroupColour group_colour(const DiagramStyle& st, std::int64_t g) {
             st.group_styles.empty() ? std::string("filled") : st.group_styles[static_cast<std::size_t>((g / p) % s)]};
 }
 
-}  // namespace
+PathClass worst_of(const ClassCounts& counts) {
+    PathClass worst = PathClass::Loc;
+    for (int pc = 0; pc < kPathClassCount; ++pc) {
+        if (counts[static_cast<std::size_t>(pc)] > 0) {
+            worst = static_cast<PathClass>(pc);
+        }
+    }
+    return worst;
+}
+
+std::int64_t count_of(const ClassCounts& counts) {
+    std::int64_t n = 0;
+    for (const auto c : counts) {
+        n += c;
+    }
+    return n;
+}
 
 void groups_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
     const GroupKind* kind = report.groups.find(options.kind);
@@ -92,6 +132,19 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         }
     }
 
+    // The collective as the analysis names it (the score's breakdown), and one pair's load.
+    const KindBreakdown* breakdown = breakdown_of(report, kind->name);
+    const KindEdges* edges = edges_of(report, kind->name);
+    std::optional<PairLoad> load;
+    std::string arms[2];
+    bool single_arm = false;
+    if (breakdown != nullptr && edges != nullptr && !edges->footprints.empty()) {
+        load = pair_load(*breakdown, kind->pattern, edges->footprints.front());
+        arms[0] = std::string(to_string(report.score->baseline));
+        arms[1] = std::string(to_string(report.score->candidate));
+        single_arm = report.score->single_arm;
+    }
+
     std::vector<LegendLine> lines;
     std::vector<std::string> notes;
     std::int64_t cross = 0;
@@ -103,84 +156,28 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         }
     }
     notes.push_back(kind->name + ": " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " x " +
-                    std::to_string(kind->group_size()) + " ranks, " + pattern_text(kind->pattern));
+                    std::to_string(kind->group_size()) + " ranks, " +
+                    (breakdown != nullptr ? breakdown->collective
+                                         : std::string(report.score ? "no traffic in the score" : "no score (no model in the layout)")) +
+                    "; pairs drawn: " + pattern_text(kind->pattern));
     notes.push_back("used pairs: " + std::to_string(total) + " (" + class_counts_text(totals) + ")");
     notes.push_back("cross-node pairs: " + std::to_string(cross) + " of " + std::to_string(total) +
                     (cross == 0 ? " - the collective stays inside NVLink/PCIe" : " - these go over the network (RDMA/TCP)"));
+    if (load && cross > 0) {
+        notes.push_back("each cross-node pair: " + human_bytes(load->bytes_each_way) +
+                        "/step each way; times = the kind's collectives per step (score)");
+    }
 
     if (!units.aggregated) {
-        // Every GPU of every node, coloured by its group; NVLink pairs of NVSwitch nodes meet at
-        // the node's NVSwitch (a hub labelled with their count) so all-to-all stays readable.
-        std::vector<std::vector<std::int64_t>> rank_at(cl.nodes.size());
-        for (std::size_t n = 0; n < cl.nodes.size(); ++n) {
-            rank_at[n].assign(static_cast<std::size_t>(cl.facts_of(static_cast<std::int64_t>(n)).gpu_count), -1);
-        }
-        for (std::int64_t r = 0; r < world; ++r) {
-            rank_at[static_cast<std::size_t>(pl.node[static_cast<std::size_t>(r)])]
-                   [static_cast<std::size_t>(pl.gpu[static_cast<std::size_t>(r)])] = r;
-        }
-        std::vector<std::int64_t> nv_pairs(cl.nodes.size(), 0);
-        std::vector<std::set<std::int64_t>> nv_gpus(cl.nodes.size());
-        std::vector<std::tuple<std::int64_t, std::int64_t, PathClass>> direct;
-        for (const auto& [a, b, pc] : gpu_pairs) {
-            const auto na = static_cast<std::size_t>(pl.node[static_cast<std::size_t>(a)]);
-            const auto nb = static_cast<std::size_t>(pl.node[static_cast<std::size_t>(b)]);
-            if (na == nb && pc == PathClass::Nv && cl.template_of(static_cast<std::int64_t>(na)).nvlink.nvswitch) {
-                ++nv_pairs[na];
-                nv_gpus[na].insert(pl.gpu[static_cast<std::size_t>(a)]);
-                nv_gpus[na].insert(pl.gpu[static_cast<std::size_t>(b)]);
-            } else {
-                direct.emplace_back(a, b, pc);
-            }
-        }
-        std::vector<NodeRef> gpu_node(static_cast<std::size_t>(world), 0);
-        for (std::size_t n = 0; n < cl.nodes.size(); ++n) {
-            const std::string& host = cl.nodes[n].host;
-            Sub box = c.box(Canvas::root(), host, host + " - " + cl.templates[static_cast<std::size_t>(cl.nodes[n].template_index)].name);
-            // GPUs of a node share a rank, kept in index order by invisible flat edges.
-            Sub column = c.sub(box, "gpus_" + host, {{"rank", "same"}});
-            std::optional<NodeRef> previous;
-            std::optional<NodeRef> hub;
-            if (nv_pairs[n] > 0) {
-                hub = c.device(box, host + "/nvswitch", "nvswitch",
-                               "NVSwitch\n" + std::to_string(nv_pairs[n]) + " NV pairs");
-            }
-            for (std::size_t gi = 0; gi < rank_at[n].size(); ++gi) {
-                const std::int64_t r = rank_at[n][gi];
-                const std::int64_t grp = r >= 0 ? group_of[static_cast<std::size_t>(r)] : -1;
-                const GroupColour colour = group_colour(st, grp);
-                std::string label = "gpu" + std::to_string(gi);
-                label += r < 0 ? std::string("\n(idle)") : "\nrank " + std::to_string(r);
-                if (grp >= 0) {
-                    label += "\nG" + std::to_string(grp);
-                }
-                NodeRef gn = c.device(column, host + "/gpu" + std::to_string(gi), "gpu", label);
-                c.set(gn, {{"fillcolor", colour.fill}, {"style", colour.style}});
-                if (previous) {
-                    c.edge(*previous, gn, {{"style", "invis"}});
-                }
-                previous = gn;
-                if (r >= 0) {
-                    gpu_node[static_cast<std::size_t>(r)] = gn;
-                }
-                if (hub && nv_gpus[n].count(static_cast<std::int64_t>(gi)) > 0) {
-                    // Hubs sit on the outer side of their GPUs: left for the first half of nodes.
-                    const bool left = 2 * n < cl.nodes.size();
-                    c.edge(left ? *hub : gn, left ? gn : *hub, line_attrs(st.of(PathClass::Nv)));
-                }
-            }
-        }
-        // Node n+1's GPUs to the right of node n's, whether or not the kind's pairs cross.
-        for (std::size_t n = 0; n + 1 < cl.nodes.size(); ++n) {
-            const auto a = c.find(cl.nodes[n].host + "/gpu0");
-            const auto b = c.find(cl.nodes[n + 1].host + "/gpu0");
-            if (a && b) {
-                c.edge(*a, *b, {{"style", "invis"}});
-            }
-        }
-        for (const auto& [a, b, pc] : direct) {
-            c.edge(gpu_node[static_cast<std::size_t>(a)], gpu_node[static_cast<std::size_t>(b)], line_attrs(st.of(pc)));
-        }
+        GroupsGrid grid;
+        grid.group_of = std::move(group_of);
+        grid.pairs = std::move(gpu_pairs);
+        grid.load = load;
+        grid.arms[0] = arms[0];
+        grid.arms[1] = arms[1];
+        grid.single_arm = single_arm;
+        grid.cross = cross;
+        groups_grid(c, report, grid, notes);
     } else {
         std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
         std::vector<NodeRef> unit_node(static_cast<std::size_t>(unit_count), 0);
@@ -212,15 +209,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             c.edge(unit_node[static_cast<std::size_t>(u)], unit_node[static_cast<std::size_t>(u + k)], {{"style", "invis"}});
         }
         for (const auto& [ends, counts] : unit_pairs) {
-            PathClass worst = PathClass::Loc;
-            std::int64_t n = 0;
-            for (int pc = 0; pc < kPathClassCount; ++pc) {
-                if (counts[static_cast<std::size_t>(pc)] > 0) {
-                    worst = static_cast<PathClass>(pc);
-                    n += counts[static_cast<std::size_t>(pc)];
-                }
-            }
-            Attrs a = line_attrs(st.of(worst), 1.0 + std::log10(static_cast<double>(n)) / 2.0);
+            Attrs a = line_attrs(st.of(worst_of(counts)), 1.0 + std::log10(static_cast<double>(count_of(counts))) / 2.0);
             a.emplace_back("xlabel", class_counts_text(counts));  // units may share a rank: no flat labels
             c.edge(unit_node[static_cast<std::size_t>(ends.first)], unit_node[static_cast<std::size_t>(ends.second)], a);
         }
@@ -235,7 +224,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             std::string text = std::string(to_string(cls)) + ": " + st.of(cls).meaning + " (" +
                                std::to_string(totals[static_cast<std::size_t>(pc)]) + " pairs)";
             if (cls == PathClass::Nv && !units.aggregated) {
-                text += "\nNVSwitch nodes: drawn to the hub";
+                text += "\nNVSwitch nodes: counted on the node, not drawn";
             }
             lines.push_back({text, st.of(cls)});
         }
@@ -246,18 +235,24 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
     for (const auto& [u, gs] : unit_groups) {
         any_single = any_single || gs.size() == 1;
     }
-    const std::int64_t shown = any_single ? std::min<std::int64_t>(groups, units.aggregated ? 8 : 16) : 0;
-    for (std::int64_t gi = 0; gi < shown; ++gi) {
-        const GroupColour colour = group_colour(st, gi);
-        swatches.push_back({"G" + std::to_string(gi) + ": " + kind->name + " group " + std::to_string(gi), colour.fill, colour.style,
-                            "", 1.0});
-    }
-    if (shown == 0) {
+    const auto palette = static_cast<std::int64_t>(std::max<std::size_t>(1, st.groups.size()));
+    if (!any_single) {
         notes.emplace_back("boxes hold several groups each: white, with the range of groups they hold");
-    } else if (groups > shown) {
-        notes.push_back("groups G" + std::to_string(shown) + " and on: colours repeat (border style changes every " +
-                        std::to_string(st.groups.size()) + " groups)");
+    } else if (groups <= palette) {
+        for (std::int64_t gi = 0; gi < groups; ++gi) {
+            const GroupColour colour = group_colour(st, gi);
+            swatches.push_back({"G" + std::to_string(gi) + ": " + kind->name + " group " + std::to_string(gi), colour.fill,
+                                colour.style, "", 1.0});
+        }
+    } else {
+        // Past the palette: one line for the range, the colour rule in words.
+        const GroupColour colour = group_colour(st, 0);
+        swatches.push_back({"G0\u2013G" + std::to_string(groups - 1) + ": " + std::to_string(groups) + " " + kind->name +
+                                " groups of " + std::to_string(kind->group_size()),
+                            colour.fill, colour.style, "", 1.0});
+        notes.push_back("group colours repeat every " + std::to_string(palette) +
+                        " groups with another border style; every box names its group");
     }
-    add_legend(c, lines, swatches, notes, true);
+    add_legend(c, lines, swatches, notes, units.aggregated);
 }
 }  // namespace planlayout::diagram

@@ -159,20 +159,26 @@ void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
                 return 2;
         }
     };
+    int smp_links = 0;
     for (auto e : boost::make_iterator_range(boost::edges(g))) {
         const Link& l = g[e];
         Vertex a = boost::source(e, g);
         Vertex b = boost::target(e, g);
+        if (l.kind == LinkKind::Smp) {
+            // CPUs share a rank: Graphviz 2.42 draws a flat edge across clusters twice. The link
+            // meets at a label node left of both CPUs instead, each half a ranked edge: drawn once.
+            const Attrs half = line_attrs(st.link("smp"));
+            const NodeRef mid = c.node(Canvas::root(), host + "/smp" + std::to_string(smp_links++),
+                                       {{"shape", "plaintext"}, {"style", "solid"}, {"label", "SMP\n(inter-socket)"}});
+            c.edge(mid, vnode[a], half);
+            c.edge(mid, vnode[b], half);
+            continue;
+        }
         if (level(g[a].kind) > level(g[b].kind) || (level(g[a].kind) == level(g[b].kind) && l.kind != LinkKind::Smp)) {
             std::swap(a, b);
         }
         Attrs attrs = line_attrs(st.link(to_string(l.kind)));
-        if (l.kind == LinkKind::Smp) {
-            attrs.emplace_back("xlabel", link_label(l));  // between CPUs of one rank: a flat edge
-            attrs.emplace_back("constraint", "false");
-        } else {
-            attrs.emplace_back("label", link_label(l));
-        }
+        attrs.emplace_back("label", link_label(l));
         c.edge(vnode[a], vnode[b], attrs);
     }
     // Each GPU's NIC (NCCL's choice: the nearest compute RDMA NIC), labelled with its class.

@@ -120,10 +120,11 @@ DiagramStyle diagram_style_from_json(const std::string& text, const std::string&
                 continue;
             }
             const JsonReader d = *devices->get_object(k);
-            d.check_keys({"shape", "fillcolor"});
+            d.check_keys({"shape", "fillcolor", "margin"});
             DeviceStyle style;
             style.shape = d.get<std::string>("shape").value_or(style.shape);
             style.fillcolor = d.get<std::string>("fillcolor").value_or(style.fillcolor);
+            style.margin = d.get<std::string>("margin").value_or(style.margin);
             s.devices[k] = style;
         }
     }
@@ -136,11 +137,12 @@ DiagramStyle diagram_style_from_json(const std::string& text, const std::string&
         s.cluster_fill = c->get<std::string>("fillcolor").value_or(s.cluster_fill);
     }
     if (const auto t = r.get_object("thresholds")) {
-        t->check_keys({"full_max_nodes", "full_max_gpus", "node_boxes_max", "block_nodes"});
+        t->check_keys({"full_max_nodes", "full_max_gpus", "node_boxes_max", "block_nodes", "nodes_per_row"});
         s.full_max_nodes = t->get<int>("full_max_nodes", 1, 4096).value_or(s.full_max_nodes);
         s.full_max_gpus = t->get<std::int64_t>("full_max_gpus", 1, 1 << 20).value_or(s.full_max_gpus);
         s.node_boxes_max = t->get<int>("node_boxes_max", 1, 100000).value_or(s.node_boxes_max);
         s.block_nodes = t->get<int>("block_nodes", 1, 1 << 20).value_or(s.block_nodes);
+        s.nodes_per_row = t->get<int>("nodes_per_row", 1, 4096).value_or(s.nodes_per_row);
     }
     if (const auto c = r.get_object("charts")) {
         c->check_keys({"compute", "bubble", "kinds", "other", "series", "transports"});

@@ -104,7 +104,7 @@ std::string quote(const std::string& text, bool is_value) {
     return out + "\"";
 }
 
-Graph::Graph(std::string name) { subgraphs_.push_back({std::move(name), {}, {}, {}}); }
+Graph::Graph(std::string name) { subgraphs_.push_back({std::move(name), {}, {}, {}, {}}); }
 
 void Graph::set_graph_default(const std::string& key, const std::string& value) { graph_defaults_[key] = value; }
 
@@ -118,7 +118,7 @@ Graph::SubgraphId Graph::subgraph(SubgraphId parent, const std::string& name) {
         return it->second;
     }
     const SubgraphId id = subgraphs_.size();
-    subgraphs_.push_back({name, {}, {}, {}});
+    subgraphs_.push_back({name, {}, {}, {}, {}});
     subgraphs_[parent].children.push_back(id);
     subgraph_ids_.emplace(name, id);
     return id;
@@ -150,6 +150,8 @@ void Graph::edge(NodeId a, NodeId b, const Attrs& attrs) {
     edges_.push_back(std::move(e));
 }
 
+void Graph::add_member(SubgraphId subgraph, NodeId node) { subgraphs_[subgraph].members.push_back(node); }
+
 void Graph::set(SubgraphId subgraph, const Attrs& attrs) {
     merge(subgraph == kRoot ? graph_defaults_ : subgraphs_[subgraph].attrs, attrs);
 }
@@ -169,6 +171,9 @@ void Graph::write_subgraph(std::string& out, SubgraphId id, int depth) const {
     for (const NodeId n : s.nodes) {
         out += indent + "\t" + quote(nodes_[n].name, false);
         out += nodes_[n].attrs.empty() ? ";\n" : " " + attr_list(nodes_[n].attrs) + ";\n";
+    }
+    for (const NodeId n : s.members) {
+        out += indent + "\t" + quote(nodes_[n].name, false) + ";\n";
     }
     out += indent + "}\n";
 }

@@ -41,6 +41,10 @@ public:
 
     void edge(NodeId a, NodeId b, const Attrs& attrs);
 
+    /// Makes an existing node a member of another subgraph too (written there by name only):
+    /// rank constraints over nodes of several clusters.
+    void add_member(SubgraphId subgraph, NodeId node);
+
     void set(SubgraphId subgraph, const Attrs& attrs);
     void set_node(NodeId node, const Attrs& attrs);
 
@@ -56,6 +60,7 @@ private:
         AttrMap attrs;
         std::vector<SubgraphId> children;
         std::vector<NodeId> nodes;
+        std::vector<NodeId> members;  // nodes declared elsewhere (add_member)
     };
 
     struct Node {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -446,6 +447,16 @@ nlohmann::json to_json(const ResolvedSpec& s) {
 std::string sizes_text(const ResolvedSpec& s) {
     return "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " cp" + std::to_string(s.cp) + " ep" +
            std::to_string(s.ep) + " etp" + std::to_string(s.etp) + " dp" + std::to_string(s.dp);
+}
+
+std::string compact_sizes_text(const ResolvedSpec& s) {
+    std::string out = "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp);
+    for (const auto& [name, size] : {std::pair<const char*, std::int64_t>{"cp", s.cp}, {"ep", s.ep}, {"etp", s.etp}}) {
+        if (size > 1) {
+            out += std::string(" ") + name + std::to_string(size);
+        }
+    }
+    return out + " dp" + std::to_string(s.dp);
 }
 
 }  // namespace planlayout

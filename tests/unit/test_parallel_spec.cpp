@@ -31,6 +31,9 @@ TEST_CASE("sizes resolve as Megatron derives them") {
     ParallelSpec d = spec(16);
     d.tp = 2;
     CHECK(resolve_spec(d).etp == 2);  // etp defaults to tp
+    CHECK(sizes_text(r) == "tp8 pp16 cp2 ep64 etp1 dp512");
+    CHECK(compact_sizes_text(r) == "tp8 pp16 cp2 ep64 dp512");  // etp 1 left out
+    CHECK(compact_sizes_text(resolve_spec(d)) == "tp2 pp1 etp2 dp8");
 }
 
 TEST_CASE("invalid specs are refused with the arithmetic and a fix") {

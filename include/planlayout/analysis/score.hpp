@@ -49,6 +49,7 @@ struct WindowDetail {
     std::string window;         // in words: "last micro-batch's backward", "none", ...
     std::string bucket_source;  // data-parallel items: where the bucket size came from
     double calls = 0;           // calls per step (buckets for a bucketed item)
+    double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank (TrafficItem::bytes_per_step)
     double call_bytes = 0;      // its largest call (a bucket)
     double window_s = 0;        // compute the window offers per step
     double time_s[2] = {0, 0};

@@ -39,6 +39,7 @@ struct LineStyle {
 struct DeviceStyle {
     std::string shape = "box";
     std::string fillcolor = "#FFFFFF";
+    std::string margin;  // Graphviz node margin ("0.2,0.1" inches); empty: Graphviz's default
 };
 
 /// The charts' look (viz/style.json "charts"): score bars and busbw curves (emit/charts.hpp).
@@ -77,6 +78,7 @@ struct DiagramStyle {
     int node_boxes_max = 128;      // aggregated: one box per node up to here, else per block
     int block_nodes = 32;          // block size when the fabric has no scalable units
     ChartStyle charts;             // score and busbw charts
+    int nodes_per_row = 8;         // groups view: node boxes per row of its grid (a scalable unit starts a row)
 
     [[nodiscard]] const LineStyle& of(PathClass c) const { return classes[static_cast<std::size_t>(c)]; }
 

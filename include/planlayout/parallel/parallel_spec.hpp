@@ -68,6 +68,10 @@ struct ResolvedSpec {
 /// The sizes in words, "tp1 pp2 cp1 ep8 etp1 dp8" (no order), for reports and calibration files.
 [[nodiscard]] std::string sizes_text(const ResolvedSpec& s);
 
+/// The sizes that shape the job, "tp8 pp2 ep8 dp2": tp, pp and dp always, cp, ep and etp when
+/// above 1 (diagram titles).
+[[nodiscard]] std::string compact_sizes_text(const ResolvedSpec& s);
+
 /// Reads the "parallel" object of a layout file; `where` names it for errors.
 [[nodiscard]] ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& source);
 
