@@ -192,8 +192,13 @@ private:
                 continue;  // NCCL's socket interfaces are not PCI NICs of the tree
             }
             const std::string cls = n.link_layer == "IB" ? "0x020700" : "0x020000";
-            out += indent + "<pci busid=\"" + nic_bus_[i] + "\" class=\"" + cls + "\"" + link_attrs(n.pcie) + ">\n";
-            out += indent + "  <nic>\n" + indent + "    <net name=\"" + (n.device.empty() ? n.name : n.device) + "\" dev=\"" +
+            const std::string pci = indent + "<pci busid=\"" + nic_bus_[i] + "\" class=\"" + cls + "\"" + link_attrs(n.pcie);
+            if (n.device.empty()) {
+                out += pci + "/>\n";  // a NIC known by its PCI place only (as NCCL seeds list them): no <net>
+                continue;
+            }
+            out += pci + ">\n";
+            out += indent + "  <nic>\n" + indent + "    <net name=\"" + n.device + "\" dev=\"" +
                    std::to_string(net_dev(i)) + "\"";
             if (n.speed_gbit_s > 0) {
                 out += " speed=\"" + std::to_string(static_cast<long long>(n.speed_gbit_s * 1000.0 + 0.5)) + "\"";

@@ -323,6 +323,13 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
         nodelist += (nodelist.empty() ? "" : ",") + n.host;
     }
     const std::string master = nodes.front().host;
+    for (const auto& n : nodes) {
+        // #SBATCH lines are comments to the shell: no quoting holds there.
+        if (const auto problem = host_name_problem(n.host); slurm && !problem.empty()) {
+            throw input_error("--launcher " + o.launcher, "host name '" + printable(n.host) + "' " + problem,
+                              "host names are letters, digits, '-' and '.' (RFC 1123)");
+        }
+    }
 
     std::ostringstream out;
     // Names are checked where they enter and quoted here, so no input can add a command: shell
@@ -368,7 +375,7 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
         body += "if [ -z \"${NODE_RANK:-}\" ]; then\n"
                 "    for i in \"${!HOSTS[@]}\"; do [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ] && NODE_RANK=$i; done\n"
                 "fi\n"
-                ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS (0 for " + printable(master) + ")}\"\n";
+                ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS, 0 for the first}\"\n";
     }
     if (!uniform) {
         body += "case \"$NODE_RANK\" in\n";
@@ -415,7 +422,12 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
     if (slurm) {
         // The task's commands in a quoted here-document: no quoting inside it is changed, and the
         // training command reaches bash -c as its arguments ("$@"), each one word.
-        out << "read -r -d '' TASK <<'PLAN_LAYOUT_TASK' || true\n" << body << "PLAN_LAYOUT_TASK\n";
+        // The delimiter is no line of the body (a quoted name could hold one).
+        std::string delimiter = "PLAN_LAYOUT_TASK";
+        while (("\n" + body).find("\n" + delimiter + "\n") != std::string::npos) {
+            delimiter += "_";
+        }
+        out << "read -r -d '' TASK <<'" << delimiter << "' || true\n" << body << delimiter << "\n";
         out << "srun --nodes=" << nodes.size() << " --ntasks-per-node=" << (tasks ? per_node : 1) << " --export=ALL";
         if (tasks) {
             std::string ldom;

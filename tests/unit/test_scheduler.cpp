@@ -73,7 +73,7 @@ TEST_CASE("hostfile and launch snippets name every node once, with its slots and
     CHECK(tasks.find("srun --nodes=2 --ntasks-per-node=8 --export=ALL --cpu-bind=map_ldom:0,0,0,0,1,1,1,1") !=
           std::string::npos);
     CHECK(tasks.find("export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") != std::string::npos);
-    CHECK(tasks.find("HCA=('=mlx5_0:1' '=mlx5_1:1'") != std::string::npos);
+    CHECK(tasks.find("HCA=(=mlx5_0:1 =mlx5_1:1 ") != std::string::npos);
     CHECK_THROWS(launch_text(r, LaunchOptions{"mpirun", "", {}, ""}));
 }
 
