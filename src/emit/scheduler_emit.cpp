@@ -373,7 +373,7 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
                 "order --nodelist as Slurm numbers nodes\" >&2\n    exit 1\nfi\nNODE_RANK=$SLURM_NODEID\n";
     } else if (!rdzv || !uniform) {
         body += "if [ -z \"${NODE_RANK:-}\" ]; then\n"
-                "    for i in \"${!HOSTS[@]}\"; do [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ] && NODE_RANK=$i; done\n"
+                "    for i in \"${!HOSTS[@]}\"; do if [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ]; then NODE_RANK=$i; fi; done\n"
                 "fi\n"
                 ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS, 0 for the first}\"\n";
     }
