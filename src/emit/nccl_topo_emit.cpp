@@ -4,6 +4,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -201,7 +202,7 @@ private:
             out += indent + "  <nic>\n" + indent + "    <net name=\"" + n.device + "\" dev=\"" +
                    std::to_string(net_dev(i)) + "\"";
             if (n.speed_gbit_s > 0) {
-                out += " speed=\"" + std::to_string(static_cast<long long>(n.speed_gbit_s * 1000.0 + 0.5)) + "\"";
+                out += " speed=\"" + std::to_string(std::llround(n.speed_gbit_s * 1000.0)) + "\"";
             }
             out += " port=\"" + std::to_string(n.port) + "\" gdr=\"" + (t_.gdr_level == PathClass::Loc ? "0" : "1") + "\"/>\n";
             out += indent + "  </nic>\n" + indent + "</pci>\n";
