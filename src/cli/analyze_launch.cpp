@@ -4,6 +4,7 @@
 
 #include "plan_inputs.hpp"
 #include "cost_options.hpp"
+#include "planlayout/emit/nccl_topo_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
@@ -29,11 +30,35 @@ int require_fit_code(const ParsedArgs& parsed, const Report& report) {
 }
 
 bool is_launch_format(const std::string& format) {
-    return format == "scheduler" || format == "hostfile" || format == "launch";
+    return format == "scheduler" || format == "hostfile" || format == "launch" || format == "nccl-topo";
+}
+
+void require_format_flags(const ParsedArgs& parsed, const std::string& format) {
+    const char* const only_with[][3] = {{"--launcher", "launch", "add --format launch, or drop --launcher"},
+                                    {"--hostfile-style", "hostfile", "add --format hostfile, or drop --hostfile-style"}};
+    for (const auto& [flag, wanted, fix] : only_with) {
+        if (parsed.has(flag) && format != wanted) {
+            throw input_error(parsed.spelling(flag), std::string("only applies to --format ") + wanted, fix);
+        }
+    }
 }
 
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
-    PlanRequest request = plan_request_of(parsed, ctx);
+    require_format_flags(parsed, format);
+    for (const char* flag : {"--view", "--kind", "--style"}) {
+        if (parsed.has(flag)) {
+            throw input_error(parsed.spelling(flag), "only applies to diagrams", "add --format dot or --format svg");
+        }
+    }
+    if (parsed.has("--host") && format != "nccl-topo") {
+        throw input_error(parsed.spelling("--host"), "only applies to diagrams and --format nccl-topo",
+                          "add --format nccl-topo (or dot/svg --view node), or drop --host");
+    }
+    const auto& pos = parsed.positionals();
+    ComposedInputs inputs = compose_inputs(parsed, ctx, {}, pos.empty() ? nullptr : pos.data());
+    report_input_notes(inputs, parsed, ctx);
+    ctx.inputs.insert(ctx.inputs.end(), inputs.files.begin(), inputs.files.end());  // refused as -o too
+    PlanRequest request = std::move(inputs.request);
     apply_memory_flags(parsed, request);
     // Launchers need every group and every rank: --kinds does not apply.
     const Report report = plan(request);
@@ -42,10 +67,26 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (format == "scheduler") {
         out.write(scheduler_json(report));
+    } else if (format == "nccl-topo") {
+        out.write(nccl_topo_xml(report, parsed.get("--host").value_or("")));
     } else if (format == "hostfile") {
-        out.write(hostfile_text(report));
+        out.write(hostfile_text(report, parsed.get("--hostfile-style").value_or("openmpi")));
     } else {
-        out.write(launch_text(report));
+        LaunchOptions options;
+        options.launcher = parsed.get("--launcher").value_or(options.launcher);
+        if (inputs.training) {
+            options.script = inputs.training->script.text;
+            options.source = inputs.training_file + ":" + std::to_string(inputs.training->script.line);
+            for (const auto& w : inputs.training->args) {
+                options.args.push_back({w.text, w.unresolved.has_value()});
+            }
+        } else if (parsed.has("--megatron-args")) {
+            throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),
+                              "no command of the script runs a Python script (a word ending in .py), so the launch has "
+                              "nothing to start",
+                              "give the script whose torchrun/python line names the training script (pretrain_gpt.py)");
+        }
+        out.write(launch_text(report, options));
     }
     out.commit();
     return code;

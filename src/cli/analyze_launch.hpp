@@ -11,6 +11,10 @@ namespace planlayout::cli {
 /// True for the formats run_launch_format handles.
 [[nodiscard]] bool is_launch_format(const std::string& format);
 
+/// Throws Error (BadInput) for --launcher without --format launch and --hostfile-style without
+/// --format hostfile.
+void require_format_flags(const ParsedArgs& parsed, const std::string& format);
+
 /// Plans the layout analyze was given and writes it in `format`; returns the exit code.
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx);
 

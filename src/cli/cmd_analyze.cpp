@@ -18,6 +18,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     if (is_launch_format(format)) {  // scheduler | hostfile | launch: analyze_launch.cpp
         return run_launch_format(parsed, format, ctx);
     }
+    require_format_flags(parsed, format);
     const bool diagram = format == "dot" || format == "svg";
     for (const char* flag : {"--view", "--kind", "--host", "--style"}) {
         if (!diagram && parsed.has(flag)) {

@@ -411,6 +411,8 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         const auto words = read_launch_script(read_input(*path, ctx), name_of(*path), env);
         out.files.push_back(*path);
         MegatronArgs m = megatron_args_from_words(words, name_of(*path));
+        out.training = training_command(words);
+        out.training_file = name_of(*path);
         if (!options.parallel && m.layout.contains("parallel")) {
             m.layout.erase("parallel");  // search enumerates the parallel sizes itself
         }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct ComposedInputs {
     std::vector<IgnoredFlag> ignored;  // flags of the launch script that plan-layout does not model
     std::vector<std::string> notes;    // what the inputs disagreed on, and which one won
     std::vector<std::string> files;    // the files read (inputs, refused as -o)
+    std::optional<TrainingCommand> training;  // --megatron-args: the Python script and its arguments
+    std::string training_file;                // the script's name as errors and comments give it
 };
 
 /// Composes the layout: LAYOUT (a file, or none) < --cluster / --nodes / --node / --hostfile <

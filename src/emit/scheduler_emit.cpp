@@ -67,19 +67,6 @@ const char* const kMegatronFlag[][2] = {{"tp", "--tensor-model-parallel-size"},
                                         {"ep", "--expert-model-parallel-size"},
                                         {"etp", "--expert-tensor-parallel-size"}};
 
-std::string megatron_flags(const Report& r) {
-    const ResolvedSpec& s = r.groups.spec;
-    const std::int64_t v[] = {s.tp, s.pp, s.cp, s.ep, s.etp};
-    std::string out;
-    for (std::size_t i = 0; i < 5; ++i) {
-        out += std::string(i ? " " : "") + kMegatronFlag[i][1] + " " + std::to_string(v[i]);
-    }
-    if (s.order == "tp-cp-ep-pp-dp") {
-        out += " --use-tp-pp-dp-mapping";
-    }
-    return out;
-}
-
 }  // namespace
 
 std::vector<LaunchNode> launch_nodes(const Report& r) {
@@ -179,77 +166,282 @@ std::string scheduler_json(const Report& r) {
     return out;
 }
 
-std::string hostfile_text(const Report& r) {
+std::string hostfile_text(const Report& r, const std::string& style) {
+    const bool mpich = style == "mpich";
+    if (!mpich && style != "openmpi" && style != "deepspeed") {
+        throw input_error("--hostfile-style " + printable(style), "not a hostfile style", "give openmpi, deepspeed or mpich");
+    }
     std::ostringstream out;
     out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks, " << printable(r.placement.description)
-        << " (MPI / DeepSpeed hostfile)\n";
+        << (mpich ? " (MPICH / Hydra hostfile: host:ranks)\n" : " (Open MPI / DeepSpeed hostfile)\n");
     for (const auto& n : launch_nodes(r)) {
         // A hostfile has no quoting: a name that is not a host name cannot be written safely.
         if (const auto problem = host_name_problem(n.host); !problem.empty()) {
             throw input_error("hostfile", "host name '" + printable(n.host) + "' " + problem,
                               "host names are letters, digits, '-' and '.' (RFC 1123)");
         }
-        out << n.host << " slots=" << n.ranks.size() << "\n";
+        out << n.host << (mpich ? ":" : " slots=") << n.ranks.size() << "\n";
     }
     return out.str();
 }
 
-std::string launch_text(const Report& r) {
+namespace {
+
+// "--tensor_model_parallel_size=4" -> "--tensor-model-parallel-size" (argparse reads both).
+std::string flag_name(const std::string& word) {
+    std::string name = word.substr(0, word.find('='));
+    if (name.rfind("--", 0) != 0) {
+        return {};
+    }
+    std::replace(name.begin() + 2, name.end(), '_', '-');
+    return name;
+}
+
+// One argument as a shell word: exactly its value, or in double quotes for the job's shell to
+// expand (a value the script left to its environment).
+std::string arg_word(const LaunchArg& a) {
+    if (!a.runtime) {
+        return shell_quote(a.text);
+    }
+    std::string out = "\"";
+    for (const char c : a.text) {
+        out += c == '"' ? std::string("\\\"") : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+std::string words_of(const std::vector<LaunchArg>& args, const std::string& indent) {
+    std::string out;
+    std::size_t width = 0;
+    for (const auto& a : args) {
+        const std::string w = arg_word(a);
+        // A flag starts a new line once the line is long; a value stays beside its flag.
+        if (width > 60 && a.text.rfind("--", 0) == 0) {
+            out += " \\\n" + indent;
+            width = 0;
+        } else if (!out.empty() || width > 0) {
+            out += " ";
+        }
+        out += w;
+        width += w.size() + 1;
+    }
+    return out;
+}
+
+// The environment lines of one node, each `export NAME=value`.
+std::string node_exports(const LaunchNode& n, const std::string& indent, bool with_hca) {
+    std::string s;
+    for (const auto& [k, v] : n.env) {
+        if (with_hca || k != "NCCL_IB_HCA") {
+            s += indent + "export " + k + "=" + shell_quote(v) + "\n";
+        }
+    }
+    s += indent + "export CUDA_VISIBLE_DEVICES=" + shell_quote(n.cuda_visible_devices) + "\n";
+    return s;
+}
+
+}  // namespace
+
+std::vector<LaunchArg> with_plan_sizes(const Report& r, std::vector<LaunchArg> args) {
+    const ResolvedSpec& s = r.groups.spec;
+    const std::int64_t v[] = {s.tp, s.pp, s.cp, s.ep, s.etp};
+    bool seen[5] = {};
+    bool mapping = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string name = flag_name(args[i].text);
+        mapping = mapping || name == "--use-tp-pp-dp-mapping";
+        for (std::size_t k = 0; k < 5; ++k) {
+            if (name != kMegatronFlag[k][1]) {
+                continue;
+            }
+            seen[k] = true;
+            const std::string value = std::to_string(v[k]);
+            if (args[i].text.find('=') != std::string::npos) {
+                args[i] = {args[i].text.substr(0, args[i].text.find('=') + 1) + value, false};
+            } else if (i + 1 < args.size()) {
+                args[i + 1] = {value, false};
+            } else {
+                args.push_back({value, false});
+            }
+        }
+    }
+    // Megatron-LM's defaults (megatron/training/arguments.py): 1 for tp, pp, cp and ep; the
+    // expert tensor size, when not given, is the tensor size. A size the plan shares with the
+    // default is not added, so a script that leaves it out is passed on as it is.
+    const std::int64_t megatron_default[] = {1, 1, 1, 1, s.tp};
+    for (std::size_t k = 0; k < 5; ++k) {
+        if (!seen[k] && v[k] != megatron_default[k]) {
+            args.push_back({kMegatronFlag[k][1], false});
+            args.push_back({std::to_string(v[k]), false});
+        }
+    }
+    if (s.order == "tp-cp-ep-pp-dp" && !mapping) {
+        args.push_back({"--use-tp-pp-dp-mapping", false});
+    }
+    return args;
+}
+
+std::string launch_text(const Report& r, const LaunchOptions& o) {
     const std::vector<LaunchNode> nodes = launch_nodes(r);
-    std::ostringstream out;
     const std::size_t per_node = nodes.front().ranks.size();
+    // torchrun and Slurm number the ranks node by node: rank = node rank x G + local rank.
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        for (std::size_t l = 0; l < nodes[i].ranks.size(); ++l) {
+            const auto expected = static_cast<std::int64_t>(i * per_node + l);
+            if (nodes[i].ranks.size() != per_node || nodes[i].ranks[l] != expected) {
+                throw input_error("--format launch",
+                                  "the placement (" + printable(r.placement.description) + ") puts rank " +
+                                      std::to_string(nodes[i].ranks[l]) + " on " + printable(nodes[i].host) +
+                                      " as its local rank " + std::to_string(l) +
+                                      ", but torchrun and Slurm number ranks node by node (node rank x " +
+                                      std::to_string(per_node) + " + local rank, the same count on every node)",
+                                  "use --format scheduler (host and GPU per rank) with a launcher that takes a rank "
+                                  "map, or a node-major placement");
+            }
+        }
+    }
     bool uniform = true;
     for (const auto& n : nodes) {
-        uniform = uniform && n.ranks.size() == per_node && n.env == nodes.front().env &&
-                  n.cuda_visible_devices == nodes.front().cuda_visible_devices;
+        uniform = uniform && n.env == nodes.front().env && n.cuda_visible_devices == nodes.front().cuda_visible_devices;
     }
-    auto exports = [](const LaunchNode& n) {
-        std::string s;
-        for (const auto& [k, v] : n.env) {
-            s += "export " + k + "=" + shell_quote(v) + "\n";
-        }
-        return s;
-    };
-    const std::string flags = megatron_flags(r);
-    // Names are checked where they enter and quoted here, so no input can add a command: shell
-    // words go through shell_quote, comments through printable (no newline ends a comment early).
-    out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
-        << per_node << " per node; global rank = node rank x " << per_node << " + local rank\n";
-    out << "\n# torchrun: run on every node with NODE_RANK = its index in this list: ";
-    for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) {
-        out << (i ? " " : "") << printable(nodes[i].host);
+    const bool slurm = o.launcher == "slurm-torchrun" || o.launcher == "slurm-tasks";
+    const bool tasks = o.launcher == "slurm-tasks";
+    const bool rdzv = o.launcher == "torchrun-rdzv";
+    if (!slurm && !rdzv && o.launcher != "torchrun") {
+        throw input_error("--launcher " + printable(o.launcher), "not a launcher",
+                          "give torchrun, torchrun-rdzv, slurm-torchrun or slurm-tasks");
     }
-    out << (nodes.size() > 8 ? " ..." : "") << "\n";
-    if (uniform) {
-        out << exports(nodes.front());
-        out << "export CUDA_VISIBLE_DEVICES=" << shell_quote(nodes.front().cuda_visible_devices) << "\n";
-    } else {
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            out << "# node " << i << " (" << printable(nodes[i].host) << ")\n" << exports(nodes[i]);
-            out << "export CUDA_VISIBLE_DEVICES=" << shell_quote(nodes[i].cuda_visible_devices) << "\n";
-        }
+    std::vector<LaunchArg> args;
+    args.push_back({o.script.empty() ? std::string("pretrain_gpt.py") : o.script, false});
+    for (auto& a : with_plan_sizes(r, o.args)) {
+        args.push_back(std::move(a));
     }
-    out << "torchrun --nnodes " << nodes.size() << " --nproc-per-node " << per_node
-        << " --node-rank \"$NODE_RANK\" --master-addr " << shell_quote(nodes.front().host) << " --master-port 29500 \\\n"
-        << "    pretrain_gpt.py " << flags << "\n";
-    // Slurm: one task per GPU; map_ldom binds each local rank to its GPU's NUMA node.
-    std::string ldom;
-    bool numa_known = true;
-    for (const int n : nodes.front().numa) {
-        numa_known = numa_known && n >= 0;
-        ldom += (ldom.empty() ? "" : ",") + std::to_string(n);
-    }
+    std::string hosts;
     std::string nodelist;
     for (const auto& n : nodes) {
+        hosts += (hosts.empty() ? "" : " ") + shell_quote(n.host);
         nodelist += (nodelist.empty() ? "" : ",") + n.host;
     }
-    // The environment goes into the shell first: --export splits on commas, NCCL_IB_HCA has them.
-    out << "\n# Slurm: one task per GPU, each bound to its GPU's NUMA node\n" << exports(nodes.front());
-    out << "srun --nodes " << nodes.size() << " --ntasks-per-node " << per_node << " --gpus-per-node " << per_node
-        << " \\\n    --nodelist " << shell_quote(nodelist)
-        << (numa_known ? " --cpu-bind=map_ldom:" + shell_quote(ldom) : std::string()) << " \\\n"
-        << "    --export=ALL \\\n"
-        << "    python pretrain_gpt.py " << flags << "\n";
+    const std::string master = nodes.front().host;
+    for (const auto& n : nodes) {
+        // #SBATCH lines are comments to the shell: no quoting holds there.
+        if (const auto problem = host_name_problem(n.host); slurm && !problem.empty()) {
+            throw input_error("--launcher " + o.launcher, "host name '" + printable(n.host) + "' " + problem,
+                              "host names are letters, digits, '-' and '.' (RFC 1123)");
+        }
+    }
+
+    std::ostringstream out;
+    // Names are checked where they enter and quoted here, so no input can add a command: shell
+    // words go through shell_quote, comments through printable (no newline ends a comment early).
+    out << "#!/bin/bash\n";
+    if (slurm) {
+        out << "#SBATCH --nodes=" << nodes.size() << "\n#SBATCH --ntasks-per-node=" << (tasks ? per_node : 1)
+            << "\n#SBATCH --gpus-per-node=" << per_node << "\n#SBATCH --nodelist=" << shell_quote(nodelist) << "\n";
+    }
+    out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
+        << per_node << " per node; rank = node rank x " << per_node << " + local rank\n";
+    if (o.script.empty()) {
+        out << "# no --megatron-args: pretrain_gpt.py and the parallel sizes stand in for your script and its arguments\n";
+    } else {
+        out << "# the training command of " << printable(o.source) << ", every argument as the script gives it"
+            << " (the parallel sizes: the plan's)\n";
+    }
+    if (std::any_of(args.begin(), args.end(), [](const LaunchArg& a) { return a.runtime; })) {
+        out << "# in double quotes: values the script takes from its environment, expanded when the job runs\n";
+    }
+    if (rdzv) {
+        out << "# run on every node; the rendezvous numbers the nodes in the order they join, so the node order\n"
+               "# above (rails, leaves) is not kept: --launcher torchrun keeps it\n";
+    } else if (!slurm) {
+        out << "# run on every node: its node rank is NODE_RANK if set, else its place in HOSTS by host name\n";
+    } else {
+        out << "# submit with sbatch; Slurm numbers the nodes in its own order (slurm.conf): each task checks that\n"
+               "# its node is the plan's node of that number and stops otherwise\n";
+    }
+    out << "set -euo pipefail\n";
+    out << "export MASTER_ADDR=" << shell_quote(master) << " MASTER_PORT=29500\n";
+    if (uniform) {
+        out << node_exports(nodes.front(), "", !tasks);
+    }
+    // The per-node (and per-task) part, read by the shell of each node or task.
+    std::string body;
+    body += "HOSTS=(" + hosts + ")\n";
+    if (slurm) {
+        body += "if [ \"${HOSTS[$SLURM_NODEID]:-}\" != \"${SLURMD_NODENAME:-}\" ]; then\n"
+                "    echo \"node $SLURM_NODEID is ${SLURMD_NODENAME:-?}, the plan has ${HOSTS[$SLURM_NODEID]:-none}: "
+                "order --nodelist as Slurm numbers nodes\" >&2\n    exit 1\nfi\nNODE_RANK=$SLURM_NODEID\n";
+    } else if (!rdzv || !uniform) {
+        body += "if [ -z \"${NODE_RANK:-}\" ]; then\n"
+                "    for i in \"${!HOSTS[@]}\"; do if [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ]; then NODE_RANK=$i; fi; done\n"
+                "fi\n"
+                ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS, 0 for the first}\"\n";
+    }
+    if (!uniform) {
+        body += "case \"$NODE_RANK\" in\n";
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            body += std::to_string(i) + ")  # " + printable(nodes[i].host) + "\n" + node_exports(nodes[i], "    ", !tasks) + "    ;;\n";
+        }
+        body += "esac\n";
+    }
+    if (tasks) {
+        // NCCL_IB_HCA per rank: the rail NIC of its GPU (exact match), by local rank on each node.
+        std::set<std::string> hca_sets;
+        for (const auto& n : nodes) {
+            std::string set;
+            for (const auto rank : n.ranks) {
+                const std::string h = hca_of(r, rank);
+                set += (set.empty() ? "" : " ") + (h.empty() ? std::string("''") : shell_quote("=" + h));
+            }
+            hca_sets.insert(set);
+        }
+        if (hca_sets.size() == 1) {
+            body += "HCA=(" + *hca_sets.begin() + ")  # by local rank: its GPU's rail NIC\n";
+        } else {
+            body += "case \"$NODE_RANK\" in\n";
+            for (std::size_t i = 0; i < nodes.size(); ++i) {
+                std::string set;
+                for (const auto rank : nodes[i].ranks) {
+                    const std::string h = hca_of(r, rank);
+                    set += (set.empty() ? "" : " ") + (h.empty() ? std::string("''") : shell_quote("=" + h));
+                }
+                body += std::to_string(i) + ") HCA=(" + set + ") ;;\n";
+            }
+            body += "esac\n";
+        }
+        body += "if [ -n \"${HCA[$SLURM_LOCALID]}\" ]; then export NCCL_IB_HCA=\"${HCA[$SLURM_LOCALID]}\"; fi\n";
+        body += "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n";
+        body += "exec python \"$@\"\n";
+    } else {
+        body += "exec torchrun --nnodes " + std::to_string(nodes.size()) + " --nproc-per-node " + std::to_string(per_node) +
+                (rdzv ? std::string(" --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" --rdzv-id ") +
+                            (slurm ? "\"$SLURM_JOB_ID\"" : "plan-layout")
+                      : std::string(" --node-rank \"$NODE_RANK\" --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\"")) +
+                " \"$@\"\n";
+    }
+    if (slurm) {
+        // The task's commands in a quoted here-document: no quoting inside it is changed, and the
+        // training command reaches bash -c as its arguments ("$@"), each one word.
+        // The delimiter is no line of the body (a quoted name could hold one).
+        std::string delimiter = "PLAN_LAYOUT_TASK";
+        while (("\n" + body).find("\n" + delimiter + "\n") != std::string::npos) {
+            delimiter += "_";
+        }
+        out << "read -r -d '' TASK <<'" << delimiter << "' || true\n" << body << delimiter << "\n";
+        out << "srun --nodes=" << nodes.size() << " --ntasks-per-node=" << (tasks ? per_node : 1) << " --export=ALL";
+        if (tasks) {
+            std::string ldom;
+            bool numa_known = true;
+            for (const int n : nodes.front().numa) {
+                numa_known = numa_known && n >= 0;
+                ldom += (ldom.empty() ? "" : ",") + std::to_string(n);
+            }
+            out << (numa_known ? " --cpu-bind=map_ldom:" + shell_quote(ldom) : std::string());
+        }
+        out << " \\\n    bash -c \"$TASK\" plan-layout-task \\\n    " << words_of(args, "    ") << "\n";
+    } else {
+        out << "set -- " << words_of(args, "    ") << "\n" << body;
+    }
     return out.str();
 }
 

@@ -359,6 +359,7 @@ private:
             return;
         }
         if (counts(words, program)) {
+            const int command = out_.empty() ? 0 : out_.back().command + 1;
             for (const auto& w : words) {
                 if (out_.size() >= kMaxLaunchWords) {
                     throw input_error(sh_.where(line),
@@ -367,7 +368,8 @@ private:
                                       "a launch line has a few hundred words; give the script that starts the training");
                 }
                 out_.push_back(ScriptWord{w.text, w.first_line(line),
-                                          w.unknowns.empty() ? std::nullopt : std::optional<std::string>(w.unknowns[0].reason)});
+                                          w.unknowns.empty() ? std::nullopt : std::optional<std::string>(w.unknowns[0].reason),
+                                          command});
             }
         }
     }
@@ -500,6 +502,26 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
     std::vector<ScriptWord> out;
     Reader(src, sh, out).run();
     return out;
+}
+
+std::optional<TrainingCommand> training_command(const std::vector<ScriptWord>& words) {
+    std::optional<std::size_t> script;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string& t = words[i].text;
+        if (!words[i].unresolved && t.rfind('-', 0) != 0 && t.find_first_of("*?[") == std::string::npos &&
+            ends_with(t, ".py")) {
+            script = i;  // the last one: the training a script that runs two of them starts last
+        }
+    }
+    if (!script) {
+        return std::nullopt;
+    }
+    TrainingCommand c;
+    c.script = words[*script];
+    for (std::size_t i = *script + 1; i < words.size() && words[i].command == c.script.command; ++i) {
+        c.args.push_back(words[i]);
+    }
+    return c;
 }
 
 }  // namespace planlayout

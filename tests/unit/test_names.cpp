@@ -95,21 +95,20 @@ TEST_CASE("the launch snippet, run by bash with hostile host, NIC and layout nam
         r.cluster.templates[0].nics[i].device = kHostile[i % std::size(kHostile)];
     }
     r.cluster.templates[0].nics[9 % r.cluster.templates[0].nics.size()].device = "j\x01\x7f";
-    const std::string launch = launch_text(r);
     const fs::path dir = scratch("launch");
-    // Stand-ins for the launchers record their arguments and the NCCL environment they would see.
-    const std::string prelude =
-        "NODE_RANK=0\n"
-        "record() { printf '%s\\n' \"$@\" >> \"$1.args\"; printf '%s\\n' \"$NCCL_IB_HCA\" >> \"$1.env\"; }\n"
-        "torchrun() { record torchrun \"$@\"; }\n"
-        "srun() { record srun \"$@\"; }\n";
-    REQUIRE(run_bash(dir, prelude + launch) == 0);
-    CHECK_FALSE(fs::exists(dir / "CANARY"));
-    const std::string torchrun = slurp_file(dir / "torchrun.args");
-    CHECK(torchrun.find("--master-addr\n" + std::string(kHostile[0]) + "\n") != std::string::npos);
-    const std::string srun = slurp_file(dir / "srun.args");
-    CHECK(srun.find(std::string(kHostile[0]) + "," + kHostile[3]) != std::string::npos);
-    // NCCL_IB_HCA reached the launcher byte for byte.
+    // Stand-ins for the launchers (executables: the script execs them) record their arguments and
+    // the NCCL environment they see; srun runs its command as node 0, named as the plan names it.
+    fs::create_directories(dir / "bin");
+    std::ofstream(dir / "bin" / "torchrun")
+        << "#!/bin/bash\nprintf '%s\\n' \"$@\" >> torchrun.args; printf '%s\\n' \"$NCCL_IB_HCA\" >> torchrun.env\n";
+    std::ofstream(dir / "bin" / "srun")
+        << "#!/bin/bash\nprintf '%s\\n' \"$@\" >> srun.args; while [ \"${1#--}\" != \"$1\" ]; do shift; done\n"
+           "SLURM_NODEID=0 SLURM_LOCALID=1 SLURM_PROCID=1 SLURM_NTASKS=16 SLURMD_NODENAME=\"$H0\" \"$@\"\n";
+    std::ofstream(dir / "bin" / "python") << "#!/bin/bash\nprintf '%s' \"$NCCL_IB_HCA\" > python.env\n";
+    fs::permissions(dir / "bin" / "python", fs::perms::owner_all);
+    fs::permissions(dir / "bin" / "torchrun", fs::perms::owner_all);
+    fs::permissions(dir / "bin" / "srun", fs::perms::owner_all);
+    // NCCL_IB_HCA reached the launcher byte for byte (checked below).
     std::string hca;
     std::set<std::string> devices;
     for (const auto& nic : r.cluster.templates[0].nics) {
@@ -118,9 +117,24 @@ TEST_CASE("the launch snippet, run by bash with hostile host, NIC and layout nam
     for (const auto& d : devices) {
         hca += (hca.empty() ? "=" : ",") + d;
     }
+    const std::string prelude = "export PATH=\"$PWD/bin:$PATH\" NODE_RANK=0 H0=" + shell_quote(kHostile[0]) + "\n";
+    REQUIRE(run_bash(dir, prelude + launch_text(r, LaunchOptions{"torchrun", "", {}, ""})) == 0);
+    CHECK_FALSE(fs::exists(dir / "CANARY"));
+    const std::string torchrun = slurp_file(dir / "torchrun.args");
+    CHECK(torchrun.find("--master-addr\n" + std::string(kHostile[0]) + "\n") != std::string::npos);
     CHECK(slurp_file(dir / "torchrun.env") == hca + "\n");
+    // An #SBATCH line is a comment: no quoting holds there, so Slurm scripts refuse such names.
+    CHECK_THROWS_AS((void)launch_text(r, LaunchOptions{"slurm-torchrun", "", {}, ""}), Error);
     // And the hostfile refuses to write a name it cannot quote.
     CHECK_THROWS_AS((void)hostfile_text(r), Error);
+    // The task part of a Slurm script (one task per GPU: the NIC names are in it), with hostile NIC names and a name that holds its delimiter.
+    r.cluster.nodes[0].host = "node0";
+    r.cluster.nodes[1].host = "node1";
+    r.cluster.templates[0].nics[1].device = "x\nPLAN_LAYOUT_TASK\ntouch CANARY\n";
+    REQUIRE(run_bash(dir, prelude + "export H0=node0\n" + launch_text(r, LaunchOptions{"slurm-tasks", "", {}, ""})) == 0);
+    CHECK_FALSE(fs::exists(dir / "CANARY"));
+    CHECK(slurp_file(dir / "python.env") == "=" + r.cluster.templates[0].nics[1].device + ":1");  // local rank 1's NIC
+    CHECK(slurp_file(dir / "srun.args").find("plan-layout-task\n") != std::string::npos);
     fs::remove_all(dir);
 }
 

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/emit/nccl_topo_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
+#include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
@@ -58,10 +60,100 @@ TEST_CASE("hostfile and launch snippets name every node once, with its slots and
     const std::string host1 = r.cluster.nodes[1].host;
     CHECK(hosts.find(host0 + " slots=8\n") != std::string::npos);
     CHECK(hosts.find(host1 + " slots=8\n") != std::string::npos);
-    const std::string launch = launch_text(r);
-    CHECK(launch.find("torchrun --nnodes 2 --nproc-per-node 8") != std::string::npos);
-    CHECK(launch.find("--pipeline-model-parallel-size 2") != std::string::npos);
-    CHECK(launch.find("--expert-model-parallel-size 8") != std::string::npos);
-    CHECK(launch.find("srun --nodes 2 --ntasks-per-node 8") != std::string::npos);
-    CHECK(launch.find("--cpu-bind=map_ldom:0,0,0,0,1,1,1,1") != std::string::npos);
+    CHECK(hostfile_text(r, "mpich").find(host0 + ":8\n") != std::string::npos);
+    CHECK(hostfile_text(r, "deepspeed") == hosts);
+    CHECK_THROWS(hostfile_text(r, "lsf"));
+    // No --megatron-args: pretrain_gpt.py and the sizes that differ from Megatron's defaults.
+    const std::string launch = launch_text(r, LaunchOptions{"torchrun", "", {}, ""});
+    CHECK(launch.find("exec torchrun --nnodes 2 --nproc-per-node 8 --node-rank \"$NODE_RANK\"") != std::string::npos);
+    CHECK(launch.find("set -- pretrain_gpt.py --pipeline-model-parallel-size 2 --expert-model-parallel-size 8\n") !=
+          std::string::npos);
+    const std::string tasks = launch_text(r, LaunchOptions{"slurm-tasks", "", {}, ""});
+    CHECK(tasks.find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n#SBATCH --gpus-per-node=8\n") != std::string::npos);
+    CHECK(tasks.find("srun --nodes=2 --ntasks-per-node=8 --export=ALL --cpu-bind=map_ldom:0,0,0,0,1,1,1,1") !=
+          std::string::npos);
+    CHECK(tasks.find("export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") != std::string::npos);
+    CHECK(tasks.find("HCA=(=mlx5_0:1 =mlx5_1:1 ") != std::string::npos);
+    CHECK_THROWS(launch_text(r, LaunchOptions{"mpirun", "", {}, ""}));
+}
+
+TEST_CASE("launch: the user's arguments pass on unchanged but the parallel sizes, set to the plan's") {
+    const Report r = plan_layout("layouts/seed-2x8-pp2-ep8.json");  // tp 1, pp 2, ep 8
+    const std::vector<LaunchArg> given = {{"--tensor_model_parallel_size=4", false}, {"--data-path", false},
+                                          {"/my data/x", false},  {"--pipeline-model-parallel-size", false},
+                                          {"4", false},           {"--save", false},
+                                          {"$CKPT/run", true}};
+    const auto out = with_plan_sizes(r, given);
+    REQUIRE(out.size() == 9);
+    CHECK(out[0].text == "--tensor_model_parallel_size=1");
+    CHECK(out[2].text == "/my data/x");
+    CHECK(out[4].text == "2");
+    CHECK(out[6].text == "$CKPT/run");
+    CHECK(out[6].runtime);
+    CHECK(out[7].text == "--expert-model-parallel-size");
+    CHECK(out[8].text == "8");
+    const std::string text = launch_text(r, LaunchOptions{"slurm-torchrun", "train.py", given, "t.sh:3"});
+    CHECK(text.find("train.py --tensor_model_parallel_size=1 --data-path '/my data/x'") != std::string::npos);
+    CHECK(text.find("--save \"$CKPT/run\"") != std::string::npos);
+    CHECK(text.find("bash -c \"$TASK\" plan-layout-task") != std::string::npos);
+}
+
+TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's GPUs, NICs, PCIe tree, NVLink and NUMA") {
+    const Report r = plan_layout("layouts/seed-2x8-ep16.json");
+    const std::string xml = nccl_topo_xml(r, r.cluster.nodes[1].host);
+    CHECK(xml.find("<system version=\"1\">") != std::string::npos);
+    CHECK(xml.find("rank=\"8\"") != std::string::npos);  // node1's GPU 0 runs rank 8
+    const NodeTemplate back = read_nccl_topo_xml(xml, "written.xml");
+    const NodeTemplate& t = r.cluster.template_of(1);
+    REQUIRE(back.gpus.size() == t.gpus.size());
+    REQUIRE(back.nics.size() == t.nics.size());
+    REQUIRE(back.cpus.size() == t.cpus.size());
+    CHECK(back.pcie_switches.size() == t.pcie_switches.size());
+    for (std::size_t i = 0; i < t.cpus.size(); ++i) {
+        CHECK(back.cpus[i].numa == t.cpus[i].numa);
+        CHECK(back.cpus[i].cpuset == t.cpus[i].cpuset);
+    }
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+        CHECK(back.gpus[i].numa == t.gpus[i].numa);
+        CHECK(back.gpus[i].pcie.gen == t.gpus[i].pcie.gen);
+        CHECK(back.gpus[i].pcie.width == t.gpus[i].pcie.width);
+    }
+    for (std::size_t i = 0; i < t.nics.size(); ++i) {
+        CHECK(back.nics[i].device == t.nics[i].device);
+        CHECK(back.nics[i].port == t.nics[i].port);
+        CHECK(back.nics[i].numa == t.nics[i].numa);
+        CHECK(back.nics[i].speed_gbit_s == t.nics[i].speed_gbit_s);
+        CHECK(back.nics[i].link_layer == t.nics[i].link_layer);
+    }
+    CHECK(back.nvlink.nvswitch == t.nvlink.nvswitch);
+    CHECK(back.nvlink.links_per_gpu == t.nvlink.links_per_gpu);
+    CHECK(back.gdr_level == t.gdr_level);
+    // Every GPU/NIC pair has the same PCIe class (PIX for GPU i and NIC i, ...), as derived.
+    CHECK(gpu_nic_classes(back) == gpu_nic_classes(t));
+    CHECK_THROWS(nccl_topo_xml(r, "node9"));
+}
+
+TEST_CASE("nccl-topo: a real NCCL topology file read, written and read again keeps its facts") {
+    for (const char* name : {"azure-ndv5-topo.xml", "aws-p4d-24xlarge-topo.xml", "pcie-8x-rtx3090-plx-switch-cx6-ib-topo.xml"}) {
+        CAPTURE(name);
+        const std::string path = std::string(PLANLAYOUT_FIXTURES_DIR) + "/nccl-topo-xml/" + name;
+        const NodeTemplate first = read_nccl_topo_xml(read_text_file(path), name);
+        Report r;
+        r.cluster.templates.push_back(first);
+        r.cluster.nodes.push_back({});
+        r.cluster.nodes[0].host = "n0";
+        r.placement.node.assign(first.gpus.size(), 0);
+        for (std::size_t i = 0; i < first.gpus.size(); ++i) {
+            r.placement.gpu.push_back(static_cast<std::int32_t>(i));
+        }
+        const NodeTemplate again = read_nccl_topo_xml(nccl_topo_xml(r, "n0"), "again.xml");
+        REQUIRE(again.gpus.size() == first.gpus.size());
+        REQUIRE(again.nics.size() == first.nics.size());
+        CHECK(again.pcie_switches.size() == first.pcie_switches.size());
+        CHECK(gpu_nic_classes(again) == gpu_nic_classes(first));
+        for (std::size_t i = 0; i < first.nics.size(); ++i) {
+            CHECK(again.nics[i].device == first.nics[i].device);
+            CHECK(again.nics[i].link_layer == first.nics[i].link_layer);
+        }
+    }
 }

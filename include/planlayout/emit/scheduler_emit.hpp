@@ -25,10 +25,46 @@ struct LaunchNode {
 ///  "groups":{kind:[[...]]},"score":{...}}. Ranks and groups are streamed (large worlds).
 [[nodiscard]] std::string scheduler_json(const Report& report);
 
-/// MPI / DeepSpeed hostfile: "host slots=N" per node, in rank order.
-[[nodiscard]] std::string hostfile_text(const Report& report);
+/// A hostfile, one line per node in rank order: "host slots=N" (style "openmpi" and
+/// "deepspeed", the default) or "host:N" (style "mpich", Hydra's -f file).
+[[nodiscard]] std::string hostfile_text(const Report& report, const std::string& style = "openmpi");
 
-/// A torchrun and a Slurm srun snippet with the environment, CPU binding and Megatron's flags.
-[[nodiscard]] std::string launch_text(const Report& report);
+/// One argument of the user's training command. `runtime`: its value was not known when the
+/// script was read (an unset $VAR, a $(command)): it is written in double quotes, as written,
+/// so the shell of the job expands it.
+struct LaunchArg {
+    std::string text;
+    bool runtime = false;
+};
+
+/// What launch_text starts and how.
+struct LaunchOptions {
+    /// torchrun (one command per node, its node rank from NODE_RANK or the host name),
+    /// torchrun-rdzv (c10d rendezvous: the same command on every node), slurm-torchrun (an sbatch
+    /// script: srun starts one torchrun per node), slurm-tasks (an sbatch script: one task per GPU,
+    /// RANK/LOCAL_RANK/WORLD_SIZE from Slurm's task ids).
+    std::string launcher = "slurm-torchrun";
+    std::string script;             // the training script; "" = pretrain_gpt.py as a placeholder
+    std::vector<LaunchArg> args;    // the script's arguments, unchanged but the parallel sizes
+    std::string source;             // where they came from: "train.sh:42"
+};
+
+/// The launcher names LaunchOptions::launcher takes.
+inline constexpr const char* kLaunchers[] = {"torchrun", "torchrun-rdzv", "slurm-torchrun", "slurm-tasks"};
+
+/// The user's arguments with Megatron's parallel sizes (--tensor-model-parallel-size, ...) set to
+/// the plan's: a size the arguments give is replaced where it stands (`--x N` or `--x=N`, `_` or
+/// `-` spellings), a missing one is appended when the plan's differs from Megatron's default (1;
+/// the expert tensor size: the tensor size); --use-tp-pp-dp-mapping is appended for the
+/// tp-cp-ep-pp-dp order. Every other argument is kept byte for byte, in order.
+[[nodiscard]] std::vector<LaunchArg> with_plan_sizes(const Report& report, std::vector<LaunchArg> args);
+
+/// A bash script that starts the plan's job with `options.launcher`: the NCCL environment
+/// (NCCL_IB_HCA per node, or per rank for slurm-tasks; NCCL_SOCKET_IFNAME, NCCL_CROSS_NIC,
+/// NCCL_PXN_DISABLE), CUDA_VISIBLE_DEVICES in the placement's GPU order, MASTER_ADDR/PORT, and
+/// the user's script with every argument (with_plan_sizes). Throws Error (BadInput) when the
+/// placement is not node by node (torchrun and Slurm number ranks node rank x G + local rank)
+/// or the nodes run different numbers of ranks.
+[[nodiscard]] std::string launch_text(const Report& report, const LaunchOptions& options = {});
 
 }  // namespace planlayout

@@ -58,7 +58,21 @@ struct ScriptWord {
                        // that came from a variable: the line it was written on in the assignment;
                        // for a value given in env: the line of the reference)
     std::optional<std::string> unresolved;  // why the value is not known ("$X is not set")
+    int command = 0;   // which counted command it belongs to (0, 1, ... in file order)
 };
+
+/// The Python training script a launch runs and every word after it in its command, as the
+/// script gives them (values expanded, quoting removed): what a launcher must pass on unchanged.
+struct TrainingCommand {
+    ScriptWord script;             // "pretrain_gpt.py" (as written: a path stays a path)
+    std::vector<ScriptWord> args;  // every later word of the same command, in order
+};
+
+/// The training command of read_launch_script's words: the last resolved word ending in ".py"
+/// that is neither an option nor a pattern, and the words after it in the same command (a
+/// launcher's own options come before it). nullopt when no word names a Python script (a line
+/// pasted without its program, `python -m module`).
+[[nodiscard]] std::optional<TrainingCommand> training_command(const std::vector<ScriptWord>& words);
 
 /// The words of the training command(s) of a launch script (see the rules above). `file` names
 /// the script in errors; `env` holds values given with --env NAME=VALUE (never the process's

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Issue 18 item 5: the launch output runs as written. For each launch script and launcher, the
+# generated script passes `bash -n`, then runs with stub srun/torchrun/python on PATH (stubs/)
+# that record every worker's environment and argv; every rank must start once, with RANK 0..W-1,
+# LOCAL_RANK = RANK mod G, WORLD_SIZE = W, MASTER_ADDR = the first host, and argv byte for byte
+# what the user's own script passes to its training script (the script itself, run by bash with
+# the stub torchrun, gives that reference).
+# Usage: check_launch.sh PLAN_LAYOUT_BINARY SOURCE_DIR
+set -euo pipefail
+bin=$1
+src=$2
+here=$src/tests/launch
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PATH="$here/stubs:$PATH"
+fail=0
+
+# check NAME LAUNCHER NODES PER_NODE REFERENCE_ARGV -- plan-layout analyze args...
+check() {
+    local name=$1 launcher=$2 nodes=$3 per_node=$4 reference=$5
+    shift 6
+    local world=$((nodes * per_node)) out=$work/$name-$launcher
+    mkdir -p "$out"
+    "$bin" analyze "$@" --format launch --launcher "$launcher" -o "$out/job.sh"
+    bash -n "$out/job.sh" || { echo "FAIL $name $launcher: bash -n"; fail=1; return; }
+    local hosts="" i
+    for ((i = 0; i < nodes; i++)); do hosts+="${hosts:+,}node$i"; done
+    if [ "$launcher" = torchrun ]; then
+        for ((i = 0; i < nodes; i++)); do
+            STUB_OUT=$out NODE_RANK=$i bash "$out/job.sh" > "$out/log" 2>&1 || { cat "$out/log"; fail=1; return; }
+        done
+    else
+        STUB_OUT=$out SLURM_JOB_NODELIST=$hosts SLURM_JOB_ID=42 bash "$out/job.sh" > "$out/log" 2>&1 ||
+            { echo "FAIL $name $launcher: the script failed"; cat "$out/log"; fail=1; return; }
+    fi
+    local started
+    started=$(find "$out" -name 'rank.*.argv' | wc -l)
+    [ "$started" -eq "$world" ] || { echo "FAIL $name $launcher: $started workers started, not $world"; fail=1; }
+    local r
+    for ((r = 0; r < world; r++)); do
+        local env=$out/rank.$r.env
+        [ -f "$env" ] || { echo "FAIL $name $launcher: no rank $r"; fail=1; continue; }
+        grep -qx "LOCAL_RANK=$((r % per_node))" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep LOCAL_RANK "$env")"; fail=1; }
+        grep -qx "WORLD_SIZE=$world" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep WORLD_SIZE "$env")"; fail=1; }
+        grep -qx "MASTER_ADDR=node0" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep MASTER_ADDR "$env")"; fail=1; }
+        grep -qx "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep CUDA_VISIBLE "$env")"; fail=1; }
+        if [ "$launcher" = slurm-tasks ]; then
+            # one NIC per rank: the rail NIC of its GPU (GPU i <-> mlx5_i on these templates)
+            grep -qx "NCCL_IB_HCA==mlx5_$((r % per_node)):1" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep NCCL_IB_HCA "$env")"; fail=1; }
+        fi
+        cmp -s "$reference" "$out/rank.$r.argv" || {
+            echo "FAIL $name $launcher: rank $r argv differs from the user's script:"
+            diff <(tr '\0' '\n' < "$reference") <(tr '\0' '\n' < "$out/rank.$r.argv") | head -5
+            fail=1
+        }
+    done
+    echo "ok   $name $launcher: $world ranks"
+}
+
+# The reference argv: the user's script run by bash, the stub torchrun recording what follows it.
+STUB_REFERENCE=$work/quoted.ref bash "$here/train_quoted.sh"
+STUB_REFERENCE=$work/mixtral.ref WANDB_API_KEY=set bash "$src/tests/data/launch/mixtral_8x7b.sh" \
+    '/ckpt dir/run 1' /tok/tokenizer.model '/data/my corpus_text_document'
+
+for launcher in slurm-torchrun slurm-tasks torchrun; do
+    check quoted "$launcher" 2 8 "$work/quoted.ref" -- --nodes 2 --node h100-hgx-8gpu-8nic \
+        --megatron-args "$here/train_quoted.sh"
+    check mixtral "$launcher" 4 8 "$work/mixtral.ref" -- --nodes 4 --node h100-hgx-8gpu-8nic \
+        --megatron-args "$src/tests/data/launch/mixtral_8x7b.sh" \
+        --env '1=/ckpt dir/run 1' --env 2=/tok/tokenizer.model --env '3=/data/my corpus_text_document'
+done
+exit $fail
