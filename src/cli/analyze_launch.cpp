@@ -4,6 +4,7 @@
 
 #include "plan_inputs.hpp"
 #include "cost_options.hpp"
+#include "planlayout/emit/sched_topology_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
@@ -29,7 +30,8 @@ int require_fit_code(const ParsedArgs& parsed, const Report& report) {
 }
 
 bool is_launch_format(const std::string& format) {
-    return format == "scheduler" || format == "hostfile" || format == "launch";
+    return format == "scheduler" || format == "hostfile" || format == "launch" || format == "slurm-topology" ||
+           format == "slurm-topology-yaml" || format == "kueue" || format == "volcano";
 }
 
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
@@ -44,6 +46,14 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
         out.write(scheduler_json(report));
     } else if (format == "hostfile") {
         out.write(hostfile_text(report));
+    } else if (format == "slurm-topology") {
+        out.write(slurm_topology_conf(report));
+    } else if (format == "slurm-topology-yaml") {
+        out.write(slurm_topology_yaml(report));
+    } else if (format == "kueue") {
+        out.write(kueue_yaml(report));
+    } else if (format == "volcano") {
+        out.write(volcano_yaml(report));
     } else {
         out.write(launch_text(report));
     }
