@@ -101,6 +101,10 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
         if (kind == nullptr || kind->group_size() <= 1) {
             continue;  // no such groups (size 1: nothing crosses)
         }
+        // The data-parallel reduce runs over dp_cp when CP > 1, else over dp (analysis/traffic).
+        if ((std::string(rule.kind) == "dp" && groups.spec.cp > 1) || (std::string(rule.kind) == "dp_cp" && groups.spec.cp <= 1)) {
+            continue;
+        }
         KindLevel level{rule.kind, SchedLevel::Node, rule.required, rule.why, 1};
         std::vector<std::vector<std::int64_t>> positions;
         for (std::int64_t g = 0; g < kind->group_count(); ++g) {

@@ -78,7 +78,8 @@ std::string comment_block(const Report& r, const SchedulerLevels& s, const std::
     o << "# placement: " << printable(r.placement.description) << "\n";
     o << "# Levels, innermost first: node (NVLink) < leaf group (nodes on one set of leaf switches) <\n"
       << "# spine pod (leaf groups under one spine tier) < cluster. Per kind, the level its groups stay\n"
-      << "# inside in this plan; required: per-layer collectives nothing hides; preferred: the rest.\n";
+      << "# inside in this plan. Required: collectives in every layer; preferred: once per step or\n"
+      << "# at pipeline stage boundaries (docs/formats/schedulers.md).\n";
     for (const auto& k : s.kinds) {
         std::string level = where_text(k.span);
         if (k.span != SchedLevel::Node && k.slice_nodes > 1 && k.slice_nodes < static_cast<std::int64_t>(s.job_nodes.size())) {
@@ -88,15 +89,16 @@ std::string comment_block(const Report& r, const SchedulerLevels& s, const std::
           << "  " << level << ": " << k.why << "\n";
     }
     o << "# The job spans " << where_text(s.job_span) << " (" << s.leaf_groups_used << " leaf group(s), " << s.pods_used
-      << " pod(s)). ";
+      << " pod(s)).\n# ";
+    const std::string prefer = s.job_span == SchedLevel::Cluster ? std::string("As few pods as possible is preferred")
+                                                                  : "Staying inside " + std::string(where_text(s.job_span)) + " is preferred";
     if (s.job_required) {
         o << "It must stay inside " << where_text(s.job_span) << ": its required kinds span it.\n";
     } else if (s.required == SchedLevel::Node) {
-        o << "Its required kinds stay inside one node, so any nodes keep them;\n# staying inside "
-          << where_text(s.job_span) << " is preferred.\n";
+        o << "Its required kinds stay inside one node: any nodes keep them.\n# " << prefer << ".\n";
     } else {
-        o << "Staying inside " << where_text(s.job_span) << " is preferred; each slice\n# of " << s.slice_nodes
-          << " consecutive nodes must stay inside " << where_text(s.required) << ".\n";
+        o << prefer << "; each slice of " << s.slice_nodes << " consecutive nodes\n# must stay inside "
+          << where_text(s.required) << ".\n";
     }
     o << "# Ranks fill the nodes in the plan's order (node-major; --placement fabric sorts them leaf-major),\n"
       << "# so the launcher's node order must keep each slice's nodes together.\n";
@@ -170,10 +172,12 @@ std::string slurm_hostlist(const std::vector<std::string>& hosts) {
         const long long v = std::stoll(h.substr(i));
         // Zero-padded numbers keep their width; unpadded ones are of any width.
         const std::size_t width = h[i] == '0' && digits > 1 ? digits : 0;
-        if (!runs.empty() && runs.back().prefix == prefix && !runs.back().ranges.empty() && runs.back().width == width &&
-            runs.back().ranges.back().second + 1 == v) {
+        // A padded run takes unpadded numbers of its width too ("gpu09", "gpu10").
+        const bool joins = !runs.empty() && runs.back().prefix == prefix && !runs.back().ranges.empty() &&
+                           (runs.back().width == width || (width == 0 && digits == runs.back().width));
+        if (joins && runs.back().ranges.back().second + 1 == v) {
             runs.back().ranges.back().second = v;
-        } else if (!runs.empty() && runs.back().prefix == prefix && !runs.back().ranges.empty() && runs.back().width == width) {
+        } else if (joins) {
             runs.back().ranges.emplace_back(v, v);
         } else {
             runs.push_back({prefix, width, {{v, v}}});
@@ -299,8 +303,10 @@ std::string kueue_yaml(const Report& r) {
     o << "---\n# The job's PodSet annotations, one pod per node (torchrun with all its GPUs): merge into the\n"
       << "# pod template of the job (kubectl patch --type merge --patch-file, or copy them).\n";
     o << "spec:\n  template:\n    metadata:\n      annotations:\n";
-    const SchedLevel whole = std::min(s.job_span, SchedLevel::Spine);  // above a pod: as few pods as fit
-    o << "        kueue.x-k8s.io/podset-" << (s.job_required ? "required" : "preferred") << "-topology: " << q(label(whole)) << "\n";
+    // Above one pod no level holds the job: prefer one pod (Kueue widens the domain as it must).
+    const SchedLevel whole = std::min(s.job_span, SchedLevel::Spine);
+    const bool hard = s.job_required && s.job_span != SchedLevel::Cluster;
+    o << "        kueue.x-k8s.io/podset-" << (hard ? "required" : "preferred") << "-topology: " << q(label(whole)) << "\n";
     if (!s.job_required && s.required != SchedLevel::Node) {
         o << "        kueue.x-k8s.io/podset-slice-required-topology: " << q(label(s.required)) << "\n";
         o << "        kueue.x-k8s.io/podset-slice-size: " << q(std::to_string(s.slice_nodes)) << "\n";
@@ -323,6 +329,9 @@ std::string volcano_yaml(const Report& r) {
     for (const auto& [name, hosts] : t.leaves) {
         hypernode(name, 1, "Node", hosts);
     }
+    if (!t.railless.empty()) {
+        hypernode("tcp", 1, "Node", t.railless);  // nodes without a rail NIC: their own group
+    }
     for (const auto& [name, leaves] : t.pods) {
         hypernode(name, 2, "HyperNode", leaves);
     }
@@ -334,7 +343,7 @@ std::string volcano_yaml(const Report& r) {
       << "# into the job. hard: every pod inside one HyperNode of at most this tier; soft: preferred.\n";
     if (!s.job_required && s.required != SchedLevel::Node) {
         o << "# The required slices (" << s.slice_nodes << " consecutive nodes inside " << where_text(s.required)
-          << ") have no job-level field: keep them with the rank order above.\n";
+          << ") have no job-level\n# field: keep them with the rank order above.\n";
     }
     o << "spec:\n  networkTopology:\n    mode: " << (s.job_required ? "hard" : "soft") << "\n    highestTierAllowed: " << tier << "\n";
     return o.str();

@@ -129,7 +129,8 @@ TEST_CASE("slurm_hostlist folds runs and expand_hostlist gives them back") {
     CHECK(slurm_hostlist({"a", "b1"}) == "a,b1");
     CHECK(slurm_hostlist({"su0"}) == "su0");
     for (const std::vector<std::string>& hosts :
-         {std::vector<std::string>{"n9", "n10", "n11"}, {"gpu008", "gpu009", "gpu010", "x"}, {"node3", "node1", "node2"}}) {
+         {std::vector<std::string>{"n9", "n10", "n11"}, {"gpu008", "gpu009", "gpu010", "x"}, {"node3", "node1", "node2"},
+          {"gpu09", "gpu10", "gpu12"}}) {
         CHECK(expand_hostlist(slurm_hostlist(hosts), "test") == hosts);
     }
 }
