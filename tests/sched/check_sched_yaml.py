@@ -30,8 +30,9 @@ def main() -> int:
             continue
         args = args_file.read_text().split("\n")
         fmt = next((args[i + 1] for i in range(len(args) - 1) if args[i] == "--format"), None)
-        if fmt not in FORMATS:
-            continue
+        exit_file = case / "exit"
+        if fmt not in FORMATS or (exit_file.exists() and exit_file.read_text().strip() != "0"):
+            continue  # not a scheduler YAML format, or an error case
         schema = json.loads((src / "schema" / f"{FORMATS[fmt]}.schema.json").read_text())
         docs = [d for d in yaml.safe_load_all(out_file.read_text()) if d is not None]
         instance = docs[0] if fmt == "slurm-topology-yaml" else docs
