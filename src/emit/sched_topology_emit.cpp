@@ -124,6 +124,7 @@ std::string sbatch_advice(const SchedulerLevels& s, bool has_blocks) {
 
 std::vector<std::string> names_of(const std::vector<std::pair<std::string, std::vector<std::string>>>& v) {
     std::vector<std::string> out;
+    out.reserve(v.size());
     for (const auto& [name, members] : v) {
         out.push_back(name);
     }
