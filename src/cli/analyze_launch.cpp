@@ -5,6 +5,7 @@
 #include "plan_inputs.hpp"
 #include "cost_options.hpp"
 #include "planlayout/emit/nccl_topo_emit.hpp"
+#include "planlayout/emit/sched_topology_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/plan.hpp"
@@ -30,7 +31,8 @@ int require_fit_code(const ParsedArgs& parsed, const Report& report) {
 }
 
 bool is_launch_format(const std::string& format) {
-    return format == "scheduler" || format == "hostfile" || format == "launch" || format == "nccl-topo";
+    return format == "scheduler" || format == "hostfile" || format == "launch" || format == "nccl-topo" ||
+           format == "slurm-topology" || format == "slurm-topology-yaml" || format == "kueue" || format == "volcano";
 }
 
 void require_format_flags(const ParsedArgs& parsed, const std::string& format) {
@@ -71,6 +73,14 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
         out.write(nccl_topo_xml(report, parsed.get("--host").value_or("")));
     } else if (format == "hostfile") {
         out.write(hostfile_text(report, parsed.get("--hostfile-style").value_or("openmpi")));
+    } else if (format == "slurm-topology") {
+        out.write(slurm_topology_conf(report));
+    } else if (format == "slurm-topology-yaml") {
+        out.write(slurm_topology_yaml(report));
+    } else if (format == "kueue") {
+        out.write(kueue_yaml(report));
+    } else if (format == "volcano") {
+        out.write(volcano_yaml(report));
     } else {
         LaunchOptions options;
         options.launcher = parsed.get("--launcher").value_or(options.launcher);

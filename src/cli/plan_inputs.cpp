@@ -328,7 +328,8 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step", "--compare"}) {
+         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step", "--compare",
+          "--placement"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -338,10 +339,10 @@ bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
 
 namespace {
 
-// Only flags that change how a layout is scored (--measured-step, --compare): they apply to the
+// Only flags that change how a layout is scored or placed (--measured-step, --compare, --placement): they apply to the
 // embedded default layout.
 bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
-    if (!args.has("--measured-step") && !args.has("--compare")) {
+    if (!args.has("--measured-step") && !args.has("--compare") && !args.has("--placement")) {
         return false;
     }
     for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
@@ -447,6 +448,9 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
                               "write e.g. --compare tcp,gdrdma or --compare p2p,shm");
         }
         put(layout, sources, notes, "/transport/compare", json::array({names[0], names[1]}), "--compare " + *arms);
+    }
+    if (const auto order = args.get("--placement")) {  // node-major | fabric (checked by the option's choices)
+        put(layout, sources, notes, "/placement/order", *order, "--placement " + *order);
     }
     const bool cluster_flags = std::any_of(sources.begin(), sources.end(),
                                            [](const auto& e) { return e.first.rfind("/cluster", 0) == 0; });

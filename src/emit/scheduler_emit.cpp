@@ -67,6 +67,32 @@ const char* const kMegatronFlag[][2] = {{"tp", "--tensor-model-parallel-size"},
                                         {"ep", "--expert-model-parallel-size"},
                                         {"etp", "--expert-tensor-parallel-size"}};
 
+// How ranks fill the nodes: the order the layout chose, the placement in words, the nodes in
+// the order their ranks start (what the hostfile lists).
+std::string placement_json(const Report& r) {
+    std::string order = "node-major";
+    const auto& layout = r.layout;
+    if (layout.is_object() && layout.contains("placement") && layout.at("placement").is_object()) {
+        const auto& p = layout.at("placement");
+        if (p.contains("ranks")) {
+            order = "explicit";
+        } else if (p.contains("order") && p.at("order").is_string()) {
+            order = p.at("order").get<std::string>();
+        }
+    }
+    nlohmann::ordered_json j;
+    j["order"] = order;
+    j["description"] = r.placement.description;
+    j["node_order"] = nlohmann::ordered_json::array();
+    std::set<std::int32_t> seen;
+    for (const std::int32_t n : r.placement.node) {
+        if (seen.insert(n).second) {
+            j["node_order"].push_back(r.cluster.nodes[static_cast<std::size_t>(n)].host);
+        }
+    }
+    return j.dump();
+}
+
 }  // namespace
 
 std::vector<LaunchNode> launch_nodes(const Report& r) {
@@ -117,7 +143,7 @@ std::string scheduler_json(const Report& r) {
     out.reserve(static_cast<std::size_t>(r.placement.world()) * 160 + 4096);
     out += "{\n  \"schema_version\": 1,\n  \"format\": \"plan-layout scheduler\",\n  \"layout\": " +
            json_string(r.layout_name) + ",\n  \"world\": " + std::to_string(r.placement.world()) +
-           ",\n  \"spec\": " + to_json(r.groups.spec).dump() + ",\n  \"ranks\": [";
+           ",\n  \"placement\": " + placement_json(r) + ",\n  \"spec\": " + to_json(r.groups.spec).dump() + ",\n  \"ranks\": [";
     std::vector<std::int64_t> local(static_cast<std::size_t>(r.cluster.node_count()), 0);
     for (std::int64_t rank = 0; rank < r.placement.world(); ++rank) {
         const auto i = static_cast<std::size_t>(rank);

@@ -1,6 +1,7 @@
 // Placement: node-major rank placement, hostfile order, local GPU permutations, explicit maps.
 #include "planlayout/parallel/placement.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -41,6 +42,57 @@ std::int32_t lookup_host(const std::map<std::string, std::int32_t>& hosts, const
 
 }  // namespace
 
+FabricDomains fabric_domains(const Cluster& cluster) {
+    FabricDomains d;
+    const auto n = static_cast<std::size_t>(cluster.node_count());
+    d.leaf_group.assign(n, -1);
+    d.pod.assign(n, -1);
+    std::map<std::int64_t, std::int64_t> id_of_key;  // leaf group key (SU or first leaf) → id, in key order
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto node = static_cast<std::int64_t>(i);
+        if (cluster.facts_of(node).rail_nics.empty()) {
+            continue;
+        }
+        const std::int64_t leaf = cluster.leaf_of(node, 0);
+        id_of_key.emplace(cluster.wiring.empty() ? cluster.su_of(node) : leaf, 0);
+    }
+    for (auto& [key, id] : id_of_key) {
+        id = static_cast<std::int64_t>(d.leaf_group_names.size());
+        d.leaf_group_names.push_back(cluster.wiring.empty() ? "su" + std::to_string(key) : cluster.leaf_name(key));
+        const std::int64_t pod = cluster.wiring.empty() ? cluster.pod_of_leaf(key * std::max(cluster.rails, 1)) : 0;
+        d.pod_of_leaf_group.push_back(pod);
+        d.pods = std::max(d.pods, pod + 1);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto node = static_cast<std::int64_t>(i);
+        if (cluster.facts_of(node).rail_nics.empty()) {
+            continue;
+        }
+        const std::int64_t key = cluster.wiring.empty() ? cluster.su_of(node) : cluster.leaf_of(node, 0);
+        d.leaf_group[i] = id_of_key.at(key);
+        d.pod[i] = d.pod_of_leaf_group[static_cast<std::size_t>(d.leaf_group[i])];
+    }
+    return d;
+}
+
+std::vector<std::int32_t> fabric_node_order(const Cluster& cluster, const std::vector<std::int32_t>& order) {
+    std::vector<std::int32_t> out = order;
+    if (out.empty()) {
+        for (std::int64_t i = 0; i < cluster.node_count(); ++i) {
+            out.push_back(static_cast<std::int32_t>(i));
+        }
+    }
+    const FabricDomains d = fabric_domains(cluster);
+    auto key = [&](std::int32_t node) {
+        const auto i = static_cast<std::size_t>(node);
+        // Nodes without a rail NIC (-1) go last.
+        return d.leaf_group[i] < 0 ? std::pair<std::int64_t, std::int64_t>{d.pods, 0}
+                                   : std::pair<std::int64_t, std::int64_t>{d.pod[i], d.leaf_group[i]};
+    };
+    std::stable_sort(out.begin(), out.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+    return out;
+}
+
 Placement node_major_placement(const Cluster& cluster, std::int64_t world, const std::vector<std::int32_t>& node_order,
                                const std::vector<std::int32_t>& local_order, const std::string& where) {
     Placement p;
@@ -75,9 +127,17 @@ std::optional<std::string> placement_hostfile_name(const nlohmann::json& j) {
 Placement placement_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                               const Cluster& cluster, std::int64_t world, const std::optional<NamedHostfile>& hostfile) {
     const JsonReader o(j, file, pointer);
-    o.check_keys({"hosts", "hostfile", "local_order", "ranks"});
+    o.check_keys({"hosts", "hostfile", "local_order", "order", "ranks"});
     const auto hosts = host_index(cluster);
+    const std::string node_order = o.get_string("order").value_or("node-major");
+    if (node_order != "node-major" && node_order != "fabric") {
+        throw input_error(o.where("order"), "unknown order '" + printable(node_order) + "'",
+                          "use \"node-major\" (the hosts in the order given) or \"fabric\" (leaf-major: rings stay inside leaves)");
+    }
     if (o.has("ranks")) {
+        if (o.has("order")) {
+            throw input_error(o.where("order"), "an explicit rank map has no node order to choose", "drop \"order\" or \"ranks\"");
+        }
         const auto& ranks = o.at("ranks");
         if (!ranks.is_array() || static_cast<std::int64_t>(ranks.size()) != world) {
             throw input_error(o.where("ranks"), "expected a list of " + std::to_string(world) + " placements, one per rank",
@@ -173,6 +233,17 @@ Placement placement_from_json(const nlohmann::json& j, const std::string& file, 
             local.push_back(v.get<std::int32_t>());
         }
         description += ", local GPU order " + lo.dump();
+    }
+    if (node_order == "fabric") {
+        std::vector<std::int32_t> given = order;
+        if (given.empty()) {
+            for (std::int64_t n = 0; n < cluster.node_count(); ++n) {
+                given.push_back(static_cast<std::int32_t>(n));
+            }
+        }
+        order = fabric_node_order(cluster, given);
+        description = order == given ? description + ", fabric order (leaf-major: the same nodes in the same order)"
+                                     : "fabric order (leaf-major) of " + description;
     }
     Placement p = node_major_placement(cluster, world, order, local, o.where());
     p.description = description;

@@ -30,6 +30,23 @@ struct Placement {
                                              const std::vector<std::int32_t>& local_order = {},
                                              const std::string& where = "placement");
 
+/// The fabric's domains per node: the leaf group and pod each node belongs to, with names. A leaf
+/// group is the set of nodes whose rail NICs share one set of leaf switches: a scalable unit of a
+/// rail-aligned fabric, or with explicit wiring the leaf of the node's first rail.
+struct FabricDomains {
+    std::vector<std::int64_t> leaf_group;         // node → leaf group id (-1: the node has no rail NIC)
+    std::vector<std::int64_t> pod;                // node → pod id (-1: no rail NIC)
+    std::vector<std::string> leaf_group_names;    // id → "su0" (aligned) or the leaf's name (explicit wiring)
+    std::vector<std::int64_t> pod_of_leaf_group;  // leaf group id → pod id
+    std::int64_t pods = 0;
+};
+
+[[nodiscard]] FabricDomains fabric_domains(const Cluster& cluster);
+
+/// Leaf-major node order, so that rings stay inside leaves: `order` (every node in cluster order
+/// when empty) stably sorted by pod, then leaf group; nodes without a rail NIC last.
+[[nodiscard]] std::vector<std::int32_t> fabric_node_order(const Cluster& cluster, const std::vector<std::int32_t>& order);
+
 /// The hostfile a placement section names, already read by the caller: the name as the layout
 /// gives it, the path it was read from (for messages), and its hosts in file order.
 struct NamedHostfile {
@@ -39,7 +56,8 @@ struct NamedHostfile {
 };
 
 /// Reads a layout's "placement" section: {"hosts": [...] | "hostfile": "path", "local_order":
-/// [...]} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}. A section naming a hostfile needs
+/// [...], "order": "node-major" | "fabric"} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}.
+/// "order": "fabric" fills the nodes leaf-major (fabric_node_order) instead of in list order. A section naming a hostfile needs
 /// `hostfile` (placement_hostfile_name() tells the caller which file to read).
 [[nodiscard]] Placement placement_from_json(const nlohmann::json& j,
                                             const std::string& file,
