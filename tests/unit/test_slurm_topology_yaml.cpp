@@ -1,5 +1,5 @@
 // Tests: Slurm topology.yaml (Slurm 25.05+) → FabricTopology, on the EXAMPLE of topology.yaml(5)
-// (tests/data/fixtures/slurm-topology/slurm-man-example-topology.yaml, source in SOURCES.md).
+// (tests/data/fixtures/slurm-topology-yaml/slurm-man-example-topology.yaml, source in SOURCES.md).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,7 +14,7 @@ using planlayout::read_slurm_topology_yaml;
 
 namespace {
 
-const char* const kMan = "slurm-topology/slurm-man-example-topology.yaml";
+const char* const kMan = "slurm-topology-yaml/slurm-man-example-topology.yaml";
 
 bool warned(const planlayout::FabricTopology& f, const std::string& part) {
     return std::any_of(f.warnings.begin(), f.warnings.end(),
