@@ -16,6 +16,7 @@ if(PLANLAYOUT_FUZZ)
     endforeach()
     set(PLANLAYOUT_FUZZ_TARGETS
         fuzz_cluster_json fuzz_hwloc_xml fuzz_nvidia_smi_topo fuzz_nccl_topo_xml fuzz_slurm_topology
+        fuzz_slurm_topology_yaml fuzz_k8s_nodes
         fuzz_nccl_log fuzz_nccl_tests fuzz_step_log fuzz_megatron_args fuzz_hf_config)
     foreach(t ${PLANLAYOUT_FUZZ_TARGETS})
         add_executable(${t} fuzz/${t}.cpp)

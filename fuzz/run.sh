@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
 shift 2
-all=(cluster_json hwloc_xml nvidia_smi_topo nccl_topo_xml slurm_topology nccl_log nccl_tests step_log megatron_args hf_config)
+all=(cluster_json hwloc_xml nvidia_smi_topo nccl_topo_xml slurm_topology slurm_topology_yaml k8s_nodes nccl_log nccl_tests step_log megatron_args hf_config)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -22,6 +22,8 @@ seeds() {  # the read-only seed folders of a target
         nvidia_smi_topo) echo $d/nvidia-smi-topo ;;
         nccl_topo_xml) echo $d/nccl-topo-xml $d/nccl-graph-xml fuzz/seeds/nccl_topo_xml ;;
         slurm_topology) echo $d/slurm-topology fuzz/seeds/slurm_topology ;;
+        slurm_topology_yaml) echo $d/slurm-topology-yaml tests/data/slurm-yaml ;;
+        k8s_nodes) echo tests/data/k8s-nodes ;;
         nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
         nccl_tests) echo $d/nccl-tests ;;
         step_log) echo tests/data/ab ;;

@@ -11,6 +11,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
+#include "planlayout/ingest/k8s_nodes.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -20,7 +21,7 @@ namespace planlayout::cli {
 namespace {
 
 std::vector<std::string> capture_formats() {
-    return {"auto", "hwloc", "nvidia-smi", "nccl-xml", "slurm"};
+    return {"auto", "hwloc", "nvidia-smi", "nccl-xml", "slurm", "slurm-yaml", "k8s-nodes"};
 }
 
 }  // namespace
@@ -29,7 +30,8 @@ std::string display_name(const std::string& path) {
     return path == "-" ? "<stdin>" : base_name(path);
 }
 
-Capture load_capture(const std::string& format, const std::string& path, Context& ctx) {
+Capture load_capture(const std::string& format, const std::string& path, Context& ctx,
+                     const CaptureOptions& options) {
     const std::string where = path == "-" ? "<stdin>" : path;
     std::string text;
     if (path == "-") {
@@ -57,7 +59,7 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     if (fmt == "auto") {
         const std::string t = ingest_detail::trim(text.substr(0, 64));
         if (!t.empty() && t[0] == '{') {
-            fmt = "json";
+            fmt = detect_format(text) == CaptureFormat::K8sNodes ? "k8s-nodes" : "json";
         } else {
             const CaptureFormat f = detect_format(text);
             if (f == CaptureFormat::NcclGraph) {
@@ -69,7 +71,7 @@ Capture load_capture(const std::string& format, const std::string& path, Context
             if (f == CaptureFormat::Unknown) {
                 throw input_error(where, "cannot tell which topology format this is",
                                   "name the format: plan-layout import hwloc|nvidia-smi|nccl-xml|"
-                                  "slurm FILE");
+                                  "slurm|slurm-yaml|k8s-nodes FILE");
             }
             fmt = std::string(to_string(f));
         }
@@ -85,6 +87,15 @@ Capture load_capture(const std::string& format, const std::string& path, Context
     } else if (fmt == "slurm") {
         c.is_fabric = true;
         c.fabric = read_slurm_topology(text, where);
+        c.fabric.source = display_name(path);
+    } else if (fmt == "slurm-yaml") {
+        c.is_fabric = true;
+        c.fabric = read_slurm_topology_yaml(text, where, options.topology);
+        c.fabric.source = display_name(path);
+    } else if (fmt == "k8s-nodes") {
+        c.is_fabric = true;
+        const nlohmann::json j = parse_json_text(text, where);
+        c.fabric = read_k8s_nodes(j, where, options.tier_labels);
         c.fabric.source = display_name(path);
     } else if (fmt == "json") {
         c.node = node_template_from_json(parse_json_text(text, where), where);
@@ -104,7 +115,19 @@ int run_import(const ParsedArgs& a, Context& ctx) {
     if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
         throw unknown_choice("plan-layout import", format, "format", choice_list(capture_formats()));
     }
-    const Capture c = load_capture(format, pos[1], ctx);
+    CaptureOptions options;
+    options.tier_labels = a.get_all("--tier-label");
+    options.topology = a.get_or("--topology", "");
+    const Capture c = load_capture(format, pos[1], ctx, options);
+    if (!options.tier_labels.empty() && c.format != "k8s-nodes") {
+        throw input_error("--tier-label", "only a Kubernetes node list has labels (this is " + c.format + ")",
+                          "drop --tier-label, or pass kubectl get nodes -o json");
+    }
+    if (!options.topology.empty() && c.format != "slurm-yaml") {
+        throw input_error("--topology", "only a Slurm topology.yaml holds several topologies (this is " +
+                                            c.format + ")",
+                          "drop --topology, or pass topology.yaml");
+    }
     if (c.is_fabric) {
         nlohmann::json j = to_json(c.fabric);
         j["schema_version"] = 1;

@@ -77,8 +77,11 @@ int run_lint(const ParsedArgs& a, Context& ctx) {
     }
     const Capture c = load_capture(in_format, path, ctx);
     if (c.is_fabric) {
-        throw input_error(c.fabric.source, "a Slurm topology describes the fabric, not a node",
-                          "lint a node capture (hwloc, nvidia-smi, NCCL XML or a node template)");
+        throw input_error(c.fabric.source,
+                          c.format == "k8s-nodes" ? "a Kubernetes node list describes the fabric, not a node"
+                                                  : "a Slurm topology describes the fabric, not a node",
+                          "lint a node capture (hwloc, nvidia-smi, NCCL XML or a node template); plan-layout import " +
+                              c.format + " FILE shows the fabric and its warnings");
     }
     return emit_findings(lint_node(c.node), c.node.source,
                          c.node.source + ": " + std::to_string(c.node.gpus.size()) + " GPU(s), " +

@@ -15,6 +15,8 @@ std::string_view to_string(CaptureFormat f) {
         case CaptureFormat::NcclXml: return "nccl-xml";
         case CaptureFormat::NcclGraph: return "nccl-graph";
         case CaptureFormat::Slurm: return "slurm";
+        case CaptureFormat::SlurmYaml: return "slurm-yaml";
+        case CaptureFormat::K8sNodes: return "k8s-nodes";
         case CaptureFormat::Unknown: break;
     }
     return "unknown";
@@ -24,6 +26,13 @@ CaptureFormat detect_format(std::string_view text) {
     const std::string_view head = text.substr(0, 1U << 16U);
     if (ingest_detail::looks_binary(head)) {
         return CaptureFormat::Unknown;
+    }
+    // JSON: only a Kubernetes node list is a capture (node templates are told apart by the CLI).
+    const std::string lead = ingest_detail::trim(std::string(head.substr(0, 64)));
+    if (!lead.empty() && lead[0] == '{') {
+        static const std::regex kNodeKind("\"kind\"\\s*:\\s*\"(NodeList|Node)\"");
+        const std::string h(head);
+        return std::regex_search(h, kNodeKind) ? CaptureFormat::K8sNodes : CaptureFormat::Unknown;
     }
     // XML: the first element that is not a declaration, comment or doctype decides.
     static const std::regex kFirstElement("<([A-Za-z_][A-Za-z0-9_]*)[\\s>/]");
@@ -50,6 +59,9 @@ CaptureFormat detect_format(std::string_view text) {
         const auto toks = ingest_detail::split_ws(raw);
         if (toks.empty()) {
             continue;
+        }
+        if (toks.size() >= 2 && toks[0] == "-" && toks[1].rfind("topology:", 0) == 0) {
+            return CaptureFormat::SlurmYaml;
         }
         if (toks[0].rfind("SwitchName=", 0) == 0 || toks[0].rfind("BlockName=", 0) == 0) {
             return CaptureFormat::Slurm;

@@ -307,6 +307,15 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         }
     }
 
+    complete_fabric(f, switch_lines, where);
+    if (f.plugin == "block" && f.block_sizes.empty()) {
+        f.warnings.emplace_back("no BlockSizes line: Slurm uses the block size alone");
+    }
+    return f;
+}
+
+void complete_fabric(FabricTopology& f, const std::vector<std::size_t>& switch_lines,
+                     const std::string& where) {
     // Tiers: leaves 0, a parent one above its highest child. Cycles are an error. The walk is
     // iterative (an explicit stack): a chain of 50,000 switches overflowed the call stack when
     // it was recursive.
@@ -390,10 +399,6 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
             }
         }
     }
-    if (f.plugin == "block" && f.block_sizes.empty()) {
-        f.warnings.emplace_back("no BlockSizes line: Slurm uses the block size alone");
-    }
-    return f;
 }
 
 nlohmann::json to_json(const FabricTopology& f) {
@@ -428,6 +433,35 @@ nlohmann::json to_json(const FabricTopology& f) {
     j["block_sizes"] = f.block_sizes;
     j["node_entries"] = total;
     j["warnings"] = f.warnings;
+    // Fields only some sources have: absent (not empty) for topology.conf, so its output stays.
+    if (!f.topology.empty()) {
+        j["topology"] = f.topology;
+    }
+    if (!f.label_scheme.empty()) {
+        j["label_scheme"] = f.label_scheme;
+        j["tier_labels"] = f.tier_labels;
+        if (!f.domain_label.empty()) {
+            j["domain_label"] = f.domain_label;
+        }
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const auto& n : f.nodes) {
+            nlohmann::json o = {{"name", n.name}};
+            if (!n.gpu_product.empty()) {
+                o["gpu_product"] = n.gpu_product;
+            }
+            if (n.gpu_count > 0) {
+                o["gpu_count"] = n.gpu_count;
+            }
+            if (n.gpu_capacity > 0) {
+                o["gpu_capacity"] = n.gpu_capacity;
+            }
+            if (!n.nvlink_domain.empty()) {
+                o["nvlink_domain"] = n.nvlink_domain;
+            }
+            nodes.push_back(std::move(o));
+        }
+        j["nodes"] = std::move(nodes);
+    }
     return j;
 }
 

@@ -117,7 +117,7 @@ TEST_CASE("bad input is a clear error naming the file, exit 2, never a crash") {
         const auto r = run({"import", "auto", p});
         CHECK(r.code == 2);
         CHECK(r.err == "plan-layout: error: " + p + ": the input is empty; pass a topology capture "
-                       "(auto, hwloc, nvidia-smi, nccl-xml, slurm)\n");
+                       "(auto, hwloc, nvidia-smi, nccl-xml, slurm, slurm-yaml, k8s-nodes)\n");
     }
     SUBCASE("a directory") {
         const auto r = run({"import", "hwloc", tmp.path.string()});
@@ -172,6 +172,6 @@ TEST_CASE("bad input is a clear error naming the file, exit 2, never a crash") {
         CHECK(run({"import", "hwloc", (tmp.path / "nope.xml").string()}).code == 3);
         const auto r = run({"import", "auto", "-"}, "just some words\n");
         CHECK(r.err == "plan-layout: error: <stdin>: cannot tell which topology format this is; name the format: "
-                       "plan-layout import hwloc|nvidia-smi|nccl-xml|slurm FILE\n");
+                       "plan-layout import hwloc|nvidia-smi|nccl-xml|slurm|slurm-yaml|k8s-nodes FILE\n");
     }
 }

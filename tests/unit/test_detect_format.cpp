@@ -13,7 +13,7 @@ TEST_CASE("every fixture of a topology format is detected as that format") {
     const std::pair<const char*, CaptureFormat> dirs[] = {
         {"hwloc-xml", CaptureFormat::Hwloc},          {"nvidia-smi-topo", CaptureFormat::NvidiaSmi},
         {"nccl-topo-xml", CaptureFormat::NcclXml},    {"nccl-graph-xml", CaptureFormat::NcclGraph},
-        {"slurm-topology", CaptureFormat::Slurm}};
+        {"slurm-topology", CaptureFormat::Slurm},     {"slurm-topology-yaml", CaptureFormat::SlurmYaml}};
     int n = 0;
     for (const auto& [dir, format] : dirs) {
         for (const auto& e : std::filesystem::directory_iterator(std::string(PLANLAYOUT_FIXTURES_DIR) + "/" + dir)) {
@@ -22,7 +22,7 @@ TEST_CASE("every fixture of a topology format is detected as that format") {
             ++n;
         }
     }
-    CHECK(n == 29);
+    CHECK(n == 30);
 }
 
 TEST_CASE("logs, test output, garbage and empty text are not topology formats") {

@@ -22,8 +22,11 @@ namespace {
 
 
 // The schema a case's output follows: the command, refined by analyze's --format.
-std::string schema_name(const std::vector<std::string>& args) {
+std::string schema_name(const std::vector<std::string>& args, const nlohmann::json& instance) {
     const std::string& command = args.front();
+    if (command == "import" && instance.is_object() && instance.contains("plugin")) {
+        return "fabric";  // Slurm topology.conf / topology.yaml, Kubernetes node lists
+    }
     if (command == "import" || command == "discover") {
         return "node-template";
     }
@@ -83,7 +86,7 @@ TEST_CASE("every JSON golden output validates against the schema of its command"
         if (instance.is_discarded()) {
             continue;
         }
-        const std::string name = schema_name(lines_of(slurp(dir / "args")));
+        const std::string name = schema_name(lines_of(slurp(dir / "args")), instance);
         CAPTURE(dir.filename().string());
         CAPTURE(name);
         auto it = validators.find(name);
@@ -100,7 +103,7 @@ TEST_CASE("every JSON golden output validates against the schema of its command"
     CHECK(validated >= 20);
     // Every command with a JSON output has a schema, even without a golden case.
     for (const char* name : {"groups", "analyze", "scheduler", "search", "compare", "node-template", "lint", "verify", "ab",
-                             "collective", "calibrate"}) {
+                             "collective", "calibrate", "fabric"}) {
         CAPTURE(name);
         CHECK(fs::exists(fs::path(PLANLAYOUT_SOURCE_DIR) / "schema" / (std::string(name) + ".schema.json")));
     }
