@@ -357,7 +357,13 @@ StepSeries parse_step_log(const std::string& text, const std::string& source, co
         }
         header.clear();
     }
-    if (!header.empty() && header.find(',') == std::string::npos && header.find('\0') == std::string::npos) {
+    bool csv_like = false;  // a header naming a step column or a step-time column
+    for (const auto& cell : split_csv(header)) {
+        const std::string n = lower(cell);
+        csv_like = csv_like || n == "step" || n == "iteration" || n == "iter" || n == "_step" || n == "value" ||
+                   kind_of_column(n).has_value();
+    }
+    if (!header.empty() && !csv_like && header.find('\0') == std::string::npos) {
         throw input_error(source, "no step times found: not a CSV or JSON export, a Megatron-LM log ('iteration N/ M | "
                                   "... elapsed time per iteration (ms): X'), a torchtitan log ('step: N  loss: ...  "
                                   "tps: T'), or a tqdm / HF Trainer progress bar ('N/M [mm:ss<mm:ss, X s/it]')",

@@ -38,7 +38,7 @@ NicList nic_list(const std::vector<std::string>& names, int gpus_per_node, const
         throw input_error(where,
                           "names " + std::to_string(n) + " NICs for " + std::to_string(g) +
                               " GPUs per node, which do not split evenly",
-                          "list one NIC per GPU in GPU order (repeat a shared NIC: mlx5_0,mlx5_0,mlx5_1,…), or a "
+                          "list one NIC per GPU in GPU order (repeat a shared NIC: mlx5_0,mlx5_0,mlx5_1,...), or a "
                           "number of NICs that divides the GPUs (one shared NIC, one per GPU pair)");
     }
     const std::size_t per_nic = n < g ? g / n : 1;

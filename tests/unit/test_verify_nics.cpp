@@ -53,7 +53,7 @@ TEST_CASE("--nics lists: one per GPU, one shared NIC, one NIC per GPU pair") {
     CHECK(repeated.gpu_nic[3] == 0);
     CHECK_THROWS_WITH_AS((void)nic_list({"a", "b", "c"}, 8, "plan-layout verify --nics a,b,c"),
                          "plan-layout verify --nics a,b,c: names 3 NICs for 8 GPUs per node, which do not split "
-                         "evenly; list one NIC per GPU in GPU order (repeat a shared NIC: mlx5_0,mlx5_0,mlx5_1,…), or "
+                         "evenly; list one NIC per GPU in GPU order (repeat a shared NIC: mlx5_0,mlx5_0,mlx5_1,...), or "
                          "a number of NICs that divides the GPUs (one shared NIC, one per GPU pair)",
                          planlayout::Error);
     CHECK_THROWS_AS((void)nic_list({"mlx5_0", ""}, 8, "--nics"), planlayout::Error);
