@@ -22,13 +22,29 @@ verify::VerifyExpectation expectation_of(const Report& report, verify::ExpectedT
         const int gpu = report.placement.gpu[i];
         const TemplateFacts& facts = report.cluster.facts_of(node);
         const int rail = facts.gpu_rail[static_cast<std::size_t>(gpu)];
-        std::string device;
-        if (rail >= 0 && static_cast<std::size_t>(rail) < facts.rail_nics.size()) {
+        const auto device_of = [&](int a_rail) {
+            if (a_rail < 0 || static_cast<std::size_t>(a_rail) >= facts.rail_nics.size()) {
+                return std::string();
+            }
             const Nic& nic = report.cluster.template_of(node).nics[static_cast<std::size_t>(
-                facts.rail_nics[static_cast<std::size_t>(rail)])];
-            device = nic.device.empty() ? nic.name : nic.device;
+                facts.rail_nics[static_cast<std::size_t>(a_rail)])];
+            return nic.device.empty() ? nic.name : nic.device;
+        };
+        verify::RankPlacement p;
+        p.rank = static_cast<int>(r);
+        p.node = static_cast<int>(node);
+        p.local_gpu = gpu;
+        p.nic_index = rail;
+        p.nic_device = device_of(rail);
+        // The other NICs as near to this GPU: NCCL may pick any of them (topo.cc ncclTopoGetLocal).
+        const auto g = static_cast<std::size_t>(gpu);
+        for (const int other : g < facts.gpu_local_rails.size() ? facts.gpu_local_rails[g] : std::vector<int>{}) {
+            if (other != rail) {
+                p.other_nic_indices.push_back(other);
+                p.other_nic_devices.push_back(device_of(other));
+            }
         }
-        placement.push_back({static_cast<int>(r), static_cast<int>(node), gpu, rail, device});
+        placement.push_back(std::move(p));
     }
     return verify::expectation_from_placement(placement, {}, expect);
 }
@@ -76,11 +92,12 @@ NcclLog read_nccl_logs(const std::vector<std::string>& paths, Context& ctx) {
     return log;
 }
 
-std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx) {
+std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx,
+                                       const StepLogOptions& options) {
     std::vector<StepSeries> runs;
     runs.reserve(paths.size());
     for (const auto& path : paths) {
-        runs.push_back(parse_step_log(read_input(path, ctx), base_name(path)));
+        runs.push_back(parse_step_log(read_input(path, ctx), base_name(path), options));
     }
     return runs;
 }

@@ -23,7 +23,8 @@ namespace planlayout::cli {
 [[nodiscard]] NcclLog read_nccl_logs(const std::vector<std::string>& paths, Context& ctx);
 
 /// One step log per path, each named by its file name (arm and round from inside the file).
-[[nodiscard]] std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx);
+[[nodiscard]] std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx,
+                                                     const StepLogOptions& options = {});
 
 /// The score's predicted step-time change and band, for the A/B comparisons.
 [[nodiscard]] verify::AbPrediction prediction_of(const Score& score, const std::string& source);

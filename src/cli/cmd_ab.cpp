@@ -23,7 +23,11 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
         options.threshold = *t;
     }
     options.baseline = a.get_or("--baseline", "");
-    std::vector<StepSeries> runs = read_step_logs(a.positionals(), ctx);
+    StepLogOptions log_options;
+    if (const auto t = a.get_double("--tokens-per-gpu-step")) {
+        log_options.tokens_per_gpu_step = *t;
+    }
+    std::vector<StepSeries> runs = read_step_logs(a.positionals(), ctx, log_options);
     for (const auto& spec : a.get_all("--run")) {
         const auto colon = spec.find(':');
         const auto eq = spec.find('=');
@@ -33,7 +37,7 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
                               "e.g. --run tcp:1=runs/tcp-1.csv");
         }
         const std::string path = spec.substr(eq + 1);
-        StepSeries s = parse_step_log(read_input(path, ctx), base_name(path));
+        StepSeries s = parse_step_log(read_input(path, ctx), base_name(path), log_options);
         s.arm = spec.substr(0, colon);
         s.round = spec.substr(colon + 1, eq - colon - 1);
         runs.push_back(std::move(s));

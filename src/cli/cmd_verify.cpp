@@ -37,17 +37,14 @@ int run_verify(const ParsedArgs& a, Context& ctx) {
             throw usage_error("verify", "more than 1000000 ranks",
                               "check --nodes and --gpus-per-node");
         }
-        std::vector<std::string> nics;
+        std::vector<verify::RankPlacement> placement = verify::rail_aligned_placement(nodes, gpus);
         if (const auto list = a.get("--nics")) {
-            nics = split_csv(*list, /*keep_empty=*/true);
-            if (nics.size() < static_cast<std::size_t>(gpus)) {
-                throw input_error("plan-layout verify --nics " + *list,
-                                  "names " + std::to_string(nics.size()) + " NICs for " +
-                                      std::to_string(gpus) + " GPUs per node",
-                                  "list one NIC per GPU, in GPU order (the rail of GPU i is NIC i)");
-            }
+            // One NIC per GPU, a shared NIC (--nics mlx5_0) or one per GPU group (4 for 8 GPUs).
+            const verify::NicList nics =
+                verify::nic_list(split_csv(*list, /*keep_empty=*/true), gpus, "plan-layout verify --nics " + *list);
+            placement = verify::node_major_placement(nodes, gpus, nics);
         }
-        expectation = verify::expectation_from_placement(verify::rail_aligned_placement(nodes, gpus), nics, expect);
+        expectation = verify::expectation_from_placement(placement, {}, expect);
     }
     expectation.intra = a.get_or("--intra", "p2p") == "shm" ? verify::ExpectedIntra::Shm : verify::ExpectedIntra::P2p;
     NcclLog log = read_nccl_logs(a.positionals(), ctx);

@@ -303,18 +303,27 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
             throw input_error(name_of(value), "the run has " + std::to_string(last) + " steps; the first five are warm-up",
                               "give a log with at least 6 steps, or the stable step time in seconds (ARM=SECONDS)");
         }
-        const std::vector<double> steps = verify::window_step_times(series, verify::StepWindow{6, last});
+        // Interval means (Megatron-LM, torchtitan logs) average whole logged intervals after the warm-up.
+        const verify::StepWindow window = verify::aligned_window(series, verify::StepWindow{6, last});
+        if (window.first > window.last) {
+            throw input_error(name_of(value), "no logged interval lies after the five warm-up steps (logged at steps " +
+                                                  verify::logged_steps_text(series) + ")",
+                              "give a longer log, or the stable step time in seconds (ARM=SECONDS)");
+        }
+        const std::vector<double> steps = verify::window_step_times(series, window);
         double sum = 0;
         for (const double s : steps) {
             sum += s;
         }
         seconds = sum / static_cast<double>(steps.size());
         if (!(seconds >= 1e-6 && seconds <= 1e6)) {
-            throw input_error(name_of(value), "the mean step time of steps 6 to " + std::to_string(last) + " is " +
+            throw input_error(name_of(value), "the mean step time of steps " + std::to_string(window.first) + " to " +
+                                                  std::to_string(window.last) + " is " +
                                                   fixed_text(seconds, 6) + " s, out of range",
                               "check the log's value column (seconds per step)");
         }
-        source = name_of(value) + " (mean of steps 6-" + std::to_string(last) + ", " + flag + ")";
+        source = name_of(value) + " (mean of steps " + std::to_string(window.first) + "-" + std::to_string(window.last) +
+                 ", " + flag + ")";
     }
     if (arm.empty()) {
         throw input_error(flag, "the arm the step was measured on is missing",

@@ -329,6 +329,53 @@ bool parse_using(std::string_view msg, ProcessNet& proc) {
     return true;
 }
 
+/// `NET/IB: [0] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 context=0x… pciPath=… ar=1` (NVIDIA/nccl
+/// src/transport/net_ib/init.cc, ncclIbInitDevices: name:dev_name:port/link layer, speed in Mb/s).
+bool parse_ib_device(std::string_view msg, ProcessNet& proc) {
+    if (!starts_with(msg, "NET/IB: [")) {
+        return false;
+    }
+    Scanner sc(msg.substr(8));
+    NetDevice d;
+    if (!sc.eat("[") || !sc.integer(d.index) || !sc.eat("]")) {
+        return false;
+    }
+    const std::string_view rest = trim(sc.rest());
+    const auto space = rest.find(' ');
+    const std::string_view id = rest.substr(0, space);
+    const auto fields = split_slash(id);
+    if (fields.size() < 2) {
+        return false;
+    }
+    const std::string_view names = fields[0];  // mlx5_0:uverbs0:1
+    const auto c1 = names.find(':');
+    const auto c2 = names.rfind(':');
+    if (c1 == std::string_view::npos || c2 == c1) {
+        return false;
+    }
+    d.name = std::string(names.substr(0, c1));
+    d.port = std::string(names.substr(c2 + 1));
+    d.link_layer = std::string(fields[1]);
+    if (const auto sp = rest.find(" speed="); sp != std::string_view::npos) {
+        const std::string_view num = rest.substr(sp + 7, rest.find(' ', sp + 7) - (sp + 7));
+        long long v = 0;
+        bool ok = !num.empty() && num.size() <= 12;
+        for (const char ch : num) {
+            ok = ok && ch >= '0' && ch <= '9';
+            v = ok ? v * 10 + (ch - '0') : v;
+        }
+        d.speed_mbit_s = ok ? v : 0;
+    }
+    for (auto& known : proc.ib_device_lines) {
+        if (known.index == d.index) {
+            known = d;
+            return true;
+        }
+    }
+    proc.ib_device_lines.push_back(d);
+    return true;
+}
+
 /// `GPU Direct RDMA Enabled for HCA 0 'mlx5_0'` or `… Disabled for GPU 0 / HCA 0 (distance 4 > 2)`.
 bool parse_gdr(std::string_view msg, GdrLine& g) {
     const auto at = msg.find("GPU Direct RDMA ");
@@ -578,7 +625,7 @@ void parse_line(std::string_view line,
     ProcessNet& proc = log.processes[process_key(env.host, env.pid)];
     proc.host = env.host;
     proc.pid = env.pid;
-    if (parse_using(msg, proc)) {
+    if (parse_using(msg, proc) || parse_ib_device(msg, proc)) {
         return;
     }
     if (starts_with(msg, "Using network ")) {
@@ -705,8 +752,19 @@ void NcclLogParser::line(std::string_view text) {
 
 void NcclLogParser::finish() {
     for (auto it = log_.processes.begin(); it != log_.processes.end();) {
-        const ProcessNet& p = it->second;
-        if (p.ib_devices.empty() && p.socket_devices.empty() && p.network.empty()) {
+        ProcessNet& p = it->second;
+        // The per-port lines give the speeds of the `Using` list's devices (same name and port).
+        for (auto& d : p.ib_devices) {
+            for (const auto& line : p.ib_device_lines) {
+                if (line.name == d.name && (line.port == d.port || d.port.empty())) {
+                    d.speed_mbit_s = line.speed_mbit_s;
+                    if (d.link_layer.empty()) {
+                        d.link_layer = line.link_layer;
+                    }
+                }
+            }
+        }
+        if (p.ib_devices.empty() && p.socket_devices.empty() && p.network.empty() && p.ib_device_lines.empty()) {
             it = log_.processes.erase(it);
         } else {
             ++it;

@@ -71,6 +71,11 @@ std::optional<StepValueKind> kind_of_column(const std::string& name) {
             return StepValueKind::Instant;
         }
     }
+    // torchtitan's metrics (W&B / TensorBoard export): seconds per step averaged over the steps
+    // since the previous logged step (torchtitan/components/metrics.py: time_delta / log_freq).
+    if (n == "time_metrics/end_to_end(s)") {
+        return StepValueKind::IntervalMean;
+    }
     return std::nullopt;
 }
 
@@ -238,6 +243,7 @@ StepSeries parse_csv(const std::string& text, const std::string& source) {
         p.step = parse_step(cells[static_cast<std::size_t>(step_col)], where);
         p.seconds = parse_seconds(v, where);
         p.line = line_no;
+        p.first_step = s.kind == StepValueKind::IntervalMean && !s.points.empty() ? s.points.back().step + 1 : p.step;
         add_point(s, p, where);
     }
     if (!have_header) {
@@ -272,6 +278,7 @@ StepSeries parse_json(const std::string& text, const std::string& source) {
     r.check_keys({"arm", "round", "kind", "metric", "steps"});
     StepSeries s;
     s.source = source;
+    s.format = "json";
     s.arm = json_tag(r, "arm");
     s.round = json_tag(r, "round");
     if (const auto kind = r.get<std::string>("kind")) {
@@ -293,6 +300,7 @@ StepSeries parse_json(const std::string& text, const std::string& source) {
         StepPoint p;
         p.step = static_cast<int>(step);
         p.seconds = check_seconds(v, e["value"].dump(), where);
+        p.first_step = p.step;
         add_point(s, p, where);
     }
     return s;
@@ -301,13 +309,68 @@ StepSeries parse_json(const std::string& text, const std::string& source) {
 }  // namespace
 
 const char* to_string(StepValueKind kind) {
-    return kind == StepValueKind::CumulativeMean ? "cumulative" : "instant";
+    switch (kind) {
+        case StepValueKind::CumulativeMean:
+            return "cumulative";
+        case StepValueKind::Instant:
+            return "instant";
+        case StepValueKind::IntervalMean:
+            return "interval";
+        case StepValueKind::Smoothed:
+            return "smoothed";
+    }
+    return "instant";
 }
 
-StepSeries parse_step_log(const std::string& text, const std::string& source) {
+StepSeries parse_step_log(const std::string& text, const std::string& source, const StepLogOptions& options) {
     const auto first = text.find_first_not_of(" \t\r\n");
-    StepSeries s = first != std::string::npos && text[first] == '{' ? parse_json(text, source)
-                                                                    : parse_csv(text, source);
+    if (first != std::string::npos && text[first] == '{') {
+        StepSeries s = parse_json(text, source);
+        if (s.points.empty()) {
+            throw input_error(source, "no step rows", "export the run's per-step metric");
+        }
+        return s;
+    }
+    if (text.find('\0') == std::string::npos) {
+        if (auto s = parse_megatron_log(text, source)) {
+            return *s;
+        }
+        if (auto s = parse_torchtitan_log(text, source, options)) {
+            return *s;
+        }
+        if (auto s = parse_tqdm_log(text, source)) {
+            return *s;
+        }
+    }
+    // A CSV export: its first line that is not a comment holds commas.
+    std::size_t pos = 0;
+    std::string header;
+    while (pos < text.size()) {
+        auto end = text.find('\n', pos);
+        if (end == std::string::npos) {
+            end = text.size();
+        }
+        header = trim(text.substr(pos, end - pos));
+        pos = end + 1;
+        if (!header.empty() && header[0] != '#') {
+            break;
+        }
+        header.clear();
+    }
+    bool csv_like = false;  // a header naming a step column or a step-time column
+    for (const auto& cell : split_csv(header)) {
+        const std::string n = lower(cell);
+        csv_like = csv_like || n == "step" || n == "iteration" || n == "iter" || n == "_step" || n == "value" ||
+                   kind_of_column(n).has_value();
+    }
+    if (!header.empty() && !csv_like && header.find('\0') == std::string::npos) {
+        throw input_error(source, "no step times found: not a CSV or JSON export, a Megatron-LM log ('iteration N/ M | "
+                                  "... elapsed time per iteration (ms): X'), a torchtitan log ('step: N  loss: ...  "
+                                  "tps: T'), or a tqdm / HF Trainer progress bar ('N/M [mm:ss<mm:ss, X s/it]')",
+                          "pass the run's own log or a CSV export with a step column and a step-time column "
+                          "(docs/commands/ab.md lists the formats)");
+    }
+    StepSeries s = parse_csv(text, source);
     if (s.points.empty()) {
         throw input_error(source, "no step rows", "export the run's per-step metric");
     }

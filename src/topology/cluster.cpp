@@ -57,6 +57,7 @@ TemplateFacts template_facts(const NodeTemplate& t) {
     // NIC choice: nearest compute NIC; GPUs with the same set of nearest NICs are spread over
     // that set in GPU index order (NCCL's local-net selection).
     f.gpu_rail.assign(g, -1);
+    f.gpu_local_rails.assign(g, {});
     f.gpu_nic_class.assign(g, PathClass::Sys);
     std::map<std::vector<int>, int> users;  // candidate set → GPUs assigned so far
     for (std::size_t i = 0; i < g; ++i) {
@@ -77,6 +78,7 @@ TemplateFacts template_facts(const NodeTemplate& t) {
         }
         const int k = users[candidates]++;
         f.gpu_rail[i] = candidates[static_cast<std::size_t>(k) % candidates.size()];
+        f.gpu_local_rails[i] = candidates;
         f.gpu_nic_class[i] = best;
     }
     f.rail_gpu.assign(f.rail_nics.size(), -1);

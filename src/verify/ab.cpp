@@ -35,7 +35,75 @@ bool round_less(const std::string& a, const std::string& b) {
     return a < b;
 }
 
+/// tqdm's bias-corrected EMA (tqdm/std.py class EMA): last_k = a*x_k + (1-a)*last_(k-1), shown
+/// as last_k / (1 - (1-a)^k) after k updates, one update per step. Inverted: x_k = (last_k -
+/// (1-a)*last_(k-1)) / a. k counts the steps from the first one the log shows.
+double unsmoothed(const StepSeries& series, int n, double shown, double shown_prev) {
+    const double a = series.smoothing;
+    const double beta = 1.0 - a;
+    const int k = n - series.points.front().step + 1;
+    const double last = shown * (1.0 - std::pow(beta, k));
+    const double last_prev = k > 1 ? shown_prev * (1.0 - std::pow(beta, k - 1)) : 0.0;
+    return (last - beta * last_prev) / a;
+}
+
+/// Interval means: every step of the window takes the mean of the logged interval that holds it;
+/// the window must start where an interval starts and end on a logged step.
+std::vector<double> interval_step_times(const StepSeries& series, StepWindow window) {
+    const StepWindow fit = aligned_window(series, window);
+    if (fit.first != window.first || fit.last != window.last) {
+        throw input_error(series.source,
+                          "the log gives mean step times over intervals (" + std::string(series.value_column) +
+                              ", logged at steps " + logged_steps_text(series) + "), so a window must start after a "
+                              "logged step and end on one; " + std::to_string(window.first) + ":" +
+                              std::to_string(window.last) + " does not",
+                          fit.first <= fit.last ? "pass --window " + std::to_string(fit.first) + ":" + std::to_string(fit.last)
+                                                : "log more often (Megatron-LM --log-interval 1) or pass a longer window");
+    }
+    std::vector<double> out;
+    for (const auto& p : series.points) {
+        if (p.first_step >= window.first && p.step <= window.last) {
+            for (int n = p.first_step; n <= p.step; ++n) {
+                out.push_back(p.seconds);
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
+
+std::string logged_steps_text(const StepSeries& series) {
+    std::string out;
+    const std::size_t n = series.points.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i == 3 && n > 5) {
+            out += ", ..., " + std::to_string(series.points.back().step);
+            break;
+        }
+        out += (i == 0 ? "" : ", ") + std::to_string(series.points[i].step);
+    }
+    return out;
+}
+
+StepWindow aligned_window(const StepSeries& series, StepWindow window) {
+    if (series.kind != StepValueKind::IntervalMean) {
+        return window;
+    }
+    StepWindow fit{0, -1};
+    for (const auto& p : series.points) {
+        if (p.first_step >= window.first && p.step <= window.last) {
+            if (fit.first == 0) {
+                fit.first = p.first_step;
+            }
+            fit.last = p.step;
+        }
+    }
+    if (fit.first == 0) {
+        return {window.first, window.first - 1};
+    }
+    return fit;
+}
 
 StepWindow parse_window(const std::string& text, const std::string& where) {
     const auto colon = text.find(':');
@@ -85,6 +153,9 @@ std::vector<double> window_step_times(const StepSeries& series, StepWindow windo
                               std::to_string(last) + " or a longer run");
     }
     std::vector<double> out;
+    if (series.kind == StepValueKind::IntervalMean) {
+        return interval_step_times(series, window);
+    }
     for (int n = window.first; n <= window.last; ++n) {
         const auto it = by_step.find(n);
         if (it == by_step.end()) {
@@ -102,6 +173,10 @@ std::vector<double> window_step_times(const StepSeries& series, StepWindow windo
                                   "step " + std::to_string(n) + " needs the one before it",
                               "export every step from " + std::to_string(window.first - 1) +
                                   " to " + std::to_string(window.last));
+        }
+        if (series.kind == StepValueKind::Smoothed) {
+            out.push_back(unsmoothed(series, n, it->second, prev->second));
+            continue;
         }
         const double dn = n;
         out.push_back(dn * it->second - (dn - 1.0) * prev->second);

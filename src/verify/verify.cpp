@@ -183,16 +183,35 @@ void check_connection(const Connection& c,
         return;
     }
     const RankExpectation& want = own->second;
+    // NCCL's rule (src/graph/topo.cc ncclTopoGetLocalNetType): a GPU uses one of its local NICs,
+    // those of highest bandwidth and then shortest PCI path; GPUs that share them take turns.
+    // Any NIC of that set is right; with PXN the set is the relay GPU's.
     const bool by_name = !c.nic_device.empty() && !want.nic_device.empty();
-    const bool wrong = by_name ? c.nic_device != want.nic_device
-                               : (want.nic_index >= 0 && c.net_dev != want.nic_index);
+    bool wrong = false;
+    if (by_name) {
+        wrong = want.nic_devices.empty()
+                    ? c.nic_device != want.nic_device
+                    : std::find(want.nic_devices.begin(), want.nic_devices.end(), std::string(c.nic_device)) ==
+                          want.nic_devices.end();
+    } else if (want.nic_index >= 0) {
+        wrong = want.nic_indices.empty()
+                    ? c.net_dev != want.nic_index
+                    : std::find(want.nic_indices.begin(), want.nic_indices.end(), c.net_dev) == want.nic_indices.end();
+    }
     if (wrong) {
+        std::string rail = " rail is " + nic_text(want.nic_index, want.nic_device);
+        if (want.nic_indices.size() > 1) {
+            rail = " nearest NICs are ";
+            for (std::size_t k = 0; k < want.nic_indices.size(); ++k) {
+                rail += (k == 0 ? "" : ", ") +
+                        nic_text(want.nic_indices[k], k < want.nic_devices.size() ? want.nic_devices[k] : "");
+            }
+        }
         sink.add(Severity::Error, "wrong-nic", me, c.channel,
                  std::to_string(c.net_dev) + c.nic_device,
                  "rank " + std::to_string(me) + " " + to_string(c.direction) + "s through " +
                      nic_text(c.net_dev, c.nic_device) + " but " +
-                     (owner == me ? "its" : "relay rank " + std::to_string(owner) + "'s") +
-                     " rail is " + nic_text(want.nic_index, want.nic_device),
+                     (owner == me ? "its" : "relay rank " + std::to_string(owner) + "'s") + rail,
                  kFixWrongNic);
     }
 }
@@ -340,13 +359,26 @@ VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& p
         r.node = p.node;
         r.local_gpu = p.local_gpu;
         r.nic_index = p.nic_index >= 0 ? p.nic_index : p.local_gpu;
-        const auto idx = static_cast<std::size_t>(r.nic_index);
-        if (!p.nic_device.empty()) {
-            r.nic_device = p.nic_device;
-        } else if (idx < nic_names.size() && !nic_names[idx].empty()) {
-            r.nic_device = nic_names[idx];
-        } else {
-            r.nic_device = "mlx5_" + std::to_string(r.nic_index);
+        const auto name_of = [&](int index, const std::string& given) {
+            const auto idx = static_cast<std::size_t>(index);
+            if (!given.empty()) {
+                return given;
+            }
+            if (idx < nic_names.size() && !nic_names[idx].empty()) {
+                return nic_names[idx];
+            }
+            return "mlx5_" + std::to_string(index);
+        };
+        r.nic_device = name_of(r.nic_index, p.nic_device);
+        r.nic_indices.push_back(r.nic_index);
+        r.nic_devices.push_back(r.nic_device);
+        for (std::size_t k = 0; k < p.other_nic_indices.size(); ++k) {
+            const int other = p.other_nic_indices[k];
+            if (other < 0 || std::find(r.nic_indices.begin(), r.nic_indices.end(), other) != r.nic_indices.end()) {
+                continue;
+            }
+            r.nic_indices.push_back(other);
+            r.nic_devices.push_back(name_of(other, k < p.other_nic_devices.size() ? p.other_nic_devices[k] : ""));
         }
         e.ranks.push_back(r);
     }
@@ -363,7 +395,12 @@ std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) 
     std::vector<RankPlacement> out;
     out.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node));
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
-        out.push_back({r, r / gpus_per_node, r % gpus_per_node, r % gpus_per_node, {}});
+        RankPlacement p;
+        p.rank = r;
+        p.node = r / gpus_per_node;
+        p.local_gpu = r % gpus_per_node;
+        p.nic_index = r % gpus_per_node;
+        out.push_back(p);
     }
     return out;
 }
@@ -418,6 +455,9 @@ VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectatio
         check_hosts(report.rank_hosts, plan, sink);
     }
     check_global(log, expectation, nodes.size() > 1, saw_cross_node, sink);
+    for (const auto& f : port_findings(log)) {
+        sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
+    }
     report.findings = sink.take();
     std::stable_sort(report.findings.begin(), report.findings.end(),
                      [](const Finding& a, const Finding& b) {

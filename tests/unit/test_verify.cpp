@@ -50,7 +50,7 @@ TEST_CASE("the rail-aligned expectation puts rank r on node r/G, GPU and NIC r%G
     CHECK(e.ranks[13].nic_device == "f");
     CHECK(rails(1, 2, ExpectedTransport::Tcp).ranks[1].nic_device == "mlx5_1");
     CHECK_THROWS_AS((void)rail_aligned_placement(0, 8), planlayout::Error);
-    CHECK_THROWS_WITH_AS((void)expectation_from_placement({{0, 0, 0, 0, {}}, {0, 1, 0, 0, {}}}, {},
+    CHECK_THROWS_WITH_AS((void)expectation_from_placement({{0, 0, 0, 0, {}, {}, {}}, {0, 1, 0, 0, {}, {}, {}}}, {},
                                                           ExpectedTransport::Tcp),
                          "placement rank 0: rank listed twice; give each rank one placement",
                          planlayout::Error);
@@ -181,7 +181,7 @@ TEST_CASE("text output carries the table, findings with fixes and the summary la
 
 TEST_CASE("each rank's NIC device comes from its own node when the plan names it (mixed clusters)") {
     const VerifyExpectation e = expectation_from_placement(
-        {{0, 0, 0, 0, "mlx5_0"}, {1, 1, 0, 0, "ibp12s0"}, {2, 1, 1, 1, ""}}, {"from-list-0", "from-list-1"},
+        {{0, 0, 0, 0, "mlx5_0", {}, {}}, {1, 1, 0, 0, "ibp12s0", {}, {}}, {2, 1, 1, 1, "", {}, {}}}, {"from-list-0", "from-list-1"},
         ExpectedTransport::GdrDma);
     REQUIRE(e.ranks.size() == 3);
     CHECK(e.ranks[0].nic_device == "mlx5_0");

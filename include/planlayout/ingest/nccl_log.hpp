@@ -106,6 +106,7 @@ struct NetDevice {
     std::string port;        // "1" for IB; "" for sockets
     std::string link_layer;  // IB, RoCE; "" for sockets
     bool sharp = false;
+    long long speed_mbit_s = 0;  // from `NET/IB: [k] … speed=N` (Mb/s); 0 when not logged
 };
 
 /// One process's network facts (keyed by host:pid; lines without an envelope use ":-1").
@@ -114,6 +115,9 @@ struct ProcessNet {
     int pid = -1;
     std::vector<NetDevice> ib_devices;
     std::vector<NetDevice> socket_devices;
+    /// `NET/IB: [k] mlx5_0:uverbs0:1/IB provider=Mlx5 speed=400000 …` lines (NCCL >= 2.2x prints
+    /// one per port found, before the `Using` list): name, port, link layer and speed.
+    std::vector<NetDevice> ib_device_lines;
     std::string network;  // from "Using network X" / "Assigned NET plugin X to comm"
 };
 

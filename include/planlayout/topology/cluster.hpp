@@ -16,6 +16,7 @@ struct TemplateFacts {
     int gpu_count = 0;
     std::vector<int> rail_nics;             // rail r → index into NodeTemplate::nics (compute RDMA NICs)
     std::vector<int> gpu_rail;              // GPU → rail of its NIC (-1: no RDMA NIC)
+    std::vector<std::vector<int>> gpu_local_rails;  // GPU → every equally nearest rail (NCCL may use any)
     std::vector<PathClass> gpu_nic_class;   // GPU → class of the path to its NIC
     std::vector<PathClass> gpu_gpu;         // g * gpu_count + h → class
     std::vector<int> gpu_gpu_nvlinks;       // NVLink count for NV pairs

@@ -83,6 +83,14 @@ struct AbReport {
 /// the window's last step or lacks a step the formula needs.
 [[nodiscard]] std::vector<double> window_step_times(const StepSeries& series, StepWindow window);
 
+/// The widest window inside `window` that a series can average exactly: for interval means
+/// (Megatron-LM, torchtitan logs) it starts where a logged interval starts and ends on a logged
+/// step (first > last when none fits); other kinds: `window` itself.
+[[nodiscard]] StepWindow aligned_window(const StepSeries& series, StepWindow window);
+
+/// "10, 20, 30, ..., 100": the steps a series logged, for messages.
+[[nodiscard]] std::string logged_steps_text(const StepSeries& series);
+
 /// The whole analysis. Throws Error when a run has no arm/round tag, a (arm, round) repeats,
 /// or a series does not cover the window.
 [[nodiscard]] AbReport analyze_ab(const std::vector<StepSeries>& runs, const AbOptions& options);

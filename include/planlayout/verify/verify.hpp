@@ -40,6 +40,11 @@ struct RankExpectation {
     int local_gpu = -1;
     std::string nic_device;  // "mlx5_3"; compared with the log's device name when both are known
     int nic_index = -1;      // NCCL's `[k]` index; compared when a name is missing
+    /// Every NIC NCCL may pick for this rank: the GPU's nearest NICs (NCCL's ncclTopoGetLocal:
+    /// highest bandwidth, then shortest PCI path), shared by the GPUs that have the same set.
+    /// Holds nic_device/nic_index first; one entry on a rail-per-GPU node.
+    std::vector<std::string> nic_devices;
+    std::vector<int> nic_indices;
 };
 
 struct VerifyExpectation {
@@ -55,6 +60,9 @@ struct RankPlacement {
     int local_gpu = -1;
     int nic_index = -1;  // the rail NIC; -1 → same as local_gpu
     std::string nic_device;  // its device name on this rank's node, when known (wins over nic_names)
+    /// The other NICs as near to this GPU as nic_index (NCCL may pick any of them); empty: none.
+    std::vector<int> other_nic_indices;
+    std::vector<std::string> other_nic_devices;  // their names, when known (same order)
 };
 
 /// Builds the expectation from a placement. nic_names[i] names NIC index i (e.g. from
@@ -67,6 +75,21 @@ struct RankPlacement {
 
 /// Node-major, rail-aligned placement: rank r → node r/G, GPU r%G, NIC r%G.
 [[nodiscard]] std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node);
+
+/// The NICs a `--nics` list describes for G GPUs per node, as (NIC index per GPU, NIC names by
+/// index). One name per GPU: GPU i uses the i-th name; a name repeated (mlx5_0,mlx5_0,…) is one
+/// NIC shared by those GPUs. Fewer names than GPUs, N dividing G: NIC k serves GPUs
+/// k*G/N … (k+1)*G/N-1 (one NIC for all: `--nics mlx5_0`; a NIC per GPU pair: 4 names for 8 GPUs).
+/// NIC indices follow the names' first appearance. Throws a usage Error naming `where` when N
+/// does not divide G or a name is empty.
+struct NicList {
+    std::vector<int> gpu_nic;         // GPU → NIC index
+    std::vector<std::string> names;   // NIC index → name
+};
+[[nodiscard]] NicList nic_list(const std::vector<std::string>& names, int gpus_per_node, const std::string& where);
+
+/// rail_aligned_placement with each GPU's NIC from a NicList.
+[[nodiscard]] std::vector<RankPlacement> node_major_placement(int nodes, int gpus_per_node, const NicList& nics);
 
 using planlayout::Finding;
 using planlayout::Severity;
@@ -83,6 +106,10 @@ struct VerifyReport {
 
     [[nodiscard]] bool passed() const { return errors == 0; }
 };
+
+/// Findings on the RDMA ports NCCL listed over the whole job (verify_nics.cpp):
+/// `mixed-link-layer` (IB and RoCE ports) and `mixed-nic-speed` (ports of different speeds).
+[[nodiscard]] std::vector<Finding> port_findings(const NcclLog& log);
 
 /// Runs every check. Never throws on log content.
 [[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
