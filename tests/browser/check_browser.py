@@ -36,6 +36,9 @@ EXAMPLES = {
                            "tests/data/ab/tcp-round3.csv", "tests/data/ab/rdma-round1.csv",
                            "tests/data/ab/rdma-round2.csv", "tests/data/ab/rdma-round3.json"],
     "report-seed-b.html": ["report", "layouts/seed-2x8-pp2-ep8.json"],
+    # the groups view README.md shows (its PNG: rsvg-convert of this SVG, docs/diagrams.md)
+    "4node-groups-ep.svg": ["analyze", "layouts/h100-4node-pp2-ep16.json", "--format", "svg", "--view", "groups",
+                            "--kind", "ep"],
 }
 # SVG outputs checked besides the examples (written to a temporary folder, not kept).
 SVG_OUTPUTS = {
