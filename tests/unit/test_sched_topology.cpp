@@ -161,6 +161,29 @@ TEST_CASE("topology.conf reads back through the Slurm reader as the cluster's tr
     CHECK(b.block_sizes == std::vector<int>{8, 16});
 }
 
+TEST_CASE("topology.yaml reads back through the Slurm topology.yaml reader: the tree and the blocks") {
+    const Report r = plan_text(layout_32());
+    const std::string yaml = slurm_topology_yaml(r);
+    const FabricTopology conf = read_slurm_topology(slurm_topology_conf(r), "generated conf");
+    const FabricTopology tree = read_slurm_topology_yaml(yaml, "generated yaml");  // the cluster default
+    CHECK(tree.plugin == "tree");
+    REQUIRE(tree.warnings.size() == 1);  // only the note that the file defines a second topology
+    CHECK(tree.warnings[0].find("also defines block") != std::string::npos);
+    REQUIRE(tree.switches.size() == conf.switches.size());
+    for (std::size_t i = 0; i < conf.switches.size(); ++i) {
+        CHECK(tree.switches[i].name == conf.switches[i].name);
+        CHECK(tree.switches[i].tier == conf.switches[i].tier);
+        CHECK(tree.switches[i].nodes == conf.switches[i].nodes);
+        CHECK(tree.switches[i].children == conf.switches[i].children);
+    }
+    const FabricTopology blocks = read_slurm_topology_yaml(yaml, "generated yaml", "block");
+    CHECK(blocks.plugin == "block");
+    REQUIRE(blocks.blocks.size() == 4);
+    CHECK(blocks.blocks[3].name == "su3");
+    CHECK(blocks.blocks[3].nodes.size() == 8);
+    CHECK(blocks.block_sizes == std::vector<int>{8, 16});
+}
+
 TEST_CASE("Kueue: required slices at the leaf level for the 4-node EP16 job, nothing required for 32-node TP8/EP8") {
     const std::string four = kueue_yaml(plan_text(k4Node));
     CHECK(four.find("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\n") != std::string::npos);
