@@ -1,6 +1,7 @@
 // Emit: scheduler JSON, hostfile and launch snippets from a Report.
 #include "planlayout/emit/scheduler_emit.hpp"
 
+#include "planlayout/analysis/sched_levels.hpp"
 #include "planlayout/emit/score_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
@@ -364,6 +365,13 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
     if (slurm) {
         out << "#SBATCH --nodes=" << nodes.size() << "\n#SBATCH --ntasks-per-node=" << (tasks ? per_node : 1)
             << "\n#SBATCH --gpus-per-node=" << per_node << "\n#SBATCH --nodelist=" << shell_quote(nodelist) << "\n";
+        // The switch count the plan uses, when the job spans leaf switches (sched_levels: the
+        // --format slurm-topology advice); without @time slurm.conf's max_switch_wait applies.
+        const SchedulerLevels levels = scheduler_levels(r.cluster, r.placement, r.groups);
+        if (levels.job_span != SchedLevel::Node && levels.leaf_groups_used > 0) {
+            out << "# at most " << levels.leaf_groups_used << " leaf switch(es), as planned (append @HH:MM:SS to bound the wait)\n"
+                << "#SBATCH --switches=" << levels.leaf_groups_used << "\n";
+        }
     }
     out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
         << per_node << " per node; rank = node rank x " << per_node << " + local rank\n";
