@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "planlayout/error.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout::diagram {
@@ -149,6 +150,17 @@ std::string base_name(const std::string& path) {
 
 std::string title_of(const Report& report, const std::string& what) {
     return "plan-layout: " + base_name(report.layout_name) + " - " + what;
+}
+
+const GroupKind& drawn_kind(const Report& report, const std::string& kind) {
+    if (const GroupKind* k = report.groups.find(kind)) {
+        return *k;
+    }
+    std::string kinds;
+    for (const auto& k : report.groups.kinds) {
+        kinds += (kinds.empty() ? "" : ", ") + k.name;
+    }
+    throw input_error("--kind " + kind, "unknown or not created kind", "this spec creates: " + kinds);
 }
 
 std::string spec_line(const Report& report) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "diagram_common.hpp"
 #include "dot_graph.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/report.hpp"
@@ -30,9 +31,6 @@ using NodeRef = dot::Graph::NodeId;
 /// "plan-layout: <layout file name> - <what>".
 [[nodiscard]] std::string title_of(const Report& report, const std::string& what);
 
-/// The parallel sizes and the nodes: "tp8 pp2 ep8 dp2 | 4 × h100-hgx-8gpu-8nic" (templates in
-/// order of first use, "2 × a + 2 × b" when mixed).
-[[nodiscard]] std::string spec_line(const Report& report);
 
 /// The graph being drawn, and its look: boxes (clusters), rank rows, devices, lines.
 class Canvas {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "diagram_common.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/report.hpp"
 #include "svg_writer.hpp"
@@ -26,10 +27,6 @@ inline constexpr double kChartMinFontPx = 10;
 /// The fabric view of an aggregated cluster (diagram_aggregated()): core, spines per pod, one box
 /// per scalable unit or block with its leaves, busiest NIC and uplink bytes.
 [[nodiscard]] std::string fabric_tiers_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
-
-/// "tp8 pp2 ep8 dp2 | 4 × h100-hgx-8gpu-8nic": the title line every view shares (defined in
-/// diagram_canvas.cpp).
-[[nodiscard]] std::string spec_line(const Report& report);
 
 /// Width in px of a text at a font size (Helvetica-like: 0.6 em per character, an upper bound
 /// for the digits and lower-case letters these charts write).

@@ -13,7 +13,6 @@
 #include "diagram_groups.hpp"
 #include "planlayout/analysis/pair_traffic.hpp"
 #include "planlayout/emit/report_emit.hpp"
-#include "planlayout/error.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout::diagram {
@@ -86,14 +85,7 @@ std::int64_t count_of(const ClassCounts& counts) {
 }
 
 void groups_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
-    const GroupKind* kind = report.groups.find(options.kind);
-    if (kind == nullptr) {
-        std::string kinds;
-        for (const auto& k : report.groups.kinds) {
-            kinds += (kinds.empty() ? "" : ", ") + k.name;
-        }
-        throw input_error("--kind " + options.kind, "unknown or not created kind", "this spec creates: " + kinds);
-    }
+    const GroupKind* kind = &drawn_kind(report, options.kind);
     const DiagramStyle& st = c.style();
     const Cluster& cl = report.cluster;
     const Placement& pl = report.placement;

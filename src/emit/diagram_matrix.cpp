@@ -9,7 +9,6 @@
 
 #include "diagram_chart.hpp"
 #include "planlayout/analysis/fabric_load.hpp"
-#include "planlayout/error.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout::diagram {
@@ -165,14 +164,7 @@ void draw_cells(svg::Document& doc, const Report& report, const DiagramStyle& st
 }  // namespace
 
 std::string matrix_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
-    const GroupKind* kind = report.groups.find(options.kind);
-    if (kind == nullptr) {
-        std::string kinds;
-        for (const auto& k : report.groups.kinds) {
-            kinds += (kinds.empty() ? "" : ", ") + k.name;
-        }
-        throw input_error("--kind " + options.kind, "unknown or not created kind", "this spec creates: " + kinds);
-    }
+    const GroupKind* kind = &drawn_kind(report, options.kind);
     // A kind without bytes in the score (no score, or a kind with no traffic): used-pair counts.
     const std::vector<KindTraffic> traffic = kind_traffic(report.score);
     const KindTraffic* bytes = nullptr;

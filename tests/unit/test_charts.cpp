@@ -16,18 +16,13 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "plan_files.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
 namespace {
 
-Report plan_file(const std::string& rel) {
-    PlanRequest r;
-    r.layout_name = std::string(PLANLAYOUT_SOURCE_DIR) + "/" + rel;
-    r.layout_text = read_text_file(r.layout_name);
-    r.base_dir = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts";
-    return plan(r);
-}
+using testing::plan_source_file;
 
 bool well_formed(const std::string& svg) {
     std::istringstream in(svg);
@@ -68,7 +63,7 @@ std::vector<double> seconds_in(const std::string& svg, const std::string& group_
 }  // namespace
 
 TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden part is time - exposed") {
-    const Report a = plan_file("layouts/seed-2x8-ep16.json");
+    const Report a = plan_source_file("layouts/seed-2x8-ep16.json");
     REQUIRE(a.score);
     const Score& s = *a.score;
     const auto bars = step_bars(s);
@@ -121,7 +116,7 @@ TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden pa
 }
 
 TEST_CASE("charts: seed B has a pipeline bubble segment; one arm, no model and no score still draw") {
-    const Report b = plan_file("layouts/seed-2x8-pp2-ep8.json");
+    const Report b = plan_source_file("layouts/seed-2x8-pp2-ep8.json");
     REQUIRE(b.score);
     const auto bars = step_bars(*b.score);
     REQUIRE(bars.size() == 2);

@@ -22,6 +22,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "plan_files.hpp"
 #include "test_files.hpp"
 
 namespace fs = std::filesystem;
@@ -30,14 +31,7 @@ using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
 namespace {
 
-Report plan_file(const std::string& rel, const std::vector<std::string>& kinds = {}) {
-    PlanRequest r;
-    r.layout_name = std::string(PLANLAYOUT_SOURCE_DIR) + "/" + rel;
-    r.layout_text = read_text_file(r.layout_name);
-    r.base_dir = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts";
-    r.kinds = kinds;
-    return plan(r);
-}
+using testing::plan_source_file;
 
 Report plan_text(const std::string& text) {
     PlanRequest r;
@@ -157,7 +151,7 @@ std::vector<unsigned char> unfilter(const std::string& raw, std::size_t width, s
 }  // namespace
 
 TEST_CASE("DOT is written before any layout: no positions, stable across calls") {
-    const Report report = plan_file("layouts/seed-2x8-ep16.json", {"ep"});
+    const Report report = plan_source_file("layouts/seed-2x8-ep16.json", {"ep"});
     for (const auto view : {DiagramView::Node, DiagramView::Groups, DiagramView::Fabric}) {
         CAPTURE(to_string(view));
         DiagramOptions o;
@@ -173,8 +167,8 @@ TEST_CASE("DOT is written before any layout: no positions, stable across calls")
 
 TEST_CASE("layout B's EP stays inside NVLink; layout A's crosses nodes on RAIL and PXN") {
     DiagramOptions o;
-    const std::string a = diagram_dot(plan_file("layouts/seed-2x8-ep16.json", {"ep"}), o);
-    const std::string b = diagram_dot(plan_file("layouts/seed-2x8-pp2-ep8.json", {"ep"}), o);
+    const std::string a = diagram_dot(plan_source_file("layouts/seed-2x8-ep16.json", {"ep"}), o);
+    const std::string b = diagram_dot(plan_source_file("layouts/seed-2x8-pp2-ep8.json", {"ep"}), o);
     CHECK(a.find("cross-node pairs: 64 of 120") != std::string::npos);
     CHECK(b.find("cross-node pairs: 0 of 56") != std::string::npos);
     const auto& st = default_diagram_style();
@@ -206,7 +200,7 @@ TEST_CASE("node view highlights a GPU whose NIC is SYS away") {
 }
 
 TEST_CASE("past the threshold, diagrams aggregate and say so in the legend") {
-    const Report report = plan_file("layouts/h100-32node-tp8-pp4-ep8.json", {"dp"});
+    const Report report = plan_source_file("layouts/h100-32node-tp8-pp4-ep8.json", {"dp"});
     CHECK(diagram_aggregated(report, default_diagram_style()));
     DiagramOptions o;
     o.kind = "dp";
@@ -215,11 +209,11 @@ TEST_CASE("past the threshold, diagrams aggregate and say so in the legend") {
     CHECK(dot.find("/gpu") == std::string::npos);
     o.view = DiagramView::Fabric;
     CHECK(diagram_dot(report, o).find("aggregated") != std::string::npos);
-    CHECK_FALSE(diagram_aggregated(plan_file("layouts/seed-2x8-ep16.json", {"tp"}), default_diagram_style()));
+    CHECK_FALSE(diagram_aggregated(plan_source_file("layouts/seed-2x8-ep16.json", {"tp"}), default_diagram_style()));
 }
 
 TEST_CASE("fabric view: the rail traffic hook reads a score's rail_bytes") {
-    Report report = plan_file("layouts/seed-2x8-ep16.json", {"tp"});
+    Report report = plan_source_file("layouts/seed-2x8-ep16.json", {"tp"});
     CHECK(rail_traffic(report).empty());
     DiagramOptions o;
     o.view = DiagramView::Fabric;
@@ -267,7 +261,7 @@ TEST_CASE("SVG renders to a non-blank PNG of the expected size (rsvg-convert)") 
         WARN_MESSAGE(false, "rsvg-convert not installed (librsvg2-bin): PNG rendering not checked");
         return;
     }
-    const Report report = plan_file("layouts/seed-2x8-ep16.json", {"ep"});
+    const Report report = plan_source_file("layouts/seed-2x8-ep16.json", {"ep"});
     const fs::path dir = fs::temp_directory_path() / ("planlayout-test-dot-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string svg = diagram_svg(report, DiagramOptions{});
@@ -313,7 +307,7 @@ TEST_CASE("SVG renders to a non-blank PNG of the expected size (rsvg-convert)") 
 TEST_CASE("DOT does not depend on what was rendered before: SVG first, then DOT equals the golden DOT") {
     // Graphviz's layout leaves process-wide defaults behind (gvLayout once set node [label="\N"]
     // on every later cgraph graph); our own DOT writer never reads that state.
-    const Report report = plan_file("layouts/seed-2x8-ep16.json");
+    const Report report = plan_source_file("layouts/seed-2x8-ep16.json");
     struct Case {
         DiagramView view;
         const char* kind;
@@ -333,7 +327,7 @@ TEST_CASE("DOT does not depend on what was rendered before: SVG first, then DOT 
 
 TEST_CASE("host names with a backslash, a quote or a newline stay inside their DOT strings (issue 20)") {
     // The readers refuse such names; a library caller could still put them in a report.
-    Report report = plan_file("layouts/seed-2x8-ep16.json", {"ep"});
+    Report report = plan_source_file("layouts/seed-2x8-ep16.json", {"ep"});
     report.cluster.nodes[0].host = "a\\";
     report.cluster.nodes[1].host = "b\"c\nd";
     for (const auto view : {DiagramView::Groups, DiagramView::Fabric}) {

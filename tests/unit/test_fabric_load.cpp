@@ -18,18 +18,13 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "plan_files.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
 namespace {
 
-Report plan_file(const std::string& rel) {
-    PlanRequest r;
-    r.layout_name = std::string(PLANLAYOUT_SOURCE_DIR) + "/" + rel;
-    r.layout_text = read_text_file(r.layout_name);
-    r.base_dir = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts";
-    return plan(r);
-}
+using testing::plan_source_file;
 
 Report plan_text(const std::string& text) {
     PlanRequest r;
@@ -77,7 +72,7 @@ SvgFacts svg_facts(const std::string& s) {
 }  // namespace
 
 TEST_CASE("fabric load: kind traffic reads the score's bytes and collectives") {
-    const Report a = plan_file("layouts/seed-2x8-ep16.json");
+    const Report a = plan_source_file("layouts/seed-2x8-ep16.json");
     const auto t = kind_traffic(a.score);
     const KindTraffic& ep = traffic_of(t, "ep");
     CHECK(ep.ops == std::vector<CollectiveOp>{CollectiveOp::AllToAll});
@@ -86,7 +81,7 @@ TEST_CASE("fabric load: kind traffic reads the score's bytes and collectives") {
 }
 
 TEST_CASE("fabric load: layout A's EP all-to-all matrix and NIC loads, by hand") {
-    const Report a = plan_file("layouts/seed-2x8-ep16.json");
+    const Report a = plan_source_file("layouts/seed-2x8-ep16.json");
     const auto t = kind_traffic(a.score);
     const KindTraffic& ep = traffic_of(t, "ep");
     const double b = ep.bytes_per_rank;
@@ -131,7 +126,7 @@ TEST_CASE("fabric load: layout A's EP all-to-all matrix and NIC loads, by hand")
 
 TEST_CASE("fabric load: a ring's node boundaries carry one wire load each") {
     // 32 nodes, TP8 PP4 EP8: a dp group is 8 ranks on 8 nodes (one each): 8 boundaries.
-    const Report r = plan_file("layouts/h100-32node-tp8-pp4-ep8.json");
+    const Report r = plan_source_file("layouts/h100-32node-tp8-pp4-ep8.json");
     const GroupKind& dp = *r.groups.find("dp");
     const KindTraffic t{"dp", 1000, {CollectiveOp::AllReduce}};
     const auto pairs = group_pair_bytes(dp, 0, r.cluster, r.placement, &t);
@@ -200,7 +195,7 @@ TEST_CASE("fabric load: 131,072 ranks, every cross-node byte on two NICs") {
 }
 
 TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 10 px") {
-    const Report r = plan_file("layouts/h100-1024node-tp8-pp8-ep64.json");
+    const Report r = plan_source_file("layouts/h100-1024node-tp8-pp8-ep64.json");
     REQUIRE(r.score.has_value());
     for (const char* kind : {"ep", "dp", "pp"}) {
         DiagramOptions o;
@@ -239,7 +234,7 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
 }
 
 TEST_CASE("views at scale: small clusters draw node x node; DOT refuses the charts; unknown kinds are named") {
-    const Report a = plan_file("layouts/seed-2x8-ep16.json");
+    const Report a = plan_source_file("layouts/seed-2x8-ep16.json");
     DiagramOptions o;
     o.view = DiagramView::Matrix;
     const std::string s = diagram_svg(a, o);
