@@ -159,6 +159,15 @@ const GroupKind* Groups::find(const std::string& name) const {
     return nullptr;
 }
 
+const GroupKind* Groups::find_role(const std::string& role) const {
+    for (const auto& k : kinds) {
+        if (k.role == role) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
 std::vector<std::string> all_kind_names(const Groups& groups) {
     std::vector<std::string> names;
     for (const auto& k : groups.kinds) {
@@ -181,6 +190,7 @@ Groups build_groups(const ResolvedSpec& spec) {
         k.generator = std::move(gen);
         k.token = std::move(token);
         k.base = std::move(grid);
+        k.role = k.name;
         if (k.name == "ep") {
             k.pattern = Pattern::AllToAll;
         } else if (k.name == "pp") {

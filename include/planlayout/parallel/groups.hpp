@@ -38,7 +38,12 @@ enum class Pattern { Ring, AllToAll, PipelineP2p, Embedding };
 struct GroupKind {
     std::string name;        // "dp_cp" (docs/commands/groups.md "kind" column)
     std::string group_desc;  // "DATA_PARALLEL_GROUP_WITH_CP"
-    std::string generator;   // "dense" or "expert"
+    std::string generator;   // "dense" or "expert" (other frameworks: the mesh or topology it comes from)
+    /// The Megatron kind whose traffic this kind carries (analysis/traffic names: tp, cp, pp, dp,
+    /// dp_cp, ep, expt_tp, expt_dp, embd), or a framework role the cost model maps itself
+    /// ("fsdp": ZeRO-3 shard group, "dp_replicate": HSDP replica all-reduce, "efsdp": expert shard
+    /// group); empty when the kind carries no modelled traffic. Megatron kinds: their own name.
+    std::string role;
     std::string token;       // generator token, e.g. "dp-cp"
     KindDerivation derivation = KindDerivation::Grid;
     Pattern pattern = Pattern::Ring;
@@ -59,11 +64,16 @@ struct GroupKind {
 };
 
 struct Groups {
+    /// Megatron's sizes for the job (for another framework: the equivalent Megatron sizes the
+    /// traffic and compute model use).
     ResolvedSpec spec;
+    std::string framework = "megatron";  // "megatron", "torchtitan", "torchtitan:2025", "deepspeed", "mesh"
     std::vector<GroupKind> kinds;  // Megatron's creation order
 
     /// The kind by name, or nullptr.
     [[nodiscard]] const GroupKind* find(const std::string& name) const;
+    /// The first kind carrying `role` (GroupKind::role), or nullptr.
+    [[nodiscard]] const GroupKind* find_role(const std::string& role) const;
 };
 
 /// Every kind the spec creates (docs/commands/groups.md), in creation order.

@@ -1,0 +1,84 @@
+// Frameworks: the rank-group conventions of Megatron-Core, torchtitan (ParallelDims), DeepSpeed
+// and raw PyTorch DeviceMesh, all built as Groups (parallel/groups.hpp) so that every later stage
+// (placement, classification, traffic, score, emitters) works on any of them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planlayout/parallel/groups.hpp"
+#include "planlayout/parallel/parallel_spec.hpp"
+
+namespace planlayout {
+
+enum class Framework { Megatron, Torchtitan, DeepSpeed, DeviceMesh };
+
+/// torchtitan's ParallelDims degrees, as its job config names them
+/// (`[parallelism] data_parallel_replicate_degree` ...).
+struct TorchtitanDims {
+    std::int64_t world = 0;
+    std::int64_t dp_replicate = 1;
+    std::int64_t dp_shard = -1;  // -1: the rest of the world
+    std::int64_t cp = 1;
+    std::int64_t tp = 1;
+    std::int64_t pp = 1;
+    std::int64_t ep = 1;
+    std::int64_t etp = 1;        // expert_tensor_parallel_degree: the ≤ 2025-12 mesh only
+    bool mesh_2025 = false;      // --framework torchtitan:2025 (one init_device_mesh + _flatten)
+};
+
+/// DeepSpeed's pipeline grid (PipeModelDataParallelTopology axes pipe, data, model) and MoE
+/// expert-group path (deepspeed/utils/groups.py).
+struct DeepSpeedDims {
+    std::int64_t world = 0;
+    std::int64_t pp = 1;          // pipe
+    std::int64_t mp = 1;          // model (tensor/slice parallel)
+    std::int64_t dp = -1;         // data; -1: the rest
+    std::int64_t ep = 1;          // MoE expert-parallel size (1: no MoE groups)
+    /// "auto" (what a MoE layer picks from mp), "legacy" (E+D), "data-before-expert"
+    /// (use_data_before_expert_parallel_), "emd" (E+M+D), "autoep-tp", "autoep-sp".
+    std::string moe_path = "auto";
+};
+
+/// Raw DeviceMesh: init_device_mesh(shape, names) (row-major, last dim most local) and
+/// `_flatten` of named dims.
+struct MeshDim {
+    std::string name;
+    std::int64_t size = 1;
+};
+struct MeshFlatten {
+    std::vector<std::string> dims;  // in mesh order
+    std::string name;               // default: dims joined by '_'
+};
+struct MeshSpec {
+    std::int64_t world = 0;
+    std::vector<MeshDim> dims;         // outermost first, as init_device_mesh takes them
+    std::vector<MeshFlatten> flatten;  // --flatten dp,cp (repeatable)
+};
+
+/// The parallel spec in the framework's own terms; only the member of `framework` is read.
+struct FrameworkSpec {
+    Framework framework = Framework::Megatron;
+    ParallelSpec megatron;
+    TorchtitanDims torchtitan;
+    DeepSpeedDims deepspeed;
+    MeshSpec mesh;
+};
+
+/// "megatron", "torchtitan" ("torchtitan:2025" with mesh_2025), "deepspeed", "mesh".
+[[nodiscard]] std::string framework_name(const FrameworkSpec& spec);
+
+/// The framework's groups, named as the framework names them, each kind's `role` set for the
+/// cost model and Groups::spec holding the equivalent Megatron sizes. Refuses what the framework
+/// refuses (same condition, our wording: Error BadInput naming the flag or JSON pointer of
+/// `source`, with the fix).
+[[nodiscard]] Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& source = {});
+
+// One builder per framework (parallel/framework_*.cpp); build_framework_groups dispatches.
+[[nodiscard]] Groups build_torchtitan_groups(const TorchtitanDims& dims, const SpecSource& source);
+[[nodiscard]] Groups build_deepspeed_groups(const DeepSpeedDims& dims, const SpecSource& source);
+[[nodiscard]] Groups build_mesh_groups(const MeshSpec& mesh, const SpecSource& source);
+
+}  // namespace planlayout
