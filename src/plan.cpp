@@ -14,6 +14,7 @@
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/parallel/framework.hpp"
 #include "planlayout/text_format.hpp"
 #include "planlayout_embedded_layout.hpp"
 
@@ -255,15 +256,17 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
         throw input_error(top.where("parallel"), "the layout has no \"parallel\" spec", "add e.g. \"parallel\": {\"tp\": 1, \"ep\": 16}");
     }
     const SpecSource source{request.layout_name, "/parallel"};
-    ParallelSpec spec = parallel_spec_from_json(top.at("parallel"), source);
-    if (spec.world == 0) {
-        spec.world = gpus;
-    } else if (spec.world > gpus) {
+    FrameworkSpec spec = framework_spec_from_json(top.at("parallel"), source);
+    if (framework_world(spec) == 0) {
+        set_framework_world(spec, gpus);
+    } else if (framework_world(spec) > gpus) {
         throw input_error(request.layout_name + " (/parallel/world)",
-                          "world " + std::to_string(spec.world) + " exceeds the cluster's " + std::to_string(gpus) + " GPUs",
+                          "world " + std::to_string(framework_world(spec)) + " exceeds the cluster's " + std::to_string(gpus) +
+                              " GPUs",
                           "drop \"world\" to use every GPU, or add nodes");
     }
-    const ResolvedSpec resolved = resolve_spec(spec, source);
+    Groups groups = build_framework_groups(spec, source);
+    const ResolvedSpec resolved = groups.spec;
     report.files = report.cluster.files;
     report.placement = placement_of(top, request, report.cluster, resolved.world, report.files);
     report.warnings = report.cluster.warnings;
@@ -299,8 +302,14 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
                                                     " s)";
     }
     report.effective_layout = effective_layout_of(layout, resolved, setup);
-    Evaluation evaluation =
-        evaluate(report.cluster, report.placement, resolved, {request.kinds, Coverage::Every, request.progress}, setup);
+    if (spec.framework != Framework::Megatron) {
+        // The framework's own degrees, as given, with the world they ran on.
+        nlohmann::json parallel = top.at("parallel");
+        parallel["world"] = framework_world(spec);
+        report.effective_layout["parallel"] = parallel;
+    }
+    Evaluation evaluation = evaluate(report.cluster, report.placement, std::move(groups),
+                                     {request.kinds, Coverage::Every, request.progress}, setup);
     report.groups = std::move(evaluation.groups);
     report.kinds = std::move(evaluation.kinds);
     report.score = std::move(evaluation.score);

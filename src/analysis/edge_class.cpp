@@ -327,6 +327,7 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
 KindEdges kind_edges_of(const GroupKind& kind) {
     KindEdges e;
     e.kind = kind.name;
+    e.role = kind.role;
     e.pattern = kind.pattern;
     e.groups = kind.group_count();
     e.size = kind.group_size();

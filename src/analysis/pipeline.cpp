@@ -12,6 +12,18 @@ ParallelSizes parallel_sizes(const ResolvedSpec& s) {
             narrow(s.vpp.value_or(1))};
 }
 
+ParallelSizes parallel_sizes(const Groups& groups) {
+    ParallelSizes p = parallel_sizes(groups.spec);
+    const auto size_of = [&groups](const char* role) {
+        const GroupKind* k = groups.find_role(role);
+        return k == nullptr ? 0 : static_cast<int>(k->group_size());
+    };
+    p.fsdp = size_of("fsdp");
+    p.dp_replicate = size_of("dp_replicate");
+    p.efsdp = size_of("efsdp");
+    return p;
+}
+
 CalibratedHardware calibrated_hardware(const Cluster& cluster,
                                        const TransportSpec& transport,
                                        const std::vector<Calibration>& calibrations) {
@@ -79,7 +91,11 @@ Score score_kinds(const ScoreSetup& setup,
             PlacedGroup g = placed_group_of(k.footprints.front(), calibrated.hardware, pxn);
             // Every used GPU reaches its NIC within its template's gdr_level: none is host-staged.
             g.gpu_nic_sys = g.gpu_nic_sys && arms.reach != NetworkReach::GpuDirect;
-            in.placed[k.kind] = g;
+            // Keyed by the traffic the kind carries: a framework's kinds carry Megatron's roles
+            // under their own names; the first kind of a role places it.
+            if (!k.role.empty() && in.placed.count(k.role) == 0) {
+                in.placed[k.role] = g;
+            }
         }
     }
     Score s = compute_score(in);
@@ -98,8 +114,17 @@ Evaluation evaluate(const Cluster& cluster,
                     const ResolvedSpec& spec,
                     const PipelineOptions& options,
                     const std::optional<ScoreSetup>& setup) {
+    return evaluate(cluster, placement, build_groups(spec), options, setup);
+}
+
+Evaluation evaluate(const Cluster& cluster,
+                    const Placement& placement,
+                    Groups groups,
+                    const PipelineOptions& options,
+                    const std::optional<ScoreSetup>& setup) {
     Evaluation out;
-    out.groups = build_groups(spec);
+    out.groups = std::move(groups);
+    const ResolvedSpec& spec = out.groups.spec;
     out.kinds = options.coverage == Coverage::Every
                     ? classify_groups(out.groups, cluster, placement, options.kinds, options.progress)
                     : classify_groups_sampled(out.groups, cluster, placement, options.kinds);
@@ -109,9 +134,9 @@ Evaluation evaluate(const Cluster& cluster,
         if (!setup->gpu && setup->training) {
             ScoreSetup with_gpu = *setup;
             with_gpu.gpu = gpu_of_layout(cluster, placement, *setup);
-            out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+            out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
         } else {
-            out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(spec), out.kinds, cluster.fabric.pxn);
+            out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
         }
     }
     return out;

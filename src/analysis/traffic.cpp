@@ -34,6 +34,24 @@ void add_data_parallel(std::vector<TrafficItem>& out, const std::string& kind,
     }
 }
 
+/// FSDP (torchtitan's fully_shard, reshard after forward): parameters gathered forward and
+/// backward and gradients reduce-scattered on the shard group; with HSDP the shard's gradients
+/// are then all-reduced across the replicas.
+void add_fsdp(std::vector<TrafficItem>& out, const std::string& shard_kind, int shard, int replicas,
+              double all_params_local, double trainable_local, const ModelSpec& m) {
+    const double grads = trainable_local * m.grad_bytes;
+    if (shard > 1) {
+        const double params = all_params_local * m.param_bytes;
+        add(out, {shard_kind, CollectiveOp::AllGather, "param gather fwd", params, 1, 0, OverlapKind::Forward});
+        add(out, {shard_kind, CollectiveOp::AllGather, "param gather bwd", params, 1, 0, OverlapKind::Backward});
+        add(out, {shard_kind, CollectiveOp::ReduceScatter, "grad reduce", grads, 1, 0, OverlapKind::Backward});
+    }
+    if (replicas > 1) {
+        add(out, {"dp_replicate", CollectiveOp::AllReduce, "replica grad all-reduce", grads / std::max(1, shard), 1, 0,
+                  OverlapKind::Backward});
+    }
+}
+
 }  // namespace
 
 std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpec& m,
@@ -89,13 +107,21 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         const double all_local = m.derived_dense_params() / (p.tp * p.pp);
         const double trainable = lora ? t.lora_adapter_params * (1.0 - t.lora_expert_share) / (p.tp * p.pp)
                                       : all_local;
-        add_data_parallel(out, p.cp > 1 ? "dp_cp" : "dp", all_local, trainable, m, t);
+        if (p.fsdp > 0) {
+            add_fsdp(out, "fsdp", p.fsdp, p.dp_replicate, all_local, trainable, m);
+        } else {
+            add_data_parallel(out, p.cp > 1 ? "dp_cp" : "dp", all_local, trainable, m, t);
+        }
     }
     if (p.expert_dp > 1 && m.experts > 0) {
         const double shards = static_cast<double>(p.ep) * p.etp * p.pp;
         const double all_local = m.derived_expert_params() / shards;
         const double trainable = lora ? t.lora_adapter_params * t.lora_expert_share / shards : all_local;
-        add_data_parallel(out, "expt_dp", all_local, trainable, m, t);
+        if (p.efsdp > 0) {
+            add_fsdp(out, "efsdp", p.efsdp, p.dp_replicate, all_local, trainable, m);
+        } else {
+            add_data_parallel(out, "expt_dp", all_local, trainable, m, t);
+        }
     }
     if (m.experts > 0 && m.moe_layers > 0) {
         const double tokens = t.sequence_parallel ? tokens_cp / p.tp : tokens_cp;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "commands.hpp"
+#include "framework_flags.hpp"
 #include "messages.hpp"
 #include "parallel_flags.hpp"
 #include "plan_inputs.hpp"
@@ -9,6 +10,7 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout::cli {
@@ -18,6 +20,9 @@ namespace {
 // Whether the command line names a cluster or a model: then the spec comes from the composed
 // inputs (analyze's), the world from the cluster, and the model is checked against the sizes.
 bool composes(const ParsedArgs& args) {
+    if (has_framework_flags(args)) {
+        return true;  // the framework's keys live in the layout's "parallel" section
+    }
     for (const char* flag : {"--cluster", "--node", "--hostfile", "--model-config"}) {
         if (args.has(flag)) {
             return true;
@@ -32,7 +37,7 @@ bool composes(const ParsedArgs& args) {
     return false;
 }
 
-ResolvedSpec composed_spec(const ParsedArgs& args, Context& ctx) {
+Groups composed_groups(const ParsedArgs& args, Context& ctx) {
     ComposeOptions options;
     options.embedded_default = false;
     options.need_cluster = false;
@@ -41,25 +46,27 @@ ResolvedSpec composed_spec(const ParsedArgs& args, Context& ctx) {
     const nlohmann::json& layout = *in.request.layout_json;
     const std::string& name = in.request.layout_name;
     try {
-        ParallelSpec spec = parallel_spec_from_json(layout.at("parallel"), {name, "/parallel"});
+        FrameworkSpec spec = framework_spec_from_json(layout.at("parallel"), {name, "/parallel"});
         const bool named_nodes = layout.contains("cluster") && layout.at("cluster").is_object() &&
                                  (layout.at("cluster").contains("node") ||
                                   (layout.at("cluster").contains("nodes") && layout.at("cluster").at("nodes").is_array()));
-        if (spec.world == 0 && named_nodes) {
+        if (framework_world(spec) == 0 && named_nodes) {
             const std::string& dir = in.request.base_dir;
-            spec.world = cluster_from_json(layout.at("cluster"), name, "/cluster", FileScope{dir, dir, ctx.files_anywhere})
-                             .total_gpus();
+            set_framework_world(
+                spec, cluster_from_json(layout.at("cluster"), name, "/cluster", FileScope{dir, dir, ctx.files_anywhere})
+                          .total_gpus());
         }
-        if (spec.world == 0) {
+        if (framework_world(spec) == 0) {
             const auto gpus = args.get_int("--gpus-per-node", 1, kMaxWorld);
             if (!gpus) {
                 throw input_error("plan-layout", "the world size is missing",
                                   "give --world N, --nodes N --gpus-per-node G, or --nodes N --node TEMPLATE");
             }
             const auto nodes = layout.value("/cluster/nodes"_json_pointer, nlohmann::json(1));
-            spec.world = (nodes.is_number_integer() ? nodes.get<std::int64_t>() : 1) * *gpus;
+            set_framework_world(spec, (nodes.is_number_integer() ? nodes.get<std::int64_t>() : 1) * *gpus);
         }
-        ResolvedSpec resolved = resolve_spec(spec, {name, "/parallel"});
+        Groups groups = build_framework_groups(spec, {name, "/parallel"});
+        const ResolvedSpec& resolved = groups.spec;
         if (layout.contains("model")) {
             std::vector<std::string> warnings;
             // Only the sizes given are checked: groups needs no complete model.
@@ -75,7 +82,7 @@ ResolvedSpec composed_spec(const ParsedArgs& args, Context& ctx) {
                 ctx.err << "plan-layout: warning: " << w << "\n";
             }
         }
-        return resolved;
+        return groups;
     } catch (const Error& e) {
         throw error_with_source(e, name, in.request.sources);
     }
@@ -87,9 +94,9 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
     const bool composed = composes(args);
     const ParsedArgs parsed = composed ? args : with_megatron_args(args, ctx);
     const std::string format = parsed.get_or("--format", "text");
-    const ResolvedSpec spec =
-        composed ? composed_spec(args, ctx) : resolve_spec(parallel_spec_from_args(parsed, /*require_world=*/true));
-    const Groups groups = build_groups(spec);
+    const Groups groups =
+        composed ? composed_groups(args, ctx) : build_groups(resolve_spec(parallel_spec_from_args(parsed, /*require_world=*/true)));
+    const ResolvedSpec& spec = groups.spec;
     std::vector<std::string> kinds;
     if (const auto k = parsed.get("--kinds")) {
         kinds = split_csv(*k);

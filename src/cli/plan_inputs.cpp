@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_spec.hpp"
+#include "framework_flags.hpp"
 #include "parallel_flags.hpp"
 #include "messages.hpp"
 #include "planlayout/analysis/model_spec.hpp"
@@ -136,7 +137,9 @@ std::vector<ScriptWord> direct_words(const ParsedArgs& args, bool parallel) {
             if (!args.has(canonical) || canonical == "--megatron-args" || canonical == "--env") {
                 continue;
             }
-            const std::string spelled = args.spelling(canonical);  // as typed: the reader knows every alias
+            // As typed (the reader knows every Megatron alias); torchtitan's spelling as Megatron's.
+            const std::string spelled =
+                args.spelling(canonical).rfind("--parallelism.", 0) == 0 ? canonical : args.spelling(canonical);
             const bool flag = row.at(1).get<std::string>().empty();
             for (const auto& v : args.get_all(canonical)) {
                 words.push_back({spelled, 0, std::nullopt});
@@ -343,7 +346,7 @@ bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
             return true;
         }
     }
-    return !direct_words(args, parallel).empty();
+    return (parallel && has_framework_flags(args)) || !direct_words(args, parallel).empty();
 }
 
 namespace {
@@ -351,7 +354,8 @@ namespace {
 // Only flags that change how a layout is scored or placed (--measured-step, --compare, --placement): they apply to the
 // embedded default layout.
 bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
-    if (!args.has("--measured-step") && !args.has("--compare") && !args.has("--placement")) {
+    if (!args.has("--measured-step") && !args.has("--compare") && !args.has("--placement") &&
+        !(parallel && has_framework_flags(args))) {
         return false;
     }
     for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
@@ -437,6 +441,11 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         it = it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
     }
     merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
+    if (options.parallel && has_framework_flags(args)) {
+        FrameworkFragment framework = framework_fragment(args, ctx);
+        merge_fragment(layout, sources, notes, framework.layout, framework.sources);
+        out.files.insert(out.files.end(), framework.files.begin(), framework.files.end());
+    }
     put_measured_step(layout, sources, notes, args, ctx, out.files);
     if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
         if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {

@@ -1,7 +1,106 @@
-// Frameworks: dispatch to each framework's group builder (parallel/framework.hpp).
+// Frameworks: reading a layout's "parallel" object for any framework, and dispatch to each
+// framework's group builder (parallel/framework.hpp).
 #include "planlayout/parallel/framework.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
+
 namespace planlayout {
+namespace {
+
+constexpr std::int64_t kMin = -kMaxWorld;  // sizes are checked by each builder with its framework's rules
+constexpr std::int64_t kMax = kMaxWorld;
+
+void read_size(const JsonReader& r, const char* key, std::int64_t& field) {
+    if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
+        field = *v;
+    }
+}
+
+}  // namespace
+
+const std::vector<std::string>& framework_names() {
+    static const std::vector<std::string> names{"megatron", "torchtitan", "torchtitan:2025", "deepspeed", "mesh"};
+    return names;
+}
+
+FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource& source) {
+    const JsonReader r(j, source.file, source.pointer);
+    FrameworkSpec out;
+    const std::string name = r.get<std::string>("framework").value_or("megatron");
+    if (name == "megatron") {
+        nlohmann::json rest = j;
+        if (rest.is_object()) {
+            rest.erase("framework");
+        }
+        out.megatron = parallel_spec_from_json(rest, source);
+        return out;
+    }
+    if (name == "torchtitan" || name == "torchtitan:2025") {
+        out.framework = Framework::Torchtitan;
+        TorchtitanDims& d = out.torchtitan;
+        d.mesh_2025 = name == "torchtitan:2025";
+        std::vector<std::string> keys{"framework", "world", "dp_replicate", "dp_shard", "cp", "tp", "pp", "ep", "vpp"};
+        if (d.mesh_2025) {
+            keys.emplace_back("etp");
+        }
+        r.check_keys(keys);
+        for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t TorchtitanDims::*>>{
+                 {"world", &TorchtitanDims::world}, {"dp_replicate", &TorchtitanDims::dp_replicate},
+                 {"dp_shard", &TorchtitanDims::dp_shard}, {"cp", &TorchtitanDims::cp}, {"tp", &TorchtitanDims::tp},
+                 {"pp", &TorchtitanDims::pp}, {"ep", &TorchtitanDims::ep}, {"etp", &TorchtitanDims::etp}}) {
+            read_size(r, key, d.*field);
+        }
+        if (const auto v = r.get<std::int64_t>("vpp", kMin, kMax)) {
+            out.megatron.vpp = *v;
+        }
+        return out;
+    }
+    if (name == "deepspeed") {
+        out.framework = Framework::DeepSpeed;
+        DeepSpeedDims& d = out.deepspeed;
+        r.check_keys({"framework", "world", "pp", "tp", "dp", "ep", "moe_path"});
+        read_size(r, "world", d.world);
+        read_size(r, "pp", d.pp);
+        read_size(r, "tp", d.mp);
+        read_size(r, "dp", d.dp);
+        read_size(r, "ep", d.ep);
+        if (const auto path = r.get<std::string>("moe_path")) {
+            d.moe_path = *path;
+        }
+        return out;
+    }
+    if (name == "mesh") {
+        out.framework = Framework::DeviceMesh;
+        r.check_keys({"framework", "world", "mesh", "flatten"});
+        read_size(r, "world", out.mesh.world);
+        throw input_error(r.where("mesh"), "a DeviceMesh layout is not readable yet", "use --framework megatron");
+    }
+    throw input_error(r.where("framework"), "unknown framework \"" + name + "\"",
+                      "use megatron, torchtitan, torchtitan:2025, deepspeed or mesh");
+}
+
+std::int64_t framework_world(const FrameworkSpec& spec) {
+    switch (spec.framework) {
+        case Framework::Torchtitan:
+            return spec.torchtitan.world;
+        case Framework::DeepSpeed:
+            return spec.deepspeed.world;
+        case Framework::DeviceMesh:
+            return spec.mesh.world;
+        default:
+            return spec.megatron.world;
+    }
+}
+
+void set_framework_world(FrameworkSpec& spec, std::int64_t world) {
+    spec.megatron.world = world;
+    spec.torchtitan.world = world;
+    spec.deepspeed.world = world;
+    spec.mesh.world = world;
+}
 
 std::string framework_name(const FrameworkSpec& spec) {
     switch (spec.framework) {
@@ -21,6 +120,9 @@ Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& sourc
     switch (spec.framework) {
         case Framework::Torchtitan:
             out = build_torchtitan_groups(spec.torchtitan, source);
+            if (spec.megatron.vpp) {
+                out.spec.vpp = spec.megatron.vpp;  // the pipeline schedule's virtual stages: no effect on groups
+            }
             break;
         case Framework::DeepSpeed:
             out = build_deepspeed_groups(spec.deepspeed, source);

@@ -59,6 +59,7 @@ struct GroupFootprint {
 
 struct KindEdges {
     std::string kind;
+    std::string role;  // GroupKind::role: the traffic the kind carries (the score keys by it)
     Pattern pattern = Pattern::Ring;
     std::int64_t groups = 0;
     std::int64_t size = 0;

@@ -57,6 +57,9 @@ struct Evaluation {
 
 /// The sizes the traffic model reads, from a resolved spec.
 [[nodiscard]] ParallelSizes parallel_sizes(const ResolvedSpec& spec);
+/// The sizes of a framework's groups: groups.spec's, and the group sizes of its "fsdp",
+/// "dp_replicate" and "efsdp" kinds (0 when it has none: Megatron's data parallelism).
+[[nodiscard]] ParallelSizes parallel_sizes(const Groups& groups);
 
 /// The hardware numbers of the cluster (priors), and the transport with every calibration's fit
 /// in transport.fits: the cost of a collective uses the fit of its (transport, op, class), NV/PCIe
@@ -80,10 +83,19 @@ struct CalibratedHardware {
                                 const std::vector<KindEdges>& kinds,
                                 bool pxn);
 
-/// Runs the pipeline. Throws Error (BadInput) for a kind the spec does not create.
+/// Runs the pipeline on Megatron's groups of `spec`. Throws Error (BadInput) for a kind the spec
+/// does not create.
 [[nodiscard]] Evaluation evaluate(const Cluster& cluster,
                                   const Placement& placement,
                                   const ResolvedSpec& spec,
+                                  const PipelineOptions& options,
+                                  const std::optional<ScoreSetup>& setup);
+
+/// Runs the pipeline on any framework's groups (parallel/framework.hpp); the score keys each kind
+/// by its role and sizes the traffic by groups.spec and the FSDP/HSDP roles (parallel_sizes).
+[[nodiscard]] Evaluation evaluate(const Cluster& cluster,
+                                  const Placement& placement,
+                                  Groups groups,
                                   const PipelineOptions& options,
                                   const std::optional<ScoreSetup>& setup);
 

@@ -19,6 +19,12 @@ struct ParallelSizes {
     int etp = 1;
     int expert_dp = 1;
     int vpp = 1;
+    // FSDP / HSDP (torchtitan, a DeviceMesh with such dims): the group sizes of the kinds with
+    // roles "fsdp" (dense parameter shards), "dp_replicate" (replicas) and "efsdp" (expert
+    // parameter shards); 0 when the framework has no such kind (Megatron's dp / expt_dp).
+    int fsdp = 0;
+    int dp_replicate = 0;
+    int efsdp = 0;
 };
 
 /// How compute can hide a collective (docs/cost-model.md §6); analysis/overlap.hpp turns it into
@@ -34,7 +40,7 @@ enum class OverlapKind {
 
 /// One collective kind of one group kind, per rank per stable step.
 struct TrafficItem {
-    std::string kind;        // group kind: tp, cp, dp, dp_cp, pp, ep, expt_dp, expt_tp, embd
+    std::string kind;        // group role: tp, cp, dp, dp_cp, pp, ep, expt_dp, expt_tp, embd, fsdp, dp_replicate, efsdp
     CollectiveOp op = CollectiveOp::AllReduce;
     std::string what;        // "dispatch+combine", "grad reduce", ...
     double size_bytes = 0;   // nccl-tests "size" of one call
