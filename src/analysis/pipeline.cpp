@@ -124,7 +124,6 @@ Evaluation evaluate(const Cluster& cluster,
                     const std::optional<ScoreSetup>& setup) {
     Evaluation out;
     out.groups = std::move(groups);
-    const ResolvedSpec& spec = out.groups.spec;
     out.kinds = options.coverage == Coverage::Every
                     ? classify_groups(out.groups, cluster, placement, options.kinds, options.progress)
                     : classify_groups_sampled(out.groups, cluster, placement, options.kinds);

@@ -11,6 +11,7 @@
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/parallel/framework.hpp"
+#include "planlayout/parallel/framework_compare.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout::cli {
@@ -106,6 +107,14 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
                 throw unknown_kind(*k, name, "kinds this spec creates: " + join(names, ","));
             }
         }
+    }
+    if (parsed.has("--same-as")) {
+        const Groups megatron = megatron_counterpart(groups);
+        const auto rows = compare_groups(groups, megatron);
+        Output out(parsed, ctx);
+        out.write(format == "json" ? comparison_json(groups, megatron, rows) : comparison_text(groups, megatron, rows));
+        out.commit();
+        return 0;
     }
     const auto rank = parsed.get_int("--rank", 0, spec.world - 1);
     if (!rank && format == "json") {

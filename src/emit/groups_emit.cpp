@@ -143,7 +143,18 @@ void write_groups_json(std::ostream& os, const Groups& groups, const std::vector
     ChunkWriter out(os);
     out.put("{\"schema_version\":");
     out.put_int(kSchemaVersion);
-    out.put(",\"spec\":" + to_json(groups.spec).dump() + ",\"groups\":{");  // a few hundred bytes
+    out.put(",\"spec\":" + to_json(groups.spec).dump());  // a few hundred bytes
+    if (groups.framework != "megatron") {
+        nlohmann::json roles = nlohmann::json::object();
+        for (const auto& k : groups.kinds) {
+            if (wanted(kinds, k.name)) {
+                roles[k.name] = k.role;
+            }
+        }
+        out.put(",\"framework\":" + nlohmann::json(groups.framework).dump() +
+                ",\"degrees\":" + nlohmann::json(groups.framework_degrees).dump() + ",\"roles\":" + roles.dump());
+    }
+    out.put(",\"groups\":{");
     bool first_kind = true;
     for (const auto& k : groups.kinds) {
         if (!wanted(kinds, k.name)) {
@@ -201,6 +212,10 @@ std::string groups_json(const Groups& groups, const std::vector<std::string>& ki
 
 void write_groups_text(std::ostream& out, const Groups& groups, const std::vector<std::string>& kinds) {
     const auto& s = groups.spec;
+    const bool other = groups.framework != "megatron";
+    if (other) {
+        out << groups.framework << ", world " << s.world << ": " << groups.framework_degrees << "\nas Megatron sizes: ";
+    }
     out << "world " << s.world << ": tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp
         << " | ep=" << s.ep << " etp=" << s.etp << " expert_dp=" << s.expert_dp;
     if (s.gtp > 1 || s.egtp > 1) {
@@ -209,8 +224,12 @@ void write_groups_text(std::ostream& out, const Groups& groups, const std::vecto
     if (s.dist_opt_instances > 1) {
         out << " | optimizer instances=" << s.dist_opt_instances;
     }
-    out << "\norder " << s.order << " (dense " << axes_order(s.dense) << ", expert " << axes_order(s.expert) << ")\n\n";
-    out << "kind                     groups x size  first groups\n";
+    if (other) {
+        out << "\n\nkind                     role          groups x size  first groups\n";
+    } else {
+        out << "\norder " << s.order << " (dense " << axes_order(s.dense) << ", expert " << axes_order(s.expert) << ")\n\n";
+        out << "kind                     groups x size  first groups\n";
+    }
     for (const auto& k : groups.kinds) {
         if (!wanted(kinds, k.name)) {
             continue;
@@ -219,7 +238,13 @@ void write_groups_text(std::ostream& out, const Groups& groups, const std::vecto
         name.resize(std::max<std::size_t>(24, name.size()), ' ');
         std::string shape = std::to_string(k.group_count()) + " x " + std::to_string(k.group_size());
         shape.insert(0, std::max<std::ptrdiff_t>(0, 13 - static_cast<std::ptrdiff_t>(shape.size())), ' ');
-        out << name << " " << shape << "  ";
+        out << name << " ";
+        if (other) {
+            std::string role = k.role.empty() ? "-" : k.role;
+            role.resize(std::max<std::size_t>(12, role.size()), ' ');
+            out << role << " ";
+        }
+        out << shape << "  ";
         const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
         for (std::int64_t g = 0; g < show; ++g) {
             out << (g ? " " : "") << group_head_text(k, g, 8);  // never the whole group
@@ -235,6 +260,73 @@ std::string groups_text(const Groups& groups, const std::vector<std::string>& ki
     std::ostringstream out;
     write_groups_text(out, groups, kinds);
     return out.str();
+}
+
+std::string comparison_text(const Groups& groups, const Groups& other, const std::vector<KindComparison>& rows) {
+    std::ostringstream out;
+    const auto& o = other.spec;
+    out << groups.framework << " (" << (groups.framework_degrees.empty() ? compact_sizes_text(groups.spec) : groups.framework_degrees)
+        << ") against " << other.framework << " --tp " << o.tp
+        << " --pp " << o.pp << " --cp " << o.cp << " --ep " << o.ep << " (etp " << o.etp << ", order " << o.order
+        << ")\n\n";
+    out << "kind                     role          groups x size  " << other.framework << " kind          verdict\n";
+    std::int64_t differ = 0;
+    for (const auto& r : rows) {
+        std::string name = r.kind;
+        name.resize(std::max<std::size_t>(24, name.size()), ' ');
+        std::string role = r.role.empty() ? "-" : r.role;
+        role.resize(std::max<std::size_t>(12, role.size()), ' ');
+        std::string shape = std::to_string(r.groups) + " x " + std::to_string(r.size);
+        shape.insert(0, std::max<std::ptrdiff_t>(0, 13 - static_cast<std::ptrdiff_t>(shape.size())), ' ');
+        std::string counterpart = r.counterpart.empty() ? "-" : r.counterpart;
+        counterpart.resize(std::max<std::size_t>(22, counterpart.size()), ' ');
+        out << name << " " << role << " " << shape << "  " << counterpart << " ";
+        switch (r.verdict) {
+            case KindVerdict::Same:
+                out << "same groups";
+                break;
+            case KindVerdict::SameMembers:
+                out << "same groups, members in another order";
+                break;
+            case KindVerdict::Differ:
+                ++differ;
+                out << "DIFFER: rank " << r.rank << " is in " << list_text(r.group, 8) << " here, in "
+                    << list_text(r.counterpart_group, 8) << " in " << other.framework;
+                break;
+            default:
+                out << "no " << other.framework << " counterpart";
+                break;
+        }
+        out << "\n";
+    }
+    out << "\n" << differ << " kind" << (differ == 1 ? "" : "s") << " differ";
+    if (differ > 0) {
+        out << ": a plan made with " << other.framework << "'s convention puts those groups on other links "
+            << "(see analyze --framework " << groups.framework << ")";
+    }
+    out << "\n";
+    return out.str();
+}
+
+std::string comparison_json(const Groups& groups, const Groups& other, const std::vector<KindComparison>& rows) {
+    nlohmann::json j;
+    j["schema_version"] = kSchemaVersion;
+    j["framework"] = groups.framework;
+    j["degrees"] = groups.framework_degrees;
+    j["same_as"] = other.framework;
+    j["same_as_spec"] = to_json(other.spec);
+    j["kinds"] = nlohmann::json::array();
+    for (const auto& r : rows) {
+        nlohmann::json k{{"kind", r.kind}, {"role", r.role}, {"groups", r.groups}, {"size", r.size},
+                         {"counterpart", r.counterpart}, {"verdict", verdict_name(r.verdict)}};
+        if (r.verdict == KindVerdict::Differ) {
+            k["rank"] = r.rank;
+            k["group"] = r.group;
+            k["counterpart_group"] = r.counterpart_group;
+        }
+        j["kinds"].push_back(std::move(k));
+    }
+    return j.dump(2) + "\n";
 }
 
 std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {

@@ -2,6 +2,8 @@
 // framework's group builder (parallel/framework.hpp).
 #include "planlayout/parallel/framework.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
@@ -17,6 +19,53 @@ void read_size(const JsonReader& r, const char* key, std::int64_t& field) {
     if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
         field = *v;
     }
+}
+
+std::string size_text(std::int64_t v) { return std::to_string(v); }
+
+// The degrees in the framework's own words, resolved (a -1 degree as the size it took).
+std::string degrees_text(const FrameworkSpec& spec, const ResolvedSpec& equivalent) {
+    std::string s;
+    auto add = [&s](const std::string& name, std::int64_t v) { s += (s.empty() ? "" : " ") + name + "=" + size_text(v); };
+    switch (spec.framework) {
+        case Framework::Torchtitan: {
+            const TorchtitanDims& d = spec.torchtitan;
+            add("dp_replicate", d.dp_replicate);
+            add("dp_shard", d.dp_shard > 0 ? d.dp_shard : equivalent.dp / std::max<std::int64_t>(1, d.dp_replicate));
+            add("cp", d.cp);
+            add("tp", d.tp);
+            add("pp", d.pp);
+            add("ep", d.ep);
+            if (spec.torchtitan.mesh_2025) {
+                add("etp", d.etp);
+            }
+            break;
+        }
+        case Framework::DeepSpeed: {
+            const DeepSpeedDims& d = spec.deepspeed;
+            add("pipe", d.pp);
+            add("data", d.dp > 0 ? d.dp : equivalent.dp);
+            add("model", d.mp);
+            add("ep", d.ep);
+            s += " moe_path=" + d.moe_path;
+            break;
+        }
+        case Framework::DeviceMesh:
+            for (const auto& dim : spec.mesh.dims) {
+                add(dim.name, dim.size);
+            }
+            for (const auto& f : spec.mesh.flatten) {
+                std::string dims;
+                for (const auto& n : f.dims) {
+                    dims += (dims.empty() ? "" : ",") + n;
+                }
+                s += " flatten(" + dims + ")=" + f.name;
+            }
+            break;
+        default:
+            break;
+    }
+    return s;
 }
 
 }  // namespace
@@ -135,6 +184,7 @@ Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& sourc
             break;
     }
     out.framework = framework_name(spec);
+    out.framework_degrees = degrees_text(spec, out.spec);
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planlayout/limits.hpp"
+#include "planlayout/parallel/framework_compare.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout {
@@ -37,6 +38,11 @@ void write_groups_json(std::ostream& os, const Groups& groups, const std::vector
 /// whole: the first members and the last are computed.
 void write_groups_text(std::ostream& out, const Groups& groups, const std::vector<std::string>& kinds);
 [[nodiscard]] std::string groups_text(const Groups& groups, const std::vector<std::string>& kinds);
+
+/// groups --same-as: each kind of `groups` against `other`'s (compare_groups rows), as a table
+/// with the first differing rank's two groups, or as JSON.
+[[nodiscard]] std::string comparison_text(const Groups& groups, const Groups& other, const std::vector<KindComparison>& rows);
+[[nodiscard]] std::string comparison_json(const Groups& groups, const Groups& other, const std::vector<KindComparison>& rows);
 
 /// One rank's coordinates and its group in every kind (text or JSON).
 [[nodiscard]] std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);

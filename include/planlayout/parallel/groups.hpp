@@ -68,6 +68,7 @@ struct Groups {
     /// traffic and compute model use).
     ResolvedSpec spec;
     std::string framework = "megatron";  // "megatron", "torchtitan", "torchtitan:2025", "deepspeed", "mesh"
+    std::string framework_degrees;        // another framework's degrees in its words, "dp_replicate=1 dp_shard=4 ..."
     std::vector<GroupKind> kinds;  // Megatron's creation order
 
     /// The kind by name, or nullptr.
