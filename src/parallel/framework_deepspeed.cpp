@@ -145,7 +145,8 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
     s.mp = d.mp;
     s.ep = d.ep;
     s.data_before_expert = d.data_before_expert || d.moe_path == "data-before-expert";
-    s.topology = d.moe_path == "autoep-tp" ? "autotp" : d.moe_path == "autoep-sp" ? "sp-mesh" : d.topology;
+    // AutoEP with autotp_size 1 runs on whatever dense groups there are (pipeline grid or none).
+    s.topology = d.moe_path == "autoep-tp" && d.mp > 1 ? "autotp" : d.moe_path == "autoep-sp" ? "sp-mesh" : d.topology;
 
     if (s.topology == "none") {
         if (d.pp != 1 || d.mp != 1 || d.dp != -1) {
@@ -164,9 +165,11 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
         }
         if ((s.topology == "autotp" || s.topology == "sp-mesh") && s.pp != 1) {
             throw input_error(n.where("pp", s.pp),
-                              s.topology == "autotp"
+                              d.moe_path == "autoep-tp"
                                   ? "AutoEP+AutoTP folding currently supports pp_size=1 only (DeepSpeed's refusal)"
-                                  : "the (data_parallel, sequence_parallel) mesh has no pipeline axis",
+                                  : "the " + std::string(s.topology == "autotp" ? "AutoTP (data_parallel, tensor_parallel)"
+                                                                                : "(data_parallel, sequence_parallel)") +
+                                        " mesh has no pipeline axis",
                               "use pp 1, or the pipeline engine's MoE paths (legacy, emd)");
         }
         const std::int64_t pm = s.pp * s.mp;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/deepspeed_config.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/framework.hpp"
 
@@ -218,4 +219,87 @@ TEST_CASE("deepspeed: 131072 ranks build without per-rank storage") {
     const auto f = e->find(131071);
     REQUIRE(f.has_value());
     CHECK(e->member(f->first, f->second) == 131071);
+}
+
+// -- ds_config.json reader (ingest/deepspeed_config.hpp) --
+
+namespace {
+
+DeepSpeedConfig read_fixture(const std::string& name) {
+    const std::string path = (fs::path(PLANLAYOUT_TEST_DATA_DIR) / "deepspeed" / name).string();
+    return read_deepspeed_config(read_text_file(path), path);
+}
+
+}  // namespace
+
+TEST_CASE("deepspeed config: DeepSpeed's own test and example configs") {
+    const DeepSpeedConfig a = read_fixture("model_Megatron_GPT2_ds_config_func_bs8_zero0_gas3.json");
+    CHECK(a.train_micro_batch_size_per_gpu == 8);
+    CHECK(a.gradient_accumulation_steps == 3);
+    CHECK_FALSE(a.train_batch_size.has_value());
+    CHECK(a.zero_stage == 0);
+    CHECK(a.fp16);
+    CHECK_FALSE(a.bf16);
+
+    const DeepSpeedConfig b = read_fixture("examples_sdma_allgather_ds_config_zero3.json");
+    CHECK(b.zero_stage == 3);
+    CHECK(b.bf16);
+    CHECK(b.train_micro_batch_size_per_gpu == 1);
+
+    const DeepSpeedConfig c = read_fixture("torch_compile_ds_config_z3.json");
+    CHECK(c.train_batch_size == 8);
+    CHECK(c.zero_stage == 3);
+    CHECK_FALSE(c.autoep_enabled);
+
+    const DeepSpeedConfig e = read_fixture("autoep_autotp.json");
+    CHECK(e.autotp_size == 4);
+    CHECK(e.autoep_enabled);
+    CHECK(e.autoep_size == 4);
+    DeepSpeedDims d;
+    d.world = 16;
+    d = apply_deepspeed_config(e, d);
+    CHECK(d.mp == 4);
+    CHECK(d.ep == 4);
+    CHECK(d.moe_path == "autoep-tp");
+    const Groups g = build_deepspeed_groups(d, {});
+    CHECK(g.find("tensor_parallel") != nullptr);
+    CHECK(g.find("expert")->group_size() == 4);
+}
+
+TEST_CASE("deepspeed config: unknown keys pass, wrong types and ranges are refused with the pointer") {
+    const auto read = [](const std::string& text) { return read_deepspeed_config(text, "ds.json"); };
+    CHECK(read(R"({"steps_per_print": 1, "wall_clock_breakdown": false, "zero_optimization": {"overlap_comm": true}})")
+              .zero_stage == 0);
+    CHECK_FALSE(read(R"({"train_batch_size": "auto"})").train_batch_size.has_value());
+    const auto refuses = [&](const std::string& text, const std::string& where) {
+        CAPTURE(text);
+        try {
+            (void)read(text);
+            FAIL("expected a refusal");
+        } catch (const Error& err) {
+            CHECK(err.where() == where);
+        }
+    };
+    refuses(R"({"zero_optimization": {"stage": 4}})", "ds.json (/zero_optimization/stage)");
+    refuses(R"({"zero_optimization": {"stage": "3"}})", "ds.json (/zero_optimization/stage)");
+    refuses(R"({"zero_optimization": 3})", "ds.json (/zero_optimization)");
+    refuses(R"({"bf16": {"enabled": "yes"}})", "ds.json (/bf16/enabled)");
+    refuses(R"({"train_micro_batch_size_per_gpu": 1.5})", "ds.json (/train_micro_batch_size_per_gpu)");
+    refuses(R"({"expert_parallel": {"enabled": true, "autoep_size": 0}})", "ds.json (/expert_parallel/autoep_size)");
+    refuses(R"({"tensor_parallel": {"autotp_size": -1}})", "ds.json (/tensor_parallel/autotp_size)");
+    refuses(R"({"bf16": {"enabled": true}, "fp16": {"enabled": true}})", "ds.json (/fp16)");
+    refuses(R"({"use_data_before_expert_parallel_": 1})", "ds.json (/use_data_before_expert_parallel_)");
+}
+
+TEST_CASE("deepspeed config: sequence_parallel_size with data_parallel_size selects the sp mesh") {
+    const DeepSpeedConfig c = read_deepspeed_config(
+        R"({"sequence_parallel_size": 4, "data_parallel_size": 2, "expert_parallel": {"enabled": true, "autoep_size": 2}})",
+        "ds.json");
+    DeepSpeedDims d;
+    d.world = 8;
+    d = apply_deepspeed_config(c, d);
+    CHECK(d.moe_path == "autoep-sp");
+    const Groups g = build_deepspeed_groups(d, {});
+    CHECK(g.find("sequence_parallel")->group_size() == 4);
+    CHECK(g.find("data_parallel")->group_size() == 2);
 }

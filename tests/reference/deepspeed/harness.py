@@ -197,7 +197,7 @@ def run_rank(sources, cfg, rank):
         m.groups.mesh_device = m.comm.initialize_mesh_device((dp, mp), ("data_parallel", "sequence_parallel"))
         held["data_parallel"] = m.groups._get_data_parallel_group()
         held["sequence_parallel"] = m.groups._get_sequence_parallel_group()
-    elif path == "autoep-tp" or topology == "autotp":
+    elif (path == "autoep-tp" and mp > 1) or topology == "autotp":
         # engine._configure_tensor_parallel_states -> groups._init_tp_mesh_device(autotp_size); the
         # stub mesh refuses to split, so DeepSpeed takes its own new_group fallback.
         m.groups._init_tp_mesh_device(tensor_model_parallel_size=mp)
@@ -285,6 +285,7 @@ CONFIGS = [
     cfg("autoep-sp2-ep4", 16, mp=2, ep=4, moe_path="autoep-sp"),
     cfg("autoep-sp4-ep2", 16, mp=4, ep=2, moe_path="autoep-sp"),
     cfg("autoep-tp1-ep4-legacy-path", 8, ep=4, moe_path="autoep-tp"),
+    cfg("autoep-tp1-pp2-ep4", 16, pp=2, ep=4, moe_path="autoep-tp"),
     # invalid: DeepSpeed refuses
     cfg("bad-grid-pp3-world8", 8, pp=3, dp=2),
     cfg("bad-legacy-ep3", 16, ep=3),
