@@ -74,7 +74,9 @@ TEST_CASE("deepspeed: every golden config (DeepSpeed's own code) gives the same 
         const Groups g = build_deepspeed_groups(d, {});
         const nlohmann::json& kinds = c.at("groups");
         CHECK(g.kinds.size() == kinds.size());
-        for (const auto& [kind, lists] : kinds.items()) {
+        for (const auto& item : kinds.items()) {
+            const std::string& kind = item.key();
+            const nlohmann::json& lists = item.value();
             CAPTURE(kind);
             const GroupKind* k = g.find(kind);
             REQUIRE(k != nullptr);
@@ -113,8 +115,10 @@ TEST_CASE("deepspeed: the seed layouts' groups equal Megatron's for the correspo
         d.ep = meg.spec.ep;
         d.moe_path = meg.spec.etp == meg.spec.tp ? "emd" : "legacy";
         const Groups ds = build_deepspeed_groups(d, {});
-        for (const auto& [dsk, mk] : std::map<std::string, std::string>{
+        for (const auto& pair : std::map<std::string, std::string>{
                  {"slice", "tp"}, {"data", "dp"}, {"pipe", "pp"}, {"expert", "ep"}, {"expert_data", "expt_dp"}}) {
+            const std::string& dsk = pair.first;
+            const std::string& mk = pair.second;
             CAPTURE(dsk);
             REQUIRE(ds.find(dsk) != nullptr);
             REQUIRE(meg.find(mk) != nullptr);
