@@ -68,6 +68,7 @@ DeepSpeedConfig read_deepspeed_config(const std::string& text, const std::string
 
 DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& c, DeepSpeedDims dims) {
     dims.data_before_expert = dims.data_before_expert || c.use_data_before_expert_parallel;
+    dims.zero_stage = c.zero_stage;
     const bool sp_mesh = c.sequence_parallel_size && c.data_parallel_size;
     if (c.autotp_size > 1) {
         dims.mp = c.autotp_size;
@@ -75,11 +76,13 @@ DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& c, DeepSpeedDims dim
     } else if (sp_mesh) {
         dims.mp = *c.sequence_parallel_size;
         dims.dp = *c.data_parallel_size;
+        dims.topology = "sp-mesh";
     }
     if (c.autoep_enabled) {
         dims.ep = c.autoep_size;
-        // Without AutoTP or sequence parallelism, AutoEP takes groups.py's legacy path.
-        dims.moe_path = c.autotp_size > 1 ? "autoep-tp" : sp_mesh && *c.sequence_parallel_size > 1 ? "autoep-sp" : "legacy";
+        // Without AutoTP (autotp_size 0 or 1) "autoep-tp" keeps the pipeline grid and takes
+        // groups.py's legacy expert groups, as the engine does.
+        dims.moe_path = sp_mesh && *c.sequence_parallel_size > 1 && c.autotp_size <= 1 ? "autoep-sp" : "autoep-tp";
     }
     return dims;
 }

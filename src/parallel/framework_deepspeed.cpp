@@ -31,6 +31,7 @@ const std::map<std::string, std::string>& ds_flag_names() {
         {"moe_path", "--moe-path"},
         {"topology", "--topology"},
         {"data_before_expert", "--data-before-expert"},
+        {"zero_stage", "--zero-stage"},
     };
     return kFlags;
 }
@@ -112,6 +113,7 @@ struct Sizes {
     std::string path;      // resolved MoE path: "legacy", "emd", "autoep-tp", "autoep-sp" ("" without MoE)
     std::string topology;  // resolved dense source: "pipe-model-data", "pipe-data", "autotp", "sp-mesh"
     bool data_before_expert = false;
+    std::int64_t zero_stage = 0;
 };
 
 Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
@@ -132,14 +134,14 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
                           "leave dp out to let it be world / (pp x mp)");
     }
     static const std::vector<std::string> kPaths = {"auto", "legacy", "data-before-expert", "emd", "autoep-tp", "autoep-sp"};
-    static const std::vector<std::string> kTopologies = {"pipe-model-data", "pipe-data", "none", "autotp"};
+    static const std::vector<std::string> kTopologies = {"pipe-model-data", "pipe-data", "none", "autotp", "sp-mesh"};
     if (std::find(kPaths.begin(), kPaths.end(), d.moe_path) == kPaths.end()) {
         throw input_error(n.where("moe_path", "'" + d.moe_path + "'"), "unknown DeepSpeed MoE path",
                           "use one of auto, legacy, data-before-expert, emd, autoep-tp, autoep-sp");
     }
     if (std::find(kTopologies.begin(), kTopologies.end(), d.topology) == kTopologies.end()) {
         throw input_error(n.where("topology", "'" + d.topology + "'"), "unknown DeepSpeed topology",
-                          "use one of pipe-model-data, pipe-data, none, autotp");
+                          "use one of pipe-model-data, pipe-data, none, autotp, sp-mesh");
     }
     s.pp = d.pp;
     s.mp = d.mp;
@@ -191,6 +193,24 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
         throw input_error(n.where("ep", s.ep), "AutoEP+AutoTP folding requires expert_parallel.autoep_size > 1 (DeepSpeed's refusal)",
                           "give ep > 1");
     }
+    s.zero_stage = d.zero_stage;
+    if (d.zero_stage < 0 || d.zero_stage > 3) {
+        throw input_error(n.where("zero_stage", d.zero_stage), "the ZeRO stage must be 0, 1, 2 or 3", "give zero_optimization.stage");
+    }
+    if (d.zero_stage >= 2 && s.pp > 1) {
+        throw input_error(n.where("zero_stage", d.zero_stage),
+                          "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism (DeepSpeed's refusal)",
+                          "use ZeRO stage 0 or 1 with pp > 1");
+    }
+    if (d.zero_stage == 3 && d.moe_path == "autoep-tp" && s.mp > 1) {
+        throw input_error(n.where("zero_stage", d.zero_stage),
+                          "AutoEP+AutoTP with ZeRO stage 3 is not supported (DeepSpeed's refusal)", "use ZeRO stage 0, 1 or 2");
+    }
+    if (d.zero_stage == 3 && d.moe_path == "autoep-sp" && s.mp > 1) {
+        throw input_error(n.where("zero_stage", d.zero_stage),
+                          "AutoEP with ZeRO Stage 3 does not support sequence parallelism yet (DeepSpeed's refusal)",
+                          "use ZeRO stage 0, 1 or 2");
+    }
     if (s.ep == 1) {
         return s;
     }
@@ -199,7 +219,9 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
     // whenever mp > 1 (both paths give the same groups when mp is 1).
     if (d.moe_path == "autoep-tp" || d.moe_path == "autoep-sp") {
         s.path = d.moe_path;
-    } else if (d.moe_path == "legacy" || s.mp == 1) {
+    } else if (d.moe_path == "legacy" || s.mp == 1 || s.topology != "pipe-model-data") {
+        // E + M + D needs groups.mpu with tensor slicing: the pipeline grid's model axis. On
+        // the AutoTP or sequence-parallel mesh groups.mpu is None and the layer takes legacy.
         s.path = "legacy";
     } else {
         s.path = "emd";
@@ -213,6 +235,11 @@ Sizes resolve(const DeepSpeedDims& d, const DsNamer& n) {
                                   std::to_string(s.ep) + ")",
                               "pick ep among " + divisors_text(stage));
         }
+    }
+    if (d.zero_stage == 3 && (s.path == "legacy" || s.path == "emd")) {
+        throw input_error(n.where("zero_stage", d.zero_stage),
+                          "Native DeepSpeed MoE is not supported with ZeRO Stage 3 (DeepSpeed's refusal)",
+                          "use AutoEP (expert_parallel) or ZeRO stage 1 or 2");
     }
     if (s.path == "emd" && s.dp % s.ep != 0) {
         throw input_error(n.where("ep", s.ep),
@@ -366,6 +393,17 @@ Groups build_deepspeed_groups(const DeepSpeedDims& dims, const SpecSource& sourc
     add_dense(out, s);
     if (s.ep > 1) {
         add_expert(out, s);
+    }
+    if (s.zero_stage == 3) {
+        // ZeRO-3 partitions replicated parameters over the (sequence-)data group and AutoEP
+        // expert parameters over the expert-data group (engine.py _resolve_zero3_param_placement).
+        for (auto& k : out.kinds) {
+            if (k.role == "dp") {
+                k.role = "fsdp";
+            } else if (k.role == "expt_dp") {
+                k.role = "efsdp";
+            }
+        }
     }
     return out;
 }

@@ -210,6 +210,34 @@ TEST_CASE("deepspeed: roles, patterns and the no-topology prime deal") {
     CHECK(build_deepspeed_groups(e, {}).spec.etp == 1);
 }
 
+TEST_CASE("deepspeed: ZeRO stage: roles under ZeRO-3 and the engine's refusals") {
+    DeepSpeedDims d;
+    d.world = 16;
+    d.zero_stage = 3;
+    const Groups z3 = build_deepspeed_groups(d, {});
+    CHECK(z3.find("data")->role == "fsdp");
+    CHECK(z3.find_role("dp") == nullptr);
+    d.ep = 4;
+    d.moe_path = "autoep-tp";  // AutoEP without AutoTP: expert params partitioned over expert-data
+    const Groups a = build_deepspeed_groups(d, {});
+    CHECK(a.find("expert_data")->role == "efsdp");
+    CHECK(a.find("expert")->role == "ep");
+    d.moe_path = "auto";  // a native MoE layer
+    CHECK_THROWS_AS((void)build_deepspeed_groups(d, {}), Error);
+    d.moe_path = "autoep-tp";
+    d.mp = 2;  // AutoEP + AutoTP + ZeRO-3
+    CHECK_THROWS_AS((void)build_deepspeed_groups(d, {}), Error);
+    DeepSpeedDims p;
+    p.world = 16;
+    p.pp = 2;
+    p.zero_stage = 2;  // PipelineEngine: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism
+    CHECK_THROWS_AS((void)build_deepspeed_groups(p, {}), Error);
+    p.zero_stage = 1;
+    CHECK(build_deepspeed_groups(p, {}).find("data")->role == "dp");
+    p.zero_stage = 4;
+    CHECK_THROWS_AS((void)build_deepspeed_groups(p, {}), Error);
+}
+
 TEST_CASE("deepspeed: 131072 ranks build without per-rank storage") {
     DeepSpeedDims d;
     d.world = 131072;
@@ -265,9 +293,20 @@ TEST_CASE("deepspeed config: DeepSpeed's own test and example configs") {
     CHECK(d.mp == 4);
     CHECK(d.ep == 4);
     CHECK(d.moe_path == "autoep-tp");
+    CHECK(d.zero_stage == 2);
     const Groups g = build_deepspeed_groups(d, {});
     CHECK(g.find("tensor_parallel") != nullptr);
     CHECK(g.find("expert")->group_size() == 4);
+    // The ZeRO-3 example with AutoEP but no AutoTP: expert params sharded over expert-data.
+    DeepSpeedConfig z = read_fixture("examples_sdma_allgather_ds_config_zero3.json");
+    z.autoep_enabled = true;
+    z.autoep_size = 8;
+    DeepSpeedDims zd;
+    zd.world = 16;
+    zd = apply_deepspeed_config(z, zd);
+    CHECK(zd.moe_path == "autoep-tp");
+    CHECK(zd.mp == 1);
+    CHECK(build_deepspeed_groups(zd, {}).find("expert_data")->role == "efsdp");
 }
 
 TEST_CASE("deepspeed config: unknown keys pass, wrong types and ranges are refused with the pointer") {

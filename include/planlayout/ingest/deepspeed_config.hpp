@@ -51,9 +51,9 @@ struct DeepSpeedConfig {
 
 /// The DeepSpeedDims the config implies, on top of `dims` (world, pp and the MoE layer's ep come
 /// from the command line: a ds_config does not hold them): AutoEP enabled -> ep = autoep_size and
-/// moe_path autoep-tp (autotp_size > 1) or autoep-sp (sequence_parallel_size > 1) or legacy;
+/// moe_path autoep-sp (sequence_parallel_size > 1 with data_parallel_size) or else autoep-tp;
 /// autotp_size > 1 -> mp and topology autotp; sequence_parallel_size with data_parallel_size ->
-/// mp = sp, dp; use_data_before_expert_parallel_ -> data_before_expert.
+/// mp = sp, dp; use_data_before_expert_parallel_ -> data_before_expert; zero_stage.
 [[nodiscard]] DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& config, DeepSpeedDims dims);
 
 }  // namespace planlayout

@@ -189,10 +189,10 @@ def run_rank(sources, cfg, rank):
     dp = cfg["dp"] if cfg["dp"] != -1 else world // (pp * mp)
     path, topology, dbe = cfg["moe_path"], cfg["topology"], cfg["data_before_expert"]
     dbe = dbe or path == "data-before-expert"
-    mesh_ok = path == "autoep-sp"
+    mesh_ok = path == "autoep-sp" or topology == "sp-mesh"
     m = fresh_modules(sources, rank, world, mesh_ok)
     held = {}
-    if path == "autoep-sp":
+    if mesh_ok:
         # deepspeed.initialize(mesh_param=(dp, sp)) -> engine sets groups.mesh_device.
         m.groups.mesh_device = m.comm.initialize_mesh_device((dp, mp), ("data_parallel", "sequence_parallel"))
         held["data_parallel"] = m.groups._get_data_parallel_group()
@@ -266,6 +266,9 @@ CONFIGS = [
     cfg("no-topology-world12", 12, topology="none"),
     cfg("no-topology-world30", 30, topology="none"),
     cfg("autotp-tp4-dp4", 16, mp=4, topology="autotp"),
+    cfg("sp-mesh-sp4-dp2", 8, mp=4, topology="sp-mesh"),
+    cfg("sp-mesh-sp2-moe-layer-ep4", 16, mp=2, ep=4, topology="sp-mesh"),
+    cfg("autotp-tp2-moe-layer-ep4", 16, mp=2, ep=4, moe_path="emd", topology="autotp"),
     # MoE legacy E + D, D + E
     cfg("legacy-ep4-dp16", 16, ep=4),
     cfg("legacy-pp2-ep4", 16, pp=2, ep=4),
