@@ -76,12 +76,22 @@ GroupKind grid_kind(std::string name, std::string desc, std::string generator, s
     return k;
 }
 
+// The divisors of n, ascending, in O(sqrt n).
 std::string divisors_text(std::int64_t n) {
-    std::string s;
-    for (std::int64_t d = 1; d <= n; ++d) {
+    std::vector<std::int64_t> low;
+    std::vector<std::int64_t> high;
+    for (std::int64_t d = 1; d * d <= n; ++d) {
         if (n % d == 0) {
-            s += (s.empty() ? "" : ", ") + std::to_string(d);
+            low.push_back(d);
+            if (d != n / d) {
+                high.push_back(n / d);
+            }
         }
+    }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    std::string s;
+    for (const std::int64_t d : low) {
+        s += (s.empty() ? "" : ", ") + std::to_string(d);
     }
     return s;
 }

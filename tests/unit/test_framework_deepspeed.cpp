@@ -167,6 +167,7 @@ TEST_CASE("deepspeed: refusals name the flag or the JSON pointer") {
         FAIL("expected a refusal");
     } catch (const Error& e) {
         CHECK(e.where() == "--ep 3");
+        CHECK(e.hint() == "pick ep among 1, 2, 4, 8, 16");
         CHECK(e.problem().find("16 is not divisible by 3") != std::string::npos);
     }
     try {
