@@ -347,3 +347,26 @@ TEST_CASE("deepspeed config: sequence_parallel_size with data_parallel_size sele
     CHECK(g.find("sequence_parallel")->group_size() == 4);
     CHECK(g.find("data_parallel")->group_size() == 2);
 }
+
+TEST_CASE("deepspeed config: batch sizes derived and checked as DeepSpeed does") {
+    const DeepSpeedConfig a = read_fixture("model_Megatron_GPT2_ds_config_func_bs8_zero0_gas3.json");
+    const DeepSpeedBatch b = resolve_deepspeed_batch(a, 16, "a.json");
+    CHECK(b.train_batch_size == 8 * 3 * 16);
+    const DeepSpeedConfig t = read_fixture("torch_compile_ds_config_z3.json");  // train_batch_size 8 only
+    const DeepSpeedBatch c = resolve_deepspeed_batch(t, 4, "t.json");
+    CHECK(c.micro_batch_per_gpu == 2);
+    CHECK(c.gradient_accumulation_steps == 1);
+    CHECK_THROWS_AS((void)resolve_deepspeed_batch(t, 16, "t.json"), Error);  // 8 / 16 = 0
+    DeepSpeedConfig bad;
+    bad.train_batch_size = 100;
+    bad.train_micro_batch_size_per_gpu = 2;
+    bad.gradient_accumulation_steps = 3;
+    try {
+        (void)resolve_deepspeed_batch(bad, 16, "x.json");
+        FAIL("expected a refusal");
+    } catch (const Error& e) {
+        CHECK(e.where() == "x.json (/train_batch_size)");
+        CHECK(e.problem().find("100 != 2 * 3 * 16") != std::string::npos);
+    }
+    CHECK_THROWS_AS((void)resolve_deepspeed_batch(DeepSpeedConfig{}, 16, "x.json"), Error);
+}

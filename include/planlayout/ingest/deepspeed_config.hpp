@@ -56,4 +56,20 @@ struct DeepSpeedConfig {
 /// mp = sp, dp; use_data_before_expert_parallel_ -> data_before_expert; zero_stage.
 [[nodiscard]] DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& config, DeepSpeedDims dims);
 
+/// The batch sizes DeepSpeed settles on (runtime/config.py _set_batch_related_parameters and
+/// _batch_assertion): the missing ones derived from the given ones and the data-parallel world
+/// `data_world` (DeepSpeedConfig.world_size: the data group's size, world / sp on the sequence
+/// mesh), then train_batch_size = micro x gas x data_world checked.
+struct DeepSpeedBatch {
+    std::int64_t train_batch_size = 0;
+    std::int64_t micro_batch_per_gpu = 0;
+    std::int64_t gradient_accumulation_steps = 0;
+};
+
+/// Throws Error (BadInput) naming `file` and the key when DeepSpeed would refuse: neither
+/// train_batch_size nor train_micro_batch_size_per_gpu given, a derived size of 0, or the
+/// three not multiplying up.
+[[nodiscard]] DeepSpeedBatch resolve_deepspeed_batch(const DeepSpeedConfig& config, std::int64_t data_world,
+                                                     const std::string& file);
+
 }  // namespace planlayout
