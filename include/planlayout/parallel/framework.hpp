@@ -42,6 +42,22 @@ struct DeepSpeedDims {
     /// "auto" (what a MoE layer picks from mp), "legacy" (E+D), "data-before-expert"
     /// (use_data_before_expert_parallel_), "emd" (E+M+D), "autoep-tp", "autoep-sp".
     std::string moe_path = "auto";
+    /// Where the dense groups come from: "pipe-model-data" (PipeModelDataParallelTopology, the
+    /// default), "pipe-data" (PipeDataParallelTopology: no model axis, mp must be 1), "none"
+    /// (PipelineParallelGrid(topology=None): the world's prime factors dealt alternately to pipe
+    /// and data; pp, mp and dp must be left at their defaults), "autotp" (AutoTP's
+    /// (data_parallel, tensor_parallel) mesh of groups._init_tp_mesh_device; pp must be 1),
+    /// "sp-mesh" (deepspeed.initialize's (data_parallel, sequence_parallel) mesh, mp = sp).
+    /// moe_path "autoep-tp" always uses "autotp"; "autoep-sp" uses the (data_parallel,
+    /// sequence_parallel) mesh of deepspeed.initialize(mesh_param=...), mp being the Ulysses
+    /// sequence-parallel size.
+    std::string topology = "pipe-model-data";
+    /// use_data_before_expert_parallel_ (ds_config key of the same name): the D + E expert layout.
+    bool data_before_expert = false;
+    /// zero_optimization.stage (0..3). Stage 3 partitions parameters over the data group (role
+    /// "fsdp") and AutoEP expert parameters over the expert-data group (role "efsdp"); stages 2
+    /// and 3 are refused with pp > 1, stage 3 with a native MoE layer (runtime/engine.py).
+    std::int64_t zero_stage = 0;
 };
 
 /// Raw DeviceMesh: init_device_mesh(shape, names) (row-major, last dim most local) and

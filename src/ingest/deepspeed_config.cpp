@@ -1,0 +1,133 @@
+// Ingest: DeepSpeed ds_config.json (ingest/deepspeed_config.hpp). Key names and defaults are
+// DeepSpeed's (runtime/constants.py, runtime/config.py, runtime/zero/config.py,
+// runtime/precision_config.py, runtime/tensor_parallel/config.py, module_inject/auto_ep_config.py).
+#include "planlayout/ingest/deepspeed_config.hpp"
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
+
+namespace planlayout {
+namespace {
+
+// A whole number, or "auto" (the Hugging Face Trainer's placeholder) read as absent.
+std::optional<std::int64_t> int_or_auto(const JsonReader& r, const std::string& key, std::int64_t min, std::int64_t max) {
+    if (r.has(key) && r.at(key).is_string() && r.at(key).get<std::string>() == "auto") {
+        return std::nullopt;
+    }
+    return r.get_int(key, min, max);
+}
+
+bool enabled(const JsonReader& r, const std::string& key) {
+    const auto sub = r.get_object(key);
+    if (!sub) {
+        return false;
+    }
+    return sub->get_bool("enabled").value_or(false);
+}
+
+}  // namespace
+
+DeepSpeedConfig read_deepspeed_config(const std::string& text, const std::string& file) {
+    const nlohmann::json doc = parse_json_text(text, file);
+    const JsonReader r(doc, file, "");
+    DeepSpeedConfig c;
+    c.train_batch_size = int_or_auto(r, "train_batch_size", 1, INT64_MAX);
+    c.train_micro_batch_size_per_gpu = int_or_auto(r, "train_micro_batch_size_per_gpu", 1, INT64_MAX);
+    c.gradient_accumulation_steps = int_or_auto(r, "gradient_accumulation_steps", 1, INT64_MAX);
+    if (const auto z = r.get_object("zero_optimization")) {
+        c.zero_stage = int_or_auto(*z, "stage", 0, 3).value_or(0);
+        c.zero_hpz_partition_size = z->get_int("zero_hpz_partition_size", 0, kMaxWorld).value_or(1);
+        c.mics_shard_size = z->get_int("mics_shard_size", -1, kMaxWorld).value_or(-1);
+    }
+    c.bf16 = enabled(r, "bf16") || enabled(r, "bfloat16");
+    c.fp16 = enabled(r, "fp16");
+    if (c.bf16 && c.fp16) {
+        throw input_error(r.where("fp16"), "bf16 and fp16 are both enabled (DeepSpeed: bfloat16 and fp16 modes cannot be simultaneously enabled)",
+                          "enable only one of bf16 and fp16");
+    }
+    if (const auto tp = r.get_object("tensor_parallel")) {
+        c.autotp_size = int_or_auto(*tp, "autotp_size", 0, kMaxWorld).value_or(0);
+    }
+    if (const auto p = r.get_object("pipeline")) {
+        c.pipe_partitioned = p->get_bool("pipe_partitioned").value_or(true);
+        c.grad_partitioned = p->get_bool("grad_partitioned").value_or(true);
+        c.activation_checkpoint_interval = p->get_int("activation_checkpoint_interval", 0, INT64_MAX).value_or(0);
+    }
+    if (const auto e = r.get_object("expert_parallel")) {
+        c.autoep_enabled = e->get_bool("enabled").value_or(false);
+        c.autoep_size = e->get_int("autoep_size", 1, kMaxWorld).value_or(1);
+        c.expert_tensor_parallel_size = e->get_int("expert_tensor_parallel_size", 1, kMaxWorld).value_or(1);
+    }
+    c.use_data_before_expert_parallel = r.get_bool("use_data_before_expert_parallel_").value_or(false);
+    c.sequence_parallel_size = r.get_int("sequence_parallel_size", 1, kMaxWorld);
+    c.data_parallel_size = r.get_int("data_parallel_size", 1, kMaxWorld);
+    return c;
+}
+
+DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& c, DeepSpeedDims dims) {
+    dims.data_before_expert = dims.data_before_expert || c.use_data_before_expert_parallel;
+    dims.zero_stage = c.zero_stage;
+    const bool sp_mesh = c.sequence_parallel_size && c.data_parallel_size;
+    if (c.autotp_size > 1) {
+        dims.mp = c.autotp_size;
+        dims.topology = "autotp";
+    } else if (sp_mesh) {
+        dims.mp = *c.sequence_parallel_size;
+        dims.dp = *c.data_parallel_size;
+        dims.topology = "sp-mesh";
+    }
+    if (c.autoep_enabled) {
+        dims.ep = c.autoep_size;
+        // Without AutoTP (autotp_size 0 or 1) "autoep-tp" keeps the pipeline grid and takes
+        // groups.py's legacy expert groups, as the engine does.
+        dims.moe_path = sp_mesh && *c.sequence_parallel_size > 1 && c.autotp_size <= 1 ? "autoep-sp" : "autoep-tp";
+    }
+    return dims;
+}
+
+DeepSpeedBatch resolve_deepspeed_batch(const DeepSpeedConfig& c, std::int64_t data_world, const std::string& file) {
+    const auto where = [&](const char* key) { return file + " (/" + key + ")"; };
+    const auto& tb = c.train_batch_size;
+    const auto& mb = c.train_micro_batch_size_per_gpu;
+    const auto& ga = c.gradient_accumulation_steps;
+    const std::int64_t w = data_world;
+    DeepSpeedBatch b;
+    if (tb && mb && ga) {
+        b = {*tb, *mb, *ga};
+    } else if (tb && mb) {
+        b = {*tb, *mb, *tb / *mb / w};
+    } else if (tb && ga) {
+        b = {*tb, *tb / w / *ga, *ga};
+    } else if (mb && ga) {
+        b = {*mb * *ga * w, *mb, *ga};
+    } else if (tb) {
+        b = {*tb, *tb / w, 1};
+    } else if (mb) {
+        b = {*mb * w, *mb, 1};
+    } else {
+        throw input_error(where("train_batch_size"),
+                          "either train_batch_size or train_micro_batch_size_per_gpu needs to be provided (DeepSpeed's refusal)",
+                          "add \"train_micro_batch_size_per_gpu\": 1");
+    }
+    if (b.micro_batch_per_gpu < 1 || b.gradient_accumulation_steps < 1) {
+        throw input_error(where(b.micro_batch_per_gpu < 1 ? "train_micro_batch_size_per_gpu" : "gradient_accumulation_steps"),
+                          "train_batch_size " + std::to_string(b.train_batch_size) +
+                              " is too small for the data-parallel world " + std::to_string(w) +
+                              ": the derived size is 0 (DeepSpeed: has to be greater than 0)",
+                          "make train_batch_size at least micro x gas x " + std::to_string(w));
+    }
+    if (b.train_batch_size != b.micro_batch_per_gpu * b.gradient_accumulation_steps * w) {
+        throw input_error(where("train_batch_size"),
+                          "train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size: " +
+                              std::to_string(b.train_batch_size) + " != " + std::to_string(b.micro_batch_per_gpu) + " * " +
+                              std::to_string(b.gradient_accumulation_steps) + " * " + std::to_string(w) + " (DeepSpeed's refusal)",
+                          "set train_batch_size to " +
+                              std::to_string(b.micro_batch_per_gpu * b.gradient_accumulation_steps * w) +
+                              " or leave it out");
+    }
+    return b;
+}
+
+}  // namespace planlayout
