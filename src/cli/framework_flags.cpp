@@ -2,16 +2,58 @@
 #include "framework_flags.hpp"
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/deepspeed_config.hpp"
 #include "planlayout/limits.hpp"
 
 namespace planlayout::cli {
 namespace {
 
-constexpr const char* kFrameworkFlags[] = {"--framework", "--dp-replicate", "--dp-shard", "--torchtitan-config",
-                                           "--moe-path",  "--deepspeed-config", "--mesh", "--flatten"};
+constexpr const char* kFrameworkFlags[] = {"--framework",        "--dp-replicate", "--dp-shard",     "--torchtitan-config",
+                                           "--moe-path",         "--deepspeed-config", "--ds-topology", "--data-before-expert",
+                                           "--zero-stage",       "--mesh",         "--flatten"};
 
 std::string flag_source(const ParsedArgs& args, const char* flag) {
     return "command line (" + args.spelling(flag) + ")";
+}
+
+// ds_config.json: the degrees it implies (apply_deepspeed_config) into /parallel, its batch
+// sizes into /training, each with the file as source.
+void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
+    const std::string name = path == "-" ? "stdin" : path;
+    const DeepSpeedConfig config = read_deepspeed_config(read_input(path, ctx), name);
+    out.files.push_back(path);
+    const DeepSpeedDims defaults;
+    const DeepSpeedDims d = apply_deepspeed_config(config, defaults);
+    auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
+        out.layout[nlohmann::json::json_pointer(pointer)] = value;
+        out.sources[pointer] = name + " (" + key + ")";
+    };
+    set("/parallel/framework", "deepspeed", "ds_config");
+    set("/parallel/zero_stage", d.zero_stage, "zero_optimization.stage");
+    if (d.mp != defaults.mp) {
+        set("/parallel/tp", d.mp, d.topology == "autotp" ? "tensor_parallel.autotp_size" : "sequence_parallel_size");
+    }
+    if (d.dp != defaults.dp) {
+        set("/parallel/dp", d.dp, "data_parallel_size");
+    }
+    if (d.topology != defaults.topology) {
+        set("/parallel/topology", d.topology, d.topology == "autotp" ? "tensor_parallel.autotp_size" : "sequence_parallel_size");
+    }
+    if (d.ep != defaults.ep) {
+        set("/parallel/ep", d.ep, "expert_parallel.autoep_size");
+    }
+    if (d.moe_path != defaults.moe_path) {
+        set("/parallel/moe_path", d.moe_path, "expert_parallel.enabled");
+    }
+    if (d.data_before_expert) {
+        set("/parallel/data_before_expert", true, "use_data_before_expert_parallel_");
+    }
+    if (config.train_micro_batch_size_per_gpu) {
+        set("/training/micro_batch", *config.train_micro_batch_size_per_gpu, "train_micro_batch_size_per_gpu");
+    }
+    if (config.train_batch_size) {
+        set("/training/global_batch", *config.train_batch_size, "train_batch_size");
+    }
 }
 
 }  // namespace
@@ -51,6 +93,13 @@ FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
     imply("--dp-shard", "torchtitan");
     imply("--deepspeed-config", "deepspeed");
     imply("--moe-path", "deepspeed");
+    imply("--ds-topology", "deepspeed");
+    imply("--data-before-expert", "deepspeed");
+    imply("--zero-stage", "deepspeed");
+    if (const auto file = args.get("--deepspeed-config")) {
+        // The config first: the flags below win over it.
+        deepspeed_config_fragment(*file, ctx, out);
+    }
     if (const auto name = args.get("--framework")) {
         const std::string family = name->substr(0, name->find(':'));
         if (!implied.empty() && family != implied) {
@@ -69,13 +118,22 @@ FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
     if (const auto path = args.get("--moe-path")) {
         set("/parallel/moe_path", *path, flag_source(args, "--moe-path"));
     }
+    if (const auto topology = args.get("--ds-topology")) {
+        set("/parallel/topology", *topology, flag_source(args, "--ds-topology"));
+    }
+    if (args.has("--data-before-expert")) {
+        set("/parallel/data_before_expert", true, flag_source(args, "--data-before-expert"));
+    }
+    if (const auto stage = args.get_int("--zero-stage", 0, 3)) {
+        set("/parallel/zero_stage", *stage, flag_source(args, "--zero-stage"));
+    }
     if (const auto mesh = args.get("--mesh")) {
         set("/parallel/mesh", *mesh, flag_source(args, "--mesh"));
     }
     if (args.has("--flatten")) {
         set("/parallel/flatten", args.get_all("--flatten"), flag_source(args, "--flatten"));
     }
-    for (const char* flag : {"--torchtitan-config", "--deepspeed-config"}) {
+    for (const char* flag : {"--torchtitan-config"}) {
         if (args.has(flag)) {
             throw input_error(std::string(flag) + " " + *args.get(flag), "this reader is not available yet",
                               "give the degrees as flags");

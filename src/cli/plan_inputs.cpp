@@ -434,6 +434,12 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         megatron_derived_defaults(layout, sources, m, name_of(*path));
         out.ignored = std::move(m.ignored);
     }
+    // The framework's flags and config files, under the sizes given directly (--tp, --ep, ...).
+    if (options.parallel && has_framework_flags(args)) {
+        FrameworkFragment framework = framework_fragment(args, ctx);
+        merge_fragment(layout, sources, notes, framework.layout, framework.sources);
+        out.files.insert(out.files.end(), framework.files.begin(), framework.files.end());
+    }
     MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");
     for (auto it = direct.sources.begin(); it != direct.sources.end();) {
         // A flag given directly changes that value only: Megatron's defaults for the flags not
@@ -441,11 +447,6 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         it = it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
     }
     merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
-    if (options.parallel && has_framework_flags(args)) {
-        FrameworkFragment framework = framework_fragment(args, ctx);
-        merge_fragment(layout, sources, notes, framework.layout, framework.sources);
-        out.files.insert(out.files.end(), framework.files.begin(), framework.files.end());
-    }
     put_measured_step(layout, sources, notes, args, ctx, out.files);
     if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
         if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {

@@ -272,6 +272,10 @@ std::string report_text(const Report& report, const ReportOptions& options) {
         out << ", " << c.fabric.nodes_per_su << " nodes per scalable unit";
     }
     out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
+    if (report.groups.framework != "megatron") {
+        out << "framework: " << report.groups.framework << " (" << report.groups.framework_degrees
+            << "); Megatron's sizes below\n";
+    }
     out << "spec: tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp << " | ep=" << s.ep
         << " etp=" << s.etp << " expert_dp=" << s.expert_dp << " | order " << s.order << " | world " << s.world << "\n";
     out << "placement: " << report.placement.description << "\n\n";
@@ -337,6 +341,9 @@ std::string report_json(const Report& report) {
     j["layout"] = report.layout_name;
     j["cluster"] = cluster_summary_json(report.cluster);
     j["spec"] = to_json(report.groups.spec);
+    if (report.groups.framework != "megatron") {
+        j["framework"] = {{"name", report.groups.framework}, {"degrees", report.groups.framework_degrees}};
+    }
     nlohmann::json kinds = nlohmann::json::object();
     for (const auto& k : report.kinds) {
         nlohmann::json pairs = nlohmann::json::object();

@@ -68,6 +68,42 @@ std::string degrees_text(const FrameworkSpec& spec, const ResolvedSpec& equivale
     return s;
 }
 
+// Megatron's keys a layout written for Megatron carries ("order", "etp", "dp", "cp"), accepted
+// under another framework when they say what that framework does anyway: the default order, and
+// etp / dp / cp as checked against the built groups (build_framework_groups).
+void read_megatron_echo(const JsonReader& r, const std::string& framework, ParallelSpec& echo) {
+    if (const auto order = r.get<std::string>("order")) {
+        if (*order != ParallelSpec{}.order) {
+            throw input_error(r.where("order"), framework + " fixes its own rank order; \"" + *order + "\" is Megatron's order",
+                              "drop \"order\" (or use framework megatron)");
+        }
+    }
+    if (const auto etp = r.get<std::int64_t>("etp", kMin, kMax)) {
+        echo.etp = *etp;
+    }
+    if (const auto dp = r.get<std::int64_t>("dp", kMin, kMax)) {
+        echo.dp = *dp;
+    }
+}
+
+void check_megatron_echo(const ParallelSpec& echo, const Groups& built, const SpecSource& source, const std::string& framework) {
+    const auto where = [&source](const char* key) {
+        return source.file.empty() ? std::string("--") + key : source.file + " (" + source.pointer + "/" + key + ")";
+    };
+    if (echo.etp && *echo.etp != built.spec.etp) {
+        throw input_error(where("etp"),
+                          framework + " shards experts with an expert tensor-parallel size of " + std::to_string(built.spec.etp) +
+                              ", not " + std::to_string(*echo.etp),
+                          "drop etp (" + framework + "'s expert groups follow its own rules)");
+    }
+    if (echo.dp && *echo.dp != built.spec.dp) {
+        throw input_error(where("dp"),
+                          "the data-parallel size is " + std::to_string(built.spec.dp) + " under " + framework + ", not " +
+                              std::to_string(*echo.dp),
+                          "drop dp, or make it agree");
+    }
+}
+
 }  // namespace
 
 const std::vector<std::string>& framework_names() {
@@ -91,15 +127,15 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
         out.framework = Framework::Torchtitan;
         TorchtitanDims& d = out.torchtitan;
         d.mesh_2025 = name == "torchtitan:2025";
-        std::vector<std::string> keys{"framework", "world", "dp_replicate", "dp_shard", "cp", "tp", "pp", "ep", "vpp"};
-        if (d.mesh_2025) {
-            keys.emplace_back("etp");
+        r.check_keys({"framework", "world", "dp_replicate", "dp_shard", "cp", "tp", "pp", "ep", "vpp", "etp", "order", "dp"});
+        read_megatron_echo(r, name, out.megatron);
+        if (d.mesh_2025 && out.megatron.etp) {
+            d.etp = *out.megatron.etp;  // the 2025 mesh's expert_tensor_parallel_degree
         }
-        r.check_keys(keys);
         for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t TorchtitanDims::*>>{
                  {"world", &TorchtitanDims::world}, {"dp_replicate", &TorchtitanDims::dp_replicate},
                  {"dp_shard", &TorchtitanDims::dp_shard}, {"cp", &TorchtitanDims::cp}, {"tp", &TorchtitanDims::tp},
-                 {"pp", &TorchtitanDims::pp}, {"ep", &TorchtitanDims::ep}, {"etp", &TorchtitanDims::etp}}) {
+                 {"pp", &TorchtitanDims::pp}, {"ep", &TorchtitanDims::ep}}) {
             read_size(r, key, d.*field);
         }
         if (const auto v = r.get<std::int64_t>("vpp", kMin, kMax)) {
@@ -110,14 +146,27 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
     if (name == "deepspeed") {
         out.framework = Framework::DeepSpeed;
         DeepSpeedDims& d = out.deepspeed;
-        r.check_keys({"framework", "world", "pp", "tp", "dp", "ep", "moe_path"});
+        r.check_keys({"framework", "world", "pp", "tp", "dp", "ep", "moe_path", "topology", "data_before_expert", "zero_stage",
+                      "etp", "order", "cp"});
+        read_megatron_echo(r, name, out.megatron);
+        if (const auto cp = r.get<std::int64_t>("cp", kMin, kMax); cp && *cp != 1) {
+            throw input_error(r.where("cp"), "DeepSpeed's pipeline grid has no context-parallel axis",
+                              "drop cp, or use topology sp-mesh with tp as the sequence-parallel size");
+        }
         read_size(r, "world", d.world);
         read_size(r, "pp", d.pp);
         read_size(r, "tp", d.mp);
         read_size(r, "dp", d.dp);
         read_size(r, "ep", d.ep);
+        read_size(r, "zero_stage", d.zero_stage);
         if (const auto path = r.get<std::string>("moe_path")) {
             d.moe_path = *path;
+        }
+        if (const auto topology = r.get<std::string>("topology")) {
+            d.topology = *topology;
+        }
+        if (const auto dbe = r.get<bool>("data_before_expert")) {
+            d.data_before_expert = *dbe;
         }
         return out;
     }
@@ -169,12 +218,14 @@ Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& sourc
     switch (spec.framework) {
         case Framework::Torchtitan:
             out = build_torchtitan_groups(spec.torchtitan, source);
+            check_megatron_echo(spec.megatron, out, source, framework_name(spec));
             if (spec.megatron.vpp) {
                 out.spec.vpp = spec.megatron.vpp;  // the pipeline schedule's virtual stages: no effect on groups
             }
             break;
         case Framework::DeepSpeed:
             out = build_deepspeed_groups(spec.deepspeed, source);
+            check_megatron_echo(spec.megatron, out, source, "deepspeed");
             break;
         case Framework::DeviceMesh:
             out = build_mesh_groups(spec.mesh, source);

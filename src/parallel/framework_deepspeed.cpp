@@ -29,7 +29,7 @@ const std::map<std::string, std::string>& ds_flag_names() {
         {"dp", "--dp"},
         {"ep", "--ep"},
         {"moe_path", "--moe-path"},
-        {"topology", "--topology"},
+        {"topology", "--ds-topology"},
         {"data_before_expert", "--data-before-expert"},
         {"zero_stage", "--zero-stage"},
     };

@@ -30,6 +30,9 @@ std::string schema_name(const std::vector<std::string>& args, const nlohmann::js
     if (command == "import" || command == "discover") {
         return "node-template";
     }
+    if (command == "groups" && instance.is_object() && instance.contains("same_as")) {
+        return "groups-compare";
+    }
     if (command == "analyze") {
         for (std::size_t i = 0; i + 1 < args.size(); ++i) {
             if (args[i] == "--format" && args[i + 1] == "scheduler") {
