@@ -61,9 +61,9 @@ TorchtitanDims validate(TorchtitanDims d, const SpecSource& source) {
         throw input_error(n.where("dp_shard", d.dp_shard), "dp_shard must be -1 or >= 1 (ParallelDims)",
                           "give -1 (the rest of the world) or a degree");
     }
-    if (!d.mesh_2025 && d.etp != 1) {
+    if (!d.mesh_2025 && d.ep > 1 && d.etp != 1) {
         throw input_error(n.where("etp", d.etp),
-                          "torchtitan has no expert tensor parallel degree since 2026-04 (#3167); experts use tp or ep",
+                          "torchtitan has no expert tensor parallel degree since 2026-04 (#3167): experts are split by ep only",
                           "drop etp, or use --framework torchtitan:2025");
     }
     if (!d.mesh_2025 && d.spmd_backend != "spmd_types" && d.spmd_backend != "partial_dtensor") {

@@ -156,9 +156,14 @@ TEST_CASE("torchtitan: refusals name the degree") {
     d.tp = 4;
     d.ep = 3;
     CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {}), doctest::Contains("--ep 3"), Error);
-    d.ep = 1;
+    d.ep = 4;
     d.etp = 2;
     CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {}), doctest::Contains("torchtitan:2025"), Error);
+    d.mesh_2025 = true;
+    CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {}), doctest::Contains("ETP=TP or ETP=1"), Error);
+    d.mesh_2025 = false;
+    d.ep = 1;  // etp is ignored without experts, as torchtitan's TOML configs set it with ep 1
+    CHECK(build_torchtitan_groups(d, {}).find("tp") != nullptr);
     d.etp = 1;
     d.dp_shard = 3;
     CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {"x.json", "/parallel"}),
@@ -223,4 +228,63 @@ TEST_CASE("torchtitan: the seed layouts' groups equal Megatron's for tp, pp, dp 
         CHECK(tt.spec.dp == meg.spec.dp);
         CHECK(tt.spec.expert_dp == meg.spec.expert_dp);
     }
+}
+
+// ---- --torchtitan-config: torchtitan's TOML job config ----
+
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/ingest/torchtitan_toml.hpp"
+
+namespace {
+
+std::string toml_text(const std::string& name) {
+    std::ifstream in(std::string(PLANLAYOUT_TEST_DATA_DIR) + "/torchtitan/" + name);
+    REQUIRE(in.good());
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("torchtitan toml: real configs (pytorch/torchtitan 238fa9953 train_configs)") {
+    // torchtitan/models/deepseek_v3/train_configs/deepseek_v3_16b.toml
+    const TorchtitanConfig ds = read_torchtitan_config(toml_text("deepseek_v3_16b.toml"), "deepseek_v3_16b.toml");
+    CHECK(ds.dims.dp_replicate == 1);
+    CHECK(ds.dims.dp_shard == -1);
+    CHECK(ds.dims.tp == 1);
+    CHECK(ds.dims.pp == 1);
+    CHECK(ds.dims.cp == 1);  // absent: torchtitan's default
+    CHECK(ds.dims.ep == 8);
+    CHECK(ds.dims.etp == 1);
+    CHECK(ds.dims.world == 0);
+    CHECK(ds.training.local_batch_size == 4);
+    CHECK(ds.training.seq_len == 4096);
+    CHECK_FALSE(ds.training.global_batch_size.has_value());
+    TorchtitanDims d = ds.dims;
+    d.world = 64;
+    const Groups g = build_torchtitan_groups(d, {"deepseek_v3_16b.toml", ""});
+    CHECK(g.find("ep")->group_size() == 8);
+    CHECK(g.find("efsdp")->group_size() == 8);
+
+    // torchtitan/models/llama3/train_configs/llama3_70b.toml
+    const TorchtitanDims l = read_torchtitan_toml(toml_text("llama3_70b.toml"), "llama3_70b.toml");
+    CHECK(l.tp == 8);
+    CHECK(l.dp_shard == -1);
+}
+
+TEST_CASE("torchtitan toml: refusals name file:line") {
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_toml("[parallelism]\ntensor_parallel_degree = \"8\"\n", "a.toml"),
+                         doctest::Contains("a.toml:2: [parallelism] tensor_parallel_degree must be an integer"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_toml("[parallelism]\n\ntensor_paralel_degree = 8\n", "b.toml"),
+                         doctest::Contains("b.toml:3"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_toml("[parallelism]\n\ntensor_paralel_degree = 8\n", "b.toml"),
+                         doctest::Contains("did you mean tensor_parallel_degree"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_toml("[training]\nseq_len = 4096\n[parallelism\n", "c.toml"),
+                         doctest::Contains("c.toml:3: not valid TOML"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_toml("parallelism = 3\n", "d.toml"), doctest::Contains("d.toml:1"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_config("[training]\nseq_len = 4096.5\n", "e.toml"),
+                         doctest::Contains("e.toml:2: [training] seq_len must be an integer"), Error);
+    // No [parallelism]: torchtitan's defaults.
+    const TorchtitanDims d = read_torchtitan_toml("[job]\ndescription = \"x\"\n", "f.toml");
+    CHECK(d.dp_shard == -1);
+    CHECK(d.tp == 1);
 }
