@@ -10,6 +10,7 @@
 //    dp_cp (and ep).
 // Every mesh is row-major over ranks 0..W-1, so every group is a Grid (mesh_kind.hpp).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mesh_kind.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 class Namer {
 public:
-    explicit Namer(const SpecSource& s) : source_(s) {}
+    explicit Namer(SpecSource s) : source_(std::move(s)) {}
 
     // "--dp-shard 3" for flags; "x.json (/parallel/dp_shard)" for files.
     [[nodiscard]] std::string where(const std::string& field, std::int64_t value) const {
@@ -120,6 +121,7 @@ TorchtitanDims validate(TorchtitanDims d, const SpecSource& source) {
 
 std::vector<MeshDim> dims_of(const std::vector<std::pair<std::string, std::int64_t>>& v) {
     std::vector<MeshDim> out;
+    out.reserve(v.size());
     for (const auto& [name, size] : v) {
         out.push_back(MeshDim{name, size});
     }
@@ -139,6 +141,7 @@ std::size_t index_of(const std::vector<MeshDim>& dims, const std::string& name) 
 GroupKind kind(const std::vector<MeshDim>& dims, const std::vector<std::string>& names, const std::string& kind_name,
                const std::string& role, const std::string& generator, const std::string& desc) {
     std::vector<std::size_t> picked;
+    picked.reserve(names.size());
     for (const auto& nm : names) {
         picked.push_back(index_of(dims, nm));
     }
@@ -206,8 +209,8 @@ void kinds_2025(const TorchtitanDims& d, Groups& out) {
     const auto mesh = dims_of(kept);
     const auto has = [&](const std::string& nm) { return index_of(mesh, nm) < mesh.size(); };
     if (d.dp_replicate > 1) {
-        dp.push_back("dp_replicate");
-        dp_cp.push_back("dp_replicate");
+        dp.emplace_back("dp_replicate");
+        dp_cp.emplace_back("dp_replicate");
     }
     for (const std::string nm : {"dp_shard", "dp_shard_mod_ep", "dp_shard_in_ep"}) {
         if (has(nm)) {
@@ -218,11 +221,11 @@ void kinds_2025(const TorchtitanDims& d, Groups& out) {
         }
     }
     if (d.cp > 1) {
-        dp_shard_cp.push_back("cp");
-        dp_cp.push_back("cp");
-        ep.push_back("cp");
+        dp_shard_cp.emplace_back("cp");
+        dp_cp.emplace_back("cp");
+        ep.emplace_back("cp");
     }
-    if (d.ep > 1 && d.etp == 1 && d.tp > 1) ep.push_back("tp");
+    if (d.ep > 1 && d.etp == 1 && d.tp > 1) ep.emplace_back("tp");
 
     const std::string m = "init_device_mesh dim";
     for (const auto& dim : mesh) {

@@ -13,7 +13,7 @@
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/mesh_spec_text.hpp"
 
-using namespace planlayout;
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
 namespace {
 

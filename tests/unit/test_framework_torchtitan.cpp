@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -11,10 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/torchtitan_toml.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/groups.hpp"
 
-using namespace planlayout;
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -214,9 +216,10 @@ TEST_CASE("torchtitan: the seed layouts' groups equal Megatron's for tp, pp, dp 
         const std::map<std::string, std::string> same = {{"tp", "tp"}, {"pp", "pp"}, {"cp", "cp"},
                                                          {"batch", "dp"}, {"loss", "dp_cp"}, {"ep", "ep"}};
         int compared = 0;
-        for (const auto& [ours, theirs] : same) {
+        for (const auto& pair : same) {
+            const std::string& ours = pair.first;
             const GroupKind* a = tt.find(ours);
-            const GroupKind* b = meg.find(theirs);
+            const GroupKind* b = meg.find(pair.second);
             if (a == nullptr || b == nullptr || b->group_size() == 1) {
                 continue;
             }
@@ -232,15 +235,12 @@ TEST_CASE("torchtitan: the seed layouts' groups equal Megatron's for tp, pp, dp 
 
 // ---- --torchtitan-config: torchtitan's TOML job config ----
 
-#include "planlayout/ingest/read_file.hpp"
-#include "planlayout/ingest/torchtitan_toml.hpp"
-
 namespace {
 
 std::string toml_text(const std::string& name) {
     std::ifstream in(std::string(PLANLAYOUT_TEST_DATA_DIR) + "/torchtitan/" + name);
     REQUIRE(in.good());
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
