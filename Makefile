@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
-PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev \
+PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev libtomlplusplus-dev \
             libgraphviz-dev doctest-dev librsvg2-bin libcli11-dev man-db python3 python3-yaml python3-jsonschema chromium
 
 .PHONY: run test setup build bench package fuzz fuzz-build sanitize tidy format clean

@@ -17,7 +17,7 @@ if(PLANLAYOUT_FUZZ)
     set(PLANLAYOUT_FUZZ_TARGETS
         fuzz_cluster_json fuzz_hwloc_xml fuzz_nvidia_smi_topo fuzz_nccl_topo_xml fuzz_slurm_topology
         fuzz_slurm_topology_yaml fuzz_k8s_nodes
-        fuzz_nccl_log fuzz_nccl_tests fuzz_step_log fuzz_megatron_args fuzz_hf_config)
+        fuzz_nccl_log fuzz_nccl_tests fuzz_step_log fuzz_megatron_args fuzz_hf_config fuzz_torchtitan_toml)
     foreach(t ${PLANLAYOUT_FUZZ_TARGETS})
         add_executable(${t} fuzz/${t}.cpp)
         target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/cli)

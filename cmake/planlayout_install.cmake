@@ -47,12 +47,12 @@ string(REGEX REPLACE "/$" "" PLANLAYOUT_PC_TO_PREFIX "${PLANLAYOUT_PC_TO_PREFIX}
 # link against, so the dependencies' link flags (as pkg-config gave them at configure time) are in
 # Libs; Requires.private names the same modules for --cflags and --static.
 set(PLANLAYOUT_PC_DEP_LIBS "")
-foreach(dir IN LISTS hwloc_LIBRARY_DIRS graphviz_LIBRARY_DIRS yaml_LIBRARY_DIRS)
+foreach(dir IN LISTS hwloc_LIBRARY_DIRS graphviz_LIBRARY_DIRS yaml_LIBRARY_DIRS tomlplusplus_LIBRARY_DIRS)
     if(NOT dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES AND NOT "-L${dir}" IN_LIST PLANLAYOUT_PC_DEP_LIBS)
         list(APPEND PLANLAYOUT_PC_DEP_LIBS "-L${dir}")
     endif()
 endforeach()
-foreach(lib IN LISTS hwloc_LIBRARIES graphviz_LIBRARIES yaml_LIBRARIES)
+foreach(lib IN LISTS hwloc_LIBRARIES graphviz_LIBRARIES yaml_LIBRARIES tomlplusplus_LIBRARIES)
     list(APPEND PLANLAYOUT_PC_DEP_LIBS "-l${lib}")
 endforeach()
 list(JOIN PLANLAYOUT_PC_DEP_LIBS " " PLANLAYOUT_PC_DEP_LIBS)
@@ -84,11 +84,11 @@ find_program(PLANLAYOUT_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(PLANLAYOUT_DPKG_SHLIBDEPS)
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libhwloc15 (>= 2.0), libyaml-0-2, libgvc6, libcgraph6, libcdt5, libstdc++6, libc6")
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libhwloc15 (>= 2.0), libyaml-0-2, libtomlplusplus3, libgvc6, libcgraph6, libcdt5, libstdc++6, libc6")
 endif()
 # What building against the library needs (the CMake package and planlayout.pc find these).
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-    "libhwloc-dev, libyaml-dev, libgraphviz-dev, libboost-graph-dev, nlohmann-json3-dev, pkg-config, cmake")
+    "libhwloc-dev, libyaml-dev, libtomlplusplus-dev, libgraphviz-dev, libboost-graph-dev, nlohmann-json3-dev, pkg-config, cmake")
 # `make package_source` (from build/): a tarball of the source tree, without git and build folders.
 set(CPACK_SOURCE_GENERATOR TGZ)
 set(CPACK_SOURCE_IGNORE_FILES "/[.]git/" "/[.]git$" "/build[^/]*/" "/__pycache__/")

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [target...]}
 shift 2
-all=(cluster_json hwloc_xml nvidia_smi_topo nccl_topo_xml slurm_topology slurm_topology_yaml k8s_nodes nccl_log nccl_tests step_log megatron_args hf_config)
+all=(cluster_json hwloc_xml nvidia_smi_topo nccl_topo_xml slurm_topology slurm_topology_yaml k8s_nodes nccl_log nccl_tests step_log megatron_args hf_config torchtitan_toml)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -29,6 +29,7 @@ seeds() {  # the read-only seed folders of a target
         step_log) echo tests/data/ab ;;
         megatron_args) echo fuzz/seeds/megatron_args tests/data/launch ;;
         hf_config) echo tests/data/hf-configs fuzz/seeds/hf_config ;;
+        torchtitan_toml) echo tests/data/torchtitan ;;
         *) echo "unknown fuzz target '$1'; known: ${all[*]}" >&2; return 1 ;;
     esac
 }

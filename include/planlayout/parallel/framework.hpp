@@ -29,6 +29,9 @@ struct TorchtitanDims {
     std::int64_t ep = 1;
     std::int64_t etp = 1;        // expert_tensor_parallel_degree: the ≤ 2025-12 mesh only
     bool mesh_2025 = false;      // --framework torchtitan:2025 (one init_device_mesh + _flatten)
+    /// parallelism.spmd_backend (current torchtitan only): "spmd_types" (the default since
+    /// 2026-08: dp_shard and dp meshes) or "partial_dtensor" (one fsdp = dp_shard*cp mesh).
+    std::string spmd_backend = "spmd_types";
 };
 
 /// DeepSpeed's pipeline grid (PipeModelDataParallelTopology axes pipe, data, model) and MoE
