@@ -3,17 +3,55 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/deepspeed_config.hpp"
+#include "planlayout/ingest/torchtitan_toml.hpp"
 #include "planlayout/limits.hpp"
 
 namespace planlayout::cli {
 namespace {
 
-constexpr const char* kFrameworkFlags[] = {"--framework",        "--dp-replicate", "--dp-shard",     "--torchtitan-config",
+constexpr const char* kFrameworkFlags[] = {"--framework",        "--dp-replicate", "--dp-shard",     "--torchtitan-config", "--spmd-backend",
                                            "--moe-path",         "--deepspeed-config", "--ds-topology", "--data-before-expert",
                                            "--zero-stage",       "--mesh",         "--flatten"};
 
 std::string flag_source(const ParsedArgs& args, const char* flag) {
     return "command line (" + args.spelling(flag) + ")";
+}
+
+// torchtitan's job config (TOML): [parallelism] into /parallel, [training] sizes into /training.
+void torchtitan_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
+    const std::string name = path == "-" ? "stdin" : path;
+    const TorchtitanConfig config = read_torchtitan_config(read_input(path, ctx), name);
+    out.files.push_back(path);
+    const TorchtitanDims& d = config.dims;
+    auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
+        out.layout[nlohmann::json::json_pointer(pointer)] = value;
+        out.sources[pointer] = name + " (" + key + ")";
+    };
+    set("/parallel/framework", "torchtitan", "torchtitan job config");
+    set("/parallel/dp_replicate", d.dp_replicate, "parallelism.data_parallel_replicate_degree");
+    set("/parallel/dp_shard", d.dp_shard, "parallelism.data_parallel_shard_degree");
+    set("/parallel/cp", d.cp, "parallelism.context_parallel_degree");
+    set("/parallel/tp", d.tp, "parallelism.tensor_parallel_degree");
+    set("/parallel/pp", d.pp, "parallelism.pipeline_parallel_degree");
+    set("/parallel/ep", d.ep, "parallelism.expert_parallel_degree");
+    if (d.ep > 1 && d.etp != 1) {  // with ep 1 torchtitan ignores it
+        set("/parallel/etp", d.etp, "parallelism.expert_tensor_parallel_degree");
+    }
+    if (d.spmd_backend != TorchtitanDims{}.spmd_backend) {
+        set("/parallel/spmd_backend", d.spmd_backend, "parallelism.spmd_backend");
+    }
+    const TorchtitanTraining& t = config.training;
+    if (t.seq_len) {
+        set("/training/seq_len", *t.seq_len, "training.seq_len");
+    }
+    if (d.pp > 1 && t.pp_microbatch_size) {
+        set("/training/micro_batch", *t.pp_microbatch_size, "parallelism.pipeline_parallel_microbatch_size");
+    } else if (t.local_batch_size) {
+        set("/training/micro_batch", *t.local_batch_size, "training.local_batch_size");
+    }
+    if (t.global_batch_size && *t.global_batch_size > 0) {
+        set("/training/global_batch", *t.global_batch_size, "training.global_batch_size");
+    }
 }
 
 // ds_config.json: the degrees it implies (apply_deepspeed_config) into /parallel, its batch
@@ -91,6 +129,10 @@ FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
     imply("--torchtitan-config", "torchtitan");
     imply("--dp-replicate", "torchtitan");
     imply("--dp-shard", "torchtitan");
+    imply("--spmd-backend", "torchtitan");
+    if (const auto file = args.get("--torchtitan-config")) {
+        torchtitan_config_fragment(*file, ctx, out);
+    }
     imply("--deepspeed-config", "deepspeed");
     imply("--moe-path", "deepspeed");
     imply("--ds-topology", "deepspeed");
@@ -133,11 +175,8 @@ FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
     if (args.has("--flatten")) {
         set("/parallel/flatten", args.get_all("--flatten"), flag_source(args, "--flatten"));
     }
-    for (const char* flag : {"--torchtitan-config"}) {
-        if (args.has(flag)) {
-            throw input_error(std::string(flag) + " " + *args.get(flag), "this reader is not available yet",
-                              "give the degrees as flags");
-        }
+    if (const auto backend = args.get("--spmd-backend")) {
+        set("/parallel/spmd_backend", *backend, flag_source(args, "--spmd-backend"));
     }
     return out;
 }

@@ -8,6 +8,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/parallel/mesh_spec_text.hpp"
 
 namespace planlayout {
 namespace {
@@ -59,7 +60,13 @@ std::string degrees_text(const FrameworkSpec& spec, const ResolvedSpec& equivale
                 for (const auto& n : f.dims) {
                     dims += (dims.empty() ? "" : ",") + n;
                 }
-                s += " flatten(" + dims + ")=" + f.name;
+                std::string name = f.name;
+                if (name.empty()) {  // DeviceMesh's default: the names joined by '_'
+                    for (const auto& n : f.dims) {
+                        name += (name.empty() ? "" : "_") + n;
+                    }
+                }
+                s += " flatten(" + dims + ")=" + name;
             }
             break;
         default:
@@ -127,10 +134,19 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
         out.framework = Framework::Torchtitan;
         TorchtitanDims& d = out.torchtitan;
         d.mesh_2025 = name == "torchtitan:2025";
-        r.check_keys({"framework", "world", "dp_replicate", "dp_shard", "cp", "tp", "pp", "ep", "vpp", "etp", "order", "dp"});
+        r.check_keys({"framework", "world", "dp_replicate", "dp_shard", "cp", "tp", "pp", "ep", "vpp", "etp", "order", "dp",
+                      "spmd_backend"});
         read_megatron_echo(r, name, out.megatron);
-        if (d.mesh_2025 && out.megatron.etp) {
-            d.etp = *out.megatron.etp;  // the 2025 mesh's expert_tensor_parallel_degree
+        if (out.megatron.etp) {
+            d.etp = *out.megatron.etp;  // expert_tensor_parallel_degree: torchtitan's own rules check it
+            out.megatron.etp.reset();
+        }
+        if (const auto backend = r.get<std::string>("spmd_backend")) {
+            if (*backend != "spmd_types" && *backend != "partial_dtensor") {
+                throw input_error(r.where("spmd_backend"), "unknown spmd_backend \"" + *backend + "\"",
+                                  "use spmd_types (the default) or partial_dtensor");
+            }
+            d.spmd_backend = *backend;
         }
         for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t TorchtitanDims::*>>{
                  {"world", &TorchtitanDims::world}, {"dp_replicate", &TorchtitanDims::dp_replicate},
@@ -174,7 +190,14 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
         out.framework = Framework::DeviceMesh;
         r.check_keys({"framework", "world", "mesh", "flatten"});
         read_size(r, "world", out.mesh.world);
-        throw input_error(r.where("mesh"), "a DeviceMesh layout is not readable yet", "use --framework megatron");
+        const auto text = r.get<std::string>("mesh");
+        if (!text) {
+            throw input_error(r.where("mesh"), "a DeviceMesh layout needs its shape",
+                              "add \"mesh\": \"pp=2,dp=4,tp=2\" (names and sizes, outermost first), or give --mesh");
+        }
+        out.mesh_text = *text;
+        out.mesh_flatten = r.get_strings("flatten").value_or(std::vector<std::string>{});
+        return out;
     }
     throw input_error(r.where("framework"), "unknown framework \"" + name + "\"",
                       "use megatron, torchtitan, torchtitan:2025, deepspeed or mesh");
@@ -227,9 +250,19 @@ Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& sourc
             out = build_deepspeed_groups(spec.deepspeed, source);
             check_megatron_echo(spec.megatron, out, source, "deepspeed");
             break;
-        case Framework::DeviceMesh:
+        case Framework::DeviceMesh: {
+            if (spec.mesh.dims.empty() && !spec.mesh_text.empty()) {
+                const std::string where = source.file.empty() ? std::string("--mesh") : source.file + " (" + source.pointer + "/mesh)";
+                FrameworkSpec parsed = spec;
+                parsed.mesh = parse_mesh_spec(spec.mesh_text, spec.mesh_flatten, spec.mesh.world, where);
+                out = build_mesh_groups(parsed.mesh, source);
+                out.framework_degrees = degrees_text(parsed, out.spec);
+                out.framework = framework_name(spec);
+                return out;
+            }
             out = build_mesh_groups(spec.mesh, source);
             break;
+        }
         default:
             out = build_groups(resolve_spec(spec.megatron, source));
             break;

@@ -84,7 +84,10 @@ std::vector<KindComparison> compare_groups(const Groups& a, const Groups& b) {
         const GroupList list = groups_of(k);
         const GroupList exact = sorted_list(list);
         const GroupList members = sorted_members(list);
-        const GroupKind* by_role = k.role.empty() ? nullptr : b.find(k.role);
+        // Megatron's kind for a framework role: its own name, or the kind that carries the same
+        // traffic in Megatron (FSDP's shard group is Megatron's dp_cp, the expert shard group expt_dp).
+        const std::string counterpart_name = k.role == "fsdp" ? "dp_cp" : k.role == "efsdp" ? "expt_dp" : k.role;
+        const GroupKind* by_role = counterpart_name.empty() ? nullptr : b.find(counterpart_name);
         std::vector<const GroupKind*> candidates;
         if (by_role != nullptr) {
             candidates.push_back(by_role);

@@ -86,6 +86,10 @@ struct FrameworkSpec {
     TorchtitanDims torchtitan;
     DeepSpeedDims deepspeed;
     MeshSpec mesh;
+    // A DeviceMesh as written ("pp=2,dp=4,tp=2", ["dp,cp"]): parsed by build_framework_groups
+    // once the world is known (parse_mesh_spec).
+    std::string mesh_text;
+    std::vector<std::string> mesh_flatten;
 };
 
 /// The framework names `--framework` and a layout's "parallel": {"framework": ...} take.
