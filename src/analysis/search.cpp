@@ -8,6 +8,7 @@
 
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 
@@ -33,28 +34,35 @@ struct Evaluator {
     ScoreSetup setup;
     Placement placement;
 
-    SearchLayout evaluate_one(const ResolvedSpec& spec, const ParallelSizes& sizes) const {
+    SearchLayout evaluate_one(Groups groups, const ParallelSizes& sizes) const {
         SearchLayout out;
         out.sizes = sizes;
-        out.order = spec.order;
+        out.order = groups.spec.order;
+        const ParallelSizes traffic_sizes = parallel_sizes(groups);
         out.memory = estimate_memory(sizes, *setup.model, *setup.training);
-        // Only the kinds that carry traffic, plus the shown ones.
-        std::set<std::string> wanted(std::begin(kShownKinds), std::end(kShownKinds));
-        wanted.insert("dp_cp");
-        for (const auto& item : traffic_per_step(sizes, *setup.model, *setup.training)) {
-            wanted.insert(item.kind);
+        // Only the kinds that carry traffic, plus the shown ones (by role: a framework names its own).
+        std::set<std::string> roles(std::begin(kShownKinds), std::end(kShownKinds));
+        roles.insert("dp_cp");
+        roles.insert("fsdp");
+        for (const auto& item : traffic_per_step(traffic_sizes, *setup.model, *setup.training)) {
+            roles.insert(item.kind);
         }
         PipelineOptions options;
-        options.kinds.assign(wanted.begin(), wanted.end());
+        for (const auto& k : groups.kinds) {
+            if (roles.count(k.role) > 0) {
+                options.kinds.push_back(k.name);
+            }
+        }
         options.coverage = Coverage::Sampled;
-        Evaluation ev = evaluate(cluster, placement, spec, options, setup);
+        Evaluation ev = evaluate(cluster, placement, std::move(groups), options, setup);
         out.score = std::move(*ev.score);
         for (const char* name : kShownKinds) {
-            const std::string kind = std::string(name) == "dp" && sizes.cp > 1 ? "dp_cp" : name;
+            // dp: the kind that carries the dense gradient traffic (dp_cp with cp, fsdp under FSDP).
+            const std::string role = std::string(name) != "dp" ? name : traffic_sizes.fsdp > 0 ? "fsdp" : sizes.cp > 1 ? "dp_cp" : "dp";
             KindReach reach;
             reach.kind = name;
             for (const auto& k : ev.kinds) {
-                if (k.kind == kind) {
+                if (k.role == role) {
                     reach.size = k.size;
                     reach.max_nodes = k.max_nodes;
                     reach.worst = k.worst;
@@ -94,6 +102,28 @@ ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::stri
     return spec;
 }
 
+// One candidate's groups in the framework asked for.
+Groups candidate_groups(const std::string& framework, std::int64_t world, const ParallelSizes& s, const std::string& order) {
+    FrameworkSpec f;
+    if (framework == "torchtitan") {
+        f.framework = Framework::Torchtitan;
+        f.torchtitan.world = world;
+        f.torchtitan.cp = s.cp;
+        f.torchtitan.tp = s.tp;
+        f.torchtitan.pp = s.pp;
+        f.torchtitan.ep = s.ep;  // dp_replicate 1, dp_shard the rest
+    } else if (framework == "deepspeed") {
+        f.framework = Framework::DeepSpeed;
+        f.deepspeed.world = world;
+        f.deepspeed.pp = s.pp;
+        f.deepspeed.mp = s.tp;
+        f.deepspeed.ep = s.ep;
+    } else {
+        f.megatron = to_spec(world, s, order);
+    }
+    return build_framework_groups(f);
+}
+
 double sort_key(const SearchLayout& l, SearchSort sort) {
     switch (sort) {
         case SearchSort::Baseline:
@@ -117,7 +147,7 @@ SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, c
                              const std::string& order) {
     const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
     const Evaluator ev = make_evaluator(cluster, model, world);
-    return ev.evaluate_one(resolve_spec(to_spec(world, sizes, order)), sizes);
+    return ev.evaluate_one(build_groups(resolve_spec(to_spec(world, sizes, order))), sizes);
 }
 
 SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, const SearchOptions& options) {
@@ -143,8 +173,9 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
     struct Pending {
         ParallelSizes sizes;
         std::string order;
-        ResolvedSpec spec;
+        Groups groups;
     };
+    const bool megatron = options.framework == "megatron";
     std::vector<Pending> pending;
     for (const int tp : divisors(world)) {
         if (tp > options.max_tp) {
@@ -199,11 +230,23 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
                                 reject("fewer micro-batches than pipeline stages");
                                 continue;
                             }
+                            if (!megatron && order != ParallelSpec{}.order) {
+                                continue;  // the framework fixes its rank order: one candidate per sizes
+                            }
+                            if (options.framework == "torchtitan" && etp != 1) {
+                                reject("torchtitan does not shard experts by tensor parallelism (etp is 1)");
+                                continue;
+                            }
+                            if (options.framework == "deepspeed" && (etp != tp || cp > 1)) {
+                                reject(cp > 1 ? "DeepSpeed's pipeline grid has no context-parallel axis"
+                                              : "DeepSpeed's MoE layer shards experts over all of tp (etp = tp)");
+                                continue;
+                            }
                             try {
-                                ResolvedSpec spec = resolve_spec(to_spec(world, sizes, order));
-                                pending.push_back({sizes, order, std::move(spec)});
+                                pending.push_back({sizes, order, candidate_groups(options.framework, world, sizes, order)});
                             } catch (const Error&) {
-                                reject("Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)");
+                                reject(megatron ? "Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)"
+                                                : options.framework + " rejects the spec (its degrees do not fit its rules)");
                             }
                         }
                     }
@@ -231,7 +274,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
                                                : std::min(result.smallest_pruned_bytes, mem.total_bytes());
             continue;
         }
-        result.layouts.push_back(ev.evaluate_one(p.spec, p.sizes));
+        result.layouts.push_back(ev.evaluate_one(p.groups, p.sizes));
         ++result.evaluated;
     }
     const SearchSort sort = options.sort;

@@ -109,6 +109,11 @@ SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, C
     options.max_tp = static_cast<int>(args.get_int("--max-tp").value_or(8));
     options.max_cp = static_cast<int>(args.get_int("--max-cp").value_or(8));
     options.even_pp = args.has("--even-pp");
+    options.framework = args.get_or("--framework", "megatron");
+    if (options.framework != "megatron" && args.has("--orders")) {
+        throw input_error("--orders " + *args.get("--orders"), options.framework + " fixes its own rank order",
+                          "drop --orders (or use --framework megatron)");
+    }
     if (const auto eps = args.get("--ep")) {
         for (const auto& v : split_csv(*eps)) {
             char* end = nullptr;

@@ -29,6 +29,10 @@ struct SearchOptions {
     bool even_pp = false;           // true: pp must divide the layers; false: stages may differ by one layer
     MemoryLimits memory_limits;     // GPU memory (default: the node templates') and headroom
     SearchSort sort = SearchSort::Candidate;
+    /// Whose groups the candidates get: "megatron" (every etp and order asked), "torchtitan"
+    /// (etp 1, its fixed order, dp_shard the rest), "deepspeed" (etp as its MoE layer picks:
+    /// tp; no cp; its fixed order).
+    std::string framework = "megatron";
     std::function<void(std::int64_t, std::int64_t)> progress;  // (done, total) now and then
 };
 
