@@ -25,6 +25,10 @@ const KindRule kRules[] = {
     {"dp", false, "gradient reduce once per step, overlapped with the backward"},
     {"dp_cp", false, "gradient reduce (with CP) once per step, overlapped"},
     {"expt_dp", false, "expert gradient reduce once per step, overlapped"},
+    // Other frameworks' roles (GroupKind::role): FSDP/HSDP.
+    {"fsdp", false, "FSDP parameter all-gather and gradient reduce-scatter per layer, prefetched under compute"},
+    {"efsdp", false, "FSDP expert parameter all-gather and gradient reduce-scatter, prefetched under compute"},
+    {"dp_replicate", false, "HSDP replica gradient all-reduce once per step, overlapped"},
 };
 
 }  // namespace
@@ -97,7 +101,7 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
     const auto job_nodes = static_cast<std::int64_t>(out.job_nodes.size());
     std::vector<std::vector<std::int64_t>> required_groups;  // node positions of every required group
     for (const auto& rule : kRules) {
-        const GroupKind* kind = groups.find(rule.kind);
+        const GroupKind* kind = groups.find_role(rule.kind);  // Megatron's kinds: their own name
         if (kind == nullptr || kind->group_size() <= 1) {
             continue;  // no such groups (size 1: nothing crosses)
         }
@@ -105,7 +109,7 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
         if ((std::string(rule.kind) == "dp" && groups.spec.cp > 1) || (std::string(rule.kind) == "dp_cp" && groups.spec.cp <= 1)) {
             continue;
         }
-        KindLevel level{rule.kind, SchedLevel::Node, rule.required, rule.why, 1};
+        KindLevel level{kind->name, SchedLevel::Node, rule.required, rule.why, 1};
         std::vector<std::vector<std::int64_t>> positions;
         for (std::int64_t g = 0; g < kind->group_count(); ++g) {
             std::set<std::int32_t> nodes;

@@ -24,7 +24,7 @@ struct Side {
 Side side_of(const Report& r, const std::string& kind) {
     Side s;
     for (const auto& k : r.kinds) {
-        if (k.kind == kind) {
+        if (!s.present && (k.kind == kind || k.role == kind)) {  // by role: a framework names its kinds itself
             s.present = true;
             s.edges = &k;
         }
@@ -87,7 +87,7 @@ std::string benefit_text(const Score& s) {
 // The heavy kinds whose reach changes, in words: the "why" of A vs B.
 std::vector<std::string> explanation(const Report& a, const Report& b) {
     std::vector<std::string> out;
-    for (const char* kind : {"ep", "dp", "dp_cp", "expt_dp", "tp", "cp", "pp"}) {
+    for (const char* kind : {"ep", "dp", "dp_cp", "expt_dp", "tp", "cp", "pp", "fsdp", "efsdp", "dp_replicate"}) {
         const Side x = side_of(a, kind);
         const Side y = side_of(b, kind);
         const bool in_a = x.present && x.edges->size > 1;

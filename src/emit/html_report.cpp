@@ -419,24 +419,33 @@ std::string inline_svg(std::string_view svg, const std::string& id_prefix) {
 
 std::vector<std::string> report_view_kinds(const Report& report) {
     std::vector<std::string> out;
-    const auto crosses = [&report](const std::string& kind) {
-        return std::any_of(report.kinds.begin(), report.kinds.end(),
-                           [&kind](const KindEdges& k) { return k.kind == kind && k.cross_pairs() > 0; });
+    // The crossing kind that carries `role` (the score's by_kind names roles; another framework
+    // names its kinds itself), or nullptr.
+    const auto crossing = [&report](const std::string& role) -> const KindEdges* {
+        for (const auto& k : report.kinds) {
+            if ((k.role == role || k.kind == role) && k.cross_pairs() > 0) {
+                return &k;
+            }
+        }
+        return nullptr;
+    };
+    const auto add = [&out](const KindEdges* k) {
+        if (k != nullptr && std::find(out.begin(), out.end(), k->kind) == out.end()) {
+            out.push_back(k->kind);
+        }
     };
     if (report.score) {
         for (const auto& k : report.score->by_kind) {
-            if (k.cross_node && crosses(k.kind) && std::find(out.begin(), out.end(), k.kind) == out.end()) {
-                out.push_back(k.kind);
+            if (k.cross_node) {
+                add(crossing(k.kind));
             }
         }
         return out;
     }
     // No score: the kinds that carry a training step's collectives (analysis/traffic.cpp).
     const char* dp = report.groups.spec.cp > 1 ? "dp_cp" : "dp";
-    for (const char* kind : {"tp", "cp", "ep", "expt_tp", "pp", dp, "expt_dp"}) {
-        if (crosses(kind)) {
-            out.emplace_back(kind);
-        }
+    for (const char* role : {"tp", "cp", "ep", "expt_tp", "pp", dp, "expt_dp", "fsdp", "efsdp", "dp_replicate"}) {
+        add(crossing(role));
     }
     return out;
 }
