@@ -45,7 +45,7 @@ Tree tree_of(const Cluster& c) {
         t.leaves.emplace_back(name, std::vector<std::string>{});
     }
     for (std::int64_t p = 0; p < d.pods; ++p) {
-        t.pods.emplace_back("pod" + std::to_string(p), std::vector<std::string>{});
+        t.pods.emplace_back(c.pod_name(p), std::vector<std::string>{});
     }
     for (std::size_t l = 0; l < d.leaf_group_names.size(); ++l) {
         t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].second.push_back(d.leaf_group_names[l]);
@@ -230,7 +230,7 @@ std::string slurm_topology_conf(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "SwitchName=core Switches=" << slurm_hostlist(top) << "\n";
+        o << "SwitchName=" << r.cluster.core() << " Switches=" << slurm_hostlist(top) << "\n";
     }
     if (has_blocks(r.cluster)) {
         o << "# With TopologyPlugin=topology/block instead, these lines replace the tree above\n"
@@ -265,7 +265,7 @@ std::string slurm_topology_yaml(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "      - switch: \"core\"\n        children: " << q(slurm_hostlist(top)) << "\n";
+        o << "      - switch: " << q(r.cluster.core()) << "\n        children: " << q(slurm_hostlist(top)) << "\n";
     }
     if (has_blocks(r.cluster)) {
         o << "- topology: \"block\"\n  cluster_default: false\n  block:\n    block_sizes:\n";
@@ -292,7 +292,7 @@ std::string kueue_yaml(const Report& r) {
       << "# kubectl label node HOST " << kTier0Label << "=LEAF " << kTier1Label << "=POD):\n";
     const FabricDomains d = fabric_domains(r.cluster);
     for (std::size_t l = 0; l < t.leaves.size(); ++l) {
-        o << "#   " << kTier0Label << "=" << t.leaves[l].first << ", " << kTier1Label << "=pod" << d.pod_of_leaf_group[l]
+        o << "#   " << kTier0Label << "=" << t.leaves[l].first << ", " << kTier1Label << "=" << t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first
           << ": " << printable(slurm_hostlist(t.leaves[l].second)) << "\n";
     }
     if (!t.railless.empty()) {
@@ -337,7 +337,7 @@ std::string volcano_yaml(const Report& r) {
         hypernode(name, 2, "HyperNode", leaves);
     }
     if (t.pods.size() > 1) {
-        hypernode("core", 3, "HyperNode", names_of(t.pods));
+        hypernode(r.cluster.core(), 3, "HyperNode", names_of(t.pods));
     }
     const int tier = s.job_span == SchedLevel::Cluster ? 3 : s.job_span == SchedLevel::Spine ? 2 : 1;
     o << "---\n# The Volcano Job's network topology (batch.volcano.sh/v1alpha1 Job spec.networkTopology): merge\n"
