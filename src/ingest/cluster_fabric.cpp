@@ -273,6 +273,10 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
         }
     }
     f.warnings = r.get_strings("warnings").value_or(std::vector<std::string>{});
+    f.label_scheme = r.get_string("label_scheme").value_or("");
+    f.tier_labels = r.get_strings("tier_labels").value_or(std::vector<std::string>{});
+    f.domain_label = r.get_string("domain_label").value_or("");
+    f.topology = r.get_string("topology").value_or("");
     const json* sizes = r.get_array("block_sizes");
     for (std::size_t i = 0; sizes != nullptr && i < sizes->size(); ++i) {
         const json& v = (*sizes)[i];

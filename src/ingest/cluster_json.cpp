@@ -161,6 +161,9 @@ ImportedFabric read_topology_nodes(const JsonReader& c, TemplateTable& table, Cl
     out.pod_names = m.pod_names;
     out.core_name = m.core_name;
     out.topology_blocks = m.blocks;
+    if (fabric.tier_labels.size() >= 2 && !m.pod_names.empty()) {  // the nodes carry both levels' labels already
+        out.node_labels = {fabric.tier_labels[0], fabric.tier_labels[1]};
+    }
     for (std::string w : fabric.warnings) {  // the reader's own doubts, then what the model leaves out
         if (const auto at = w.find("read another with --topology NAME"); at != std::string::npos) {
             w.replace(at, std::string::npos, "read another with plan-layout import slurm-yaml FILE --topology NAME -o fabric.json");

@@ -65,6 +65,7 @@ struct Cluster {
     std::string core_name;                   // the switch above the pods (an imported fabric's; empty: "core")
     std::string topology_file;               // the imported topology the hosts and units came from, empty if none
     bool topology_blocks = false;            // its units are blocks (topology/block), not leaf switches
+    std::vector<std::string> node_labels;    // k8s: the node labels naming the leaf, then the spine (empty: none)
     std::vector<std::string> warnings;
     std::vector<std::string> files;          // files read to build it (cluster file, node templates, captures), as opened
 
