@@ -105,7 +105,12 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
         seen[s] = true;
         const FabricSwitch& sw = f.switches[s];
         if (!sw.nodes.empty() && !sw.children.empty()) {
-            throw input_error(where, "switch " + sw.name + " holds both nodes and switches", kUniformFix);
+            throw input_error(where,
+                              "switch " + sw.name + " holds both nodes and switches" +
+                                  (f.label_scheme.empty() ? std::string()
+                                                          : " (nodes without the tier-0 label " + sw.nodes.front() +
+                                                                ", ... hang from the tier above)"),
+                              kUniformFix);
         }
         if (!sw.nodes.empty()) {
             leaves.push_back(s);
