@@ -299,7 +299,17 @@ FabricTopology read_fabric_text(const std::string& text, const std::string& wher
     switch (format) {
         case CaptureFormat::Slurm: return read_slurm_topology(text, where);
         case CaptureFormat::SlurmYaml: return read_slurm_topology_yaml(text, where);
-        case CaptureFormat::K8sNodes: return read_k8s_nodes(parse_json_text(text, where), where);
+        case CaptureFormat::K8sNodes:
+            try {
+                return read_k8s_nodes(parse_json_text(text, where), where);
+            } catch (const Error& e) {  // --tier-label is import's flag: say how to use it from here
+                if (e.hint().find("--tier-label") == std::string::npos) {
+                    throw;
+                }
+                throw Error(e.code(), e.where(), e.problem(),
+                            "import it naming the label of each tier, lowest first: plan-layout import k8s-nodes FILE "
+                            "--tier-label KEY [--tier-label KEY ...] -o fabric.json, and give fabric.json");
+            }
         default: break;
     }
     const json j = parse_json_text(text, where);
