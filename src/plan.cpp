@@ -272,7 +272,11 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     report.warnings = report.cluster.warnings;
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
-                                  std::to_string(gpus) + " GPUs");
+                                  std::to_string(gpus) + " GPUs" +
+                                  (report.cluster.topology_file.empty()
+                                       ? std::string()
+                                       : ": placed on the first hosts in the fabric order of " +
+                                             report.cluster.topology_file + " (leaf after leaf)"));
     }
     std::optional<ScoreSetup> setup;
     for (const char* key : {"model", "training", "transport", "score"}) {

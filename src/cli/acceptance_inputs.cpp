@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <string_view>
+#include <utility>
 
 #include "messages.hpp"
 #include "planlayout/error.hpp"
@@ -98,6 +99,25 @@ std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Co
     runs.reserve(paths.size());
     for (const auto& path : paths) {
         runs.push_back(parse_step_log(read_input(path, ctx), base_name(path), options));
+    }
+    return runs;
+}
+
+std::vector<StepSeries> read_ab_runs(const std::vector<std::string>& paths, const std::vector<std::string>& run_specs,
+                                     Context& ctx, const StepLogOptions& options) {
+    std::vector<StepSeries> runs = read_step_logs(paths, ctx, options);
+    for (const auto& spec : run_specs) {
+        const auto colon = spec.find(':');
+        const auto eq = spec.find('=');
+        if (colon == std::string::npos || eq == std::string::npos || colon == 0 || eq < colon + 2 ||
+            eq + 1 >= spec.size()) {
+            throw input_error("--run " + spec, "not ARM:ROUND=FILE", "e.g. --run tcp:1=runs/tcp-1.csv");
+        }
+        const std::string path = spec.substr(eq + 1);
+        StepSeries s = parse_step_log(read_input(path, ctx), base_name(path), options);
+        s.arm = spec.substr(0, colon);
+        s.round = spec.substr(colon + 1, eq - colon - 1);
+        runs.push_back(std::move(s));
     }
     return runs;
 }

@@ -26,6 +26,12 @@ namespace planlayout::cli {
 [[nodiscard]] std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Context& ctx,
                                                      const StepLogOptions& options = {});
 
+/// The runs of an A/B: one step log per path (arm and round from inside the file), then one per
+/// --run ARM:ROUND=FILE spec (arm and round from the spec). A spec not of that form is bad input.
+[[nodiscard]] std::vector<StepSeries> read_ab_runs(const std::vector<std::string>& paths,
+                                                   const std::vector<std::string>& run_specs, Context& ctx,
+                                                   const StepLogOptions& options = {});
+
 /// The score's predicted step-time change and band, for the A/B comparisons.
 [[nodiscard]] verify::AbPrediction prediction_of(const Score& score, const std::string& source);
 

@@ -27,21 +27,7 @@ int run_ab(const ParsedArgs& a, Context& ctx) {
     if (const auto t = a.get_double("--tokens-per-gpu-step")) {
         log_options.tokens_per_gpu_step = *t;
     }
-    std::vector<StepSeries> runs = read_step_logs(a.positionals(), ctx, log_options);
-    for (const auto& spec : a.get_all("--run")) {
-        const auto colon = spec.find(':');
-        const auto eq = spec.find('=');
-        if (colon == std::string::npos || eq == std::string::npos || colon == 0 ||
-            eq < colon + 2 || eq + 1 >= spec.size()) {
-            throw input_error("--run " + spec, "not ARM:ROUND=FILE",
-                              "e.g. --run tcp:1=runs/tcp-1.csv");
-        }
-        const std::string path = spec.substr(eq + 1);
-        StepSeries s = parse_step_log(read_input(path, ctx), base_name(path), log_options);
-        s.arm = spec.substr(0, colon);
-        s.round = spec.substr(colon + 1, eq - colon - 1);
-        runs.push_back(std::move(s));
-    }
+    const std::vector<StepSeries> runs = read_ab_runs(a.positionals(), a.get_all("--run"), ctx, log_options);
     if (runs.empty()) {
         throw usage_error("ab", "no runs given",
                           "pass one step log per run, or --run ARM:ROUND=FILE");

@@ -30,7 +30,12 @@ verify::AbReport ab_of(const ParsedArgs& parsed, const Report& report, Context& 
                training->at("global_batch").is_number_integer()) {
         options.global_batch = static_cast<int>(std::clamp<std::int64_t>(training->at("global_batch").get<std::int64_t>(), 0, 100000000));
     }
-    verify::AbReport ab = verify::analyze_ab(read_step_logs(parsed.get_all("--ab"), ctx), options);
+    StepLogOptions log_options;
+    if (const auto t = parsed.get_double("--tokens-per-gpu-step")) {
+        log_options.tokens_per_gpu_step = *t;
+    }
+    verify::AbReport ab = verify::analyze_ab(
+        read_ab_runs(parsed.get_all("--ab"), parsed.get_all("--run"), ctx, log_options), options);
     if (report.score) {
         const verify::AbPrediction p = prediction_of(*report.score, base_name(report.layout_name));
         for (const auto& c : ab.comparisons) {
@@ -43,6 +48,13 @@ verify::AbReport ab_of(const ParsedArgs& parsed, const Report& report, Context& 
 }  // namespace
 
 int run_report(const ParsedArgs& parsed, Context& ctx) {
+    if (!parsed.has("--ab") && !parsed.has("--run")) {  // the A/B options need runs from either
+        for (const char* name : {"--window", "--global-batch", "--tokens-per-gpu-step"}) {
+            if (parsed.has(name)) {
+                throw usage_error("report", std::string(name) + " needs --ab or --run", "give both, or drop " + std::string(name));
+            }
+        }
+    }
     HtmlReportOptions options;
     if (const auto f = parsed.get("--style")) {
         options.style = diagram_style_from_json(read_input(*f, ctx), *f == "-" ? "<stdin>" : *f);
@@ -71,7 +83,7 @@ int run_report(const ParsedArgs& parsed, Context& ctx) {
             code = static_cast<int>(ExitCode::CheckFailed);
         }
     }
-    if (parsed.has("--ab")) {
+    if (parsed.has("--ab") || parsed.has("--run")) {
         options.ab = ab_of(parsed, report, ctx);
     }
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too

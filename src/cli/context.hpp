@@ -43,7 +43,8 @@ struct Context {
 /// Options whose value names a file the command reads (kept in step with commands.json by a test).
 inline constexpr const char* kInputFileOptions[] = {"--megatron-args", "--cluster",     "--layout", "--style",
                                                     "--measured",      "--calibration", "--model",  "--hostfile",
-                                                    "--model-config",  "--node",        "--verify", "--ab"};
+                                                    "--model-config",  "--node",        "--verify", "--ab",
+                                                    "--cluster-topology"};
 
 /// The checks of the output policy made before any work (docs/hardening.md "Output files"):
 /// `-o ""` is refused, `-o` naming one of the inputs is refused, and standard input may feed one

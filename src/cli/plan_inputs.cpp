@@ -16,6 +16,7 @@
 #include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
+#include "planlayout/ingest/cluster_fabric.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/hostfile.hpp"
@@ -222,7 +223,7 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
             hosts.push_back(host);
         }
         files.push_back(*hostfile);
-        if (cluster.contains("nodes") && cluster.at("nodes").is_array()) {  // hosts named: the job's order
+        if ((cluster.contains("nodes") && cluster.at("nodes").is_array()) || cluster.contains("topology")) {  // hosts named: the job's order
             put(layout, sources, notes, "/placement/hosts", hosts, name_of(*hostfile));
         } else {
             if (cluster.contains("nodes") && cluster.at("nodes").is_number_integer() &&
@@ -340,8 +341,8 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args", "--measured-step", "--compare",
-          "--placement"}) {
+         {"--cluster", "--cluster-topology", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args",
+          "--measured-step", "--compare", "--placement"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -358,7 +359,8 @@ bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
         !(parallel && has_framework_flags(args))) {
         return false;
     }
-    for (const char* flag : {"--cluster", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+    for (const char* flag :
+         {"--cluster", "--cluster-topology", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
         if (args.has(flag)) {
             return false;
         }
@@ -411,6 +413,21 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     }
     if (const auto node = args.get("--node")) {
         put(layout, sources, notes, "/cluster/node", template_ref(*node, ctx, out.files), "--node " + *node);
+    }
+    if (const auto path = args.get("--cluster-topology")) {  // the hosts, leaves and spines of an imported fabric
+        FabricTopology fabric = read_fabric_text(read_input(*path, ctx), name_of(*path));
+        fabric.source = name_of(*path);
+        out.files.push_back(*path);
+        if (layout.contains("cluster") && layout.at("cluster").is_object()) {  // the topology replaces the host list
+            json& cluster = layout["cluster"];
+            cluster.erase("nodes");
+            if (cluster.contains("fabric") && cluster.at("fabric").is_object()) {
+                for (const char* key : {"nodes_per_su", "sus_per_pod", "wiring", "rails"}) {
+                    cluster["fabric"].erase(key);
+                }
+            }
+        }
+        put(layout, sources, notes, "/cluster/topology", to_json(fabric), "--cluster-topology " + *path);
     }
 
     // The model, then the launch script, then the flags given directly.
@@ -479,13 +496,19 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
                               "; or a capture), --cluster FILE, or a layout file");
     }
     if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
+        layout.at("cluster").contains("topology") && !layout.at("cluster").contains("node")) {
+        throw input_error((sources.count("/cluster/topology") ? sources.at("/cluster/topology") : std::string("the layout")), "the topology gives the hosts, but not what a node is",
+                          "give --node TEMPLATE (built-in: " + join(builtin_node_template_names(), ", ") +
+                              "; or a capture: lstopo --of xml, nvidia-smi topo -m, NCCL topology XML)");
+    }
+    if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
         !layout.at("cluster").contains("node") && layout.at("cluster").value("nodes", json()).is_number_integer()) {
         throw input_error(source_of_nodes(sources), "the number of nodes is given, but not what a node is",
                           "give --node TEMPLATE (built-in: " + join(builtin_node_template_names(), ", ") +
                               "; or a capture: lstopo --of xml, nvidia-smi topo -m, NCCL topology XML), or --cluster FILE");
     }
     if (options.need_cluster && cluster_flags && layout.at("cluster").is_object() &&
-        !layout.at("cluster").contains("nodes")) {
+        !layout.at("cluster").contains("nodes") && !layout.at("cluster").contains("topology")) {
         throw input_error("plan-layout", "the number of nodes is missing",
                           "give --nodes N (or --nnodes in the launch script, or --hostfile FILE)");
     }

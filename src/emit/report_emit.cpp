@@ -253,6 +253,12 @@ nlohmann::json cluster_summary_json(const Cluster& c) {
                    {"sus_per_pod", c.fabric.sus_per_pod},
                    {"oversubscription", c.fabric.oversubscription},
                    {"pxn", c.fabric.pxn}};
+    if (!c.topology_file.empty()) {
+        j["topology"] = {{"file", c.topology_file},
+                         {"leaf_switches", c.su_names.size()},
+                         {"spine_switches", c.pod_names.size()},
+                         {"core", c.core_name}};
+    }
     return j;
 }
 
@@ -270,6 +276,13 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     out << ", " << c.rails << " rails " << (c.fabric.aligned ? "rail-aligned" : "explicitly wired");
     if (c.fabric.nodes_per_su > 0) {
         out << ", " << c.fabric.nodes_per_su << " nodes per scalable unit";
+    }
+    if (!c.topology_file.empty()) {  // an imported fabric: its leaf switches are the units, its spines the pods
+        out << ", from topology " << c.topology_file << " (" << c.su_names.size() << (c.topology_blocks ? " block(s)" : " leaf switch(es)");
+        if (!c.pod_names.empty()) {
+            out << " under " << c.pod_names.size() << " spine switch(es)";
+        }
+        out << ")";
     }
     out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
     if (report.groups.framework != "megatron") {

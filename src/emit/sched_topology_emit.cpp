@@ -45,7 +45,7 @@ Tree tree_of(const Cluster& c) {
         t.leaves.emplace_back(name, std::vector<std::string>{});
     }
     for (std::int64_t p = 0; p < d.pods; ++p) {
-        t.pods.emplace_back("pod" + std::to_string(p), std::vector<std::string>{});
+        t.pods.emplace_back(c.pod_name(p), std::vector<std::string>{});
     }
     for (std::size_t l = 0; l < d.leaf_group_names.size(); ++l) {
         t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].second.push_back(d.leaf_group_names[l]);
@@ -230,7 +230,7 @@ std::string slurm_topology_conf(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "SwitchName=core Switches=" << slurm_hostlist(top) << "\n";
+        o << "SwitchName=" << r.cluster.core() << " Switches=" << slurm_hostlist(top) << "\n";
     }
     if (has_blocks(r.cluster)) {
         o << "# With TopologyPlugin=topology/block instead, these lines replace the tree above\n"
@@ -265,7 +265,7 @@ std::string slurm_topology_yaml(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "      - switch: \"core\"\n        children: " << q(slurm_hostlist(top)) << "\n";
+        o << "      - switch: " << q(r.cluster.core()) << "\n        children: " << q(slurm_hostlist(top)) << "\n";
     }
     if (has_blocks(r.cluster)) {
         o << "- topology: \"block\"\n  cluster_default: false\n  block:\n    block_sizes:\n";
@@ -283,23 +283,32 @@ std::string slurm_topology_yaml(const Report& r) {
 std::string kueue_yaml(const Report& r) {
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
     const Tree t = tree_of(r.cluster);
-    auto label = [](SchedLevel l) {
-        return l == SchedLevel::Node ? kHostLabel : l == SchedLevel::Leaf ? kTier0Label : kTier1Label;
+    // Labels the nodes already carry when the cluster came from their own labels (import k8s-nodes).
+    const bool own = r.cluster.node_labels.size() == 2;
+    const std::string tier0 = own ? r.cluster.node_labels[0] : kTier0Label;
+    const std::string tier1 = own ? r.cluster.node_labels[1] : kTier1Label;
+    auto label = [&](SchedLevel l) {
+        return l == SchedLevel::Node ? std::string(kHostLabel) : l == SchedLevel::Leaf ? tier0 : tier1;
     };
     std::ostringstream o;
     o << comment_block(r, s, "Kueue Topology and PodSet annotations");
-    o << "# Node labels the levels read (topograph's Kubernetes engine writes them; by hand:\n"
-      << "# kubectl label node HOST " << kTier0Label << "=LEAF " << kTier1Label << "=POD):\n";
+    if (own) {
+        o << "# Node labels the levels read: the nodes carry them already (the cluster was read from them,\n"
+          << "# " << printable(r.cluster.topology_file) << "):\n";
+    } else {
+        o << "# Node labels the levels read (topograph's Kubernetes engine writes them; by hand:\n"
+          << "# kubectl label node HOST " << kTier0Label << "=LEAF " << kTier1Label << "=POD):\n";
+    }
     const FabricDomains d = fabric_domains(r.cluster);
     for (std::size_t l = 0; l < t.leaves.size(); ++l) {
-        o << "#   " << kTier0Label << "=" << t.leaves[l].first << ", " << kTier1Label << "=pod" << d.pod_of_leaf_group[l]
+        o << "#   " << tier0 << "=" << t.leaves[l].first << ", " << tier1 << "=" << t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first
           << ": " << printable(slurm_hostlist(t.leaves[l].second)) << "\n";
     }
     if (!t.railless.empty()) {
         o << "#   (no rail NIC, leave unlabelled: " << printable(slurm_hostlist(t.railless)) << ")\n";
     }
     o << "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata:\n  name: " << q(kKueueTopologyName)
-      << "\nspec:\n  levels:\n    - nodeLabel: " << q(kTier1Label) << "\n    - nodeLabel: " << q(kTier0Label)
+      << "\nspec:\n  levels:\n    - nodeLabel: " << q(tier1) << "\n    - nodeLabel: " << q(tier0)
       << "\n    - nodeLabel: " << q(kHostLabel) << "\n";
     o << "---\n# The job's PodSet annotations, one pod per node (torchrun with all its GPUs): merge into the\n"
       << "# pod template of the job (kubectl patch --type merge --patch-file, or copy them).\n";
@@ -337,7 +346,7 @@ std::string volcano_yaml(const Report& r) {
         hypernode(name, 2, "HyperNode", leaves);
     }
     if (t.pods.size() > 1) {
-        hypernode("core", 3, "HyperNode", names_of(t.pods));
+        hypernode(r.cluster.core(), 3, "HyperNode", names_of(t.pods));
     }
     const int tier = s.job_span == SchedLevel::Cluster ? 3 : s.job_span == SchedLevel::Spine ? 2 : 1;
     o << "---\n# The Volcano Job's network topology (batch.volcano.sh/v1alpha1 Job spec.networkTopology): merge\n"

@@ -1,9 +1,11 @@
 // Ingest: cluster spec JSON → Cluster (templates resolved, nodes listed, fabric wired).
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/cluster_fabric.hpp"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +92,10 @@ public:
 
     NodeTemplate import_capture(const JsonReader& o) { return imported_template(o, scope_, files_); }
 
+    [[nodiscard]] const FileScope& scope() const { return scope_; }
+
+    void add_file(const std::string& path) { files_.push_back(path); }
+
 private:
     std::string file_;
     FileScope scope_;
@@ -97,6 +103,78 @@ private:
     std::vector<std::string> files_;
     std::map<std::string, int> index_;
 };
+
+// "topology": an imported fabric (a path to the fabric JSON of `import`, a topology.conf, a
+// topology.yaml or a kubectl node list; or that fabric JSON inline) → every host in fabric order
+// on the cluster's "node" template, and the names of its leaves, spines and core.
+ImportedFabric read_topology_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
+    if (c.has("nodes") && !c.at("nodes").is_number_integer()) {
+        throw input_error(c.where("nodes"), "the cluster lists hosts in \"nodes\" beside \"topology\"",
+                          "drop the list: the topology lists the hosts (\"nodes\": N beside it takes its first N)");
+    }
+    if (!c.has("node")) {
+        throw input_error(c.where("node"), "\"topology\" lists the hosts but no \"node\" template is given",
+                          "add \"node\": \"h100-hgx-8gpu-8nic\" (or a path to a template, or a capture)");
+    }
+    const json& ref = c.at("topology");
+    FabricTopology fabric;
+    std::string where;
+    if (ref.is_string()) {
+        const std::string path = resolve_named_file(table.scope(), ref.get<std::string>(), c.where("topology"));
+        table.add_file(path);
+        where = path;
+        fabric = read_fabric_text(read_text_file(path, kMaxCaptureBytes), path);
+        out.topology_file = ref.get<std::string>();
+    } else if (ref.is_object()) {
+        where = c.where("topology");
+        fabric = fabric_from_json(ref, c.file(), c.pointer() + "/topology");
+        out.topology_file = fabric.source.empty() ? c.pointer() + "/topology" : fabric.source;
+    } else {
+        throw input_error(c.where("topology"), std::string("\"topology\" must be a path or a fabric object, got ") + ref.type_name(),
+                          "write \"topology\": \"fabric.json\" (plan-layout import slurm topology.conf -o fabric.json) or "
+                          "the path of the topology.conf itself");
+    }
+    ImportedFabric m = map_fabric(fabric, where);
+    const int tmpl = table.resolve(c.at("node"), c.pointer() + "/node");
+    if (const auto n = c.get_int("nodes", 1, kMaxNodes); n && *n != static_cast<std::int64_t>(m.hosts.size())) {
+        if (*n > static_cast<std::int64_t>(m.hosts.size())) {
+            throw input_error(c.where("nodes"), std::to_string(*n) + " nodes, but the topology has " +
+                                                    std::to_string(m.hosts.size()) + " hosts",
+                              "ask for at most " + std::to_string(m.hosts.size()) + " nodes, or import the whole fabric");
+        }
+        out.warnings.push_back("the cluster is the first " + std::to_string(*n) + " of the " +
+                               std::to_string(m.hosts.size()) + " hosts of topology " + out.topology_file +
+                               ", in fabric order (leaf after leaf)");
+        m.hosts.resize(static_cast<std::size_t>(*n));
+        const auto units = static_cast<std::size_t>((*n + m.nodes_per_su - 1) / m.nodes_per_su);
+        m.su_names.resize(std::min(m.su_names.size(), units));
+        if (m.sus_per_pod > 0) {
+            const auto pods = (units + static_cast<std::size_t>(m.sus_per_pod) - 1) / static_cast<std::size_t>(m.sus_per_pod);
+            m.pod_names.resize(std::min(m.pod_names.size(), pods));
+        }
+    }
+    for (const auto& host : m.hosts) {
+        require_host_name(host, where);
+        out.nodes.push_back({host, tmpl});
+    }
+    out.su_names = m.su_names;
+    out.pod_names = m.pod_names;
+    out.core_name = m.core_name;
+    out.topology_blocks = m.blocks;
+    if (fabric.tier_labels.size() >= 2 && !m.pod_names.empty()) {  // the nodes carry both levels' labels already
+        out.node_labels = {fabric.tier_labels[0], fabric.tier_labels[1]};
+    }
+    for (std::string w : fabric.warnings) {  // the reader's own doubts, then what the model leaves out
+        if (const auto at = w.find("read another with --topology NAME"); at != std::string::npos) {
+            w.replace(at, std::string::npos, "read another with plan-layout import slurm-yaml FILE --topology NAME -o fabric.json");
+        }
+        out.warnings.push_back("topology " + out.topology_file + ": " + w);
+    }
+    for (const auto& note : m.notes) {
+        out.warnings.push_back("topology " + out.topology_file + ": " + note);
+    }
+    return m;
+}
 
 void read_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
     const json* default_ref = c.has("node") ? &c.at("node") : nullptr;
@@ -160,10 +238,26 @@ void read_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
     }
 }
 
-void read_fabric(const JsonReader& c, Cluster& out) {
+void read_fabric(const JsonReader& c, Cluster& out, const ImportedFabric* imported) {
+    if (imported != nullptr) {
+        out.fabric.nodes_per_su = imported->nodes_per_su;
+        out.fabric.sus_per_pod = imported->sus_per_pod;
+    }
     const auto f = c.get_object("fabric");
     if (!f) {
         return;
+    }
+    if (imported != nullptr) {
+        for (const char* key : {"nodes_per_su", "sus_per_pod", "wiring"}) {
+            if (f->has(key)) {
+                throw input_error(f->where(key), std::string("\"") + key + "\" is given beside \"topology\"",
+                                  "drop it: the topology's leaf and spine switches set the scalable units and pods");
+            }
+        }
+        if (f->get_string("rails").value_or("aligned") != "aligned") {
+            throw input_error(f->where("rails"), "explicit rails beside \"topology\"",
+                              "drop \"topology\" and list the hosts with their \"wiring\", or use aligned rails");
+        }
     }
     f->check_keys({"rails", "wiring", "nodes_per_su", "sus_per_pod", "leaf_uplinks", "oversubscription", "pxn"});
     const std::string rails = f->get_string("rails").value_or("aligned");
@@ -172,8 +266,10 @@ void read_fabric(const JsonReader& c, Cluster& out) {
                           "use \"aligned\" (NIC i on leaf i) or \"explicit\" with a \"wiring\" map");
     }
     out.fabric.aligned = rails == "aligned";
-    out.fabric.nodes_per_su = f->get_int("nodes_per_su", 1, kMaxNodes).value_or(0);
-    out.fabric.sus_per_pod = f->get_int("sus_per_pod", 1, kMaxNodes).value_or(0);
+    if (imported == nullptr) {
+        out.fabric.nodes_per_su = f->get_int("nodes_per_su", 1, kMaxNodes).value_or(0);
+        out.fabric.sus_per_pod = f->get_int("sus_per_pod", 1, kMaxNodes).value_or(0);
+    }
     out.fabric.leaf_uplinks = static_cast<int>(f->get_int("leaf_uplinks", 1, 4096).value_or(0));
     out.fabric.oversubscription = f->get_double("oversubscription", 1.0, 64.0).value_or(1.0);
     out.fabric.pxn = f->get_bool("pxn").value_or(true);
@@ -324,6 +420,13 @@ nlohmann::json self_contained_cluster_json(const nlohmann::json& j, const std::s
                           "write {\"nodes\": 2, \"node\": \"h100-hgx-8gpu-8nic\"}");
     }
     json out = j;
+    if (out.contains("topology") && out.at("topology").is_string()) {  // the fabric read in, as import writes it
+        const std::string path = resolve_named_file(scope, out.at("topology").get<std::string>(), file + " (" + pointer + "/topology)");
+        files.push_back(path);
+        FabricTopology fabric = read_fabric_text(read_text_file(path, kMaxCaptureBytes), path);
+        fabric.source = out.at("topology").get<std::string>();
+        out["topology"] = to_json(fabric);
+    }
     if (out.contains("node")) {
         out["node"] = inline_template_ref(out.at("node"), file, pointer + "/node", scope, files);
     }
@@ -347,11 +450,16 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
 Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                           const FileScope& scope) {
     const JsonReader c(j, file, pointer);
-    c.check_keys({"name", "node", "nodes", "fabric"});
+    c.check_keys({"name", "node", "nodes", "topology", "fabric"});
     Cluster out;
     out.source = file;
     TemplateTable table(file, scope);
-    read_nodes(c, table, out);
+    std::optional<ImportedFabric> imported;
+    if (c.has("topology")) {
+        imported = read_topology_nodes(c, table, out);
+    } else {
+        read_nodes(c, table, out);
+    }
     out.templates = table.take();
     out.files = table.take_files();
     for (const auto& t : out.templates) {
@@ -365,7 +473,7 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
             out.warnings.push_back(t.name + ": the template does not give its NIC speeds (speed_gbit_s); the cost model assumes 400 Gbit/s");
         }
     }
-    read_fabric(c, out);
+    read_fabric(c, out, imported ? &*imported : nullptr);
     if (!out.homogeneous()) {
         out.warnings.emplace_back("the cluster mixes node templates; collectives run at the pace of the slowest node");
     }

@@ -58,7 +58,7 @@ FabricDomains fabric_domains(const Cluster& cluster) {
     }
     for (auto& [key, id] : id_of_key) {
         id = static_cast<std::int64_t>(d.leaf_group_names.size());
-        d.leaf_group_names.push_back(cluster.wiring.empty() ? "su" + std::to_string(key) : cluster.leaf_name(key));
+        d.leaf_group_names.push_back(cluster.wiring.empty() ? cluster.su_name(key) : cluster.leaf_name(key));
         const std::int64_t pod = cluster.wiring.empty() ? cluster.pod_of_leaf(key * std::max(cluster.rails, 1)) : 0;
         d.pod_of_leaf_group.push_back(pod);
         d.pods = std::max(d.pods, pod + 1);

@@ -139,6 +139,20 @@ std::string Cluster::leaf_name(std::int64_t leaf) const {
     return "leaf" + std::to_string(leaf);
 }
 
+std::string Cluster::su_name(std::int64_t su) const {
+    if (su >= 0 && static_cast<std::size_t>(su) < su_names.size()) {
+        return su_names[static_cast<std::size_t>(su)];
+    }
+    return "su" + std::to_string(su);
+}
+
+std::string Cluster::pod_name(std::int64_t pod) const {
+    if (pod >= 0 && static_cast<std::size_t>(pod) < pod_names.size()) {
+        return pod_names[static_cast<std::size_t>(pod)];
+    }
+    return "pod" + std::to_string(pod);
+}
+
 std::int64_t Cluster::total_gpus() const {
     std::int64_t n = 0;
     for (const auto& node : nodes) {

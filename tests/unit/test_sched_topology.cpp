@@ -2,7 +2,10 @@
 // Kueue and Volcano outputs (emit/sched_topology_emit), on a 4-node and a 32-node layout.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +13,7 @@
 #include "planlayout/emit/sched_topology_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/ingest/slurm_topology.hpp"
 #include "planlayout/plan.hpp"
 
@@ -219,4 +223,24 @@ TEST_CASE("the outputs are deterministic") {
     const Report r = plan_text(k4Node);
     CHECK(slurm_topology_yaml(r) == slurm_topology_yaml(plan_text(k4Node)));
     CHECK(volcano_yaml(r) == volcano_yaml(plan_text(k4Node)));
+}
+
+TEST_CASE("an imported topology.conf written back by --format slurm-topology gives the same switches") {
+    // topograph's simulated OCI tree: 12 leaves of 8 nodes, 6 spines of 2 leaves, one core switch.
+    const std::string path = std::string(PLANLAYOUT_FIXTURES_DIR) + "/slurm-topology/topograph-expected-oci-sim-tree-topology.conf";
+    const FabricTopology in = read_slurm_topology(read_text_file(path), "in");
+    nlohmann::json layout = {{"cluster", {{"node", "h100-hgx-8gpu-8nic"}, {"topology", to_json(in)}}},
+                             {"parallel", {{"tp", 8}, {"pp", 4}}}};
+    const Report r = plan_text(layout.dump());
+    const FabricTopology out = read_slurm_topology(slurm_topology_conf(r), "generated");
+    auto key = [](const FabricTopology& f) {
+        std::vector<std::tuple<std::string, int, std::vector<std::string>, std::vector<std::string>>> k;
+        for (const auto& s : f.switches) {
+            k.emplace_back(s.name, s.tier, s.children, s.nodes);
+        }
+        std::sort(k.begin(), k.end());
+        return k;
+    };
+    CHECK(key(out) == key(in));
+    CHECK(r.cluster.nodes.front().host == "srv1101");
 }

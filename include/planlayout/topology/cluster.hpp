@@ -60,6 +60,12 @@ struct Cluster {
     int rails = 0;                           // max compute NICs per node = leaves per scalable unit
     std::vector<std::vector<int>> wiring;    // explicit wiring: node → rail → leaf id (empty if aligned)
     std::vector<std::string> leaf_names;     // leaf id → name, for explicit wiring
+    std::vector<std::string> su_names;       // scalable unit → name (an imported fabric's leaf switch; empty: "su0", ...)
+    std::vector<std::string> pod_names;      // pod → name (an imported fabric's spine switch; empty: "pod0", ...)
+    std::string core_name;                   // the switch above the pods (an imported fabric's; empty: "core")
+    std::string topology_file;               // the imported topology the hosts and units came from, empty if none
+    bool topology_blocks = false;            // its units are blocks (topology/block), not leaf switches
+    std::vector<std::string> node_labels;    // k8s: the node labels naming the leaf, then the spine (empty: none)
     std::vector<std::string> warnings;
     std::vector<std::string> files;          // files read to build it (cluster file, node templates, captures), as opened
 
@@ -84,6 +90,15 @@ struct Cluster {
     [[nodiscard]] std::int64_t pod_of_leaf(std::int64_t leaf) const;
 
     [[nodiscard]] std::string leaf_name(std::int64_t leaf) const;
+
+    /// Name of scalable unit su ("su3", or the imported fabric's leaf switch).
+    [[nodiscard]] std::string su_name(std::int64_t su) const;
+
+    /// Name of pod p ("pod1", or the imported fabric's spine switch).
+    [[nodiscard]] std::string pod_name(std::int64_t pod) const;
+
+    /// Name of the tier above the pods ("core", or the imported fabric's top switch).
+    [[nodiscard]] std::string core() const { return core_name.empty() ? "core" : core_name; }
 
     [[nodiscard]] std::int64_t total_gpus() const;
 

@@ -1,0 +1,44 @@
+// Ingest: an imported cluster topology (the fabric JSON of `import slurm|slurm-yaml|k8s-nodes`,
+// or directly a topology.conf, topology.yaml or `kubectl get nodes -o json`) → the hosts, scalable
+// units and pods of a layout's cluster (docs/formats/layout.md, "cluster.topology").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "planlayout/ingest/slurm_topology.hpp"
+
+namespace planlayout {
+
+/// What the cluster model takes from a fabric: leaf switch (or block) → scalable unit, the switch
+/// above the leaves → pod, hosts in fabric order (leaf after leaf, pod after pod).
+struct ImportedFabric {
+    std::vector<std::string> hosts;    // fabric order: every host of leaf 0, then leaf 1, ...
+    std::int64_t nodes_per_su = 0;     // hosts per leaf switch (block)
+    std::int64_t sus_per_pod = 0;      // leaves per spine switch (0: no switch above the leaves)
+    std::vector<std::string> su_names;   // leaf switch (block) names, in fabric order
+    std::vector<std::string> pod_names;  // spine switch names, in fabric order (empty: no spine)
+    std::string core_name;               // the one switch above the spines, empty if none
+    std::vector<std::string> notes;      // what the model does not represent (tiers above, NVLink blocks)
+    bool blocks = false;                 // the units are blocks (no switch lists nodes)
+};
+
+/// Reads a fabric from text: the fabric JSON `import` writes, a Slurm topology.conf or
+/// topology.yaml, or a Kubernetes node list, told apart by the content (as `import auto` does).
+/// `where` names the file in errors.
+[[nodiscard]] FabricTopology read_fabric_text(const std::string& text, const std::string& where);
+
+/// The fabric JSON `import` writes (schema/fabric.schema.json) back into a FabricTopology.
+/// `where` and `pointer` name it in errors.
+[[nodiscard]] FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& where,
+                                              const std::string& pointer);
+
+/// Maps a fabric onto the cluster model. Throws Error (BadInput) naming `where` when the fabric is
+/// not uniform (leaves of different sizes, a node under no leaf or under two, a switch with both
+/// nodes and switches, spines with different leaf counts) or names no host (a flat topology).
+[[nodiscard]] ImportedFabric map_fabric(const FabricTopology& f, const std::string& where);
+
+}  // namespace planlayout

@@ -1,0 +1,345 @@
+// Ingest: an imported fabric (switch tree or blocks) → the hosts, scalable units and pods of a cluster.
+#include "planlayout/ingest/cluster_fabric.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/detect_format.hpp"
+#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/ingest/k8s_nodes.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
+
+namespace planlayout {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kUniformFix =
+    "the cluster model needs leaf switches of equal size under spines of equal size: import the "
+    "uniform part (e.g. kubectl get nodes -l ... / one topology.yaml entry), or list the hosts with "
+    "\"nodes\" and \"fabric\" instead of \"topology\"";
+
+// "a (3), b (2), ..." for the first few entries of a size table.
+std::string sizes_text(const std::vector<std::pair<std::string, std::size_t>>& sizes) {
+    std::string out;
+    for (std::size_t i = 0; i < sizes.size() && i < 4; ++i) {
+        out += (i ? ", " : "") + sizes[i].first + " " + std::to_string(sizes[i].second);
+    }
+    return out + (sizes.size() > 4 ? ", ..." : "");
+}
+
+// The first entry whose size differs from the first one's, or sizes.size().
+std::size_t first_odd(const std::vector<std::pair<std::string, std::size_t>>& sizes) {
+    for (std::size_t i = 1; i < sizes.size(); ++i) {
+        if (sizes[i].second != sizes.front().second) {
+            return i;
+        }
+    }
+    return sizes.size();
+}
+
+void add_hosts(ImportedFabric& out, std::map<std::string, std::string>& owner, const std::string& unit,
+               const std::vector<std::string>& nodes, const std::string& where) {
+    for (const auto& host : nodes) {
+        const auto [it, fresh] = owner.emplace(host, unit);
+        if (!fresh) {
+            throw input_error(where, "host '" + host + "' is under two leaf switches or blocks (" + it->second + " and " + unit + ")",
+                              "list every host under one leaf; " + std::string(kUniformFix));
+        }
+        out.hosts.push_back(host);
+    }
+}
+
+ImportedFabric map_blocks(const FabricTopology& f, const std::string& where) {
+    ImportedFabric out;
+    std::vector<std::pair<std::string, std::size_t>> sizes;
+    std::map<std::string, std::string> owner;
+    for (const auto& b : f.blocks) {
+        sizes.emplace_back(b.name, b.nodes.size());
+    }
+    if (const std::size_t odd = first_odd(sizes); odd < sizes.size()) {
+        throw input_error(where, "the blocks are not uniform: block " + sizes.front().first + " has " +
+                                     std::to_string(sizes.front().second) + " nodes, " + sizes[odd].first + " " +
+                                     std::to_string(sizes[odd].second) + " (" + sizes_text(sizes) + ")",
+                          kUniformFix);
+    }
+    for (const auto& b : f.blocks) {
+        add_hosts(out, owner, b.name, b.nodes, where);
+        out.su_names.push_back(b.name);
+    }
+    out.nodes_per_su = static_cast<std::int64_t>(sizes.front().second);
+    if (f.block_sizes.size() > 1) {
+        out.notes.emplace_back("the aggregated block sizes (BlockSizes) above the base block are not modelled: the "
+                               "blocks are scalable units under one spine tier");
+    }
+    return out;
+}
+
+ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < f.switches.size(); ++i) {
+        index.emplace(f.switches[i].name, i);
+    }
+    std::vector<int> parent(f.switches.size(), -1);
+    for (std::size_t i = 0; i < f.switches.size(); ++i) {
+        for (const auto& child : f.switches[i].children) {
+            const auto it = index.find(child);
+            if (it != index.end() && parent[it->second] < 0) {
+                parent[it->second] = static_cast<int>(i);
+            }
+        }
+    }
+    // Depth first from the roots (file order), children in their listed order: the fabric order.
+    std::vector<std::size_t> leaves;
+    std::vector<bool> seen(f.switches.size(), false);
+    auto visit = [&](std::size_t s, auto&& self) -> void {
+        if (seen[s]) {
+            return;
+        }
+        seen[s] = true;
+        const FabricSwitch& sw = f.switches[s];
+        if (!sw.nodes.empty() && !sw.children.empty()) {
+            throw input_error(where,
+                              "switch " + sw.name + " holds both nodes and switches" +
+                                  (f.label_scheme.empty() ? std::string()
+                                                          : " (nodes without the tier-0 label " + sw.nodes.front() +
+                                                                ", ... hang from the tier above)"),
+                              kUniformFix);
+        }
+        if (!sw.nodes.empty()) {
+            leaves.push_back(s);
+        }
+        for (const auto& child : sw.children) {
+            if (const auto it = index.find(child); it != index.end()) {
+                self(it->second, self);
+            }
+        }
+    };
+    for (std::size_t i = 0; i < f.switches.size(); ++i) {
+        if (parent[i] < 0) {
+            visit(i, visit);
+        }
+    }
+    if (leaves.empty()) {
+        throw input_error(where, "no switch lists nodes", "import a topology whose leaf switches name their hosts");
+    }
+    ImportedFabric out;
+    std::map<std::string, std::string> owner;
+    std::vector<std::pair<std::string, std::size_t>> sizes;
+    for (const std::size_t l : leaves) {
+        const FabricSwitch& sw = f.switches[l];
+        if (sw.tier != 0) {
+            throw input_error(where, "switch " + sw.name + " (tier " + std::to_string(sw.tier) +
+                                         ") holds nodes beside switches of lower tiers", kUniformFix);
+        }
+        sizes.emplace_back(sw.name, sw.nodes.size());
+    }
+    if (const std::size_t odd = first_odd(sizes); odd < sizes.size()) {
+        throw input_error(where, "the leaf switches are not uniform: " + sizes.front().first + " has " +
+                                     std::to_string(sizes.front().second) + " nodes, " + sizes[odd].first + " " +
+                                     std::to_string(sizes[odd].second) + " (" + sizes_text(sizes) + ")",
+                          kUniformFix);
+    }
+    for (const std::size_t l : leaves) {
+        add_hosts(out, owner, f.switches[l].name, f.switches[l].nodes, where);
+        out.su_names.push_back(f.switches[l].name);
+    }
+    for (const auto& n : f.nodes) {  // a Kubernetes node without a leaf label
+        if (owner.count(n.name) == 0) {
+            throw input_error(where, "node " + n.name + " is under no leaf switch (it has no tier-0 label)", kUniformFix);
+        }
+    }
+    out.nodes_per_su = static_cast<std::int64_t>(sizes.front().second);
+    // Pods: the switch above each leaf, in fabric order; leaves of one pod are consecutive (depth first).
+    std::vector<int> pods;
+    std::vector<std::pair<std::string, std::size_t>> pod_sizes;
+    for (const std::size_t l : leaves) {
+        const int p = parent[l];
+        if ((p < 0) != (parent[leaves.front()] < 0)) {
+            throw input_error(where, "leaf " + f.switches[l].name + (p < 0 ? " has no" : " has a") +
+                                         " parent switch, leaf " + f.switches[leaves.front()].name +
+                                         (p < 0 ? " has one" : " has none"), kUniformFix);
+        }
+        if (p < 0) {
+            continue;
+        }
+        if (pods.empty() || pods.back() != p) {
+            pods.push_back(p);
+            pod_sizes.emplace_back(f.switches[static_cast<std::size_t>(p)].name, 0);
+        }
+        ++pod_sizes.back().second;
+    }
+    if (pods.empty()) {
+        if (leaves.size() > 1) {
+            out.notes.emplace_back("the " + std::to_string(leaves.size()) +
+                                   " leaf switches have no common parent switch: modelled as one spine tier");
+        }
+        return out;
+    }
+    if (const std::size_t odd = first_odd(pod_sizes); odd < pod_sizes.size()) {
+        throw input_error(where, "the spine switches are not uniform: " + pod_sizes.front().first + " has " +
+                                     std::to_string(pod_sizes.front().second) + " leaves, " + pod_sizes[odd].first +
+                                     " " + std::to_string(pod_sizes[odd].second) + " (" + sizes_text(pod_sizes) + ")",
+                          kUniformFix);
+    }
+    for (const int p : pods) {
+        const FabricSwitch& sw = f.switches[static_cast<std::size_t>(p)];
+        const auto leaf_children = static_cast<std::size_t>(std::count_if(
+            sw.children.begin(), sw.children.end(), [&](const std::string& c) {
+                const auto it = index.find(c);
+                return it != index.end() && !f.switches[it->second].nodes.empty();
+            }));
+        if (leaf_children != sw.children.size()) {
+            throw input_error(where, "switch " + sw.name + " has both leaf switches and other switches below it",
+                              kUniformFix);
+        }
+        out.pod_names.push_back(sw.name);
+    }
+    out.sus_per_pod = static_cast<std::int64_t>(pod_sizes.front().second);
+    // Above the pods: one core switch keeps its name; more tiers are one core in the model.
+    std::set<int> above;
+    bool top = false;
+    for (const int p : pods) {
+        above.insert(parent[static_cast<std::size_t>(p)]);
+        top = top || parent[static_cast<std::size_t>(p)] < 0;
+    }
+    if (above.size() == 1 && !top) {
+        const auto core = static_cast<std::size_t>(*above.begin());
+        if (parent[core] < 0) {
+            out.core_name = f.switches[core].name;
+        } else {
+            out.notes.emplace_back("the tiers above " + f.switches[core].name + " are not modelled (the model's "
+                                   "top tier is one core above the spines)");
+        }
+    } else if (above.size() > 1) {
+        out.notes.emplace_back("the " + std::to_string(above.size()) + " switches above the spines are modelled as "
+                               "one core tier");
+    } else if (pods.size() > 1) {
+        out.notes.emplace_back("the " + std::to_string(pods.size()) + " spine switches have no common parent "
+                               "switch: modelled as joined by one core tier");
+    }
+    return out;
+}
+
+}  // namespace
+
+FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& where, const std::string& pointer) {
+    const JsonReader r(j, where, pointer);
+    r.check_keys({"schema_version", "source", "plugin", "topology", "switches", "blocks", "block_sizes", "node_entries",
+                  "warnings", "label_scheme", "tier_labels", "domain_label", "nodes"});
+    FabricTopology f;
+    f.source = r.get_string("source").value_or(where);
+    f.plugin = r.get_string("plugin").value_or("tree");
+    if (f.plugin != "tree" && f.plugin != "block" && f.plugin != "flat") {
+        throw input_error(r.where("plugin"), "plugin must be \"tree\", \"block\" or \"flat\", got \"" + f.plugin + "\"",
+                          "write the output of plan-layout import slurm|slurm-yaml|k8s-nodes unchanged");
+    }
+    if (const json* sw = r.get_array("switches")) {
+        for (std::size_t i = 0; i < sw->size(); ++i) {
+            const JsonReader s = r.element("switches", i);
+            s.check_keys({"name", "label", "tier", "switches", "nodes", "link_speed"});
+            FabricSwitch out;
+            const auto name = s.get_string("name");
+            if (!name || name->empty()) {
+                throw input_error(s.where("name"), "a switch needs a \"name\"", "write \"name\": \"leaf1\"");
+            }
+            out.name = *name;
+            out.label = s.get_string("label").value_or("");
+            out.tier = static_cast<int>(s.get_int("tier", 0, 64).value_or(0));
+            out.children = s.get_strings("switches").value_or(std::vector<std::string>{});
+            out.nodes = s.get_strings("nodes").value_or(std::vector<std::string>{});
+            out.link_speed = s.get_string("link_speed").value_or("");
+            f.switches.push_back(std::move(out));
+        }
+    }
+    if (const json* bl = r.get_array("blocks")) {
+        for (std::size_t i = 0; i < bl->size(); ++i) {
+            const JsonReader b = r.element("blocks", i);
+            b.check_keys({"name", "label", "nodes"});
+            FabricBlock out;
+            out.name = b.get_string("name").value_or("block" + std::to_string(i));
+            out.label = b.get_string("label").value_or("");
+            out.nodes = b.get_strings("nodes").value_or(std::vector<std::string>{});
+            f.blocks.push_back(std::move(out));
+        }
+    }
+    if (const json* nodes = r.get_array("nodes")) {
+        for (std::size_t i = 0; i < nodes->size(); ++i) {
+            const JsonReader n = r.element("nodes", i);
+            FabricNode out;  // only the name is used here; the GPU facts come from the node template
+            out.name = n.get_string("name").value_or("");
+            f.nodes.push_back(std::move(out));
+        }
+    }
+    f.warnings = r.get_strings("warnings").value_or(std::vector<std::string>{});
+    f.label_scheme = r.get_string("label_scheme").value_or("");
+    f.tier_labels = r.get_strings("tier_labels").value_or(std::vector<std::string>{});
+    f.domain_label = r.get_string("domain_label").value_or("");
+    f.topology = r.get_string("topology").value_or("");
+    const json* sizes = r.get_array("block_sizes");
+    for (std::size_t i = 0; sizes != nullptr && i < sizes->size(); ++i) {
+        const json& v = (*sizes)[i];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > kMaxNodes) {
+            throw input_error(r.where("block_sizes") + "/" + std::to_string(i), "not a block size",
+                              "a whole number of nodes, 1.." + std::to_string(kMaxNodes));
+        }
+        f.block_sizes.push_back(v.get<int>());
+    }
+    return f;
+}
+
+FabricTopology read_fabric_text(const std::string& text, const std::string& where) {
+    const CaptureFormat format = detect_format(text);
+    switch (format) {
+        case CaptureFormat::Slurm: return read_slurm_topology(text, where);
+        case CaptureFormat::SlurmYaml: return read_slurm_topology_yaml(text, where);
+        case CaptureFormat::K8sNodes:
+            try {
+                return read_k8s_nodes(parse_json_text(text, where), where);
+            } catch (const Error& e) {  // --tier-label is import's flag: say how to use it from here
+                if (e.hint().find("--tier-label") == std::string::npos) {
+                    throw;
+                }
+                throw Error(e.code(), e.where(), e.problem(),
+                            "import it naming the label of each tier, lowest first: plan-layout import k8s-nodes FILE "
+                            "--tier-label KEY [--tier-label KEY ...] -o fabric.json, and give fabric.json");
+            }
+        default: break;
+    }
+    const json j = parse_json_text(text, where);
+    if (!j.is_object() || !j.contains("switches") || !j.contains("blocks")) {
+        throw input_error(where, "not a cluster topology (" + std::string(to_string(format)) + ")",
+                          "give the fabric JSON of plan-layout import slurm|slurm-yaml|k8s-nodes, a topology.conf, "
+                          "a topology.yaml or kubectl get nodes -o json");
+    }
+    return fabric_from_json(j, where, "");
+}
+
+ImportedFabric map_fabric(const FabricTopology& f, const std::string& where) {
+    const bool tree = std::any_of(f.switches.begin(), f.switches.end(),
+                                  [](const FabricSwitch& s) { return !s.nodes.empty(); });
+    if (!tree && f.blocks.empty()) {
+        throw input_error(where, "the topology names no hosts (a " + (f.plugin.empty() ? std::string("flat") : f.plugin) +
+                                     " topology without leaf switches or blocks)",
+                          "give the hosts as \"nodes\" (a flat fabric is one scalable unit) instead of \"topology\"");
+    }
+    ImportedFabric out = tree ? map_tree(f, where) : map_blocks(f, where);
+    out.blocks = !tree;
+    if (tree && !f.blocks.empty()) {
+        out.notes.emplace_back("the " + std::to_string(f.blocks.size()) + " blocks (NVLink domains across nodes) are not "
+                               "modelled: the leaf switches define the scalable units");
+    }
+    if (static_cast<std::int64_t>(out.hosts.size()) > kMaxNodes) {
+        throw input_error(where, "more than " + std::to_string(kMaxNodes) + " hosts",
+                          "plan-layout models at most " + std::to_string(kMaxNodes) + " nodes; import a part");
+    }
+    return out;
+}
+
+}  // namespace planlayout

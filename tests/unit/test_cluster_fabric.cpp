@@ -1,0 +1,107 @@
+// Tests: an imported fabric (topology.conf, topology.yaml, k8s node labels, fabric JSON) as a cluster.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fixture_support.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/cluster_fabric.hpp"
+#include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/parallel/placement.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+using nlohmann::json;
+
+namespace {
+ImportedFabric mapped(const std::string& conf) { return map_fabric(read_fabric_text(conf, "t.conf"), "t.conf"); }
+}  // namespace
+
+TEST_CASE("a uniform three-tier tree: leaves are scalable units, spines pods, the root the core") {
+    const ImportedFabric m = mapped(fixture::text("slurm-topology/topograph-expected-oci-sim-tree-topology.conf"));
+    CHECK(m.hosts.size() == 96);
+    CHECK(m.nodes_per_su == 8);
+    CHECK(m.sus_per_pod == 2);
+    CHECK(m.su_names.front() == "switch.1.1");
+    CHECK(m.su_names.size() == 12);
+    CHECK(m.pod_names == std::vector<std::string>{"switch.2.1", "switch.2.2", "switch.2.3", "switch.2.4", "switch.2.5",
+                                                  "switch.2.6"});
+    CHECK(m.core_name == "switch.3.1");
+    CHECK(m.notes.empty());
+    // Fabric order: leaf after leaf, in the order the spines list them.
+    CHECK(m.hosts[0] == "srv1101");
+    CHECK(m.hosts[8] == "srv1201");
+    CHECK(m.hosts[16] == "srv2101");
+}
+
+TEST_CASE("the fabric order follows the tree, not the file order of the leaves") {
+    const ImportedFabric m = mapped("SwitchName=b Nodes=n[3-4]\nSwitchName=a Nodes=n[1-2]\nSwitchName=top Switches=a,b\n");
+    CHECK(m.hosts == std::vector<std::string>{"n1", "n2", "n3", "n4"});
+    CHECK(m.su_names == std::vector<std::string>{"a", "b"});
+    CHECK(m.pod_names == std::vector<std::string>{"top"});
+    CHECK(m.sus_per_pod == 2);
+    CHECK(m.core_name.empty());
+}
+
+TEST_CASE("non-uniform trees are refused, naming what differs") {
+    CHECK_THROWS_WITH_AS(mapped(fixture::text("slurm-topology/dgx-superpod-circe-leaf-only-topology.conf")),
+                         doctest::Contains("the leaf switches are not uniform: s0 has 18 nodes, s4 8"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\nSwitchName=c Nodes=n[5-6]\n"
+                                "SwitchName=p Switches=a,b\nSwitchName=q Switches=c\nSwitchName=t Switches=p,q\n"),
+                         doctest::Contains("the spine switches are not uniform: p has 2 leaves, q 1"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[2-3]\n"),
+                         doctest::Contains("host 'n2' is under two leaf switches or blocks (a and b)"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\nSwitchName=p Switches=a\n"),
+                         doctest::Contains("leaf a has a parent switch, leaf b has none"), Error);
+}
+
+TEST_CASE("blocks become scalable units; leaves without a parent one spine tier (noted)") {
+    const ImportedFabric b = mapped(fixture::text("slurm-topology/topograph-expected-dra-block-topology.conf"));
+    CHECK(b.nodes_per_su == 8);
+    CHECK(b.sus_per_pod == 0);
+    CHECK(b.su_names.front() == "rack11");
+    const ImportedFabric l = mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\n");
+    CHECK(l.sus_per_pod == 0);
+    REQUIRE(l.notes.size() == 1);
+    CHECK(l.notes[0].find("no common parent switch") != std::string::npos);
+}
+
+TEST_CASE("the fabric JSON of import reads back to the same mapping") {
+    const FabricTopology f = read_fabric_text(fixture::text("slurm-topology/topograph-expected-oci-sim-tree-topology.conf"), "t");
+    const FabricTopology back = read_fabric_text(to_json(f).dump(), "f.json");
+    const ImportedFabric a = map_fabric(f, "t");
+    const ImportedFabric b = map_fabric(back, "f.json");
+    CHECK(a.hosts == b.hosts);
+    CHECK(a.su_names == b.su_names);
+    CHECK(a.pod_names == b.pod_names);
+    CHECK(a.core_name == b.core_name);
+    CHECK_THROWS_WITH_AS(read_fabric_text("{\"switches\": [{\"name\": \"a\", \"nodes\": \"n1\"}], \"blocks\": []}", "f.json"),
+                         doctest::Contains("f.json (/switches/0/nodes)"), Error);
+    CHECK_THROWS_WITH_AS(read_fabric_text("{\"kind\": \"Pod\"}", "f.json"), doctest::Contains("not a cluster topology"),
+                         Error);
+}
+
+TEST_CASE("a cluster with an inline topology: hosts in fabric order, named units and pods, first N hosts") {
+    const FabricTopology f =
+        read_fabric_text("SwitchName=l1 Nodes=g[1-2]\nSwitchName=l2 Nodes=g[3-4]\nSwitchName=sp Switches=l[1-2]\n", "t");
+    json j = {{"node", "h100-hgx-8gpu-8nic"}, {"topology", to_json(f)}};
+    const Cluster c = cluster_from_json(j, "c.json", "/cluster", ".");
+    REQUIRE(c.node_count() == 4);
+    CHECK(c.nodes[2].host == "g3");
+    CHECK(c.fabric.nodes_per_su == 2);
+    CHECK(c.fabric.sus_per_pod == 2);
+    CHECK(c.su_name(1) == "l2");
+    CHECK(c.pod_name(0) == "sp");
+    const FabricDomains d = fabric_domains(c);
+    CHECK(d.leaf_group_names == std::vector<std::string>{"l1", "l2"});
+    j["nodes"] = 3;
+    const Cluster first = cluster_from_json(j, "c.json", "/cluster", ".");
+    CHECK(first.node_count() == 3);
+    CHECK(first.warnings.back().find("the first 3 of the 4 hosts") != std::string::npos);
+    j["nodes"] = 5;
+    CHECK_THROWS_WITH_AS((void)cluster_from_json(j, "c.json", "/cluster", "."),
+                         doctest::Contains("5 nodes, but the topology has 4 hosts"), Error);
+    j.erase("nodes");
+    j["fabric"] = {{"nodes_per_su", 2}};
+    CHECK_THROWS_WITH_AS((void)cluster_from_json(j, "c.json", "/cluster", "."),
+                         doctest::Contains("\"nodes_per_su\" is given beside \"topology\""), Error);
+}
