@@ -154,6 +154,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
     const std::int64_t gpus = cluster.total_gpus();
     SearchResult result;
     result.world = options.world > 0 ? options.world : gpus;
+    result.framework = options.framework;
     if (gpus <= 0) {
         throw input_error("search", "the cluster has no GPUs", "check the cluster file");
     }

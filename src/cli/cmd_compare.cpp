@@ -43,6 +43,11 @@ int run_compare(const ParsedArgs& parsed, Context& ctx) {
             continue;
         }
         ComposedInputs in = compose_inputs(parsed, ctx, options, &pos[i]);
+        if (const auto framework = parsed.get("--framework"); framework && in.request.layout_json) {
+            // Both sides in that framework's convention (a layout naming its own is overridden).
+            (*in.request.layout_json)["parallel"]["framework"] = *framework;
+            in.request.sources["/parallel/framework"] = "command line (--framework)";
+        }
         if (i == 0) {
             report_input_notes(in, parsed, ctx);
         }

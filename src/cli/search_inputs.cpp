@@ -167,8 +167,16 @@ PlanRequest candidate_request(const SearchInputs& in, const SearchResult& result
     PlanRequest request = in.inputs.request;
     json& layout = *request.layout_json;
     const std::string source = "search #" + std::to_string(rank) + " (" + l.name() + ")";
-    layout["parallel"] = json{{"world", result.world}, {"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp},
-                              {"ep", l.sizes.ep},       {"etp", l.sizes.etp}, {"order", l.order}};
+    if (result.framework == "megatron") {
+        layout["parallel"] = json{{"world", result.world}, {"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp},
+                                  {"ep", l.sizes.ep},       {"etp", l.sizes.etp}, {"order", l.order}};
+    } else {  // the framework's own degrees: its order and expert grid are its own
+        layout["parallel"] = json{{"framework", result.framework}, {"world", result.world}, {"tp", l.sizes.tp},
+                                  {"pp", l.sizes.pp}, {"ep", l.sizes.ep}};
+        if (l.sizes.cp > 1) {
+            layout["parallel"]["cp"] = l.sizes.cp;
+        }
+    }
     request.sources["/parallel"] = source;
     if (!layout.contains("name")) {
         layout["name"] = l.name();

@@ -30,8 +30,10 @@ Side side_of(const Report& r, const std::string& kind) {
         }
     }
     if (r.score) {
+        // The score names the traffic by role; a framework's kind carries its role.
+        const std::string role = s.present && !s.edges->role.empty() ? s.edges->role : kind;
         for (const auto& k : r.score->by_kind) {
-            if (k.kind == kind) {
+            if (k.kind == role) {
                 s.cost = &k;
             }
         }

@@ -66,6 +66,7 @@ struct SearchLayout {
 
 struct SearchResult {
     std::int64_t world = 0;
+    std::string framework = "megatron";  // whose groups the candidates got (SearchOptions::framework)
     std::int64_t candidates = 0;     // size combinations whose product divides the world
     std::int64_t rejected = 0;       // failed a model or Megatron constraint
     std::int64_t pruned_memory = 0;  // valid but over the memory budget
