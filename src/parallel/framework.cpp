@@ -114,8 +114,8 @@ void check_megatron_echo(const ParallelSpec& echo, const Groups& built, const Sp
 }  // namespace
 
 const std::vector<std::string>& framework_names() {
-    static const std::vector<std::string> names{"megatron", "torchtitan", "torchtitan:2025", "deepspeed", "mesh"};
-    return names;
+    static const std::vector<std::string> kNames{"megatron", "torchtitan", "torchtitan:2025", "deepspeed", "mesh"};
+    return kNames;
 }
 
 FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource& source) {
@@ -199,8 +199,11 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
         out.mesh_flatten = r.get_strings("flatten").value_or(std::vector<std::string>{});
         return out;
     }
-    throw input_error(r.where("framework"), "unknown framework \"" + name + "\"",
-                      "use megatron, torchtitan, torchtitan:2025, deepspeed or mesh");
+    std::string known;
+    for (const auto& n : framework_names()) {
+        known += (known.empty() ? "" : ", ") + n;
+    }
+    throw input_error(r.where("framework"), "unknown framework \"" + name + "\"", "use one of " + known);
 }
 
 std::int64_t framework_world(const FrameworkSpec& spec) {
