@@ -109,6 +109,14 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
         }
     }
     if (parsed.has("--same-as")) {
+        // The comparison lists every group of every kind of both frameworks.
+        constexpr std::int64_t kMaxCompareWorld = std::int64_t{1} << 22;
+        if (spec.world > kMaxCompareWorld) {
+            throw input_error("--same-as " + *parsed.get("--same-as"),
+                              "compares every group whole, and world " + std::to_string(spec.world) + " is over its limit of " +
+                                  std::to_string(kMaxCompareWorld) + " ranks",
+                              "compare a smaller world with the same degrees: the conventions do not depend on the world size");
+        }
         const Groups megatron = megatron_counterpart(groups);
         const auto rows = compare_groups(groups, megatron);
         Output out(parsed, ctx);

@@ -124,8 +124,12 @@ void summary_section(std::ostringstream& out, const Report& report, const Diagra
                              " dp=" + std::to_string(s.dp) + " | ep=" + std::to_string(s.ep) + " etp=" + std::to_string(s.etp) +
                              " expert_dp=" + std::to_string(s.expert_dp) + " | order " + s.order + " | world " +
                              std::to_string(s.world);
-    out << "<dl class=\"facts\">\n<dt>cluster</dt><dd>" << esc(cluster) << "</dd>\n<dt>spec</dt><dd><code>" << esc(spec)
-        << "</code></dd>\n<dt>placement</dt><dd>" << esc(report.placement.description) << "</dd>\n</dl>\n";
+    out << "<dl class=\"facts\">\n<dt>cluster</dt><dd>" << esc(cluster) << "</dd>\n";
+    if (report.groups.framework != "megatron") {
+        out << "<dt>framework</dt><dd>" << esc(report.groups.framework) << " <code>" << esc(report.groups.framework_degrees)
+            << "</code> (its own groups; the spec below is the equivalent Megatron sizes)</dd>\n";
+    }
+    out << "<dt>spec</dt><dd><code>" << esc(spec) << "</code></dd>\n<dt>placement</dt><dd>" << esc(report.placement.description) << "</dd>\n</dl>\n";
     const bool fits = !report.memory || report.memory->fits().value_or(true);
     if (report.score) {
         const Score& sc = *report.score;
