@@ -287,7 +287,18 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
     if (report.groups.framework != "megatron") {
         out << "framework: " << report.groups.framework << " (" << report.groups.framework_degrees
-            << "); Megatron's sizes below\n";
+            << "); Megatron's sizes below";
+        // The score and its tables name the traffic by role; say which kind carries each.
+        std::string roles;
+        for (const auto& k : report.groups.kinds) {
+            if (!k.role.empty() && k.role != k.name && report.groups.find_role(k.role) == &k) {
+                roles += (roles.empty() ? "" : ", ") + k.name + " carries " + k.role;
+            }
+        }
+        if (!roles.empty()) {
+            out << "; " << roles;
+        }
+        out << "\n";
     }
     out << "spec: tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp << " | ep=" << s.ep
         << " etp=" << s.etp << " expert_dp=" << s.expert_dp << " | order " << s.order << " | world " << s.world << "\n";

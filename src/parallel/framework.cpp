@@ -254,11 +254,20 @@ Groups build_framework_groups(const FrameworkSpec& spec, const SpecSource& sourc
             check_megatron_echo(spec.megatron, out, source, "deepspeed");
             break;
         case Framework::DeviceMesh: {
-            if (spec.mesh.dims.empty() && !spec.mesh_text.empty()) {
+            if (spec.mesh.dims.empty()) {
+                // Errors about the shape name the mesh as the user wrote it ("--mesh", or the
+                // layout's /parallel/mesh); those about flatten keep their own place.
                 const std::string where = source.file.empty() ? std::string("--mesh") : source.file + " (" + source.pointer + "/mesh)";
                 FrameworkSpec parsed = spec;
-                parsed.mesh = parse_mesh_spec(spec.mesh_text, spec.mesh_flatten, spec.mesh.world, where);
-                out = build_mesh_groups(parsed.mesh, source);
+                try {
+                    parsed.mesh = parse_mesh_spec(spec.mesh_text, spec.mesh_flatten, spec.mesh.world, where);
+                    out = build_mesh_groups(parsed.mesh, source);
+                } catch (const Error& e) {
+                    if (e.where().find("flatten") != std::string::npos) {
+                        throw;
+                    }
+                    throw Error(e.code(), where, e.problem() + " (mesh \"" + spec.mesh_text + "\")", e.hint());
+                }
                 out.framework_degrees = degrees_text(parsed, out.spec);
                 out.framework = framework_name(spec);
                 return out;
