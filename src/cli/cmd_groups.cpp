@@ -117,7 +117,15 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
                                   std::to_string(kMaxCompareWorld) + " ranks",
                               "compare a smaller world with the same degrees: the conventions do not depend on the world size");
         }
-        const Groups megatron = megatron_counterpart(groups);
+        const Groups megatron = [&] {
+            try {
+                return megatron_counterpart(groups);
+            } catch (const Error& e) {
+                throw input_error("--same-as megatron", "Megatron refuses these degrees with its defaults (" + e.where() +
+                                                            ": " + e.problem() + ")",
+                                  "there is nothing to compare: " + e.hint());
+            }
+        }();
         const auto rows = compare_groups(groups, megatron);
         Output out(parsed, ctx);
         out.write(format == "json" ? comparison_json(groups, megatron, rows) : comparison_text(groups, megatron, rows));

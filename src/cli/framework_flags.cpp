@@ -17,6 +17,12 @@ std::string flag_source(const ParsedArgs& args, const char* flag) {
     return "command line (" + args.spelling(flag) + ")";
 }
 
+// out.layout[pointer] = value, given by `source`.
+void put(FrameworkFragment& out, const std::string& pointer, const nlohmann::json& value, std::string source) {
+    out.layout[nlohmann::json::json_pointer(pointer)] = value;
+    out.sources[pointer] = std::move(source);
+}
+
 // torchtitan's job config (TOML): [parallelism] into /parallel, [training] sizes into /training.
 void torchtitan_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
     const std::string name = path == "-" ? "stdin" : path;
@@ -24,8 +30,7 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
     out.files.push_back(path);
     const TorchtitanDims& d = config.dims;
     auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
-        out.layout[nlohmann::json::json_pointer(pointer)] = value;
-        out.sources[pointer] = name + " (" + key + ")";
+        put(out, pointer, value, name + " (" + key + ")");
     };
     set("/parallel/framework", "torchtitan", "torchtitan job config");
     set("/parallel/dp_replicate", d.dp_replicate, "parallelism.data_parallel_replicate_degree");
@@ -63,8 +68,7 @@ void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkF
     const DeepSpeedDims defaults;
     const DeepSpeedDims d = apply_deepspeed_config(config, defaults);
     auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
-        out.layout[nlohmann::json::json_pointer(pointer)] = value;
-        out.sources[pointer] = name + " (" + key + ")";
+        put(out, pointer, value, name + " (" + key + ")");
     };
     set("/parallel/framework", "deepspeed", "ds_config");
     set("/parallel/zero_stage", d.zero_stage, "zero_optimization.stage");
@@ -106,11 +110,9 @@ bool has_framework_flags(const ParsedArgs& args) {
 }
 
 FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
-    (void)ctx;
     FrameworkFragment out;
     auto set = [&out](const std::string& pointer, const nlohmann::json& value, const std::string& source) {
-        out.layout[nlohmann::json::json_pointer(pointer)] = value;
-        out.sources[pointer] = source;
+        put(out, pointer, value, source);
     };
     std::string implied;
     std::string implied_by;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 #include "planlayout/version.hpp"
 
 namespace planlayout {
@@ -240,9 +241,7 @@ void write_groups_text(std::ostream& out, const Groups& groups, const std::vecto
         shape.insert(0, std::max<std::ptrdiff_t>(0, 13 - static_cast<std::ptrdiff_t>(shape.size())), ' ');
         out << name << " ";
         if (other) {
-            std::string role = k.role.empty() ? "-" : k.role;
-            role.resize(std::max<std::size_t>(12, role.size()), ' ');
-            out << role << " ";
+            out << padded(k.role.empty() ? "-" : k.role, 13);
         }
         out << shape << "  ";
         const std::int64_t show = std::min<std::int64_t>(k.group_count(), 3);
@@ -272,15 +271,10 @@ std::string comparison_text(const Groups& groups, const Groups& other, const std
     out << "kind                     role          groups x size  " << other.framework << " kind          verdict\n";
     std::int64_t differ = 0;
     for (const auto& r : rows) {
-        std::string name = r.kind;
-        name.resize(std::max<std::size_t>(24, name.size()), ' ');
-        std::string role = r.role.empty() ? "-" : r.role;
-        role.resize(std::max<std::size_t>(12, role.size()), ' ');
         std::string shape = std::to_string(r.groups) + " x " + std::to_string(r.size);
         shape.insert(0, std::max<std::ptrdiff_t>(0, 13 - static_cast<std::ptrdiff_t>(shape.size())), ' ');
-        std::string counterpart = r.counterpart.empty() ? "-" : r.counterpart;
-        counterpart.resize(std::max<std::size_t>(22, counterpart.size()), ' ');
-        out << name << " " << role << " " << shape << "  " << counterpart << " ";
+        out << padded(r.kind, 25) << padded(r.role.empty() ? "-" : r.role, 13) << shape << "  "
+            << padded(r.counterpart.empty() ? "-" : r.counterpart, 23);
         switch (r.verdict) {
             case KindVerdict::Same:
                 out << "same groups";

@@ -22,12 +22,10 @@ void read_size(const JsonReader& r, const char* key, std::int64_t& field) {
     }
 }
 
-std::string size_text(std::int64_t v) { return std::to_string(v); }
-
 // The degrees in the framework's own words, resolved (a -1 degree as the size it took).
 std::string degrees_text(const FrameworkSpec& spec, const ResolvedSpec& equivalent) {
     std::string s;
-    auto add = [&s](const std::string& name, std::int64_t v) { s += (s.empty() ? "" : " ") + name + "=" + size_text(v); };
+    auto add = [&s](const std::string& name, std::int64_t v) { s += (s.empty() ? "" : " ") + name + "=" + std::to_string(v); };
     switch (spec.framework) {
         case Framework::Torchtitan: {
             const TorchtitanDims& d = spec.torchtitan;
@@ -165,6 +163,7 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
         r.check_keys({"framework", "world", "pp", "tp", "dp", "ep", "moe_path", "topology", "data_before_expert", "zero_stage",
                       "etp", "order", "cp"});
         read_megatron_echo(r, name, out.megatron);
+        out.megatron.dp.reset();  // dp is DeepSpeed's own data degree, checked by its builder
         if (const auto cp = r.get<std::int64_t>("cp", kMin, kMax); cp && *cp != 1) {
             throw input_error(r.where("cp"), "DeepSpeed's pipeline grid has no context-parallel axis",
                               "drop cp, or use topology sp-mesh with tp as the sequence-parallel size");

@@ -44,7 +44,8 @@ public:
         if (source_.file.empty()) {
             return ds_flag_names().at(field) + (value.empty() ? "" : " " + value);
         }
-        return source_.file + " (" + source_.pointer + "/" + field + ")";
+        // A layout spells DeepSpeed's model-parallel size "tp" (parallel/framework.cpp).
+        return source_.file + " (" + source_.pointer + "/" + (field == "mp" ? std::string("tp") : field) + ")";
     }
 
     [[nodiscard]] std::string where(const std::string& field, std::int64_t value) const {
