@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev libtomlplusplus-dev \
             libgraphviz-dev doctest-dev librsvg2-bin libcli11-dev man-db python3 python3-yaml python3-jsonschema chromium
 
-.PHONY: run test setup build bench package fuzz fuzz-build sanitize tidy format clean
+.PHONY: run test setup build bench bench-record package fuzz fuzz-build sanitize tidy format clean
 
 # Installs whatever of the Debian packages is missing (quiet when all are present).
 setup:
@@ -31,6 +31,11 @@ test: build
 
 bench: build
 	./$(BUILD_DIR)/planlayout_bench
+
+# The figures of docs/performance.md, measured now, with the date, machine and src/ tree (CI checks
+# that they describe the committed src/).
+bench-record: build
+	bench/record.sh ./$(BUILD_DIR)/planlayout_bench $(CURDIR)
 
 # The Debian package (CPack, cmake/planlayout_install.cmake): $(BUILD_DIR)/plan-layout_<version>_<arch>.deb
 # with the executable, data, headers, static libraries, CMake package and planlayout.pc.

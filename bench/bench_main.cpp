@@ -1,6 +1,7 @@
 // Benchmarks: the scale targets of docs/performance.md, each run in a child process so that its wall
 // time and peak RSS are its own. Prints one line per benchmark; never fails on a slow machine.
-//   planlayout_bench [NAME...]      (no names: all)
+//   planlayout_bench [--markdown] [NAME...]      (no names: all)
+// --markdown prints the rows as a Markdown table (bench/record.sh puts it into docs/performance.md).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,7 +186,9 @@ void write_layouts(const std::string& tmp, const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::vector<std::string> wanted(argv + 1, argv + argc);
+    std::vector<std::string> wanted(argv + 1, argv + argc);
+    const bool markdown = std::find(wanted.begin(), wanted.end(), "--markdown") != wanted.end();
+    wanted.erase(std::remove(wanted.begin(), wanted.end(), "--markdown"), wanted.end());
     // A folder of its own (mkdtemp): two benchmark runs at once must not share or remove each
     // other's inputs.
     std::string pattern = (std::filesystem::temp_directory_path() / "planlayout-bench.XXXXXX").string();
@@ -194,7 +197,12 @@ int main(int argc, char** argv) {
         return 1;
     }
     const std::string tmp = pattern;
-    std::printf("%-24s %10s %12s %14s  %s\n", "benchmark", "wall s", "peak RSS MB", "output MB", "target");
+    if (markdown) {
+        std::printf("| benchmark | wall s | peak RSS MB | output MB | goal |\n|---|---|---|---|---|\n");
+    } else {
+        std::printf("%-24s %10s %12s %14s  %s\n", "benchmark", "wall s", "peak RSS MB", "output MB", "target");
+    }
+    std::fflush(stdout);
     for (const auto& b : benches(tmp)) {
         if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), b.name) == wanted.end()) {
             continue;
@@ -221,8 +229,15 @@ int main(int argc, char** argv) {
                 out_mb += static_cast<double>(e.file_size()) / 1e6;
             }
         }
-        std::printf("%-24s %10.3f %12.1f %14.1f  %s%s\n", b.name, wall, static_cast<double>(ru.ru_maxrss) / 1024.0, out_mb,
-                    b.target, WEXITSTATUS(status) == 0 ? "" : "  (FAILED)");
+        const char* failed = WEXITSTATUS(status) == 0 ? "" : "  (FAILED)";
+        if (markdown) {
+            std::printf("| `%s` | %.3f | %.1f | %.1f | %s%s |\n", b.name, wall, static_cast<double>(ru.ru_maxrss) / 1024.0,
+                        out_mb, b.target, failed);
+        } else {
+            std::printf("%-24s %10.3f %12.1f %14.1f  %s%s\n", b.name, wall, static_cast<double>(ru.ru_maxrss) / 1024.0,
+                        out_mb, b.target, failed);
+        }
+        std::fflush(stdout);
         std::filesystem::remove_all(tmp);
         std::filesystem::create_directories(tmp);
     }

@@ -1,16 +1,17 @@
 // Fuzz target: a Hugging Face config.json (`read_hf_config`), and the model section it makes read
-// by `ModelSpec::from_json` (which may refuse it cleanly: a shape of more than 1e15 parameters).
+// by `model_spec_from_json` (which may refuse it cleanly: a shape of more than 1e15 parameters).
 // A section the model reader accepted must survive to_json/from_json: a rejection there is a bug.
 #include "fuzz_common.hpp"
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/ingest/hf_config.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     planlayout::fuzz::expect_clean([&] {
         const planlayout::HfModel hf = planlayout::read_hf_config(planlayout::fuzz::as_text(data, size), "config.json");
-        const auto m = planlayout::ModelSpec::from_json(hf.model, "config.json");
+        const auto m = planlayout::model_spec_from_json(hf.model, "config.json");
         try {
-            const auto again = planlayout::ModelSpec::from_json(m.to_json(), "saved.json");
+            const auto again = planlayout::model_spec_from_json(m.to_json(), "saved.json");
             (void)again.active_params();
             (void)again.kv_dim();
         } catch (const planlayout::Error&) {

@@ -2,9 +2,12 @@
 // names, through ingest/), then runs the one pipeline (analysis/pipeline.hpp).
 #include "planlayout/plan.hpp"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/assumptions.hpp"
+#include "planlayout/analysis/batch.hpp"
 #include "planlayout/analysis/model_fit.hpp"
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
@@ -12,7 +15,8 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/hostfile.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/text_format.hpp"
@@ -30,16 +34,16 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
                           std::vector<std::string>& files) {
     ScoreSetup setup;
     if (top.has("model")) {
-        setup.model = ModelSpec::from_json(top.at("model"), file);
+        setup.model = model_spec_from_json(top.at("model"), file);
     }
     if (top.has("training")) {
-        setup.training = TrainingSpec::from_json(top.at("training"), file);
+        setup.training = training_spec_from_json(top.at("training"), file);
     }
     if (top.has("transport")) {
-        setup.transport = TransportSpec::from_json(top.at("transport"), file);
+        setup.transport = transport_spec_from_json(top.at("transport"), file);
     }
     if (top.has("score")) {
-        setup.given = ScoreFactors::from_json(top.at("score"), file);
+        setup.given = score_factors_from_json(top.at("score"), file);
     }
     std::vector<ComputeCalibration> compute;
     setup.calibrations =
@@ -75,6 +79,43 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
 }
 
 Report plan_layout(const PlanRequest& request, const nlohmann::json& layout);
+
+// The batch as DeepSpeed and the Hugging Face Trainer give it — grad_accum with the global or the
+// micro batch, or a DeepSpeed run without the global batch — settled over the data-parallel size
+// as DeepSpeed settles it (analysis/batch.hpp). Megatron's way (global batch, gas derived) is left
+// as it is. Returns the layout with /training's three sizes explicit, or the layout unchanged.
+nlohmann::json with_settled_batch(const nlohmann::json& layout, const std::string& file, std::int64_t dp, bool deepspeed,
+                                  std::map<std::string, std::string>& derived) {
+    if (!layout.contains("training") || !layout.at("training").is_object()) {
+        return layout;
+    }
+    const JsonReader t(layout.at("training"), file, "/training");
+    const bool gas = t.has("grad_accum");
+    if (!gas && !(deepspeed && !t.has("global_batch"))) {
+        return layout;
+    }
+    constexpr std::int64_t kMaxBatch = 1 << 30;  // TrainingSpec's range for each size
+    const BatchGiven given{t.get_int("global_batch", 1, kMaxBatch), t.get_int("micro_batch", 1, kMaxBatch),
+                           t.get_int("grad_accum", 1, kMaxBatch)};
+    const Batch b = settle_batch(given, dp, {t.where("global_batch"), t.where("micro_batch"), t.where("grad_accum")});
+    if (b.global_batch > kMaxBatch) {
+        throw input_error(t.where(given.micro_batch ? "micro_batch" : "global_batch"),
+                          "the global batch derived as micro x gas x dp = " + std::to_string(b.global_batch) + " is over 2^30",
+                          "give smaller batch sizes");
+    }
+    const std::string rule = "derived as DeepSpeed derives it: train_batch_size = micro x gas x dp " + std::to_string(dp);
+    for (const auto& [key, given_value] : {std::pair{"global_batch", given.global_batch}, std::pair{"micro_batch", given.micro_batch},
+                                           std::pair{"grad_accum", given.grad_accum}}) {
+        if (!given_value) {
+            derived[std::string("/training/") + key] = rule;
+        }
+    }
+    nlohmann::json out = layout;
+    out["training"]["global_batch"] = b.global_batch;
+    out["training"]["micro_batch"] = b.micro_batch;
+    out["training"]["grad_accum"] = b.grad_accum;
+    return out;
+}
 
 // The parallel section with every value explicit, in the keys parallel_spec_from_json reads.
 nlohmann::json explicit_parallel(const ResolvedSpec& s) {
@@ -279,6 +320,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
                                              report.cluster.topology_file + " (leaf after leaf)"));
     }
     std::optional<ScoreSetup> setup;
+    std::map<std::string, std::string> batch_sources;  // the batch sizes derived from the others
     for (const char* key : {"model", "training", "transport", "score"}) {
         if (top.has(key)) {
             report.sections[key] = top.at(key);
@@ -292,13 +334,17 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
                                                    : "no score and no memory: the model is not given; give "
                                                      "--model-config config.json or the model flags (--num-layers, ...)");
     } else if (!report.sections.is_null()) {
-        setup = score_setup_of(top, request.layout_name, scope_of(request), report.files);
+        const nlohmann::json settled = with_settled_batch(layout, request.layout_name, resolved.dp,
+                                                          spec.framework == Framework::DeepSpeed, batch_sources);
+        setup = score_setup_of(JsonReader(settled, request.layout_name, ""), request.layout_name, scope_of(request),
+                               report.files);
     }
     if (setup && setup->model) {
         check_model_fits(*setup->model, resolved, request.layout_name, report.warnings);
     }
     report.layout = layout;
     report.sources = request.sources;
+    report.sources.insert(batch_sources.begin(), batch_sources.end());
     if (setup && setup->compute_calibration) {
         const ComputeCalibration& c = *setup->compute_calibration;
         report.sources["/training/compute_scale"] = c.file + " (calibrate --compute: " + c.layout + ", " +

@@ -238,6 +238,9 @@ nlohmann::json TrainingSpec::to_json() const {
     if (recompute_layers > 0) {
         j["recompute_layers"] = recompute_layers;
     }
+    if (grad_accum > 0) {
+        j["grad_accum"] = grad_accum;
+    }
     return j;
 }
 

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "planlayout/analysis/overlap.hpp"
-#include "planlayout/ingest/json_reader.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/json_reader.hpp"  // number_text
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
@@ -268,33 +268,6 @@ void reasons_for(Score& s) {
 }
 
 }  // namespace
-
-ScoreFactors ScoreFactors::from_json(const nlohmann::json& j, const std::string& where,
-                                     const std::string& pointer) {
-    const JsonReader f(j, where, pointer);
-    f.check_keys({"cross_node_share", "eliminable", "non_overlapped", "rail_bytes"});
-    ScoreFactors s;
-    s.cross_node_share = f.get<double>("cross_node_share", 0, 1);
-    s.eliminable = f.get<double>("eliminable", 0, 1);
-    s.non_overlapped = f.get<double>("non_overlapped", 0, 1);
-    // rail_bytes (bytes per step by rail, for the fabric diagram): an array, or {"rail": bytes}.
-    if (f.has("rail_bytes")) {
-        const nlohmann::json& rb = f.at("rail_bytes");
-        bool ok = rb.is_array() || rb.is_object();
-        if (ok) {
-            for (const auto& [k, v] : rb.items()) {
-                const bool rail_key =
-                    rb.is_array() || (!k.empty() && k.size() < 6 && k.find_first_not_of("0123456789") == std::string::npos);
-                ok = ok && rail_key && v.is_number() && v.template get<double>() >= 0 && v.template get<double>() <= 1e18;
-            }
-        }
-        if (!ok) {
-            throw input_error(f.where("rail_bytes"), "expected bytes per step by rail, got " + rb.dump().substr(0, 80),
-                              "write [1.5e9, 3e9] (index = rail) or {\"0\": 1.5e9}, bytes from 0 to 1e18");
-        }
-    }
-    return s;
-}
 
 Score compute_score(const ScoreInput& in) {
     // Kinds the transport changes: those that cross nodes, and with sockets inside the node

@@ -10,6 +10,7 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/emit/groups_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/framework_compare.hpp"
 #include "planlayout/parallel/groups.hpp"

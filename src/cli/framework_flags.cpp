@@ -96,6 +96,9 @@ void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkF
     if (config.train_batch_size) {
         set("/training/global_batch", *config.train_batch_size, "train_batch_size");
     }
+    if (config.gradient_accumulation_steps) {
+        set("/training/grad_accum", *config.gradient_accumulation_steps, "gradient_accumulation_steps");
+    }
 }
 
 }  // namespace

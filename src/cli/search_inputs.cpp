@@ -12,6 +12,7 @@
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/text_format.hpp"
@@ -65,10 +66,10 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
     const FileScope scope{request.base_dir, request.base_dir, ctx.files_anywhere};
     with_sources(request, [&] {
         out.cluster = cluster_from_json(layout.at("cluster"), request.layout_name, "/cluster", scope);
-        out.model.model = ModelSpec::from_json(layout.at("model"), request.layout_name);
-        out.model.training = TrainingSpec::from_json(layout.at("training"), request.layout_name);
+        out.model.model = model_spec_from_json(layout.at("model"), request.layout_name);
+        out.model.training = training_spec_from_json(layout.at("training"), request.layout_name);
         if (layout.contains("transport")) {
-            out.model.transport = TransportSpec::from_json(layout.at("transport"), request.layout_name);
+            out.model.transport = transport_spec_from_json(layout.at("transport"), request.layout_name);
         }
         return 0;
     });

@@ -6,7 +6,7 @@
 
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_style.hpp"
 

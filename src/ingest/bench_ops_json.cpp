@@ -5,7 +5,7 @@
 #include <map>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {

@@ -10,7 +10,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/k8s_nodes.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/limits.hpp"

@@ -13,7 +13,7 @@
 #include "planlayout/names.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/ingest/hwloc_topology.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 #include "planlayout/ingest/read_file.hpp"

@@ -3,8 +3,9 @@
 // runtime/precision_config.py, runtime/tensor_parallel/config.py, module_inject/auto_ep_config.py).
 #include "planlayout/ingest/deepspeed_config.hpp"
 
+#include "planlayout/analysis/batch.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/limits.hpp"
 
@@ -88,46 +89,11 @@ DeepSpeedDims apply_deepspeed_config(const DeepSpeedConfig& c, DeepSpeedDims dim
 }
 
 DeepSpeedBatch resolve_deepspeed_batch(const DeepSpeedConfig& c, std::int64_t data_world, const std::string& file) {
-    const auto where = [&](const char* key) { return file + " (/" + key + ")"; };
-    const auto& tb = c.train_batch_size;
-    const auto& mb = c.train_micro_batch_size_per_gpu;
-    const auto& ga = c.gradient_accumulation_steps;
-    const std::int64_t w = data_world;
-    DeepSpeedBatch b;
-    if (tb && mb && ga) {
-        b = {*tb, *mb, *ga};
-    } else if (tb && mb) {
-        b = {*tb, *mb, *tb / *mb / w};
-    } else if (tb && ga) {
-        b = {*tb, *tb / w / *ga, *ga};
-    } else if (mb && ga) {
-        b = {*mb * *ga * w, *mb, *ga};
-    } else if (tb) {
-        b = {*tb, *tb / w, 1};
-    } else if (mb) {
-        b = {*mb * w, *mb, 1};
-    } else {
-        throw input_error(where("train_batch_size"),
-                          "either train_batch_size or train_micro_batch_size_per_gpu needs to be provided (DeepSpeed's refusal)",
-                          "add \"train_micro_batch_size_per_gpu\": 1");
-    }
-    if (b.micro_batch_per_gpu < 1 || b.gradient_accumulation_steps < 1) {
-        throw input_error(where(b.micro_batch_per_gpu < 1 ? "train_micro_batch_size_per_gpu" : "gradient_accumulation_steps"),
-                          "train_batch_size " + std::to_string(b.train_batch_size) +
-                              " is too small for the data-parallel world " + std::to_string(w) +
-                              ": the derived size is 0 (DeepSpeed: has to be greater than 0)",
-                          "make train_batch_size at least micro x gas x " + std::to_string(w));
-    }
-    if (b.train_batch_size != b.micro_batch_per_gpu * b.gradient_accumulation_steps * w) {
-        throw input_error(where("train_batch_size"),
-                          "train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size: " +
-                              std::to_string(b.train_batch_size) + " != " + std::to_string(b.micro_batch_per_gpu) + " * " +
-                              std::to_string(b.gradient_accumulation_steps) + " * " + std::to_string(w) + " (DeepSpeed's refusal)",
-                          "set train_batch_size to " +
-                              std::to_string(b.micro_batch_per_gpu * b.gradient_accumulation_steps * w) +
-                              " or leave it out");
-    }
-    return b;
+    const auto where = [&](const char* key) { return file + " (/" + std::string(key) + ")"; };
+    const Batch b = settle_batch({c.train_batch_size, c.train_micro_batch_size_per_gpu, c.gradient_accumulation_steps}, data_world,
+                                 {where("train_batch_size"), where("train_micro_batch_size_per_gpu"),
+                                  where("gradient_accumulation_steps")});
+    return {b.global_batch, b.micro_batch, b.grad_accum};
 }
 
 }  // namespace planlayout

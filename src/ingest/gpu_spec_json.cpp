@@ -2,7 +2,7 @@
 #include "planlayout/ingest/gpu_spec_json.hpp"
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_gpus.hpp"
 

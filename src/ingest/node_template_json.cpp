@@ -10,7 +10,7 @@
 
 #include "planlayout/error.hpp"
 #include "ingest_util.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 
 namespace planlayout {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 namespace planlayout {

@@ -55,7 +55,8 @@ TorchtitanDims validate(TorchtitanDims d, const SpecSource& source) {
         if (v < 1 || v > d.world) {
             throw input_error(n.where(name, v), std::string(name) + " must be between 1 and the world size " + s(d.world) +
                                                     " (ParallelDims: degrees are >= 1, except dp_shard)",
-                              "give a degree of at least 1");
+                              v < 1 ? std::string("give a degree of at least 1")
+                                    : "give a degree of at most " + s(d.world) + ", or run on more GPUs (--nodes)");
         }
     }
     if (!(d.dp_shard == -1 || (d.dp_shard >= 1 && d.dp_shard <= d.world))) {

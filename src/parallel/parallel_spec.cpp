@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
 
 namespace planlayout {
 namespace {
@@ -383,48 +382,6 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
                           "choose sizes that make dp*cp even, or turn hybrid CP off");
     }
     return r;
-}
-
-ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& source) {
-    const JsonReader r(j, source.file, source.pointer);
-    r.check_keys({"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "order", "rank_offset", "local_world_size", "dist_opt_instances",
-                  "hierarchical_cp", "hybrid_cp", "gtp", "egtp", "world"});
-    // Sizes are checked by resolve_spec (with Megatron's rules, e.g. at least 1); here their type
-    // and the world limit, so that 18446744073709551615 is reported as given, larger than 2^31.
-    constexpr std::int64_t kMin = -kMaxWorld;
-    constexpr std::int64_t kMax = kMaxWorld;
-    ParallelSpec s;
-    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::int64_t ParallelSpec::*>>{
-             {"tp", &ParallelSpec::tp}, {"pp", &ParallelSpec::pp}, {"cp", &ParallelSpec::cp}, {"ep", &ParallelSpec::ep},
-             {"rank_offset", &ParallelSpec::rank_offset}, {"dist_opt_instances", &ParallelSpec::dist_opt_instances},
-             {"gtp", &ParallelSpec::gtp}, {"egtp", &ParallelSpec::egtp}, {"world", &ParallelSpec::world}}) {
-        if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
-            s.*field = *v;
-        }
-    }
-    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, std::optional<std::int64_t> ParallelSpec::*>>{
-             {"etp", &ParallelSpec::etp}, {"dp", &ParallelSpec::dp}, {"vpp", &ParallelSpec::vpp},
-             {"local_world_size", &ParallelSpec::local_world_size}}) {
-        if (const auto v = r.get<std::int64_t>(key, kMin, kMax)) {
-            s.*field = *v;
-        }
-    }
-    if (const auto order = r.get<std::string>("order")) {
-        s.order = *order;
-    }
-    if (const auto hybrid = r.get<bool>("hybrid_cp")) {
-        s.hybrid_cp = *hybrid;
-    }
-    if (const nlohmann::json* sizes = r.get_array("hierarchical_cp")) {
-        for (std::size_t i = 0; i < sizes->size(); ++i) {
-            if (!(*sizes)[i].is_number_integer() || ((*sizes)[i].is_number_unsigned() && (*sizes)[i].get<std::uint64_t>() > kMax)) {
-                throw input_error(r.where("hierarchical_cp/" + std::to_string(i)),
-                                  "hierarchical_cp holds " + (*sizes)[i].dump() + ", not a whole number", "write whole numbers, e.g. [2, 4]");
-            }
-            s.hierarchical_cp.push_back((*sizes)[i].get<std::int64_t>());
-        }
-    }
-    return s;
 }
 
 nlohmann::json to_json(const ResolvedSpec& s) {

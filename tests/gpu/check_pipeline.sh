@@ -144,6 +144,12 @@ for f in "$TMP"/collective-2gpu-*.out; do
     op=$1 t=$2 r=$3
     while read -r size pbus mbus ratio; do
         quoted "| $op | $t | $r | $size | $pbus | $mbus | $ratio |" "$name"
+        # The stated out-of-sample ranges (docs/gpu-validation.md): calibrated rows only (the
+        # -prior- rows are the uncalibrated priors, shown for contrast, with no stated tolerance).
+        case "$name" in *-prior-*) continue ;; esac
+        if [ "$t" = tcp ]; then lo=0.67 hi=1.23; else lo=0.67 hi=1.11; fi
+        awk -v x="$ratio" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(x >= lo - 0.005 && x <= hi + 0.005) }' ||
+            err "$name $size B: predicted/measured busbw $ratio is outside the stated range $lo .. $hi"
     done < <(awk '!/^#/ && NF == 11 { print $1, $8, $10, $11 }' "$f")
 done
 # the step-time benefit: measured and predicted change, band, as ab --layout prints them
@@ -159,6 +165,17 @@ for cfg in h200-2gpu h200-2gpu-large; do
         [ -n "$measured" ] && [ -n "$predicted" ] || { err "ab-$cfg-$lay-predicted: no measured or predicted change"; continue; }
         set -- $medians
         quoted "| $cfg | $lay | $1 | $2 | $measured | $predicted | $low .. $high | $inside |" "ab-$cfg-$lay-predicted"
+        # Accuracy, not only quoting: docs/gpu-validation.md states a tolerance of 3.0 points for these
+        # rows and that every measurement lies inside its band; a prediction that leaves either fails.
+        # (The prediction takes the same run's measured fast-arm step as its compute anchor: the row
+        # says so; what it predicts is the tcp arm, which is not an input.)
+        [ "$inside" = true ] || err "ab-$cfg-$lay-predicted: the measured change $measured is outside the band $low .. $high"
+        awk -v m="$measured" -v p="$predicted" 'BEGIN { d = (p - m) * 100; if (d < 0) d = -d; exit !(d <= 3.0) }' ||
+            err "ab-$cfg-$lay-predicted: predicted $predicted vs measured $measured: more than 3.0 points apart (the stated tolerance)"
+        # The row of docs/gpu-validation.md's table shows these two numbers, rounded to 0.1 point.
+        row=$(awk -v m="$measured" -v p="$predicted" 'BEGIN { printf "| %.1f %% | %.1f %% |", p * 100, m * 100 }' | sed 's/-/−/g')
+        grep -qF -- "$row" "$SRC/docs/gpu-validation.md" ||
+            err "docs/gpu-validation.md has no row ending '$row' for $cfg $lay (predicted | measured)"
     done
 done
 

@@ -13,6 +13,7 @@
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
@@ -44,7 +45,7 @@ Cluster cluster_of(const json& node, int nodes = 2) {
 }
 
 TransportSpec spec_of(const std::string& compare_json) {
-    return TransportSpec::from_json(json::parse(compare_json), "l.json");
+    return transport_spec_from_json(json::parse(compare_json), "l.json");
 }
 
 ArmChoice arms_on(const Cluster& c, const TransportSpec& spec = {}) {
@@ -173,9 +174,9 @@ ScoreSetup seed_setup() {
     const std::string path = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string();
     const json j = parse_json_text(read_text_file(path), path);
     ScoreSetup s;
-    s.model = ModelSpec::from_json(j.at("model"), path);
-    s.training = TrainingSpec::from_json(j.at("training"), path);
-    s.transport = TransportSpec::from_json(j.at("transport"), path);
+    s.model = model_spec_from_json(j.at("model"), path);
+    s.training = training_spec_from_json(j.at("training"), path);
+    s.transport = transport_spec_from_json(j.at("transport"), path);
     return s;
 }
 

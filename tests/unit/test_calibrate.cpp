@@ -9,6 +9,7 @@
 #include "planlayout/emit/calibration_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
+#include "planlayout/ingest/nccl_tests.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)

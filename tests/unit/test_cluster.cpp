@@ -6,6 +6,7 @@
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/parallel/placement.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)

@@ -8,6 +8,7 @@
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
@@ -241,15 +242,15 @@ TEST_CASE("GPU specs: the built-in files, matching by name and id, reader errors
 TEST_CASE("training.gpu, compute_scale and fp8: read, range-checked, and what they change") {
     const auto j = nlohmann::json::parse(
         R"({"global_batch": 8, "seq_len": 4096, "gpu": "H200", "compute_scale": 0.5, "mfu": 0.3})");
-    const TrainingSpec t = TrainingSpec::from_json(j, "l.json");
+    const TrainingSpec t = training_spec_from_json(j, "l.json");
     CHECK(t.gpu == "H200");
     CHECK(t.compute_scale == 0.5);
     REQUIRE(t.mfu);
     CHECK(*t.mfu == 0.3);
     CHECK_FALSE(t.gpu_peak_tflops);
-    CHECK(TrainingSpec::from_json(t.to_json(), "l.json").to_json() == t.to_json());
+    CHECK(training_spec_from_json(t.to_json(), "l.json").to_json() == t.to_json());
     CHECK_THROWS_WITH_AS(
-        (void)TrainingSpec::from_json(nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 8, "compute_scale": 1000})"),
+        (void)training_spec_from_json(nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 8, "compute_scale": 1000})"),
                                       "l.json"),
         doctest::Contains("l.json (/training/compute_scale)"), Error);
     // fp8: the GEMMs run at the fp8 peak, attention stays bf16.

@@ -9,6 +9,7 @@
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/framework_compare.hpp"
 

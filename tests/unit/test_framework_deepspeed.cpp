@@ -12,6 +12,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/deepspeed_config.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/framework.hpp"
 

@@ -172,6 +172,21 @@ TEST_CASE("torchtitan: refusals name the degree") {
                          doctest::Contains("x.json (/parallel/dp_shard)"), Error);
 }
 
+TEST_CASE("torchtitan: a degree over the world names the upper bound, not the lower") {
+    // Issue 27 item 9: --tp 64 on 32 GPUs said "give a degree of at least 1".
+    TorchtitanDims d;
+    d.world = 32;
+    d.tp = 64;
+    CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {}), doctest::Contains("at most 32"), Error);
+    try {
+        (void)build_torchtitan_groups(d, {});
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("at least 1") == std::string::npos);
+    }
+    d.tp = 0;
+    CHECK_THROWS_WITH_AS((void)build_torchtitan_groups(d, {}), doctest::Contains("at least 1"), Error);
+}
+
 TEST_CASE("torchtitan: 131,072 ranks build in O(axes)") {
     TorchtitanDims d;
     d.world = 131072;

@@ -8,6 +8,7 @@
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hf_config.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -23,7 +24,7 @@ struct Read {
 Read read_fixture(const std::string& name) {
     const std::string path = std::string(PLANLAYOUT_TEST_DATA_DIR) + "/hf-configs/" + name;
     Read r{read_hf_config(read_text_file(path), name), {}};
-    r.model = ModelSpec::from_json(r.hf.model, name);
+    r.model = model_spec_from_json(r.hf.model, name);
     return r;
 }
 
@@ -147,7 +148,7 @@ TEST_CASE("layer rules: Qwen's decoder_sparse_step and mlp_only_layers, DeepSeek
         "num_experts_per_tok": 2, "moe_intermediate_size": 32, "decoder_sparse_step": 2, "mlp_only_layers": [3]})");
     CHECK(q.model.at("moe").at("layer_freq") == nlohmann::json::parse("[0, 1, 0, 0, 0, 1]"));
     CHECK(q.sources.at("/model/moe/layer_freq").rfind("derived: ", 0) == 0);
-    CHECK(ModelSpec::from_json(q.model, "config.json").moe_layers == 2);
+    CHECK(model_spec_from_json(q.model, "config.json").moe_layers == 2);
     // Leading dense layers only: written as first_dense_layers.
     const HfModel lead = read_text(R"({"model_type": "qwen2_moe", "num_hidden_layers": 4, "hidden_size": 64,
         "num_attention_heads": 8, "vocab_size": 100, "intermediate_size": 128, "num_experts": 4,
@@ -164,7 +165,7 @@ TEST_CASE("layer rules: Qwen's decoder_sparse_step and mlp_only_layers, DeepSeek
     CHECK(d.model.at("moe").at("layer_freq") == nlohmann::json::parse("[0, 0, 1, 0, 1, 0]"));
     CHECK(d.model.at("mla").at("q_lora_rank") == 0);
     CHECK(d.sources.at("/model/mla/q_lora_rank") == "config.json (q_lora_rank): null, no query compression");
-    const ModelSpec m = ModelSpec::from_json(d.model, "config.json");
+    const ModelSpec m = model_spec_from_json(d.model, "config.json");
     CHECK(m.moe_layers == 2);
     CHECK(m.derived_shared_ffn_hidden() == 32);
     CHECK(m.attention_params_per_layer() == 64.0 * 4 * 24 + 64.0 * 40 + 32.0 * 4 * 32 + 4.0 * 16 * 64);
@@ -175,7 +176,7 @@ TEST_CASE("layer rules: Qwen's decoder_sparse_step and mlp_only_layers, DeepSeek
         "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16})");
     CHECK(none.model.count("moe") == 0);
     CHECK(any_contains(none.warnings, "no layer is MoE"));
-    CHECK(ModelSpec::from_json(none.model, "config.json").experts == 0);
+    CHECK(model_spec_from_json(none.model, "config.json").experts == 0);
 }
 
 TEST_CASE("an unknown model_type is read by its common fields, with a warning naming what was ignored") {
@@ -191,7 +192,7 @@ TEST_CASE("an unknown model_type is read by its common fields, with a warning na
     CHECK(any_contains(h.warnings, "tie_word_embeddings is not given"));
     CHECK(any_contains(h.warnings, "hidden_act \"gelu_new\": assumed a two-matrix FFN"));
     CHECK(any_contains(h.ignored, "num_experts = 8: not read for model_type gpt2ish"));
-    CHECK(ModelSpec::from_json(h.model, "config.json").ffn_matrices() == 2);
+    CHECK(model_spec_from_json(h.model, "config.json").ffn_matrices() == 2);
     // A multimodal config: the language model under text_config.
     const HfModel v = read_text(R"({"model_type": "llava", "text_config": {"model_type": "llama", "num_hidden_layers": 2,
         "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128}})");

@@ -3,7 +3,8 @@
 
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/ingest/json_reader.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
@@ -12,7 +13,7 @@ using nlohmann::json;
 TEST_CASE("keys are checked before values: a typo is named as a typo, with the nearest key") {
     // {"layerz": 4, "first_dense_layers": 8}: before, the value check ran first and said
     // "more leading dense layers than layers".
-    CHECK_THROWS_WITH_AS(ModelSpec::from_json(json::parse(R"({"layerz": 4, "first_dense_layers": 8, "hidden": 8})"), "m.json"),
+    CHECK_THROWS_WITH_AS(model_spec_from_json(json::parse(R"({"layerz": 4, "first_dense_layers": 8, "hidden": 8})"), "m.json"),
                          doctest::Contains("m.json (/model/layerz): unknown key \"layerz\"; did you mean \"layers\"?"), Error);
 }
 

@@ -14,6 +14,7 @@
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/plan.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -214,8 +215,8 @@ TEST_CASE("search prunes with the budget analyze checks against") {
     const Report seed = plan_text(slurp(path));
     SearchModel model;
     const auto j = nlohmann::json::parse(seed.sections.dump());
-    model.model = ModelSpec::from_json(j.at("model"), "seed");
-    model.training = TrainingSpec::from_json(j.at("training"), "seed");
+    model.model = model_spec_from_json(j.at("model"), "seed");
+    model.training = training_spec_from_json(j.at("training"), "seed");
     const SearchResult r = search_layouts(cluster, model, {});
     CHECK(r.budget.budget_bytes() == seed.memory->budget.budget_bytes());
     CHECK(r.budget.source == seed.memory->budget.source);

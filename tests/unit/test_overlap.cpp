@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "planlayout/analysis/overlap.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 
@@ -153,14 +154,14 @@ TEST_CASE("pipeline and per-layer windows keep their capacity semantics") {
 
 TEST_CASE("training.overlap: param_gather follows dp unless given; one bucket size, not two") {
     const auto read = [](const char* text) {
-        return TrainingSpec::from_json(nlohmann::json::parse(text), "l.json");
+        return training_spec_from_json(nlohmann::json::parse(text), "l.json");
     };
     CHECK(read(R"({"global_batch": 8, "seq_len": 16})").overlap_param_gather);
     CHECK_FALSE(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"dp": false}})").overlap_param_gather);
     CHECK(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"dp": false, "param_gather": true}})").overlap_param_gather);
     const TrainingSpec t = read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"bucket_params": 1e8}})");
     CHECK(t.bucket_params == 1e8);
-    CHECK(TrainingSpec::from_json(t.to_json(), "again").bucket_params == 1e8);
+    CHECK(training_spec_from_json(t.to_json(), "again").bucket_params == 1e8);
     CHECK_THROWS_WITH(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"bucket_params": 1e8, "bucket_bytes": 1e8}})"),
                       doctest::Contains("bucket_params and bucket_bytes both give the bucket size"));
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)

@@ -6,6 +6,7 @@
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/plan.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -47,9 +48,9 @@ TEST_CASE("plan() is the pipeline: the same groups, classes and score as evaluat
     const Report report = plan(request);
     REQUIRE(report.score.has_value());
     ScoreSetup setup;
-    setup.model = ModelSpec::from_json(report.sections.at("model"), "x");
-    setup.training = TrainingSpec::from_json(report.sections.at("training"), "x");
-    setup.transport = TransportSpec::from_json(report.sections.at("transport"), "x");
+    setup.model = model_spec_from_json(report.sections.at("model"), "x");
+    setup.training = training_spec_from_json(report.sections.at("training"), "x");
+    setup.transport = transport_spec_from_json(report.sections.at("transport"), "x");
     const Evaluation ev = evaluate(report.cluster, report.placement, report.groups.spec, {}, setup);
     REQUIRE(ev.kinds.size() == report.kinds.size());
     for (std::size_t i = 0; i < ev.kinds.size(); ++i) {

@@ -2,12 +2,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "planlayout/emit/score_emit.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -19,9 +21,9 @@ const std::string kSeedFile = std::string(PLANLAYOUT_TEST_DATA_DIR) + "/seed-mod
 ScoreInput seed_input() {
     const auto j = parse_json_text(read_text_file(kSeedFile), kSeedFile);
     ScoreInput in;
-    in.model = ModelSpec::from_json(j.at("model"), kSeedFile);
-    in.training = TrainingSpec::from_json(j.at("training"), kSeedFile);
-    in.transport = TransportSpec::from_json(j.at("transport"), kSeedFile);
+    in.model = model_spec_from_json(j.at("model"), kSeedFile);
+    in.training = training_spec_from_json(j.at("training"), kSeedFile);
+    in.transport = transport_spec_from_json(j.at("transport"), kSeedFile);
     return in;
 }
 
@@ -74,15 +76,23 @@ bool mentions(const Score& s, const std::string& text) {
 
 }  // namespace
 
+// The seed's measurements (the founding A/B, medians of three rounds): A's TCP step 4.490 s is an
+// input (the compute anchor); its RDMA step and both benefits are not, and are what is checked.
+constexpr double kSeedATcpStep = 4.490;
+constexpr double kSeedAMeasuredBenefit = 0.3208;   // -32.08 % step time, TCP -> GPUDirect RDMA
+constexpr double kSeedBMeasuredBenefit = -0.0035;  // -0.35 %: no gain
+constexpr double kSeedTolerance = 0.05;            // docs/cost-model.md §7: within 5 points
+
 TEST_CASE("seed A (EP=16 across two nodes) predicts the measured 32% step-time reduction") {
     const Score s = compute_score(seed_a());
     MESSAGE(render_text(s));
-    // Anchored: the TCP step is the measurement, the gdrdma step a prediction.
+    // Anchored: the TCP step is the measurement (an input, so it is not a check of the model: this
+    // only checks that anchoring took it); the gdrdma step is a prediction.
     CHECK(s.anchored);
-    CHECK(s.step_time_s[0] == doctest::Approx(4.490).epsilon(1e-6));
+    CHECK(s.step_time_s[0] == doctest::Approx(kSeedATcpStep).epsilon(1e-6));
+    // What is checked: the benefit, from inputs that exclude the measured RDMA step it is set against.
+    CHECK(std::abs(s.rdma_benefit - kSeedAMeasuredBenefit) <= kSeedTolerance);
     CHECK(s.step_time_s[1] < s.step_time_s[0]);
-    CHECK(s.rdma_benefit >= 0.27);
-    CHECK(s.rdma_benefit <= 0.37);
     CHECK(s.throughput_gain == doctest::Approx(1.0 / (1.0 - s.rdma_benefit) - 1.0));
     REQUIRE(!s.by_kind.empty());
     CHECK(s.by_kind.front().kind == "ep");
@@ -97,8 +107,9 @@ TEST_CASE("seed B (PP=2, EP and DP inside a node) predicts no measurable benefit
     MESSAGE(render_text(s));
     CHECK_FALSE(s.anchored);
     CHECK(s.compute_scale == doctest::Approx(compute_score(seed_a()).compute_scale));
-    CHECK(s.rdma_benefit >= -0.03);
-    CHECK(s.rdma_benefit <= 0.03);
+    // B has no measured step of its own: its compute is A's anchor carried over; its benefit is
+    // checked against B's measured -0.35 %.
+    CHECK(std::abs(s.rdma_benefit - kSeedBMeasuredBenefit) <= 0.03);
     CHECK(mentions(s, "pp sendrecv over RAIL"));
     for (const auto& k : s.by_kind) {
         if (k.kind == "ep" || k.kind == "dp") {
@@ -172,7 +183,7 @@ TEST_CASE("a bucketed all-reduce under a long backward shows only its last bucke
 
 TEST_CASE("factors given in the layout replace the computed ones; alone they multiply") {
     ScoreInput only;
-    only.given = ScoreFactors::from_json(
+    only.given = score_factors_from_json(
         nlohmann::json::parse(R"({"cross_node_share": 0.5, "eliminable": 0.8, "non_overlapped": 0.75})"), "l.json");
     const Score s = compute_score(only);
     CHECK(s.rdma_benefit == doctest::Approx(0.3));
@@ -194,7 +205,7 @@ TEST_CASE("factors given in the layout replace the computed ones; alone they mul
     ScoreInput missing;
     missing.given.eliminable = 0.9;
     CHECK_THROWS_WITH_AS((void)compute_score(missing), doctest::Contains("needs all three factors"), Error);
-    CHECK_THROWS_WITH_AS(ScoreFactors::from_json(nlohmann::json::parse(R"({"eliminable": 1.5})"), "l.json"),
+    CHECK_THROWS_WITH_AS(score_factors_from_json(nlohmann::json::parse(R"({"eliminable": 1.5})"), "l.json"),
                          "l.json (/score/eliminable): eliminable = 1.5 is larger than 1; give a value of at most 1",
                          Error);
 }

@@ -11,6 +11,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/calibration_file.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -23,9 +24,9 @@ SearchModel seed_model() {
     const std::string path = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json").string();
     const json j = parse_json_text(read_text_file(path), path);
     SearchModel m;
-    m.model = ModelSpec::from_json(j.at("model"), path);
-    m.training = TrainingSpec::from_json(j.at("training"), path);
-    m.transport = TransportSpec::from_json(j.at("transport"), path);
+    m.model = model_spec_from_json(j.at("model"), path);
+    m.training = training_spec_from_json(j.at("training"), path);
+    m.transport = transport_spec_from_json(j.at("transport"), path);
     // The compute side: layout A's compute_scale, fitted to its measured TCP step
     // (plan-layout calibrate --compute layouts/seed-2x8-ep16.json -o layouts/calibrations/seed-a-compute.json).
     const std::string calib = (fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/calibrations/seed-a-compute.json").string();
@@ -250,9 +251,9 @@ TEST_CASE("with the compute model, search keeps a 64-expert MoE's expert paralle
     const Cluster cluster =
         cluster_from_json(json::parse(R"({"nodes": 4, "node": "h100-hgx-8gpu-8nic"})"), "c.json", "/cluster", ".");
     SearchModel m;
-    m.model = ModelSpec::from_json(json::parse(R"({"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+    m.model = model_spec_from_json(json::parse(R"({"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
         "ffn_hidden": 14336, "vocab": 32000, "moe": {"experts": 64, "topk": 2, "ffn_hidden": 1792}})"), "m.json");
-    m.training = TrainingSpec::from_json(json::parse(R"({"global_batch": 256, "seq_len": 4096, "sequence_parallel": true,
+    m.training = training_spec_from_json(json::parse(R"({"global_batch": 256, "seq_len": 4096, "sequence_parallel": true,
         "distributed_optimizer": true, "recompute": "selective"})"), "m.json");
     const SearchResult r = search_layouts(cluster, m, SearchOptions{});
     REQUIRE(r.layouts.size() >= 5);

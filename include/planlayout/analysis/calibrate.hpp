@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "planlayout/analysis/collective_fit.hpp"
+#include "planlayout/analysis/collective_measurement.hpp"
 #include "planlayout/analysis/cost.hpp"
-#include "planlayout/ingest/nccl_tests.hpp"
 
 namespace planlayout {
 

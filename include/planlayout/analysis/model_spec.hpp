@@ -79,7 +79,7 @@ struct ModelSpec {
     int activation_bytes = 2;  // β for activations (bf16)
     int grad_bytes = 2;        // β_g for gradient reduction (bf16 grads; 4 with fp32 reduction)
     int param_bytes = 2;       // β_p for parameter all-gathers
-    // The keys from_json found in the input, as pointers relative to the section ("/hidden",
+    // The keys the reader (ingest/layout_sections.hpp) found in the input, as pointers relative to the section ("/hidden",
     // "/moe/experts"): what fields() reports as given rather than default.
     std::vector<std::string> given;
 
@@ -108,17 +108,13 @@ struct ModelSpec {
     /// dense layers, then moe_layers MoE layers, then dense ones.
     [[nodiscard]] std::vector<bool> moe_layer_map() const;
 
-    /// Whether from_json found this key (a pointer relative to the section, "/moe/experts").
+    /// Whether the reader found this key (a pointer relative to the section, "/moe/experts").
     [[nodiscard]] bool is_given(std::string_view pointer) const;
     /// Every field with its effective value and origin, in the order docs/formats/layout.md lists them.
     [[nodiscard]] std::vector<SpecField> fields() const;
     /// Every field written explicitly (effective values; derived parameter counts under "params"), so
-    /// that from_json(to_json()) gives the same effective numbers.
+    /// that model_spec_training_spec_from_json(to_json()) gives the same effective numbers.
     [[nodiscard]] nlohmann::json to_json() const;
-
-    /// Reads the "model" section. Throws Error naming "where (pointer/key)".
-    static ModelSpec from_json(const nlohmann::json& j, const std::string& where,
-                               const std::string& pointer = "/model");
 };
 
 enum class Recompute { None, Selective, Full };
@@ -132,6 +128,8 @@ enum class RecomputeMethod { Uniform, Block };
 struct TrainingSpec {
     int global_batch = 0;  // sequences per optimizer step
     int micro_batch = 1;   // b
+    int grad_accum = 0;    // gradient-accumulation steps as given (DeepSpeed, HF Trainer; 0: derived,
+                           // Megatron's way); plan() settles it with the global batch (analysis/batch.hpp)
     int seq_len = 0;       // s
     int vpp = 1;           // virtual pipeline stages per rank (v)
     Recompute recompute = Recompute::None;
@@ -162,7 +160,7 @@ struct TrainingSpec {
     std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
-    std::vector<std::string> given;                   // keys from_json found ("/seq_len", "/overlap/dp")
+    std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
@@ -170,10 +168,6 @@ struct TrainingSpec {
     /// Every field written explicitly (optional ones when set), so that from_json(to_json()) gives
     /// the same run.
     [[nodiscard]] nlohmann::json to_json() const;
-
-    /// Reads the "training" section. Throws Error naming "where (pointer/key)".
-    static TrainingSpec from_json(const nlohmann::json& j, const std::string& where,
-                                  const std::string& pointer = "/training");
 };
 
 /// What carries a collective. Tcp, Rdma and Gdrdma are network transports (between nodes); P2p and
@@ -251,10 +245,6 @@ struct TransportSpec {
     /// gives the network's.
     [[nodiscard]] const TransportParams& params(Transport t) const;
     [[nodiscard]] TransportParams& params(Transport t);
-
-    /// Reads the "transport" section. Throws Error naming "where (pointer/key)".
-    static TransportSpec from_json(const nlohmann::json& j, const std::string& where,
-                                   const std::string& pointer = "/transport");
 };
 
 }  // namespace planlayout

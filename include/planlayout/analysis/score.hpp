@@ -22,10 +22,6 @@ struct ScoreFactors {
     std::optional<double> cross_node_share;
     std::optional<double> eliminable;
     std::optional<double> non_overlapped;
-
-    /// Reads the "score" section. Throws Error naming "where (pointer/key)".
-    static ScoreFactors from_json(const nlohmann::json& j, const std::string& where,
-                                  const std::string& pointer = "/score");
 };
 
 /// Everything the score needs. shapes: one PlacedGroup per group kind (the worst group of that

@@ -13,7 +13,7 @@ namespace planlayout {
 /// What read_hf_config made of a config.json.
 struct HfModel {
     /// A "model" section (docs/formats/layout.md): only the keys the config gave or implied;
-    /// ModelSpec::from_json reads it, filling everything else with its defaults.
+    /// model_spec_from_json reads it, filling everything else with its defaults.
     nlohmann::json model = nlohmann::json::object();
     /// For each key written, as a layout pointer ("/model/hidden"), where it came from:
     /// "config.json (hidden_size)", or "derived: how" when it was computed from several fields.

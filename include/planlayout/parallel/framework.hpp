@@ -95,12 +95,6 @@ struct FrameworkSpec {
 /// The framework names `--framework` and a layout's "parallel": {"framework": ...} take.
 [[nodiscard]] const std::vector<std::string>& framework_names();
 
-/// Reads a layout's "parallel" object: "framework" (default "megatron") and that framework's keys
-/// (docs/formats/layout.md): Megatron's as parallel_spec_from_json; torchtitan: world, dp_replicate,
-/// dp_shard, cp, tp, pp, ep (etp with "torchtitan:2025"); deepspeed: world, pp, tp, dp, ep, moe_path;
-/// mesh: world, mesh ("pp=2,dp=4,tp=2"), flatten (["dp,cp", "dp,cp:name"]).
-[[nodiscard]] FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource& source);
-
 /// The world size the spec asks for (0: not given, the cluster's GPUs), and setting it.
 [[nodiscard]] std::int64_t framework_world(const FrameworkSpec& spec);
 void set_framework_world(FrameworkSpec& spec, std::int64_t world);

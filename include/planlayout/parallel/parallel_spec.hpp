@@ -72,9 +72,6 @@ struct ResolvedSpec {
 /// above 1 (diagram titles).
 [[nodiscard]] std::string compact_sizes_text(const ResolvedSpec& s);
 
-/// Reads the "parallel" object of a layout file; `where` names it for errors.
-[[nodiscard]] ParallelSpec parallel_spec_from_json(const nlohmann::json& j, const SpecSource& source);
-
 /// The resolved spec as JSON (sizes, orders, world) for reports.
 [[nodiscard]] nlohmann::json to_json(const ResolvedSpec& s);
 

@@ -47,26 +47,4 @@ struct FabricDomains {
 /// when empty) stably sorted by pod, then leaf group; nodes without a rail NIC last.
 [[nodiscard]] std::vector<std::int32_t> fabric_node_order(const Cluster& cluster, const std::vector<std::int32_t>& order);
 
-/// The hostfile a placement section names, already read by the caller: the name as the layout
-/// gives it, the path it was read from (for messages), and its hosts in file order.
-struct NamedHostfile {
-    std::string name;
-    std::string path;
-    std::vector<std::string> hosts;
-};
-
-/// Reads a layout's "placement" section: {"hosts": [...] | "hostfile": "path", "local_order":
-/// [...], "order": "node-major" | "fabric"} or {"ranks": [{"host": "node1", "gpu": 3}, ...]}.
-/// "order": "fabric" fills the nodes leaf-major (fabric_node_order) instead of in list order. A section naming a hostfile needs
-/// `hostfile` (placement_hostfile_name() tells the caller which file to read).
-[[nodiscard]] Placement placement_from_json(const nlohmann::json& j,
-                                            const std::string& file,
-                                            const std::string& pointer,
-                                            const Cluster& cluster,
-                                            std::int64_t world,
-                                            const std::optional<NamedHostfile>& hostfile = std::nullopt);
-
-/// The hostfile a placement section names, if any (not checked beyond being a string).
-[[nodiscard]] std::optional<std::string> placement_hostfile_name(const nlohmann::json& j);
-
 }  // namespace planlayout

@@ -1,6 +1,7 @@
-// Ingest: the one JSON reader. Every JSON input (layouts, cluster specs, node templates,
-// calibrations, style files, model sections) is read through it, so every JSON error has the
-// same form: "file (/json/pointer): what is wrong; how to fix it".
+// The one JSON reader: a base utility below every stage, like error.hpp (the readers of ingest/
+// use it; the stages after ingest include nothing of ingest/). Every JSON input (layouts, cluster
+// specs, node templates, calibrations, style files, model sections) is read through it, so every
+// JSON error has the same form: "file (/json/pointer): what is wrong; how to fix it".
 //
 // Policy, the same everywhere: `//` and `/* */` comments are allowed (parse_json_text); keys
 // that start with "_" and the key "//" are comments too and accepted in every object; any other

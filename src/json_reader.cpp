@@ -1,5 +1,5 @@
-// Ingest: the one JSON reader (typed, range-checked fields with JSON-pointer errors).
-#include "planlayout/ingest/json_reader.hpp"
+// The one JSON reader (typed, range-checked fields with JSON-pointer errors).
+#include "planlayout/json_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
