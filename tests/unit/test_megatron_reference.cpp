@@ -152,7 +152,7 @@ TEST_CASE("megatron: every group kind equals Megatron-Core's own initialize_mode
         largest = std::max(largest, spec.world);
         std::set<std::string> descs;
         for (auto it = theirs.begin(); it != theirs.end(); ++it) {
-            const std::string desc = it.key();
+            const std::string& desc = it.key();
             CAPTURE(desc);
             descs.insert(desc);
             const GroupKind* k = kind_by_desc(g, desc);
@@ -236,11 +236,13 @@ TEST_CASE("megatron: the golden records the commit and blob hashes the harness c
     CHECK(source.at("commit") == commit);
     CHECK(readme.find(commit) != std::string::npos);
     CHECK(source.at("files").size() == 2);
-    for (const auto& [path, blob] : source.at("files").items()) {
+    for (const auto& file : source.at("files").items()) {
+        const std::string& path = file.key();
+        const std::string blob = file.value().get<std::string>();
         CAPTURE(path);
-        CHECK(std::regex_match(blob.get<std::string>(), std::regex("[0-9a-f]{40}")));
-        CHECK(harness.find("\"" + path + "\": \"" + blob.get<std::string>() + "\"") != std::string::npos);
-        CHECK(readme.find(blob.get<std::string>()) != std::string::npos);
+        CHECK(std::regex_match(blob, std::regex("[0-9a-f]{40}")));
+        CHECK(harness.find("\"" + path + "\": \"" + blob + "\"") != std::string::npos);
+        CHECK(readme.find(blob) != std::string::npos);
     }
 }
 
@@ -248,7 +250,9 @@ TEST_CASE("torchtitan: the golden records the blob hashes its harness checks") {
     const std::string harness = read_text("tests/reference/torchtitan/harness.py");
     const nlohmann::json tt = nlohmann::json::parse(read_text("tests/reference/torchtitan/golden.json"));
     const std::string readme = read_text("tests/reference/torchtitan/README.md");
-    for (const auto& [constant, key] : std::map<std::string, std::string>{{"CURRENT_BLOB", "blob"}, {"V2025_BLOB", "blob_2025"}}) {
+    for (const auto& entry : std::map<std::string, std::string>{{"CURRENT_BLOB", "blob"}, {"V2025_BLOB", "blob_2025"}}) {
+        const std::string& constant = entry.first;
+        const std::string& key = entry.second;
         CAPTURE(constant);
         std::smatch m;
         REQUIRE(std::regex_search(harness, m, std::regex(constant + " = \"([0-9a-f]{40})\"")));
