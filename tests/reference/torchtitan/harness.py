@@ -9,6 +9,7 @@ names it. Invalid configurations record torchtitan's refusal. See README.md.
     python3 harness.py --current parallel_dims.py --v2025 parallel_dims_2025.py --out golden.json
 """
 import argparse
+import hashlib
 import importlib.util
 import json
 import logging
@@ -22,6 +23,23 @@ from common_fake import per_rank  # noqa: E402
 
 CURRENT_COMMIT = "b5bcd76c6"   # pytorch/torchtitan HEAD used (2026-08-21)
 V2025_COMMIT = "64dc922fc"     # last commit before #1660 rewrote build_mesh with unflatten
+# git blob hashes of torchtitan/distributed/parallel_dims.py at those commits
+# (`git rev-parse COMMIT:torchtitan/distributed/parallel_dims.py`): checked before the files run.
+CURRENT_BLOB = "5104f7d14e1a4a85525c503b7068a27e82a988bd"
+V2025_BLOB = "187a363097395e32bc63cfb47d2f4fd54b61711f"
+
+
+def git_blob_hash(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def verify_source(path, want, commit):
+    """The file given must be parallel_dims.py of the recorded commit: its git blob hash is checked."""
+    with open(path, "rb") as f:
+        got = git_blob_hash(f.read())
+    if got != want:
+        sys.exit(f"{path}: git blob hash {got}, expected {want} (torchtitan {commit}, "
+                 f"torchtitan/distributed/parallel_dims.py); give that commit's file")
 
 
 def stub_imports():
@@ -139,12 +157,15 @@ def main():
     ap.add_argument("--v2025", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    verify_source(a.current, CURRENT_BLOB, CURRENT_COMMIT)
+    verify_source(a.v2025, V2025_BLOB, V2025_COMMIT)
     stub_imports()
     cur = load(a.current, "pd_current")
     old = load(a.v2025, "pd_2025")
     out = {"source": {"repo": "https://github.com/pytorch/torchtitan",
                       "commit": CURRENT_COMMIT, "commit_2025": V2025_COMMIT,
                       "files": ["torchtitan/distributed/parallel_dims.py"],
+                      "blob": CURRENT_BLOB, "blob_2025": V2025_BLOB,
                       "torch": torch.__version__},
            "configs": [], "configs_partial_dtensor": [], "configs_2025": []}
     for c in CONFIGS:
