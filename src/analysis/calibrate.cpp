@@ -72,30 +72,9 @@ LineFit fit_line(const std::vector<double>& xs, const std::vector<double>& ts, c
     return f;
 }
 
-}  // namespace
-
-Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed, Transport transport,
-                            std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
-    if (runs.empty()) {
-        throw input_error("calibrate", "no nccl-tests rows to fit", "give one or more nccl-tests output files");
-    }
-    Calibration c;
-    c.transport = transport;
-    c.op = runs.front().op;
-    c.nodes = placed.nodes;
-    c.gpus_per_node = placed.max_per_node;
-    c.ranks = placed.n;
-    c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
-    const PlacedGroup shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
-    const bool cross = is_cross(shape);
-    if (is_intra_arm(transport) && (cross || shape.max_per_node < 2)) {
-        throw input_error("--transport " + std::string(to_string(transport)),
-                          std::string(to_string(transport)) + " is the path between GPUs of one node; this run " +
-                              (cross ? "spans nodes" : "has one GPU per node"),
-                          "calibrate it from a one-node run of two or more GPUs (--nodes 1 --gpus-per-node G; for shm "
-                          "with NCCL_P2P_DISABLE=1)");
-    }
-    c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
+/// Sets the calibrated link (c.line) and its line rate: the rail NIC or TCP interfaces across
+/// nodes, else SHM, NVLink or PCIe inside one.
+void set_line(Calibration& c, const PlacedGroup& shape, Transport transport, bool cross) {
     if (cross) {
         const bool tcp = transport == Transport::Tcp;
         c.line = tcp ? "TCP interface" : "rail NIC";
@@ -109,14 +88,20 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
         c.line = nv ? "NVLink" : "PCIe";
         c.line_gbyte_s = nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s;
     }
-    if (shape.n < 2) {
-        throw input_error("calibrate", "the rows come from a run of one rank: nothing was communicated, so there is no bandwidth to fit",
-                          "calibrate from a run of two or more GPUs (--nodes/--gpus-per-node must match the run)");
-    }
+}
 
-    CollectiveCost steps;
-    std::vector<double> xs, ts;
+/// The rows as fit points, by row: line time (x), measured time and whether the row is fitted.
+struct FitPoints {
+    std::vector<double> xs;
+    std::vector<double> ts;
     std::vector<bool> used;
+};
+
+/// Adds every run's rows to c.rows (counting c.rows_used, warning on a rank count unlike the
+/// placement's); their fit points. `steps`: the cost model's steps of one call.
+FitPoints add_rows(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed, const PlacedGroup& shape,
+                   Transport transport, double min_size_bytes, Calibration& c, CollectiveCost& steps) {
+    FitPoints p;
     for (const auto& run : runs) {
         if (run.op != c.op) {
             throw input_error("calibrate", "one fit mixes " + std::string(to_string(c.op)) + " and " +
@@ -134,45 +119,23 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
             row.measured_us = r.time_us;
             row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / 1e3 * bus_factor(c.op, shape.n);
             row.used = r.size_bytes >= min_size_bytes;
-            xs.push_back(line_time_us(c.op, shape, r.size_bytes, transport, &steps));
-            ts.push_back(r.time_us);
-            used.push_back(row.used);
+            p.xs.push_back(line_time_us(c.op, shape, r.size_bytes, transport, &steps));
+            p.ts.push_back(r.time_us);
+            p.used.push_back(row.used);
             if (row.used) {
                 ++c.rows_used;
             }
             c.rows.push_back(row);
         }
     }
-    // Each used size: the mean of its rows (rounds pooled) and its line time.
-    std::map<double, std::pair<double, int>> by_size;
-    std::map<double, double> x_of;
-    for (std::size_t i = 0; i < c.rows.size(); ++i) {
-        if (used[i]) {
-            auto& [sum, count] = by_size[c.rows[i].size_bytes];
-            sum += ts[i];
-            ++count;
-            x_of[c.rows[i].size_bytes] = xs[i];
-        }
-    }
-    if (by_size.size() < 2) {
-        throw input_error("calibrate",
-                          "only " + std::to_string(by_size.size()) + " size(s) to fit; two or more sizes are needed",
-                          "lower --min-size or run nccl-tests over a range of sizes (-b 1M -e 8G -f 2)");
-    }
-    const LineFit line = fit_line(xs, ts, used);
-    if (!(line.slope > 0)) {
-        throw input_error("calibrate", "the measured times do not grow with the message size",
-                          "use rows from the bandwidth-bound range (larger sizes)");
-    }
-    const double cap = std::max(1.0, 1.0 / line.slope);
-    double latency = line.latency_us;
-    for (const auto& [size, st] : by_size) {
-        latency = std::min(latency, st.first / st.second - x_of[size] / cap);
-    }
-    latency = std::max(0.0, latency);
+    return p;
+}
 
-    // Floor and alpha: with one group size they cannot be told apart (both are a constant per
-    // call). Alpha is the prior per step; the floor is what the fixed latency has beyond it.
+/// Splits the fixed latency into floor and alpha (set in c); the latency they make up.
+/// With one group size they cannot be told apart (both are a constant per call). Alpha is the
+/// prior per step; the floor is what the fixed latency has beyond it.
+double split_latency(Calibration& c, double latency, const CollectiveCost& steps, const PlacedGroup& shape,
+                     Transport transport) {
     const int intra_steps = steps.steps - steps.net_steps;
     const double intra_alpha = transport == Transport::Shm          ? TransportSpec{}.shm_params.alpha_us
                                : shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us
@@ -187,33 +150,23 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
             c.alpha_from_prior = false;
             c.alpha_us = std::max(0.0, (latency - fixed_intra) / steps.net_steps);
         }
-        latency = c.floor_us + fixed_intra + c.alpha_us * steps.net_steps;
+        return c.floor_us + fixed_intra + c.alpha_us * steps.net_steps;
+    }
+    c.alpha_prior_us = intra_alpha;
+    const double prior = intra_alpha * steps.steps;
+    if (latency >= prior) {
+        c.alpha_us = intra_alpha;
+        c.floor_us = latency - prior;
     } else {
-        c.alpha_prior_us = intra_alpha;
-        const double prior = intra_alpha * steps.steps;
-        if (latency >= prior) {
-            c.alpha_us = intra_alpha;
-            c.floor_us = latency - prior;
-        } else {
-            c.alpha_from_prior = false;
-            c.alpha_us = steps.steps > 0 ? latency / steps.steps : 0.0;
-        }
+        c.alpha_from_prior = false;
+        c.alpha_us = steps.steps > 0 ? latency / steps.steps : 0.0;
     }
-    c.latency_us = latency;
-    for (const auto& [size, st] : by_size) {
-        const double bw_us = st.first / st.second - latency;
-        if (!(bw_us > 0)) {
-            throw input_error("calibrate",
-                              "at " + size_text(size) + " the measured time is not above the fixed latency (" +
-                                  std::to_string(latency) + " us) the other sizes imply",
-                              "leave the latency-bound sizes out with --min-size");
-        }
-        c.curve.push_back({size, x_of[size] / bw_us});
-    }
-    c.efficiency = c.curve.back().efficiency;
-    c.busbw_gbyte_s = c.curve.back().size_bytes / (x_of.rbegin()->second / c.efficiency) / 1e3 * bus_factor(c.op, shape.n);
+    return latency;
+}
 
-    // Predict every row through the cost model with this fit alone: the round trip.
+/// Predicts every row through the cost model with the fit alone (the round trip): each row's
+/// prediction and residual, c.rms_residual, and the warnings on what the fit cannot change.
+void predict_rows(Calibration& c, const PlacedGroup& shape, Transport transport, bool cross) {
     CollectiveFits fits;
     fits.add(to_fit(c));
     TransportModel x;
@@ -252,6 +205,81 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
         c.warnings.emplace_back("efficiency above 1: the link beats the model's line rate (NVLS/SHARP, a tree "
                              "gain above two_node_tree_gain, or a faster link than declared)");
     }
+}
+
+}  // namespace
+
+Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedGroup& placed, Transport transport,
+                            std::optional<PathClass> link_class, double min_size_bytes, bool socket_inside_node) {
+    if (runs.empty()) {
+        throw input_error("calibrate", "no nccl-tests rows to fit", "give one or more nccl-tests output files");
+    }
+    Calibration c;
+    c.transport = transport;
+    c.op = runs.front().op;
+    c.nodes = placed.nodes;
+    c.gpus_per_node = placed.max_per_node;
+    c.ranks = placed.n;
+    c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
+    const PlacedGroup shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
+    const bool cross = is_cross(shape);
+    if (is_intra_arm(transport) && (cross || shape.max_per_node < 2)) {
+        throw input_error("--transport " + std::string(to_string(transport)),
+                          std::string(to_string(transport)) + " is the path between GPUs of one node; this run " +
+                              (cross ? "spans nodes" : "has one GPU per node"),
+                          "calibrate it from a one-node run of two or more GPUs (--nodes 1 --gpus-per-node G; for shm "
+                          "with NCCL_P2P_DISABLE=1)");
+    }
+    c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
+    set_line(c, shape, transport, cross);
+    if (shape.n < 2) {
+        throw input_error("calibrate", "the rows come from a run of one rank: nothing was communicated, so there is no bandwidth to fit",
+                          "calibrate from a run of two or more GPUs (--nodes/--gpus-per-node must match the run)");
+    }
+
+    CollectiveCost steps;
+    const FitPoints p = add_rows(runs, placed, shape, transport, min_size_bytes, c, steps);
+    // Each used size: the mean of its rows (rounds pooled) and its line time.
+    std::map<double, std::pair<double, int>> by_size;
+    std::map<double, double> x_of;
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+        if (p.used[i]) {
+            auto& [sum, count] = by_size[c.rows[i].size_bytes];
+            sum += p.ts[i];
+            ++count;
+            x_of[c.rows[i].size_bytes] = p.xs[i];
+        }
+    }
+    if (by_size.size() < 2) {
+        throw input_error("calibrate",
+                          "only " + std::to_string(by_size.size()) + " size(s) to fit; two or more sizes are needed",
+                          "lower --min-size or run nccl-tests over a range of sizes (-b 1M -e 8G -f 2)");
+    }
+    const LineFit line = fit_line(p.xs, p.ts, p.used);
+    if (!(line.slope > 0)) {
+        throw input_error("calibrate", "the measured times do not grow with the message size",
+                          "use rows from the bandwidth-bound range (larger sizes)");
+    }
+    const double cap = std::max(1.0, 1.0 / line.slope);
+    double latency = line.latency_us;
+    for (const auto& [size, st] : by_size) {
+        latency = std::min(latency, st.first / st.second - x_of[size] / cap);
+    }
+    latency = split_latency(c, std::max(0.0, latency), steps, shape, transport);
+    c.latency_us = latency;
+    for (const auto& [size, st] : by_size) {
+        const double bw_us = st.first / st.second - latency;
+        if (!(bw_us > 0)) {
+            throw input_error("calibrate",
+                              "at " + size_text(size) + " the measured time is not above the fixed latency (" +
+                                  std::to_string(latency) + " us) the other sizes imply",
+                              "leave the latency-bound sizes out with --min-size");
+        }
+        c.curve.push_back({size, x_of[size] / bw_us});
+    }
+    c.efficiency = c.curve.back().efficiency;
+    c.busbw_gbyte_s = c.curve.back().size_bytes / (x_of.rbegin()->second / c.efficiency) / 1e3 * bus_factor(c.op, shape.n);
+    predict_rows(c, shape, transport, cross);
     return c;
 }
 

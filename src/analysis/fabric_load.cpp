@@ -271,17 +271,10 @@ TierLoad make_row(LinkTier tier, int rail, const std::vector<Candidate>& links, 
     return row;
 }
 
-}  // namespace
-
-FabricLoad fabric_load(const Cluster& cluster,
-                       const Placement& placement,
-                       const Groups& groups,
-                       const std::vector<KindTraffic>& traffic) {
-    FabricLoad out;
-    const std::int64_t nodes = cluster.node_count();
-    const int rails = std::max(cluster.rails, 0);
+// Each leaf's downlink capacity (its nodes' rail NICs together), GB/s; sets out.pods.
+std::vector<double> leaf_downlinks(const Cluster& cluster, FabricLoad& out) {
     std::vector<double> leaf_down_gbyte_s;
-    for (std::int64_t n = 0; n < nodes; ++n) {
+    for (std::int64_t n = 0; n < cluster.node_count(); ++n) {
         const auto& f = cluster.facts_of(n);
         for (int r = 0; r < static_cast<int>(f.rail_nics.size()); ++r) {
             const std::int64_t leaf = cluster.leaf_of(n, r);
@@ -295,86 +288,68 @@ FabricLoad fabric_load(const Cluster& cluster,
             out.pods = std::max(out.pods, cluster.pod_of_leaf(leaf) + 1);
         }
     }
-    out.leaves = static_cast<std::int64_t>(leaf_down_gbyte_s.size());
-    std::vector<const GroupKind*> kinds;
-    std::vector<const KindTraffic*> kind_bytes;
-    for (const auto& t : traffic) {
-        if (const GroupKind* k = groups.find(t.kind)) {
-            kinds.push_back(k);
-            kind_bytes.push_back(&t);
-            out.kinds.push_back(t.kind);
-        }
-    }
-    Loads loads;
-    loads.kinds = kinds.size();
-    loads.nic.assign(static_cast<std::size_t>(nodes * rails) * loads.kinds, 0.0);
-    loads.tcp.assign(static_cast<std::size_t>(nodes) * loads.kinds, 0.0);
-    loads.leaf_up.assign(static_cast<std::size_t>(out.leaves) * loads.kinds, 0.0);
-    loads.pod_up.assign(static_cast<std::size_t>(out.pods) * loads.kinds, 0.0);
-    const PairClassifier classifier(cluster, placement);
+    return leaf_down_gbyte_s;
+}
+
+// Adds kind k's cross-node pair bytes to the links they cross (half each way): both NICs (PXN:
+// one side moved onto the other's rail), the leaf uplinks across rails, the pod uplinks across
+// pods; TCP pairs on the nodes' TCP links. True when some pair went over TCP.
+bool add_kind_loads(const Cluster& cluster, const Placement& placement, const PairClassifier& classifier,
+                    const GroupKind& kind, const KindTraffic* bytes, std::size_t k, int rails, Loads& loads) {
     bool any_tcp = false;
-    for (std::size_t k = 0; k < kinds.size(); ++k) {
-        const GroupKind& kind = *kinds[k];
-        for (std::int64_t g = 0; g < kind.group_count(); ++g) {
-            for (const auto& p : group_pair_bytes(kind, g, cluster, placement, kind_bytes[k])) {
-                if (!is_cross_node(p.cls)) {
-                    continue;
+    for (std::int64_t g = 0; g < kind.group_count(); ++g) {
+        for (const auto& p : group_pair_bytes(kind, g, cluster, placement, bytes)) {
+            if (!is_cross_node(p.cls)) {
+                continue;
+            }
+            const double half = p.bytes / 2.0;  // each direction
+            const std::int64_t na = placement.node[static_cast<std::size_t>(p.a)];
+            const std::int64_t nb = placement.node[static_cast<std::size_t>(p.b)];
+            int ra = classifier.rail_of(p.a);
+            int rb = classifier.rail_of(p.b);
+            if (ra < 0 || rb < 0) {
+                loads.add(loads.tcp, na, k, half);
+                loads.add(loads.tcp, nb, k, half);
+                any_tcp = true;
+                continue;
+            }
+            const std::int64_t la = cluster.leaf_of(na, ra);
+            const std::int64_t lb = cluster.leaf_of(nb, rb);
+            if (p.cls == PathClass::Pxn) {
+                // The relay GPU's NIC on the peer's leaf: one side moves onto the other's rail.
+                if (const int via = rail_to_leaf(cluster, na, lb); via >= 0) {
+                    ra = via;
+                } else if (const int via_b = rail_to_leaf(cluster, nb, la); via_b >= 0) {
+                    rb = via_b;
                 }
-                const double half = p.bytes / 2.0;  // each direction
-                const std::int64_t na = placement.node[static_cast<std::size_t>(p.a)];
-                const std::int64_t nb = placement.node[static_cast<std::size_t>(p.b)];
-                int ra = classifier.rail_of(p.a);
-                int rb = classifier.rail_of(p.b);
-                if (ra < 0 || rb < 0) {
-                    loads.add(loads.tcp, na, k, half);
-                    loads.add(loads.tcp, nb, k, half);
-                    any_tcp = true;
-                    continue;
-                }
-                const std::int64_t la = cluster.leaf_of(na, ra);
-                const std::int64_t lb = cluster.leaf_of(nb, rb);
-                if (p.cls == PathClass::Pxn) {
-                    // The relay GPU's NIC on the peer's leaf: one side moves onto the other's rail.
-                    if (const int via = rail_to_leaf(cluster, na, lb); via >= 0) {
-                        ra = via;
-                    } else if (const int via_b = rail_to_leaf(cluster, nb, la); via_b >= 0) {
-                        rb = via_b;
-                    }
-                }
-                loads.add(loads.nic, na * rails + ra, k, half);
-                loads.add(loads.nic, nb * rails + rb, k, half);
-                if (p.cls == PathClass::Xrail || p.cls == PathClass::Xpod) {
-                    loads.add(loads.leaf_up, la, k, half);
-                    loads.add(loads.leaf_up, lb, k, half);
-                }
-                if (p.cls == PathClass::Xpod) {
-                    loads.add(loads.pod_up, cluster.pod_of_leaf(la), k, half);
-                    loads.add(loads.pod_up, cluster.pod_of_leaf(lb), k, half);
-                }
+            }
+            loads.add(loads.nic, na * rails + ra, k, half);
+            loads.add(loads.nic, nb * rails + rb, k, half);
+            if (p.cls == PathClass::Xrail || p.cls == PathClass::Xpod) {
+                loads.add(loads.leaf_up, la, k, half);
+                loads.add(loads.leaf_up, lb, k, half);
+            }
+            if (p.cls == PathClass::Xpod) {
+                loads.add(loads.pod_up, cluster.pod_of_leaf(la), k, half);
+                loads.add(loads.pod_up, cluster.pod_of_leaf(lb), k, half);
             }
         }
     }
+    return any_tcp;
+}
 
-    const double oversub = cluster.fabric.oversubscription > 0 ? cluster.fabric.oversubscription : 1.0;
-    auto sum_kinds = [&](const std::vector<double>& v) {
-        std::vector<double> out_v(loads.kinds > 0 ? v.size() / loads.kinds : 0, 0.0);
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            out_v[i / loads.kinds] += v[i];
-        }
-        return out_v;
-    };
-    out.rails = rails;
-    out.nic_bytes = sum_kinds(loads.nic);
-    out.leaf_up_bytes = sum_kinds(loads.leaf_up);
-    out.pod_up_bytes = sum_kinds(loads.pod_up);
-    if (out.kinds.empty()) {  // no bytes: zero loads, one per link
-        out.nic_bytes.assign(static_cast<std::size_t>(nodes * rails), 0.0);
-        out.leaf_up_bytes.assign(static_cast<std::size_t>(out.leaves), 0.0);
-        out.pod_up_bytes.assign(static_cast<std::size_t>(out.pods), 0.0);
+// Per link, the bytes of every kind together.
+std::vector<double> sum_kinds(const std::vector<double>& v, std::size_t kinds) {
+    std::vector<double> out_v(kinds > 0 ? v.size() / kinds : 0, 0.0);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        out_v[i / kinds] += v[i];
     }
-    for (const double down : leaf_down_gbyte_s) {
-        out.leaf_up_gbyte_s.push_back(down / oversub);
-    }
+    return out_v;
+}
+
+// The node tiers' rows: one per rail (node -> leaf), and node TCP when a pair went over TCP.
+void add_node_rows(const Cluster& cluster, const Loads& loads, int rails, bool any_tcp, FabricLoad& out) {
+    const std::int64_t nodes = cluster.node_count();
     for (int r = 0; r < rails; ++r) {
         std::vector<Candidate> links;
         for (std::int64_t n = 0; n < nodes; ++n) {
@@ -396,6 +371,12 @@ FabricLoad fabric_load(const Cluster& cluster,
         }
         out.rows.push_back(make_row(LinkTier::NodeTcp, -1, links, loads.tcp, loads.kinds));
     }
+}
+
+// The upper tiers' rows: leaf -> spine (one per rail on a rail-aligned fabric), spine -> core when
+// there are pods; sets out.pod_up_gbyte_s.
+void add_uplink_rows(const Cluster& cluster, const Loads& loads, int rails, const std::vector<double>& leaf_down_gbyte_s,
+                     double oversub, FabricLoad& out) {
     const bool by_rail = cluster.wiring.empty() && rails > 0;
     for (int r = 0; r < (by_rail ? rails : 1) && out.leaves > 0; ++r) {
         std::vector<Candidate> links;
@@ -422,7 +403,11 @@ FabricLoad fabric_load(const Cluster& cluster,
         }
         out.rows.push_back(make_row(LinkTier::SpineCore, -1, links, loads.pod_up, loads.kinds));
     }
-    // The most time at capacity; when no loaded link has a known capacity, the most bytes.
+}
+
+// Sets out.bottleneck: the row with the most time at capacity; when no loaded link has a known
+// capacity, the most bytes.
+void find_bottleneck(FabricLoad& out) {
     double worst = 0;
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
         const TierLoad& row = out.rows[i];
@@ -437,6 +422,58 @@ FabricLoad fabric_load(const Cluster& cluster,
             out.bottleneck = i;
         }
     }
+}
+
+}  // namespace
+
+FabricLoad fabric_load(const Cluster& cluster,
+                       const Placement& placement,
+                       const Groups& groups,
+                       const std::vector<KindTraffic>& traffic) {
+    FabricLoad out;
+    const std::int64_t nodes = cluster.node_count();
+    const int rails = std::max(cluster.rails, 0);
+    const std::vector<double> leaf_down_gbyte_s = leaf_downlinks(cluster, out);
+    out.leaves = static_cast<std::int64_t>(leaf_down_gbyte_s.size());
+    std::vector<const GroupKind*> kinds;
+    std::vector<const KindTraffic*> kind_bytes;
+    for (const auto& t : traffic) {
+        if (const GroupKind* k = groups.find(t.kind)) {
+            kinds.push_back(k);
+            kind_bytes.push_back(&t);
+            out.kinds.push_back(t.kind);
+        }
+    }
+    Loads loads;
+    loads.kinds = kinds.size();
+    loads.nic.assign(static_cast<std::size_t>(nodes * rails) * loads.kinds, 0.0);
+    loads.tcp.assign(static_cast<std::size_t>(nodes) * loads.kinds, 0.0);
+    loads.leaf_up.assign(static_cast<std::size_t>(out.leaves) * loads.kinds, 0.0);
+    loads.pod_up.assign(static_cast<std::size_t>(out.pods) * loads.kinds, 0.0);
+    const PairClassifier classifier(cluster, placement);
+    bool any_tcp = false;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+        if (add_kind_loads(cluster, placement, classifier, *kinds[k], kind_bytes[k], k, rails, loads)) {
+            any_tcp = true;
+        }
+    }
+
+    const double oversub = cluster.fabric.oversubscription > 0 ? cluster.fabric.oversubscription : 1.0;
+    out.rails = rails;
+    out.nic_bytes = sum_kinds(loads.nic, loads.kinds);
+    out.leaf_up_bytes = sum_kinds(loads.leaf_up, loads.kinds);
+    out.pod_up_bytes = sum_kinds(loads.pod_up, loads.kinds);
+    if (out.kinds.empty()) {  // no bytes: zero loads, one per link
+        out.nic_bytes.assign(static_cast<std::size_t>(nodes * rails), 0.0);
+        out.leaf_up_bytes.assign(static_cast<std::size_t>(out.leaves), 0.0);
+        out.pod_up_bytes.assign(static_cast<std::size_t>(out.pods), 0.0);
+    }
+    for (const double down : leaf_down_gbyte_s) {
+        out.leaf_up_gbyte_s.push_back(down / oversub);
+    }
+    add_node_rows(cluster, loads, rails, any_tcp, out);
+    add_uplink_rows(cluster, loads, rails, leaf_down_gbyte_s, oversub, out);
+    find_bottleneck(out);
     return out;
 }
 

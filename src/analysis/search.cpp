@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "planlayout/analysis/pipeline.hpp"
@@ -136,45 +138,60 @@ double sort_key(const SearchLayout& l, SearchSort sort) {
     return 0;
 }
 
-}  // namespace
 
-std::string SearchLayout::name() const {
-    return "tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) + "-cp" + std::to_string(sizes.cp) + "-ep" +
-           std::to_string(sizes.ep) + "-etp" + std::to_string(sizes.etp) + "-dp" + std::to_string(sizes.dp) + " " + order;
+// Why the model or training rejects the sizes (heads, experts, layers, sequence, batch and
+// micro-batches); none when they fit.
+std::optional<std::string> model_rejection(const ParallelSizes& s, const ModelSpec& m, const TrainingSpec& t, bool even_pp) {
+    if (m.heads > 0 && m.heads % s.tp != 0) {
+        return "tp does not divide the heads";
+    }
+    if (m.experts > 0 && m.experts % s.ep != 0) {
+        return "ep does not divide the experts";
+    }
+    if (s.pp > m.layers || (even_pp && m.layers % s.pp != 0)) {
+        return even_pp ? "pp does not divide the layers" : "pp exceeds the layers";
+    }
+    if (s.cp > 1 && t.seq_len % (2 * s.cp) != 0) {
+        return "seq_len is not a multiple of 2·cp";
+    }
+    if (t.global_batch % (t.micro_batch * s.dp) != 0) {
+        return "global_batch is not a multiple of micro_batch·dp";
+    }
+    if (t.micro_batches(s.dp) < s.pp) {
+        return "fewer micro-batches than pipeline stages";
+    }
+    return std::nullopt;
 }
 
-SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
-                             const std::string& order) {
-    const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
-    const Evaluator ev = make_evaluator(cluster, model, world);
-    return ev.evaluate_one(build_groups(resolve_spec(to_spec(world, sizes, order))), sizes);
+// Why the framework cannot build the sizes (torchtitan: etp 1; DeepSpeed: etp = tp, no cp); none
+// when it can.
+std::optional<std::string> framework_rejection(const std::string& framework, const ParallelSizes& s) {
+    if (framework == "torchtitan" && s.etp != 1) {
+        return "torchtitan does not shard experts by tensor parallelism (etp is 1)";
+    }
+    if (framework == "deepspeed" && (s.etp != s.tp || s.cp > 1)) {
+        return s.cp > 1 ? "DeepSpeed's pipeline grid has no context-parallel axis"
+                        : "DeepSpeed's MoE layer shards experts over all of tp (etp = tp)";
+    }
+    return std::nullopt;
 }
 
-SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, const SearchOptions& options) {
-    const std::int64_t gpus = cluster.total_gpus();
-    SearchResult result;
-    result.world = options.world > 0 ? options.world : gpus;
-    result.framework = options.framework;
-    if (gpus <= 0) {
-        throw input_error("search", "the cluster has no GPUs", "check the cluster file");
-    }
-    if (result.world > gpus) {
-        throw input_error("--world " + std::to_string(result.world), "exceeds the cluster's " + std::to_string(gpus) + " GPUs",
-                          "drop --world to use every GPU, or add nodes");
-    }
+// A candidate that passed the checks, with its groups.
+struct Pending {
+    ParallelSizes sizes;
+    std::string order;
+    Groups groups;
+};
+
+// Every size combination and order of the world, checked (cheap): the survivors with their
+// groups; result's candidates, rejections and their reasons counted.
+std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel& model, const SearchOptions& options,
+                                          SearchResult& result) {
     const ModelSpec& m = model.model;
     const TrainingSpec& t = model.training;
-    const std::int64_t world = result.world;
     auto reject = [&](const std::string& why) {
         ++result.rejected;
         ++result.reasons[why];
-    };
-
-    // 1. Enumerate the size combinations and check them (cheap), collecting the survivors.
-    struct Pending {
-        ParallelSizes sizes;
-        std::string order;
-        Groups groups;
     };
     const bool megatron = options.framework == "megatron";
     std::vector<Pending> pending;
@@ -207,40 +224,15 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
                             ++result.candidates;
                             ParallelSizes sizes{tp, pp, cp, dp, ep, etp,
                                                 static_cast<int>(world / (static_cast<std::int64_t>(ep) * etp * pp)), 1};
-                            if (m.heads > 0 && m.heads % tp != 0) {
-                                reject("tp does not divide the heads");
-                                continue;
-                            }
-                            if (m.experts > 0 && m.experts % ep != 0) {
-                                reject("ep does not divide the experts");
-                                continue;
-                            }
-                            if (pp > m.layers || (options.even_pp && m.layers % pp != 0)) {
-                                reject(options.even_pp ? "pp does not divide the layers" : "pp exceeds the layers");
-                                continue;
-                            }
-                            if (cp > 1 && t.seq_len % (2 * cp) != 0) {
-                                reject("seq_len is not a multiple of 2·cp");
-                                continue;
-                            }
-                            if (t.global_batch % (t.micro_batch * dp) != 0) {
-                                reject("global_batch is not a multiple of micro_batch·dp");
-                                continue;
-                            }
-                            if (t.micro_batches(dp) < pp) {
-                                reject("fewer micro-batches than pipeline stages");
+                            if (const auto why = model_rejection(sizes, m, t, options.even_pp)) {
+                                reject(*why);
                                 continue;
                             }
                             if (!megatron && order != ParallelSpec{}.order) {
                                 continue;  // the framework fixes its rank order: one candidate per sizes
                             }
-                            if (options.framework == "torchtitan" && etp != 1) {
-                                reject("torchtitan does not shard experts by tensor parallelism (etp is 1)");
-                                continue;
-                            }
-                            if (options.framework == "deepspeed" && (etp != tp || cp > 1)) {
-                                reject(cp > 1 ? "DeepSpeed's pipeline grid has no context-parallel axis"
-                                              : "DeepSpeed's MoE layer shards experts over all of tp (etp = tp)");
+                            if (const auto why = framework_rejection(options.framework, sizes)) {
+                                reject(*why);
                                 continue;
                             }
                             try {
@@ -255,6 +247,64 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
             }
         }
     }
+    return pending;
+}
+
+// The layouts in rank order by `sort`; ties (within 1e-9 relative) fall back to the other step
+// time, then the name: deterministic.
+std::vector<SearchLayout> sorted_layouts(std::vector<SearchLayout> layouts, SearchSort sort) {
+    std::vector<std::string> names;
+    names.reserve(layouts.size());
+    std::vector<std::size_t> index(layouts.size());
+    for (std::size_t i = 0; i < index.size(); ++i) {
+        index[i] = i;
+        names.push_back(layouts[i].name());
+    }
+    auto rounded = [](double v) { return std::round(v * 1e9) / 1e9; };
+    std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
+        const auto& la = layouts[a];
+        const auto& lb = layouts[b];
+        return std::make_tuple(rounded(sort_key(la, sort)), rounded(la.score.step_time_s[1]), names[a]) <
+               std::make_tuple(rounded(sort_key(lb, sort)), rounded(lb.score.step_time_s[1]), names[b]);
+    });
+    std::vector<SearchLayout> sorted;
+    sorted.reserve(index.size());
+    for (const auto i : index) {
+        sorted.push_back(std::move(layouts[i]));
+    }
+    return sorted;
+}
+
+}  // namespace
+
+std::string SearchLayout::name() const {
+    return "tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) + "-cp" + std::to_string(sizes.cp) + "-ep" +
+           std::to_string(sizes.ep) + "-etp" + std::to_string(sizes.etp) + "-dp" + std::to_string(sizes.dp) + " " + order;
+}
+
+SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
+                             const std::string& order) {
+    const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
+    const Evaluator ev = make_evaluator(cluster, model, world);
+    return ev.evaluate_one(build_groups(resolve_spec(to_spec(world, sizes, order))), sizes);
+}
+
+SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, const SearchOptions& options) {
+    const std::int64_t gpus = cluster.total_gpus();
+    SearchResult result;
+    result.world = options.world > 0 ? options.world : gpus;
+    result.framework = options.framework;
+    if (gpus <= 0) {
+        throw input_error("search", "the cluster has no GPUs", "check the cluster file");
+    }
+    if (result.world > gpus) {
+        throw input_error("--world " + std::to_string(result.world), "exceeds the cluster's " + std::to_string(gpus) + " GPUs",
+                          "drop --world to use every GPU, or add nodes");
+    }
+    const std::int64_t world = result.world;
+
+    // 1. Enumerate the size combinations and check them (cheap), collecting the survivors.
+    const std::vector<Pending> pending = enumerate_candidates(world, model, options, result);
 
     // 2. Memory, then the evaluation of what fits.
     const Evaluator ev = make_evaluator(cluster, model, world);
@@ -266,7 +316,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
         if (options.progress && (done % 16 == 0 || done == total)) {
             options.progress(done, total);
         }
-        const MemoryEstimate mem = estimate_memory(p.sizes, m, t);
+        const MemoryEstimate mem = estimate_memory(p.sizes, model.model, model.training);
         if (result.budget.known() && mem.total_bytes() > result.budget.budget_bytes()) {
             ++result.pruned_memory;
             ++result.reasons["needs more memory per GPU than the budget"];
@@ -278,28 +328,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
         result.layouts.push_back(ev.evaluate_one(p.groups, p.sizes));
         ++result.evaluated;
     }
-    const SearchSort sort = options.sort;
-    std::vector<std::string> names;
-    names.reserve(result.layouts.size());
-    std::vector<std::size_t> index(result.layouts.size());
-    for (std::size_t i = 0; i < index.size(); ++i) {
-        index[i] = i;
-        names.push_back(result.layouts[i].name());
-    }
-    // Ties (within 1e-9 relative) fall back to the other step time, then the name: deterministic.
-    auto rounded = [](double v) { return std::round(v * 1e9) / 1e9; };
-    std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
-        const auto& la = result.layouts[a];
-        const auto& lb = result.layouts[b];
-        return std::make_tuple(rounded(sort_key(la, sort)), rounded(la.score.step_time_s[1]), names[a]) <
-               std::make_tuple(rounded(sort_key(lb, sort)), rounded(lb.score.step_time_s[1]), names[b]);
-    });
-    std::vector<SearchLayout> sorted;
-    sorted.reserve(index.size());
-    for (const auto i : index) {
-        sorted.push_back(std::move(result.layouts[i]));
-    }
-    result.layouts = std::move(sorted);
+    result.layouts = sorted_layouts(std::move(result.layouts), options.sort);
     return result;
 }
 

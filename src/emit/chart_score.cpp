@@ -126,6 +126,202 @@ struct Layout {
     [[nodiscard]] double x(double s) const { return kLeft + s * scale; }
 };
 
+// One legend entry: a swatch and its words.
+struct Entry {
+    std::string label;
+    std::string fill;
+    std::string stroke;
+};
+
+// The legend's entries (compute, the bubble, each kind exposed and hidden) and the hatch pattern
+// id of each kind drawn hidden.
+struct Legend {
+    std::vector<Entry> entries;
+    std::map<std::string, std::string> hatch;
+};
+
+// The legend of the bars: compute, the bubble when there is one, each kind exposed and hidden in
+// the score's order.
+Legend legend_of(const Score& score, const std::vector<StepBar>& bars, const std::map<std::string, std::string>& colors,
+                 const DiagramStyle& style) {
+    Legend out;
+    out.entries.push_back({"compute", style.charts.compute, style.muted});
+    if (score.bubble_s > 0) {
+        out.entries.push_back({"pipeline bubble", "url(#plc-bubble)", style.muted});
+    }
+    for (const auto& kb : score.by_kind) {
+        if (colors.count(kb.kind) == 0) {
+            continue;
+        }
+        const std::string& c = colors.at(kb.kind);
+        bool exposed = false;
+        bool hidden = false;
+        for (const auto& b : bars) {
+            for (const auto& s : b.exposed) {
+                exposed = exposed || s.key == kb.kind;
+            }
+            for (const auto& s : b.hidden) {
+                hidden = hidden || s.key == kb.kind;
+            }
+        }
+        if (exposed) {
+            out.entries.push_back({kb.kind + " " + kb.collective + ", exposed", c, c});
+        }
+        if (hidden) {
+            const std::string id = "plc-hatch" + std::to_string(out.hatch.size());
+            out.hatch[kb.kind] = id;
+            out.entries.push_back({kb.kind + " " + kb.collective + ", hidden under compute", "url(#" + id + ")", c});
+        }
+    }
+    return out;
+}
+
+// The legend's entries in rows that fit the chart's width.
+std::vector<std::vector<const Entry*>> legend_rows(const std::vector<Entry>& legend) {
+    std::vector<std::vector<const Entry*>> rows(1);
+    double row_x = 0;
+    for (const auto& e : legend) {
+        const double w = 22 + text_width(e.label) + 18;
+        if (row_x + w > kWidth - 32 && !rows.back().empty()) {
+            rows.emplace_back();
+            row_x = 0;
+        }
+        rows.back().push_back(&e);
+        row_x += w;
+    }
+    return rows;
+}
+
+// The lines under one bar: its communication in words (segments a few px wide still read there).
+std::vector<std::string> bar_details(const StepBar& b) {
+    std::vector<std::string> items;
+    bool first_comm = true;
+    for (const auto& s : b.exposed) {
+        if (s.key == "compute" || s.key == "bubble") {
+            items.push_back(s.label + " " + seconds_label(s.seconds));
+        } else {
+            items.push_back((first_comm ? "exposed communication: " : "") + s.key + " " + seconds_label(s.seconds));
+            first_comm = false;
+        }
+    }
+    if (first_comm) {
+        items.emplace_back("no exposed communication");
+    }
+    std::vector<std::string> hidden;
+    for (std::size_t i = 0; i < b.hidden.size(); ++i) {
+        hidden.push_back((i == 0 ? "hidden under compute: " : "") + b.hidden[i].key + " " + seconds_label(b.hidden[i].seconds));
+    }
+    std::vector<std::string> details = chart::wrap(items, kWidth - kLeft - 24, 10);
+    for (auto& line : chart::wrap(hidden, kWidth - kLeft - 24, 10)) {
+        details.push_back(std::move(line));
+    }
+    return details;
+}
+
+// The line under the title: each arm's step and the change between them, the GPU.
+std::string subtitle(const Score& score, const std::vector<StepBar>& bars) {
+    std::string sub;
+    if (bars.size() == 2) {
+        const double change = bars[1].step_s - bars[0].step_s;
+        sub = bars[0].arm + " -> " + bars[1].arm + ": step " + seconds_label(bars[0].step_s) + " -> " +
+              seconds_label(bars[1].step_s) + ", " + (change <= 0 ? "-" : "+") + seconds_label(std::abs(change)) + " (" +
+              signed_percent_text(bars[0].step_s > 0 ? change / bars[0].step_s : 0.0) + ")";
+    } else {
+        sub = bars[0].arm + " only (both arms the same): step " + seconds_label(bars[0].step_s);
+    }
+    sub += "; GPU " + score.gpu_name + (score.anchored ? ", compute anchored to the measured step" : "");
+    return sub;
+}
+
+// What the bars are drawn with: the layout, the kinds' colours and hatch ids, the style.
+struct BarPaint {
+    const Layout& lay;
+    const std::map<std::string, std::string>& colors;
+    const std::map<std::string, std::string>& hatch;
+    const ChartStyle& cs;
+};
+
+// Bar k at y: the arm's name, the exposed segments, the step total (and the change from the first
+// arm), the hatched strip of hidden communication, and its detail lines; the next bar's y.
+double draw_bar(svg::Document& d, const std::vector<StepBar>& bars, std::size_t k, const std::vector<std::string>& details,
+                double y, const BarPaint& paint) {
+    const Layout& lay = paint.lay;
+    const StepBar& b = bars[k];
+    d.text(kLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "plc-arm"}});
+    d.open_group({{"class", "plc-bar"}, {"data-arm", b.arm}});
+    double x = 0;
+    for (const auto& s : b.exposed) {
+        const std::string fill = s.key == "compute"  ? paint.cs.compute
+                                 : s.key == "bubble" ? "url(#plc-bubble)"
+                                                     : paint.colors.at(s.key);
+        const double w = s.seconds * lay.scale;
+        d.tooltip(b.arm + ": " + s.label + (s.key == "compute" || s.key == "bubble" ? " " : " exposed ") +
+                  seconds_label(s.seconds) + " (" + percent_text(b.step_s > 0 ? s.seconds / b.step_s : 0.0) +
+                  " of the step)");
+        d.rect(lay.x(x), y, w, kBar,
+               {{"fill", fill}, {"stroke", "#FFFFFF"}, {"stroke-width", "1"}, {"data-seconds", fixed_text(s.seconds, 6)}});
+        const std::string label = s.key + " " + seconds_label(s.seconds);
+        if (text_width(label) + 8 <= w) {
+            if (s.key == "bubble") {  // a white plate: the dots would cross the letters
+                d.rect(lay.x(x) + w / 2 - text_width(label) / 2 - 3, y + kBar / 2 - 7, text_width(label) + 6, 15,
+                       {{"fill", "#FFFFFF"}});
+            }
+            d.text(lay.x(x) + w / 2, y + kBar / 2 + 4, label, svg::Anchor::Middle,
+                   {{"class", chart::dark_fill(fill) ? "plc-on-dark" : "plc-on-light"}});
+        }
+        x += s.seconds;
+    }
+    d.close_group();
+    std::string total = seconds_label(b.step_s);
+    if (k == 1) {
+        total += " (" + signed_percent_text(bars[0].step_s > 0 ? (b.step_s - bars[0].step_s) / bars[0].step_s : 0.0) + ")";
+    }
+    d.text(lay.x(x) + 8, y + kBar / 2 + 4, total, svg::Anchor::Start, {{"class", "plc-total"}});
+    if (!b.hidden.empty()) {
+        d.open_group({{"class", "plc-hidden"}, {"data-arm", b.arm}});
+        double hx = 0;
+        for (const auto& s : b.hidden) {
+            d.tooltip(b.arm + ": " + s.label + " hidden under compute " + seconds_label(s.seconds));
+            d.rect(lay.x(hx), y + kBar + 2, s.seconds * lay.scale, kStrip - 4,
+                   {{"fill", "url(#" + paint.hatch.at(s.key) + ")"}, {"stroke", paint.colors.at(s.key)},
+                    {"stroke-width", "0.8"}, {"data-seconds", fixed_text(s.seconds, 6)}});
+            hx += s.seconds;
+        }
+        d.close_group();
+    }
+    double dy = y + kBar + kStrip + 9;
+    for (const auto& line : details) {
+        d.text(kLeft, dy, line, svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
+        dy += 13;
+    }
+    return dy - 13 + kRowGap;
+}
+
+// The seconds axis at axis_y with its ticks and their labels.
+void draw_axis(svg::Document& d, const Layout& lay, const std::vector<double>& ticks, double axis_y, const DiagramStyle& style) {
+    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+    d.line(kLeft, axis_y, kLeft + lay.plot_w, axis_y, {{"stroke", style.ink}});
+    for (const double t : ticks) {
+        d.line(lay.x(t), axis_y, lay.x(t), axis_y + 5, {{"stroke", style.ink}});
+        d.text(lay.x(t), axis_y + 18, tick_label(t, step), svg::Anchor::Middle);
+    }
+    d.text(kLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "plc-muted"}});
+}
+
+// The legend's rows from legend_y down.
+void draw_legend(svg::Document& d, const std::vector<std::vector<const Entry*>>& rows, double legend_y) {
+    double ly = legend_y;
+    for (const auto& row : rows) {
+        double lx = 16;
+        for (const Entry* e : row) {
+            d.rect(lx, ly - 10, 16, 12, {{"fill", e->fill}, {"stroke", e->stroke}, {"stroke-width", "0.8"}});
+            d.text(lx + 22, ly, e->label);
+            lx += 22 + text_width(e->label) + 18;
+        }
+        ly += 20;
+    }
+}
+
 }  // namespace
 
 std::string score_chart_svg(const Score& score, const std::string& title, const DiagramStyle& style, SvgForm form) {
@@ -144,83 +340,16 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         max_step = std::max(max_step, b.step_s);
     }
     const std::vector<double> ticks = nice_ticks(max_step);
-    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
     Layout lay;
     lay.scale = lay.plot_w / std::max(ticks.back(), 1e-12);
 
     // Legend entries first: their rows decide the height.
-    struct Entry {
-        std::string label;
-        std::string fill;
-        std::string stroke;
-    };
-    std::vector<Entry> legend{{"compute", cs.compute, style.muted}};
-    const bool bubble = score.bubble_s > 0;
-    if (bubble) {
-        legend.push_back({"pipeline bubble", "url(#plc-bubble)", style.muted});
-    }
-    std::map<std::string, std::string> hatch;
-    for (const auto& kb : score.by_kind) {
-        if (colors.count(kb.kind) == 0) {
-            continue;
-        }
-        const std::string& c = colors.at(kb.kind);
-        bool exposed = false;
-        bool hidden = false;
-        for (const auto& b : bars) {
-            for (const auto& s : b.exposed) {
-                exposed = exposed || s.key == kb.kind;
-            }
-            for (const auto& s : b.hidden) {
-                hidden = hidden || s.key == kb.kind;
-            }
-        }
-        if (exposed) {
-            legend.push_back({kb.kind + " " + kb.collective + ", exposed", c, c});
-        }
-        if (hidden) {
-            const std::string id = "plc-hatch" + std::to_string(hatch.size());
-            hatch[kb.kind] = id;
-            legend.push_back({kb.kind + " " + kb.collective + ", hidden under compute", "url(#" + id + ")", c});
-        }
-    }
-    std::vector<std::vector<const Entry*>> rows(1);
-    double row_x = 0;
-    for (const auto& e : legend) {
-        const double w = 22 + text_width(e.label) + 18;
-        if (row_x + w > kWidth - 32 && !rows.back().empty()) {
-            rows.emplace_back();
-            row_x = 0;
-        }
-        rows.back().push_back(&e);
-        row_x += w;
-    }
-
-    // Under each bar, its communication in words: segments a few px wide still read there.
+    const Legend legend = legend_of(score, bars, colors, style);
+    const auto rows = legend_rows(legend.entries);
     std::vector<std::vector<std::string>> details;
     double bars_h = 0;
     for (const auto& b : bars) {
-        std::vector<std::string> items;
-        bool first_comm = true;
-        for (const auto& s : b.exposed) {
-            if (s.key == "compute" || s.key == "bubble") {
-                items.push_back(s.label + " " + seconds_label(s.seconds));
-            } else {
-                items.push_back((first_comm ? "exposed communication: " : "") + s.key + " " + seconds_label(s.seconds));
-                first_comm = false;
-            }
-        }
-        if (first_comm) {
-            items.emplace_back("no exposed communication");
-        }
-        std::vector<std::string> hidden;
-        for (std::size_t i = 0; i < b.hidden.size(); ++i) {
-            hidden.push_back((i == 0 ? "hidden under compute: " : "") + b.hidden[i].key + " " + seconds_label(b.hidden[i].seconds));
-        }
-        details.push_back(chart::wrap(items, kWidth - kLeft - 24, 10));
-        for (auto& line : chart::wrap(hidden, kWidth - kLeft - 24, 10)) {
-            details.back().push_back(std::move(line));
-        }
+        details.push_back(bar_details(b));
         bars_h += kBar + kStrip + 13 * static_cast<double>(details.back().size()) + kRowGap;
     }
     const double top = 74;
@@ -230,22 +359,12 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     svg::Document d(kWidth, height, title);
     chart::common_style(d, style);
     d.def(chart::dots_pattern("plc-bubble", cs.bubble, style.muted));
-    for (const auto& [kind, id] : hatch) {
+    for (const auto& [kind, id] : legend.hatch) {
         d.def(chart::hatch_pattern(id, colors.at(kind)));
     }
     d.rect(0, 0, kWidth, height, {{"fill", style.background}});
     d.text(16, 24, title, svg::Anchor::Start, {{"class", "plc-title"}});
-    std::string sub;
-    if (bars.size() == 2) {
-        const double change = bars[1].step_s - bars[0].step_s;
-        sub = bars[0].arm + " -> " + bars[1].arm + ": step " + seconds_label(bars[0].step_s) + " -> " +
-              seconds_label(bars[1].step_s) + ", " + (change <= 0 ? "-" : "+") + seconds_label(std::abs(change)) + " (" +
-              signed_percent_text(bars[0].step_s > 0 ? change / bars[0].step_s : 0.0) + ")";
-    } else {
-        sub = bars[0].arm + " only (both arms the same): step " + seconds_label(bars[0].step_s);
-    }
-    sub += "; GPU " + score.gpu_name + (score.anchored ? ", compute anchored to the measured step" : "");
-    d.text(16, 44, sub, svg::Anchor::Start, {{"class", "plc-muted"}});
+    d.text(16, 44, subtitle(score, bars), svg::Anchor::Start, {{"class", "plc-muted"}});
     d.text(16, 60, "per training step, each GPU; hatched: communication hidden under compute (not in the step)",
            svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
 
@@ -255,76 +374,13 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         d.line(lay.x(t), top - 6, lay.x(t), axis_y, {{"stroke", "#E5E5E5"}});
     }
     d.close_group();
+    const BarPaint paint{lay, colors, legend.hatch, cs};
     double y = top;
     for (std::size_t k = 0; k < bars.size(); ++k) {
-        const StepBar& b = bars[k];
-        d.text(kLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "plc-arm"}});
-        d.open_group({{"class", "plc-bar"}, {"data-arm", b.arm}});
-        double x = 0;
-        for (const auto& s : b.exposed) {
-            const std::string fill = s.key == "compute" ? cs.compute : s.key == "bubble" ? "url(#plc-bubble)" : colors.at(s.key);
-            const double w = s.seconds * lay.scale;
-            d.tooltip(b.arm + ": " + s.label + (s.key == "compute" || s.key == "bubble" ? " " : " exposed ") +
-                      seconds_label(s.seconds) + " (" + percent_text(b.step_s > 0 ? s.seconds / b.step_s : 0.0) +
-                      " of the step)");
-            d.rect(lay.x(x), y, w, kBar,
-                   {{"fill", fill}, {"stroke", "#FFFFFF"}, {"stroke-width", "1"}, {"data-seconds", fixed_text(s.seconds, 6)}});
-            const std::string label = s.key + " " + seconds_label(s.seconds);
-            if (text_width(label) + 8 <= w) {
-                if (s.key == "bubble") {  // a white plate: the dots would cross the letters
-                    d.rect(lay.x(x) + w / 2 - text_width(label) / 2 - 3, y + kBar / 2 - 7, text_width(label) + 6, 15,
-                           {{"fill", "#FFFFFF"}});
-                }
-                d.text(lay.x(x) + w / 2, y + kBar / 2 + 4, label, svg::Anchor::Middle,
-                       {{"class", chart::dark_fill(fill) ? "plc-on-dark" : "plc-on-light"}});
-            }
-            x += s.seconds;
-        }
-        d.close_group();
-        std::string total = seconds_label(b.step_s);
-        if (k == 1) {
-            total += " (" + signed_percent_text(bars[0].step_s > 0 ? (b.step_s - bars[0].step_s) / bars[0].step_s : 0.0) + ")";
-        }
-        d.text(lay.x(x) + 8, y + kBar / 2 + 4, total, svg::Anchor::Start, {{"class", "plc-total"}});
-        if (!b.hidden.empty()) {
-            d.open_group({{"class", "plc-hidden"}, {"data-arm", b.arm}});
-            double hx = 0;
-            for (const auto& s : b.hidden) {
-                d.tooltip(b.arm + ": " + s.label + " hidden under compute " + seconds_label(s.seconds));
-                d.rect(lay.x(hx), y + kBar + 2, s.seconds * lay.scale, kStrip - 4,
-                       {{"fill", "url(#" + hatch.at(s.key) + ")"}, {"stroke", colors.at(s.key)}, {"stroke-width", "0.8"},
-                        {"data-seconds", fixed_text(s.seconds, 6)}});
-                hx += s.seconds;
-            }
-            d.close_group();
-        }
-        double dy = y + kBar + kStrip + 9;
-        for (const auto& line : details[k]) {
-            d.text(kLeft, dy, line, svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
-            dy += 13;
-        }
-        y = dy - 13 + kRowGap;
+        y = draw_bar(d, bars, k, details[k], y, paint);
     }
-
-    // Axis.
-    d.line(kLeft, axis_y, kLeft + lay.plot_w, axis_y, {{"stroke", style.ink}});
-    for (const double t : ticks) {
-        d.line(lay.x(t), axis_y, lay.x(t), axis_y + 5, {{"stroke", style.ink}});
-        d.text(lay.x(t), axis_y + 18, tick_label(t, step), svg::Anchor::Middle);
-    }
-    d.text(kLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "plc-muted"}});
-
-    // Legend.
-    double ly = legend_y;
-    for (const auto& row : rows) {
-        double lx = 16;
-        for (const Entry* e : row) {
-            d.rect(lx, ly - 10, 16, 12, {{"fill", e->fill}, {"stroke", e->stroke}, {"stroke-width", "0.8"}});
-            d.text(lx + 22, ly, e->label);
-            lx += 22 + text_width(e->label) + 18;
-        }
-        ly += 20;
-    }
+    draw_axis(d, lay, ticks, axis_y, style);
+    draw_legend(d, rows, legend_y);
     return form == SvgForm::Document ? d.str() : d.inline_svg();
 }
 

@@ -26,26 +26,38 @@ LineStyle rail_line(const DiagramStyle& st, int rail, double scale) {
     return l;
 }
 
-}  // namespace
+// Bytes per step per rail, from the score or the options.
+using RailBytes = std::map<int, double>;
 
-void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
-    const DiagramStyle& st = c.style();
-    const Cluster& cl = report.cluster;
-    const std::map<int, double> traffic = options.rail_bytes.empty() ? rail_traffic(report) : options.rail_bytes;
-    double max_bytes = 0;
-    for (const auto& [r, b] : traffic) {
-        max_bytes = std::max(max_bytes, b);
+// "rail 3" or "rails 0,1" and each rail's bytes per step when known.
+std::string rail_text(const std::set<int>& rails, const RailBytes& traffic) {
+    std::string s = rails.size() == 1 ? "rail " : "rails ";
+    std::string list;
+    for (const int r : rails) {
+        list += (list.empty() ? "" : ",") + std::to_string(r);
     }
-    auto scale_of = [&](int rail) {
-        const auto it = traffic.find(rail);
-        return (it == traffic.end() || max_bytes <= 0) ? 1.0 : 1.0 + 3.0 * it->second / max_bytes;
-    };
+    s += list;
+    for (const int r : rails) {
+        const auto it = traffic.find(r);
+        if (it != traffic.end()) {
+            s += "\n" + (rails.size() > 1 ? "r" + std::to_string(r) + ": " : std::string()) + bytes_text(it->second) + "/step";
+        }
+    }
+    return s;
+}
 
-    // leaf → rails that reach it; unit → leaf → links
+// The fabric's links as drawn: leaf → rails that reach it; unit → leaf → links, and one rail per
+// (unit, leaf) for colour; the pods.
+struct FabricLinks {
     std::map<std::int64_t, std::set<int>> leaf_rails;
     std::map<std::int64_t, std::map<std::int64_t, std::int64_t>> unit_leaf_links;
-    std::map<std::int64_t, std::map<std::int64_t, int>> unit_leaf_rail;  // one rail per (unit, leaf), for colour
+    std::map<std::int64_t, std::map<std::int64_t, int>> unit_leaf_rail;
     std::int64_t pods = 1;
+};
+
+// Every node's rail NICs counted by leaf and unit.
+FabricLinks fabric_links(const Cluster& cl, const Units& units) {
+    FabricLinks out;
     for (std::int64_t n = 0; n < cl.node_count(); ++n) {
         const auto rails = static_cast<int>(cl.facts_of(n).rail_nics.size());
         for (int r = 0; r < rails; ++r) {
@@ -53,14 +65,17 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             if (leaf < 0) {
                 continue;
             }
-            leaf_rails[leaf].insert(r);
-            ++unit_leaf_links[units.of(n)][leaf];
-            unit_leaf_rail[units.of(n)].emplace(leaf, r);
-            pods = std::max(pods, cl.pod_of_leaf(leaf) + 1);
+            out.leaf_rails[leaf].insert(r);
+            ++out.unit_leaf_links[units.of(n)][leaf];
+            out.unit_leaf_rail[units.of(n)].emplace(leaf, r);
+            out.pods = std::max(out.pods, cl.pod_of_leaf(leaf) + 1);
         }
     }
-    const bool leaves_each = leaf_rails.size() <= 64;
+    return out;
+}
 
+// One spine per pod in a row, under a core when there are several; the spines.
+std::vector<NodeRef> draw_spines(Canvas& c, std::int64_t pods) {
     std::vector<NodeRef> spine(static_cast<std::size_t>(pods));
     Sub spine_row = c.sub(Canvas::root(), "rank_spines", {{"rank", "same"}});
     for (std::int64_t p = 0; p < pods; ++p) {
@@ -70,64 +85,113 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
     if (pods > 1) {
         NodeRef core = c.device(Canvas::root(), "core", "core", "core");
         for (const NodeRef s : spine) {
-            c.edge(core, s, line_attrs(st.link("network")));
+            c.edge(core, s, line_attrs(c.style().link("network")));
         }
     }
-    auto rail_text = [&](const std::set<int>& rails) {
-        std::string s = rails.size() == 1 ? "rail " : "rails ";
-        std::string list;
-        for (const int r : rails) {
-            list += (list.empty() ? "" : ",") + std::to_string(r);
-        }
-        s += list;
-        for (const int r : rails) {
-            const auto it = traffic.find(r);
-            if (it != traffic.end()) {
-                s += "\n" + (rails.size() > 1 ? "r" + std::to_string(r) + ": " : std::string()) + bytes_text(it->second) + "/step";
-            }
-        }
-        return s;
-    };
+    return spine;
+}
 
+// Every leaf in a row (in id order) under its pod's spine; leaf → its box.
+std::map<std::int64_t, NodeRef> draw_leaves(Canvas& c, const Cluster& cl, const FabricLinks& fl,
+                                            const std::vector<NodeRef>& spine, const RailBytes& traffic) {
     std::map<std::int64_t, NodeRef> leaf_node;
+    Sub leaf_row = c.sub(Canvas::root(), "rank_leaves", {{"rank", "same"}});
+    std::optional<NodeRef> previous;
+    for (const auto& [leaf, rails] : fl.leaf_rails) {
+        NodeRef ln = c.device(leaf_row, cl.leaf_name(leaf), "leaf", cl.leaf_name(leaf) + "\n" + rail_text(rails, traffic));
+        if (previous) {
+            c.edge(*previous, ln, {{"style", "invis"}});  // keeps leaves in id order
+        }
+        previous = ln;
+        leaf_node[leaf] = ln;
+        c.edge(spine[static_cast<std::size_t>(cl.pod_of_leaf(leaf))], ln, line_attrs(c.style().link("network")));
+    }
+    return leaf_node;
+}
+
+// Aggregated leaves: one box per unit for its leaves, under the spines of their pods; unit → box.
+std::map<std::int64_t, NodeRef> draw_leaf_tiers(Canvas& c, const Report& report, const Units& units, FabricLinks& fl,
+                                                const std::vector<NodeRef>& spine, const RailBytes& traffic) {
+    const Cluster& cl = report.cluster;
     const std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
+    std::map<std::int64_t, NodeRef> tier_node;
+    Sub leaf_row = c.sub(Canvas::root(), "rank_leaves", {{"rank", "same"}});
+    for (std::int64_t u = 0; u < unit_count; ++u) {
+        const auto& leaves = fl.unit_leaf_links[u];
+        if (leaves.empty()) {
+            continue;
+        }
+        std::set<int> rails;
+        for (const auto& [leaf, links] : leaves) {
+            rails.insert(fl.leaf_rails[leaf].begin(), fl.leaf_rails[leaf].end());
+        }
+        NodeRef tn = c.device(leaf_row, unit_id(report, units, u) + "/leaves", "leaf",
+                              std::to_string(leaves.size()) + " leaves\n" + rail_text(rails, traffic));
+        tier_node[u] = tn;
+        std::set<std::int64_t> unit_pods;
+        for (const auto& [leaf, links] : leaves) {
+            unit_pods.insert(cl.pod_of_leaf(leaf));
+        }
+        for (const auto p : unit_pods) {
+            Attrs a = line_attrs(c.style().link("network"));
+            a.emplace_back("label", std::to_string(leaves.size()) + " uplink groups");
+            c.edge(spine[static_cast<std::size_t>(p)], tn, a);
+        }
+    }
+    return tier_node;
+}
+
+// The legend: the rail and uplink lines, and notes on the fabric, its wiring and its traffic.
+void fabric_legend(Canvas& c, const Cluster& cl, const Units& units, const FabricLinks& fl, bool leaves_each,
+                   bool traffic_known) {
+    const DiagramStyle& st = c.style();
+    std::vector<LegendLine> lines;
+    if (leaves_each) {
+        lines.push_back({"rail r: a node's NIC r - its leaf\n(one colour per rail; the leaf names its rails)", rail_line(st, 0, 1.0)});
+    }
+    lines.push_back({"leaf - spine uplinks", st.link("network")});
+    std::vector<std::string> notes;
+    notes.push_back(std::to_string(cl.node_count()) + " nodes, " + std::to_string(cl.total_gpus()) + " GPUs, " +
+                    std::to_string(cl.rails) + " rails, " + std::to_string(fl.leaf_rails.size()) + " leaves, " +
+                    std::to_string(fl.pods) + (fl.pods == 1 ? " spine tier" : " spine tiers"));
+    notes.push_back(cl.wiring.empty() ? std::string("wiring: rail-aligned (NIC i of every node on leaf i of its unit)")
+                                      : std::string("wiring: explicit (a node's NIC i may sit on any leaf)"));
+    notes.push_back(std::string("PXN: ") + (cl.fabric.pxn ? "on" : "off") +
+                    (cl.fabric.oversubscription > 1.0 ? ", leaf oversubscription " + num(cl.fabric.oversubscription) + ":1" : ""));
+    notes.push_back(!traffic_known ? std::string("traffic per rail: not available (no score in the report)")
+                                   : std::string("traffic per rail: from the score, bytes per step; line width grows with it"));
+    if (units.aggregated) {
+        notes.push_back("aggregated: one box per " + units.word +
+                        (units.block > 1 ? " of " + std::to_string(units.block) + " nodes" : std::string()) +
+                        (leaves_each ? std::string() : "; leaves grouped per " + units.word));
+    }
+    add_legend(c, lines, {}, notes, false);
+}
+
+}  // namespace
+
+void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
+    const DiagramStyle& st = c.style();
+    const Cluster& cl = report.cluster;
+    const RailBytes traffic = options.rail_bytes.empty() ? rail_traffic(report) : options.rail_bytes;
+    double max_bytes = 0;
+    for (const auto& [r, b] : traffic) {
+        max_bytes = std::max(max_bytes, b);
+    }
+    auto scale_of = [&](int rail) {
+        const auto it = traffic.find(rail);
+        return (it == traffic.end() || max_bytes <= 0) ? 1.0 : 1.0 + 3.0 * it->second / max_bytes;
+    };
+    FabricLinks fl = fabric_links(cl, units);
+    const bool leaves_each = fl.leaf_rails.size() <= 64;
+    const std::vector<NodeRef> spine = draw_spines(c, fl.pods);
+    const std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
+    std::map<std::int64_t, NodeRef> leaf_node;
     std::map<std::int64_t, NodeRef> tier_node;  // aggregated leaves: one per unit
     if (leaves_each) {
-        Sub leaf_row = c.sub(Canvas::root(), "rank_leaves", {{"rank", "same"}});
-        std::optional<NodeRef> previous;
-        for (const auto& [leaf, rails] : leaf_rails) {
-            NodeRef ln = c.device(leaf_row, cl.leaf_name(leaf), "leaf", cl.leaf_name(leaf) + "\n" + rail_text(rails));
-            if (previous) {
-                c.edge(*previous, ln, {{"style", "invis"}});  // keeps leaves in id order
-            }
-            previous = ln;
-            leaf_node[leaf] = ln;
-            c.edge(spine[static_cast<std::size_t>(cl.pod_of_leaf(leaf))], ln, line_attrs(st.link("network")));
-        }
+        leaf_node = draw_leaves(c, cl, fl, spine, traffic);
     } else {
-        Sub leaf_row = c.sub(Canvas::root(), "rank_leaves", {{"rank", "same"}});
-        for (std::int64_t u = 0; u < unit_count; ++u) {
-            const auto& leaves = unit_leaf_links[u];
-            if (leaves.empty()) {
-                continue;
-            }
-            std::set<int> rails;
-            for (const auto& [leaf, links] : leaves) {
-                rails.insert(leaf_rails[leaf].begin(), leaf_rails[leaf].end());
-            }
-            NodeRef tn = c.device(leaf_row, unit_id(report, units, u) + "/leaves", "leaf",
-                                    std::to_string(leaves.size()) + " leaves\n" + rail_text(rails));
-            tier_node[u] = tn;
-            std::set<std::int64_t> unit_pods;
-            for (const auto& [leaf, links] : leaves) {
-                unit_pods.insert(cl.pod_of_leaf(leaf));
-            }
-            for (const auto p : unit_pods) {
-                Attrs a = line_attrs(st.link("network"));
-                a.emplace_back("label", std::to_string(leaves.size()) + " uplink groups");
-                c.edge(spine[static_cast<std::size_t>(p)], tn, a);
-            }
-        }
+        tier_node = draw_leaf_tiers(c, report, units, fl, spine, traffic);
     }
     Sub node_row = c.sub(Canvas::root(), "rank_nodes", {{"rank", "same"}});
     std::optional<NodeRef> previous_unit;
@@ -146,7 +210,7 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             const auto it = tier_node.find(u);
             if (it != tier_node.end()) {
                 std::int64_t links = 0;
-                for (const auto& [leaf, k] : unit_leaf_links[u]) {
+                for (const auto& [leaf, k] : fl.unit_leaf_links[u]) {
                     links += k;
                 }
                 Attrs a = line_attrs(st.link("network"), 2.0);
@@ -155,8 +219,8 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             }
             continue;
         }
-        for (const auto& [leaf, links] : unit_leaf_links[u]) {
-            const int rail = unit_leaf_rail[u][leaf];
+        for (const auto& [leaf, links] : fl.unit_leaf_links[u]) {
+            const int rail = fl.unit_leaf_rail[u][leaf];
             Attrs a = line_attrs(rail_line(st, rail, scale_of(rail)));
             if (units.block > 1) {
                 a.emplace_back("label", std::to_string(links) + " links");
@@ -164,27 +228,6 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
             c.edge(leaf_node[leaf], un, a);
         }
     }
-
-    std::vector<LegendLine> lines;
-    if (leaves_each) {
-        lines.push_back({"rail r: a node's NIC r - its leaf\n(one colour per rail; the leaf names its rails)", rail_line(st, 0, 1.0)});
-    }
-    lines.push_back({"leaf - spine uplinks", st.link("network")});
-    std::vector<std::string> notes;
-    notes.push_back(std::to_string(cl.node_count()) + " nodes, " + std::to_string(cl.total_gpus()) + " GPUs, " +
-                    std::to_string(cl.rails) + " rails, " + std::to_string(leaf_rails.size()) + " leaves, " +
-                    std::to_string(pods) + (pods == 1 ? " spine tier" : " spine tiers"));
-    notes.push_back(cl.wiring.empty() ? std::string("wiring: rail-aligned (NIC i of every node on leaf i of its unit)")
-                                      : std::string("wiring: explicit (a node's NIC i may sit on any leaf)"));
-    notes.push_back(std::string("PXN: ") + (cl.fabric.pxn ? "on" : "off") +
-                    (cl.fabric.oversubscription > 1.0 ? ", leaf oversubscription " + num(cl.fabric.oversubscription) + ":1" : ""));
-    notes.push_back(traffic.empty() ? std::string("traffic per rail: not available (no score in the report)")
-                                    : std::string("traffic per rail: from the score, bytes per step; line width grows with it"));
-    if (units.aggregated) {
-        notes.push_back("aggregated: one box per " + units.word +
-                        (units.block > 1 ? " of " + std::to_string(units.block) + " nodes" : std::string()) +
-                        (leaves_each ? std::string() : "; leaves grouped per " + units.word));
-    }
-    add_legend(c, lines, {}, notes, false);
+    fabric_legend(c, cl, units, fl, leaves_each, !traffic.empty());
 }
 }  // namespace planlayout::diagram

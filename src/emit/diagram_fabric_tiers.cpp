@@ -51,40 +51,38 @@ std::string leaf_line(const Cluster& cl, const FabricLoad& load, const Unit& u, 
     return cl.leaf_name(leaf) + ": NIC " + human_bytes(nic) + ", up " + human_bytes(load.leaf_up_bytes[static_cast<std::size_t>(leaf)]);
 }
 
-}  // namespace
+// The bottleneck link's node (a NIC tier) or leaf (the leaf uplinks), to outline its unit; -1: none.
+struct HotSpot {
+    std::int64_t node = -1;
+    std::int64_t leaf = -1;
+};
 
-std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*options*/, const DiagramStyle& style) {
-    const Cluster& cl = report.cluster;
-    const FabricLoad load = fabric_load(cl, report.placement, report.groups, kind_traffic(report.score));
-    const bool known = !load.kinds.empty();
-    const std::int64_t nodes = cl.node_count();
-    const std::int64_t su = cl.fabric.nodes_per_su;
-    std::int64_t block = su > 0 ? su : std::max(1, style.block_nodes);
-    while ((nodes + block - 1) / block > std::max(1, style.node_boxes_max)) {
-        block *= 2;
+// Where the bottleneck link is, from its busiest link's name.
+HotSpot hot_spot(const Cluster& cl, const FabricLoad& load) {
+    HotSpot hot;
+    if (!load.bottleneck) {
+        return hot;
     }
-    const bool su_units = su > 0 && block == su;
-    const std::string word = su_units ? "su" : "block";
-
-    // The bottleneck link's node or leaf, to outline its unit.
-    std::int64_t hot_node = -1;
-    std::int64_t hot_leaf = -1;
-    if (load.bottleneck) {
-        const TierLoad& b = load.rows[*load.bottleneck];
-        if (b.tier == LinkTier::NodeLeaf || b.tier == LinkTier::NodeTcp) {
-            for (std::int64_t n = 0; n < nodes && hot_node < 0; ++n) {
-                if (b.busiest.rfind(cl.nodes[static_cast<std::size_t>(n)].host + " ", 0) == 0) {
-                    hot_node = n;
-                }
+    const TierLoad& b = load.rows[*load.bottleneck];
+    if (b.tier == LinkTier::NodeLeaf || b.tier == LinkTier::NodeTcp) {
+        for (std::int64_t n = 0; n < cl.node_count() && hot.node < 0; ++n) {
+            if (b.busiest.rfind(cl.nodes[static_cast<std::size_t>(n)].host + " ", 0) == 0) {
+                hot.node = n;
             }
-        } else if (b.tier == LinkTier::LeafSpine) {
-            for (std::int64_t l = 0; l < load.leaves && hot_leaf < 0; ++l) {
-                if (b.busiest.rfind(cl.leaf_name(l) + " ", 0) == 0) {
-                    hot_leaf = l;
-                }
+        }
+    } else if (b.tier == LinkTier::LeafSpine) {
+        for (std::int64_t l = 0; l < load.leaves && hot.leaf < 0; ++l) {
+            if (b.busiest.rfind(cl.leaf_name(l) + " ", 0) == 0) {
+                hot.leaf = l;
             }
         }
     }
+    return hot;
+}
+
+// The units of `block` nodes each (by index), with their leaves, busiest NIC and uplinks.
+std::vector<Unit> units_of(const Cluster& cl, const FabricLoad& load, std::int64_t block, const HotSpot& hot) {
+    const std::int64_t nodes = cl.node_count();
     std::vector<Unit> units;
     for (std::int64_t first = 0; first < nodes; first += block) {
         Unit u;
@@ -103,32 +101,29 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
                     u.nic_max_name = cl.nodes[static_cast<std::size_t>(n)].host + " rail " + std::to_string(r);
                 }
             }
-            u.bottleneck = u.bottleneck || n == hot_node;
+            u.bottleneck = u.bottleneck || n == hot.node;
         }
         for (const auto leaf : u.leaves) {
             u.up_bytes += load.leaf_up_bytes[static_cast<std::size_t>(leaf)];
             u.up_gbyte_s += load.leaf_up_gbyte_s[static_cast<std::size_t>(leaf)];
-            u.bottleneck = u.bottleneck || leaf == hot_leaf;
+            u.bottleneck = u.bottleneck || leaf == hot.leaf;
         }
         u.pod = u.leaves.empty() ? 0 : cl.pod_of_leaf(*u.leaves.begin());
         units.push_back(std::move(u));
     }
-    const bool detailed = static_cast<int>(units.size()) <= kDetailedUnits;
-    std::size_t max_leaves = 0;
-    for (const auto& u : units) {
-        max_leaves = std::max(max_leaves, u.leaves.size());
-    }
-    const double box_w = detailed ? 250 : 104;
-    const double box_h = detailed ? 64 + 14 * static_cast<double>(max_leaves) : 62;
-    const auto per_row = static_cast<std::size_t>(std::max(1.0, std::floor((kChartMaxPx - kRowsX - 20 + kGap) / (box_w + kGap))));
+    return units;
+}
 
-    // Rows: units of one pod, per_row at a time.
-    struct Row {
-        std::int64_t pod = 0;
-        std::size_t begin = 0;
-        std::size_t end = 0;
-        bool first_of_pod = true;
-    };
+// One row of boxes: units [begin, end) of one pod.
+struct Row {
+    std::int64_t pod = 0;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    bool first_of_pod = true;
+};
+
+// The rows: units of one pod, per_row at a time.
+std::vector<Row> rows_of(const std::vector<Unit>& units, std::size_t per_row) {
     std::vector<Row> rows;
     for (std::size_t i = 0; i < units.size();) {
         std::size_t j = i;
@@ -138,14 +133,120 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
         rows.push_back({units[i].pod, i, j, rows.empty() || rows.back().pod != units[i].pod});
         i = j;
     }
-    double max_up = 0;
-    double max_pod = 0;
+    return rows;
+}
+
+// The line naming the bottleneck link, or why there is none.
+std::string bottleneck_text(const FabricLoad& load, bool known) {
+    if (!load.bottleneck) {
+        return known ? "No link crosses nodes" : "Add model and training sections to the layout for bytes per step";
+    }
+    const TierLoad& b = load.rows[*load.bottleneck];
+    return "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step (" +
+           (b.capacity_gbyte_s > 0 ? seconds_text(b.seconds) + " s at its capacity" : std::string("capacity unknown")) +
+           "); its unit is outlined";
+}
+
+// What the rows are drawn with.
+struct TierPaint {
+    const Cluster& cl;
+    const FabricLoad& load;
+    const DiagramStyle& style;
+    const std::vector<Unit>& units;
+    std::string word;  // "su" or "block"
+    bool detailed = false;
+    double box_w = 0;
+    double box_h = 0;
+    double max_up = 0;   // the largest unit's uplink bytes
+    double max_pod = 0;  // the largest pod's uplink bytes
+    std::string alarm;
+    std::string net;
+};
+
+// Unit i's box at (x, box_y) and its uplink line up to the spine bar at y + 24.
+void draw_unit(svg::Document& doc, const TierPaint& p, std::size_t i, double x, double y, double box_y) {
+    const Unit& u = p.units[i];
+    const DiagramStyle& style = p.style;
+    const double w = 1 + 5 * (p.max_up > 0 ? u.up_bytes / p.max_up : 0.0);
+    doc.tooltip("uplinks of " + std::to_string(u.leaves.size()) + " leaves: " + human_bytes(u.up_bytes) + " per step, capacity " +
+                fixed_text(u.up_gbyte_s * 8 / 1000, 1) + " Tbit/s");
+    doc.line(x + p.box_w / 2, y + 24, x + p.box_w / 2, box_y, {{"stroke", p.net}, {"stroke-width", num(w)}});
+    const std::string name = p.word + std::to_string(i);
+    const std::string range = "nodes " + std::to_string(u.first) + "-" + std::to_string(u.last);
+    doc.tooltip(name + ": " + p.cl.nodes[static_cast<std::size_t>(u.first)].host + " - " +
+                p.cl.nodes[static_cast<std::size_t>(u.last)].host + "; busiest NIC " + u.nic_max_name + ": " + human_bytes(u.nic_max) +
+                " per step");
+    doc.rect(x, box_y, p.box_w, p.box_h,
+             {{"fill", style.device("leaf").fillcolor},
+              {"stroke", u.bottleneck ? p.alarm : style.ink},
+              {"stroke-width", u.bottleneck ? "3" : "1"}});
+    doc.text(x + 5, box_y + 14, name, Anchor::Start, {{"class", "head"}});
+    doc.text(x + 5, box_y + 27, range + (p.detailed ? ", " + std::to_string(u.leaves.size()) + " leaves" : ""), Anchor::Start,
+             {{"class", "small"}});
+    doc.text(x + 5, box_y + 40, "NIC " + human_bytes(u.nic_max), Anchor::Start, {{"class", "small"}});
+    doc.text(x + 5, box_y + 53, "up " + human_bytes(u.up_bytes), Anchor::Start, {{"class", "small"}});
+    if (p.detailed) {
+        double ly = box_y + 67;
+        for (const auto leaf : u.leaves) {
+            doc.text(x + 5, ly, leaf_line(p.cl, p.load, u, leaf), Anchor::Start, {{"class", "small"}, {"fill", style.muted}});
+            ly += 14;
+        }
+    }
+}
+
+// One row at y: the pod's spine bar over it (and its line to the core), then its units' boxes.
+void draw_row(svg::Document& doc, const TierPaint& p, const Row& row, double y) {
+    const FabricLoad& load = p.load;
+    const double bar_w = static_cast<double>(row.end - row.begin) * (p.box_w + kGap) - kGap;
+    const double pod_bytes = load.pod_up_bytes.empty() ? 0.0 : load.pod_up_bytes[static_cast<std::size_t>(row.pod)];
+    if (load.pods > 1) {
+        const double w = 1 + 5 * (p.max_pod > 0 ? pod_bytes / p.max_pod : 0.0);
+        doc.line(kCoreBarX + 24, y + 12, kRowsX, y + 12, {{"stroke", p.net}, {"stroke-width", num(w)}});
+    }
+    doc.tooltip("spine" + std::to_string(row.pod) + (load.pods > 1 ? " -> core: " + human_bytes(pod_bytes) + " per step" : std::string()));
+    doc.rect(kRowsX, y, bar_w, 24, {{"fill", p.style.device("spine").fillcolor}, {"stroke", p.style.ink}});
+    std::string bar_text = "spine" + std::to_string(row.pod) + (load.pods > 1 ? " (pod " + std::to_string(row.pod) + ")" : "");
+    if (!row.first_of_pod) {
+        bar_text += ", continued";
+    } else if (load.pods > 1) {
+        bar_text += ": " + human_bytes(pod_bytes) + " per step to the core";
+    }
+    doc.text(kRowsX + 8, y + 16, bar_text, Anchor::Start, {{"class", "label"}});
+    const double box_y = y + 24 + 16;
+    for (std::size_t i = row.begin; i < row.end; ++i) {
+        draw_unit(doc, p, i, kRowsX + static_cast<double>(i - row.begin) * (p.box_w + kGap), y, box_y);
+    }
+}
+
+}  // namespace
+
+std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*options*/, const DiagramStyle& style) {
+    const Cluster& cl = report.cluster;
+    const FabricLoad load = fabric_load(cl, report.placement, report.groups, kind_traffic(report.score));
+    const bool known = !load.kinds.empty();
+    const std::int64_t nodes = cl.node_count();
+    const std::int64_t su = cl.fabric.nodes_per_su;
+    std::int64_t block = su > 0 ? su : std::max(1, style.block_nodes);
+    while ((nodes + block - 1) / block > std::max(1, style.node_boxes_max)) {
+        block *= 2;
+    }
+    const bool su_units = su > 0 && block == su;
+    const std::vector<Unit> units = units_of(cl, load, block, hot_spot(cl, load));
+    TierPaint paint{cl, load, style, units, su_units ? "su" : "block", false, 0, 0, 0, 0, {}, {}};
+    paint.detailed = static_cast<int>(units.size()) <= kDetailedUnits;
+    std::size_t max_leaves = 0;
     for (const auto& u : units) {
-        max_up = std::max(max_up, u.up_bytes);
+        max_leaves = std::max(max_leaves, u.leaves.size());
+        paint.max_up = std::max(paint.max_up, u.up_bytes);
     }
     for (const double b : load.pod_up_bytes) {
-        max_pod = std::max(max_pod, b);
+        paint.max_pod = std::max(paint.max_pod, b);
     }
+    paint.box_w = paint.detailed ? 250 : 104;
+    paint.box_h = paint.detailed ? 64 + 14 * static_cast<double>(max_leaves) : 62;
+    const auto per_row =
+        static_cast<std::size_t>(std::max(1.0, std::floor((kChartMaxPx - kRowsX - 20 + kGap) / (paint.box_w + kGap))));
+    const std::vector<Row> rows = rows_of(units, per_row);
     const std::size_t widest = std::min(per_row, units.size());
     const std::string title = "Fabric: " + std::to_string(nodes) + " nodes in " + std::to_string(units.size()) + " " +
                               (su_units ? (units.size() == 1 ? "scalable unit" : "scalable units")
@@ -153,13 +254,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
                               std::to_string(load.leaves) + " leaves, " + std::to_string(std::max<std::int64_t>(load.pods, 1)) +
                               (load.pods > 1 ? " pods under a core" : " spine tier");
     const std::string subtitle = spec_line(report) + " | " + (known ? "bytes per step in each direction, from the score" : "no score: no bytes");
-    std::string bottleneck_line = known ? "No link crosses nodes" : "Add model and training sections to the layout for bytes per step";
-    if (load.bottleneck) {
-        const TierLoad& b = load.rows[*load.bottleneck];
-        bottleneck_line = "Bottleneck: " + b.busiest + " carries " + human_bytes(b.max_bytes) + " per step (" +
-                          (b.capacity_gbyte_s > 0 ? seconds_text(b.seconds) + " s at its capacity" : std::string("capacity unknown")) +
-                          "); its unit is outlined";
-    }
+    const std::string bottleneck_line = bottleneck_text(load, known);
     const std::vector<std::string> notes = {
         "Box: a " + std::string(su_units ? "scalable unit" : "block") + " (nodes by index), its leaves, its busiest NIC (node -> leaf) and its leaves' uplinks to the spine.",
         "Line width grows with the bytes: unit -> spine its uplinks' bytes, spine -> core the pod's. --view load charts every tier; hover for names.",
@@ -171,18 +266,18 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     for (const auto& n : notes) {
         text_w = std::max(text_w, text_px(n, 11));
     }
-    const double row_h = 24 + 16 + box_h + 18;
+    const double row_h = 24 + 16 + paint.box_h + 18;
     const double top = 96;
-    const double width = std::ceil(std::max(kRowsX + static_cast<double>(widest) * (box_w + kGap) + 20, text_w + 32));
+    const double width = std::ceil(std::max(kRowsX + static_cast<double>(widest) * (paint.box_w + kGap) + 20, text_w + 32));
     const double height = std::ceil(top + static_cast<double>(rows.size()) * row_h + 20 + static_cast<double>(notes.size()) * 17 + 10);
 
     svg::Document doc(width, height, "plan-layout: fabric at scale");
     chart_style(doc, style);
-    const std::string alarm = plain_colour(style.highlight.color);
-    const std::string net = plain_colour(style.link("network").color);
+    paint.alarm = plain_colour(style.highlight.color);
+    paint.net = plain_colour(style.link("network").color);
     doc.text(16, 26, title, Anchor::Start, {{"class", "title"}});
     doc.text(16, 46, subtitle, Anchor::Start, {{"class", "label"}});
-    doc.text(16, 70, bottleneck_line, Anchor::Start, {{"class", "head"}, {"fill", load.bottleneck ? alarm : style.ink}});
+    doc.text(16, 70, bottleneck_line, Anchor::Start, {{"class", "head"}, {"fill", load.bottleneck ? paint.alarm : style.ink}});
 
     const double rows_bottom = top + static_cast<double>(rows.size()) * row_h;
     if (load.pods > 1) {
@@ -193,52 +288,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     }
     double y = top;
     for (const auto& row : rows) {
-        // The pod's spine bar over this row, and its line to the core.
-        const double bar_w = static_cast<double>(row.end - row.begin) * (box_w + kGap) - kGap;
-        const double pod_bytes = load.pod_up_bytes.empty() ? 0.0 : load.pod_up_bytes[static_cast<std::size_t>(row.pod)];
-        if (load.pods > 1) {
-            const double w = 1 + 5 * (max_pod > 0 ? pod_bytes / max_pod : 0.0);
-            doc.line(kCoreBarX + 24, y + 12, kRowsX, y + 12, {{"stroke", net}, {"stroke-width", num(w)}});
-        }
-        doc.tooltip("spine" + std::to_string(row.pod) + (load.pods > 1 ? " -> core: " + human_bytes(pod_bytes) + " per step" : std::string()));
-        doc.rect(kRowsX, y, bar_w, 24, {{"fill", style.device("spine").fillcolor}, {"stroke", style.ink}});
-        std::string bar_text = "spine" + std::to_string(row.pod) + (load.pods > 1 ? " (pod " + std::to_string(row.pod) + ")" : "");
-        if (!row.first_of_pod) {
-            bar_text += ", continued";
-        } else if (load.pods > 1) {
-            bar_text += ": " + human_bytes(pod_bytes) + " per step to the core";
-        }
-        doc.text(kRowsX + 8, y + 16, bar_text, Anchor::Start, {{"class", "label"}});
-        const double box_y = y + 24 + 16;
-        for (std::size_t i = row.begin; i < row.end; ++i) {
-            const Unit& u = units[i];
-            const double x = kRowsX + static_cast<double>(i - row.begin) * (box_w + kGap);
-            const double w = 1 + 5 * (max_up > 0 ? u.up_bytes / max_up : 0.0);
-            doc.tooltip("uplinks of " + std::to_string(u.leaves.size()) + " leaves: " + human_bytes(u.up_bytes) + " per step, capacity " +
-                        fixed_text(u.up_gbyte_s * 8 / 1000, 1) + " Tbit/s");
-            doc.line(x + box_w / 2, y + 24, x + box_w / 2, box_y, {{"stroke", net}, {"stroke-width", num(w)}});
-            const std::string name = word + std::to_string(i);
-            const std::string range = "nodes " + std::to_string(u.first) + "-" + std::to_string(u.last);
-            doc.tooltip(name + ": " + cl.nodes[static_cast<std::size_t>(u.first)].host + " - " +
-                        cl.nodes[static_cast<std::size_t>(u.last)].host + "; busiest NIC " + u.nic_max_name + ": " + human_bytes(u.nic_max) +
-                        " per step");
-            doc.rect(x, box_y, box_w, box_h,
-                     {{"fill", style.device("leaf").fillcolor},
-                      {"stroke", u.bottleneck ? alarm : style.ink},
-                      {"stroke-width", u.bottleneck ? "3" : "1"}});
-            doc.text(x + 5, box_y + 14, name, Anchor::Start, {{"class", "head"}});
-            doc.text(x + 5, box_y + 27, range + (detailed ? ", " + std::to_string(u.leaves.size()) + " leaves" : ""), Anchor::Start,
-                     {{"class", "small"}});
-            doc.text(x + 5, box_y + 40, "NIC " + human_bytes(u.nic_max), Anchor::Start, {{"class", "small"}});
-            doc.text(x + 5, box_y + 53, "up " + human_bytes(u.up_bytes), Anchor::Start, {{"class", "small"}});
-            if (detailed) {
-                double ly = box_y + 67;
-                for (const auto leaf : u.leaves) {
-                    doc.text(x + 5, ly, leaf_line(cl, load, u, leaf), Anchor::Start, {{"class", "small"}, {"fill", style.muted}});
-                    ly += 14;
-                }
-            }
-        }
+        draw_row(doc, paint, row, y);
         y += row_h;
     }
     double ny = rows_bottom + 20;

@@ -84,45 +84,134 @@ std::int64_t count_of(const ClassCounts& counts) {
     return n;
 }
 
-void groups_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
-    const GroupKind* kind = &drawn_kind(report, options.kind);
-    const DiagramStyle& st = c.style();
-    const Cluster& cl = report.cluster;
-    const Placement& pl = report.placement;
-    const PairClassifier classifier(cl, pl);
-    const std::int64_t world = pl.world();
-    std::vector<std::int64_t> group_of(static_cast<std::size_t>(world), -1);
-    const std::int64_t groups = kind->group_count();
+namespace {
 
+// A kind's groups and used pairs, counted: by GPU when drawn in full, by unit when aggregated.
+struct KindPairs {
+    std::vector<std::int64_t> group_of;  // rank → its group, -1: none
     ClassCounts totals{};
-    // Pairs, by endpoints: GPU level when drawn in full, unit level when aggregated.
     std::map<std::pair<std::int64_t, std::int64_t>, ClassCounts> unit_pairs;  // (ua, ub), ua < ub
     std::map<std::int64_t, ClassCounts> inside_unit;
     std::map<std::int64_t, std::set<std::int64_t>> unit_groups;
     std::vector<std::tuple<std::int64_t, std::int64_t, PathClass>> gpu_pairs;  // full view only
+};
+
+// Every group of the kind and the pairs its collective uses, classified.
+KindPairs kind_pairs(const GroupKind& kind, const PairClassifier& classifier, const Placement& pl, const Units& units) {
+    KindPairs out;
+    out.group_of.assign(static_cast<std::size_t>(pl.world()), -1);
+    const std::int64_t groups = kind.group_count();
     std::vector<std::int64_t> ranks;
     for (std::int64_t gi = 0; gi < groups; ++gi) {
-        ranks = kind->group(gi);
+        ranks = kind.group(gi);
         for (const auto r : ranks) {
-            group_of[static_cast<std::size_t>(r)] = gi;
-            unit_groups[units.of(pl.node[static_cast<std::size_t>(r)])].insert(gi);
+            out.group_of[static_cast<std::size_t>(r)] = gi;
+            out.unit_groups[units.of(pl.node[static_cast<std::size_t>(r)])].insert(gi);
         }
-        for (const auto& [a, b] : used_pairs(kind->pattern, ranks, classifier, pl)) {
+        for (const auto& [a, b] : used_pairs(kind.pattern, ranks, classifier, pl)) {
             const PathClass pc = classifier.classify(a, b);
-            ++totals[static_cast<std::size_t>(pc)];
+            ++out.totals[static_cast<std::size_t>(pc)];
             if (!units.aggregated) {
-                gpu_pairs.emplace_back(a, b, pc);
+                out.gpu_pairs.emplace_back(a, b, pc);
                 continue;
             }
             const std::int64_t ua = units.of(pl.node[static_cast<std::size_t>(a)]);
             const std::int64_t ub = units.of(pl.node[static_cast<std::size_t>(b)]);
             if (ua == ub) {
-                ++inside_unit[ua][static_cast<std::size_t>(pc)];
+                ++out.inside_unit[ua][static_cast<std::size_t>(pc)];
             } else {
-                ++unit_pairs[{std::min(ua, ub), std::max(ua, ub)}][static_cast<std::size_t>(pc)];
+                ++out.unit_pairs[{std::min(ua, ub), std::max(ua, ub)}][static_cast<std::size_t>(pc)];
             }
         }
     }
+    return out;
+}
+
+// The aggregated view: one box per unit (coloured when it holds one group) in a grid, a line per
+// unit pair; its note.
+void draw_units(Canvas& c, const Report& report, const Units& units, const KindPairs& pairs, std::vector<std::string>& notes) {
+    const DiagramStyle& st = c.style();
+    const Cluster& cl = report.cluster;
+    std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
+    std::vector<NodeRef> unit_node(static_cast<std::size_t>(unit_count), 0);
+    for (std::int64_t u = 0; u < unit_count; ++u) {
+        std::string label = unit_label(report, units, u);
+        const auto it = pairs.unit_groups.find(u);
+        std::int64_t only = -1;
+        if (it == pairs.unit_groups.end() || it->second.empty()) {
+            label += "\n(idle)";
+        } else if (it->second.size() == 1) {
+            only = *it->second.begin();
+            label += "\nG" + std::to_string(only);
+        } else {
+            label += "\nG" + std::to_string(*it->second.begin()) + " - G" + std::to_string(*it->second.rbegin()) + " (" +
+                     std::to_string(it->second.size()) + " groups)";
+        }
+        const auto in = pairs.inside_unit.find(u);
+        if (in != pairs.inside_unit.end()) {
+            label += "\ninside: " + class_counts_text(in->second);
+        }
+        const GroupColour colour = group_colour(st, only);
+        unit_node[static_cast<std::size_t>(u)] =
+            c.device(Canvas::root(), unit_id(report, units, u), "node", label);
+        c.set(unit_node[static_cast<std::size_t>(u)], {{"fillcolor", colour.fill}, {"style", colour.style}});
+    }
+    // A grid rather than one long column: unit u+k one rank to the right of unit u.
+    const auto k = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(unit_count))));
+    for (std::int64_t u = 0; u + k < unit_count; ++u) {
+        c.edge(unit_node[static_cast<std::size_t>(u)], unit_node[static_cast<std::size_t>(u + k)], {{"style", "invis"}});
+    }
+    for (const auto& [ends, counts] : pairs.unit_pairs) {
+        Attrs a = line_attrs(st.of(worst_of(counts)), 1.0 + std::log10(static_cast<double>(count_of(counts))) / 2.0);
+        a.emplace_back("xlabel", class_counts_text(counts));  // units may share a rank: no flat labels
+        c.edge(unit_node[static_cast<std::size_t>(ends.first)], unit_node[static_cast<std::size_t>(ends.second)], a);
+    }
+    notes.push_back("aggregated (" + std::to_string(cl.node_count()) + " nodes, " + std::to_string(cl.total_gpus()) +
+                    " GPUs): one box per " + units.word + (units.block > 1 ? " of " + std::to_string(units.block) + " nodes" : "") +
+                    "; edge labels = used pairs by class, line = worst class, width grows with the count");
+}
+
+// The legend's swatches for the groups' colours (and the notes when boxes are white or the
+// colours repeat).
+std::vector<LegendSwatch> group_swatches(const DiagramStyle& st, const GroupKind& kind, const KindPairs& pairs,
+                                         bool aggregated, std::vector<std::string>& notes) {
+    const std::int64_t groups = kind.group_count();
+    std::vector<LegendSwatch> swatches;
+    // Aggregated boxes are coloured only when they hold one group.
+    bool any_single = !aggregated;
+    for (const auto& [u, gs] : pairs.unit_groups) {
+        any_single = any_single || gs.size() == 1;
+    }
+    const auto palette = static_cast<std::int64_t>(std::max<std::size_t>(1, st.groups.size()));
+    if (!any_single) {
+        notes.emplace_back("boxes hold several groups each: white, with the range of groups they hold");
+    } else if (groups <= palette) {
+        for (std::int64_t gi = 0; gi < groups; ++gi) {
+            const GroupColour colour = group_colour(st, gi);
+            swatches.push_back({"G" + std::to_string(gi) + ": " + kind.name + " group " + std::to_string(gi), colour.fill,
+                                colour.style, "", 1.0});
+        }
+    } else {
+        // Past the palette: one line for the range, the colour rule in words.
+        const GroupColour colour = group_colour(st, 0);
+        swatches.push_back({"G0\u2013G" + std::to_string(groups - 1) + ": " + std::to_string(groups) + " " + kind.name +
+                                " groups of " + std::to_string(kind.group_size()),
+                            colour.fill, colour.style, "", 1.0});
+        notes.push_back("group colours repeat every " + std::to_string(palette) +
+                        " groups with another border style; every box names its group");
+    }
+    return swatches;
+}
+
+}  // namespace
+
+void groups_view(Canvas& c, const Report& report, const DiagramOptions& options, const Units& units) {
+    const GroupKind* kind = &drawn_kind(report, options.kind);
+    const DiagramStyle& st = c.style();
+    const PairClassifier classifier(report.cluster, report.placement);
+    const std::int64_t groups = kind->group_count();
+    KindPairs pairs = kind_pairs(*kind, classifier, report.placement, units);
+    const ClassCounts& totals = pairs.totals;
 
     // The collective as the analysis names it (the score's breakdown), and one pair's load.
     const KindBreakdown* breakdown = breakdown_of(report, kind->name);
@@ -162,8 +251,8 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
 
     if (!units.aggregated) {
         GroupsGrid grid;
-        grid.group_of = std::move(group_of);
-        grid.pairs = std::move(gpu_pairs);
+        grid.group_of = std::move(pairs.group_of);
+        grid.pairs = std::move(pairs.gpu_pairs);
         grid.load = load;
         grid.arms[0] = arms[0];
         grid.arms[1] = arms[1];
@@ -171,43 +260,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
         grid.cross = cross;
         groups_grid(c, report, grid, notes);
     } else {
-        std::int64_t unit_count = units.of(cl.node_count() - 1) + 1;
-        std::vector<NodeRef> unit_node(static_cast<std::size_t>(unit_count), 0);
-        for (std::int64_t u = 0; u < unit_count; ++u) {
-            std::string label = unit_label(report, units, u);
-            const auto it = unit_groups.find(u);
-            std::int64_t only = -1;
-            if (it == unit_groups.end() || it->second.empty()) {
-                label += "\n(idle)";
-            } else if (it->second.size() == 1) {
-                only = *it->second.begin();
-                label += "\nG" + std::to_string(only);
-            } else {
-                label += "\nG" + std::to_string(*it->second.begin()) + " - G" + std::to_string(*it->second.rbegin()) + " (" +
-                         std::to_string(it->second.size()) + " groups)";
-            }
-            const auto in = inside_unit.find(u);
-            if (in != inside_unit.end()) {
-                label += "\ninside: " + class_counts_text(in->second);
-            }
-            const GroupColour colour = group_colour(st, only);
-            unit_node[static_cast<std::size_t>(u)] =
-                c.device(Canvas::root(), unit_id(report, units, u), "node", label);
-            c.set(unit_node[static_cast<std::size_t>(u)], {{"fillcolor", colour.fill}, {"style", colour.style}});
-        }
-        // A grid rather than one long column: unit u+k one rank to the right of unit u.
-        const auto k = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(unit_count))));
-        for (std::int64_t u = 0; u + k < unit_count; ++u) {
-            c.edge(unit_node[static_cast<std::size_t>(u)], unit_node[static_cast<std::size_t>(u + k)], {{"style", "invis"}});
-        }
-        for (const auto& [ends, counts] : unit_pairs) {
-            Attrs a = line_attrs(st.of(worst_of(counts)), 1.0 + std::log10(static_cast<double>(count_of(counts))) / 2.0);
-            a.emplace_back("xlabel", class_counts_text(counts));  // units may share a rank: no flat labels
-            c.edge(unit_node[static_cast<std::size_t>(ends.first)], unit_node[static_cast<std::size_t>(ends.second)], a);
-        }
-        notes.push_back("aggregated (" + std::to_string(cl.node_count()) + " nodes, " + std::to_string(cl.total_gpus()) +
-                        " GPUs): one box per " + units.word + (units.block > 1 ? " of " + std::to_string(units.block) + " nodes" : "") +
-                        "; edge labels = used pairs by class, line = worst class, width grows with the count");
+        draw_units(c, report, units, pairs, notes);
     }
 
     for (int pc = 1; pc < kPathClassCount; ++pc) {
@@ -221,30 +274,7 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
             lines.push_back({text, st.of(cls)});
         }
     }
-    std::vector<LegendSwatch> swatches;
-    // Aggregated boxes are coloured only when they hold one group.
-    bool any_single = !units.aggregated;
-    for (const auto& [u, gs] : unit_groups) {
-        any_single = any_single || gs.size() == 1;
-    }
-    const auto palette = static_cast<std::int64_t>(std::max<std::size_t>(1, st.groups.size()));
-    if (!any_single) {
-        notes.emplace_back("boxes hold several groups each: white, with the range of groups they hold");
-    } else if (groups <= palette) {
-        for (std::int64_t gi = 0; gi < groups; ++gi) {
-            const GroupColour colour = group_colour(st, gi);
-            swatches.push_back({"G" + std::to_string(gi) + ": " + kind->name + " group " + std::to_string(gi), colour.fill,
-                                colour.style, "", 1.0});
-        }
-    } else {
-        // Past the palette: one line for the range, the colour rule in words.
-        const GroupColour colour = group_colour(st, 0);
-        swatches.push_back({"G0\u2013G" + std::to_string(groups - 1) + ": " + std::to_string(groups) + " " + kind->name +
-                                " groups of " + std::to_string(kind->group_size()),
-                            colour.fill, colour.style, "", 1.0});
-        notes.push_back("group colours repeat every " + std::to_string(palette) +
-                        " groups with another border style; every box names its group");
-    }
+    const std::vector<LegendSwatch> swatches = group_swatches(st, *kind, pairs, units.aggregated, notes);
     add_legend(c, lines, swatches, notes, units.aggregated);
 }
 }  // namespace planlayout::diagram

@@ -161,6 +161,139 @@ void draw_cells(svg::Document& doc, const Report& report, const DiagramStyle& st
     }
 }
 
+// The matrix side's limit: kPlotMaxPx, less when long host names widen the axis labels, so that
+// the canvas stays within kChartMaxPx with the legend beside the matrix and the labels above it.
+double plot_limit(const Cluster& cl) {
+    std::size_t longest = 0;
+    for (const auto& n : cl.nodes) {
+        longest = std::max(longest, n.host.size());
+    }
+    const double label_est = 0.6 * 11 * static_cast<double>(2 * longest + 8);
+    return std::max(
+        64.0, std::min({kPlotMaxPx, kChartMaxPx - 20 - kLegendReservePx - 40 - (24 + label_est), kChartMaxPx - (72 + label_est) - 30}));
+}
+
+// A cell's weight in words: bytes, or used pairs when no bytes are known.
+std::string amount_text(bool bytes_known, double v) {
+    return bytes_known ? human_bytes(v) : fixed_text(v, 0) + (v == 1 ? " pair" : " pairs");
+}
+
+// The node x node detail of one scalable unit; none when m is empty.
+struct Detail {
+    std::optional<TrafficMatrix> m;
+    std::int64_t first = 0;
+    std::int64_t nodes = 0;
+};
+
+// Aggregated: a node x node detail of the scalable unit with the most bytes inside it (the first
+// of equals); none when no unit has traffic inside.
+Detail busiest_unit_detail(const Report& report, const GroupKind& kind, const KindTraffic* bytes, const TrafficMatrix& m,
+                           std::int64_t block) {
+    const Cluster& cl = report.cluster;
+    const std::int64_t nodes = cl.node_count();
+    const std::int64_t su = cl.fabric.nodes_per_su;
+    Detail detail;
+    std::vector<double> inside((static_cast<std::size_t>(nodes) + static_cast<std::size_t>(std::max<std::int64_t>(su, 1)) - 1) /
+                                   static_cast<std::size_t>(std::max<std::int64_t>(su, 1)),
+                               0.0);
+    if (block > 1 && su > 1 && su % block == 0) {
+        for (const auto& e : m.entries) {
+            if (e.row * block / su == e.col * block / su) {
+                inside[static_cast<std::size_t>(e.row * block / su)] += e.total();
+            }
+        }
+    }
+    const auto busiest_unit = std::max_element(inside.begin(), inside.end());
+    if (busiest_unit != inside.end() && *busiest_unit > 0) {
+        detail.first = static_cast<std::int64_t>(busiest_unit - inside.begin()) * su;
+        detail.nodes = std::min(su, nodes - detail.first);
+        detail.m = traffic_matrix(cl, report.placement, kind, bytes, 1, detail.first, detail.nodes);
+    }
+    return detail;
+}
+
+// The legend's words (right of the matrix), measured before the canvas is sized.
+struct MatrixLegend {
+    std::vector<int> classes;  // the classes with bytes
+    std::vector<std::string> class_text;
+    std::string class_head;
+    std::string shade_head;
+    std::vector<std::string> notes;
+};
+
+// The legend of matrix m at `block` nodes per cell.
+MatrixLegend matrix_legend(const TrafficMatrix& m, const DiagramStyle& style, std::int64_t block, std::int64_t su,
+                           std::int64_t nodes) {
+    MatrixLegend l;
+    for (int c = 0; c < kPathClassCount; ++c) {
+        if (m.class_bytes[static_cast<std::size_t>(c)] > 0) {
+            l.classes.push_back(c);
+        }
+    }
+    for (const int c : l.classes) {
+        const auto pc = static_cast<PathClass>(c);
+        l.class_text.push_back(std::string(to_string(pc)) + ": " + style.of(pc).meaning + " (" +
+                               amount_text(m.bytes_known, m.class_bytes[static_cast<std::size_t>(c)]) + ")");
+    }
+    l.class_head = m.bytes_known ? "Colour: the class with the most bytes (all pairs, per step)"
+                                 : "Colour: the class with the most pairs (all pairs)";
+    l.shade_head = m.bytes_known ? "Shade: bytes per step in a cell (log scale)" : "Shade: used pairs in a cell (log scale)";
+    l.notes.push_back(block == 1 ? "one cell per node pair, nodes in cluster order"
+                                 : "one cell per " + std::to_string(block) + " x " + std::to_string(block) + " nodes, nodes in cluster order");
+    if (su > block && su % block == 0 && su < nodes) {
+        l.notes.push_back("grey lines: scalable units of " + std::to_string(su) + " nodes");
+    }
+    l.notes.emplace_back("diagonal: inside one " + std::string(block == 1 ? "node" : "cell's nodes"));
+    if (m.bytes_known) {
+        l.notes.emplace_back("bytes between two nodes, both directions, per step");
+        l.notes.emplace_back("model: docs/diagrams.md, views at scale");
+    } else {
+        l.notes.emplace_back("no bytes for this kind in a score:");
+        l.notes.emplace_back("the shade counts used GPU pairs");
+    }
+    l.notes.emplace_back("hover a cell for its bytes per class");
+    return l;
+}
+
+// The legend at (legend_x, y): the classes' colours, the shade scale, the notes; the y below it.
+double draw_legend(svg::Document& doc, const MatrixLegend& l, const TrafficMatrix& m, const Shade& shade, const GroupKind& kind,
+                   const DiagramStyle& style, double legend_x, double y) {
+    doc.text(legend_x, y + 12, l.class_head, Anchor::Start, {{"class", "head"}});
+    y += 28;
+    for (std::size_t i = 0; i < l.classes.size(); ++i) {
+        const auto pc = static_cast<PathClass>(l.classes[i]);
+        doc.rect(legend_x, y, 14, 14, {{"fill", plain_colour(style.of(pc).color)}, {"stroke", style.ink}, {"stroke-width", "0.5"}});
+        doc.text(legend_x + 22, y + 11, l.class_text[i], Anchor::Start, {{"class", "label"}});
+        y += 20;
+    }
+    y += 14;
+    doc.text(legend_x, y + 12, l.shade_head, Anchor::Start, {{"class", "head"}});
+    y += 28;
+    constexpr int kSteps = 5;
+    if (m.entries.empty()) {
+        const std::string why = kind.group_size() <= 1 ? "no traffic: every " + kind.name + " group is one rank" : "no traffic";
+        doc.text(legend_x, y + 11, why, Anchor::Start, {{"class", "label"}});
+        y += 20;
+    }
+    for (int i = 0; i < kSteps && !m.entries.empty(); ++i) {
+        const double f = static_cast<double>(kSteps - 1 - i) / (kSteps - 1);
+        const double v = shade.hi > shade.lo ? std::exp(shade.lo + f * (shade.hi - shade.lo)) : m.max_total;
+        doc.rect(legend_x, y, 28, 14, {{"fill", style.ink}, {"fill-opacity", num(0.2 + 0.8 * (shade.hi > shade.lo ? f : 1.0))}});
+        doc.text(legend_x + 36, y + 11, m.max_total > 0 ? amount_text(m.bytes_known, v) : std::string("no traffic"), Anchor::Start,
+                 {{"class", "label"}});
+        y += 20;
+        if (shade.hi <= shade.lo) {
+            break;
+        }
+    }
+    y += 14;
+    for (const auto& n : l.notes) {
+        doc.text(legend_x, y + 11, n, Anchor::Start, {{"class", "label"}, {"fill", style.muted}});
+        y += 18;
+    }
+    return y;
+}
+
 }  // namespace
 
 std::string matrix_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
@@ -176,15 +309,7 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     const Cluster& cl = report.cluster;
     const std::int64_t nodes = cl.node_count();
     const std::int64_t su = cl.fabric.nodes_per_su;
-    // The side: kPlotMaxPx, less when long host names widen the axis labels, so that the canvas
-    // stays within kChartMaxPx with the legend beside the matrix and the labels above it.
-    std::size_t longest = 0;
-    for (const auto& n : cl.nodes) {
-        longest = std::max(longest, n.host.size());
-    }
-    const double label_est = 0.6 * 11 * static_cast<double>(2 * longest + 8);
-    const double plot_max = std::max(
-        64.0, std::min({kPlotMaxPx, kChartMaxPx - 20 - kLegendReservePx - 40 - (24 + label_est), kChartMaxPx - (72 + label_est) - 30}));
+    const double plot_max = plot_limit(cl);
     const std::int64_t block = matrix_block(nodes, su, plot_max);
     const TrafficMatrix m = traffic_matrix(cl, report.placement, *kind, bytes, block);
     const double cell = std::min(kMaxCellPx, plot_max / static_cast<double>(m.cells));
@@ -195,74 +320,23 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     for (std::int64_t i = 0; i < m.cells; i += step) {
         label_w = std::max(label_w, text_px(span_label(report, i * block, std::min(nodes, (i + step) * block) - 1), label_font));
     }
-    const auto unit = [&](double v) { return m.bytes_known ? human_bytes(v) : fixed_text(v, 0) + (v == 1 ? " pair" : " pairs"); };
-
-    // Aggregated: a node x node detail of the scalable unit with the most bytes inside it (the
-    // first of equals); none when no unit has traffic inside.
-    std::optional<TrafficMatrix> detail;
-    std::int64_t detail_first = 0;
-    std::int64_t detail_nodes = 0;
-    std::vector<double> inside((static_cast<std::size_t>(nodes) + static_cast<std::size_t>(std::max<std::int64_t>(su, 1)) - 1) /
-                                   static_cast<std::size_t>(std::max<std::int64_t>(su, 1)),
-                               0.0);
-    if (block > 1 && su > 1 && su % block == 0) {
-        for (const auto& e : m.entries) {
-            if (e.row * block / su == e.col * block / su) {
-                inside[static_cast<std::size_t>(e.row * block / su)] += e.total();
-            }
-        }
-    }
-    const auto busiest_unit = std::max_element(inside.begin(), inside.end());
-    if (busiest_unit != inside.end() && *busiest_unit > 0) {
-        detail_first = static_cast<std::int64_t>(busiest_unit - inside.begin()) * su;
-        detail_nodes = std::min(su, nodes - detail_first);
-        detail = traffic_matrix(cl, report.placement, *kind, bytes, 1, detail_first, detail_nodes);
-    }
-
-    // Legend lines (right of the matrix), measured before the canvas is sized.
-    std::vector<int> classes;
-    for (int c = 0; c < kPathClassCount; ++c) {
-        if (m.class_bytes[static_cast<std::size_t>(c)] > 0) {
-            classes.push_back(c);
-        }
-    }
-    std::vector<std::string> class_text;
-    for (const int c : classes) {
-        const auto pc = static_cast<PathClass>(c);
-        class_text.push_back(std::string(to_string(pc)) + ": " + style.of(pc).meaning + " (" + unit(m.class_bytes[static_cast<std::size_t>(c)]) + ")");
-    }
-    const std::string class_head = m.bytes_known ? "Colour: the class with the most bytes (all pairs, per step)"
-                                                 : "Colour: the class with the most pairs (all pairs)";
-    const std::string shade_head = m.bytes_known ? "Shade: bytes per step in a cell (log scale)" : "Shade: used pairs in a cell (log scale)";
-    std::vector<std::string> notes;
-    notes.push_back(block == 1 ? "one cell per node pair, nodes in cluster order"
-                               : "one cell per " + std::to_string(block) + " x " + std::to_string(block) + " nodes, nodes in cluster order");
-    if (su > block && su % block == 0 && su < nodes) {
-        notes.push_back("grey lines: scalable units of " + std::to_string(su) + " nodes");
-    }
-    notes.emplace_back("diagonal: inside one " + std::string(block == 1 ? "node" : "cell's nodes"));
-    if (m.bytes_known) {
-        notes.emplace_back("bytes between two nodes, both directions, per step");
-        notes.emplace_back("model: docs/diagrams.md, views at scale");
-    } else {
-        notes.emplace_back("no bytes for this kind in a score:");
-        notes.emplace_back("the shade counts used GPU pairs");
-    }
-    notes.emplace_back("hover a cell for its bytes per class");
-    double legend_w = std::max(text_px(shade_head, 12), text_px(class_head, 12));
-    for (const auto& t : class_text) {
+    const Detail detail = busiest_unit_detail(report, *kind, bytes, m, block);
+    const MatrixLegend legend = matrix_legend(m, style, block, su, nodes);
+    double legend_w = std::max(text_px(legend.shade_head, 12), text_px(legend.class_head, 12));
+    for (const auto& t : legend.class_text) {
         legend_w = std::max(legend_w, 22 + text_px(t, 11));
     }
-    for (const auto& t : notes) {
+    for (const auto& t : legend.notes) {
         legend_w = std::max(legend_w, text_px(t, 11));
     }
     // The detail: node labels every 4 nodes at 10 px, cells up to 12 px.
     const std::string detail_head =
-        detail ? "Detail: " + span_label(report, detail_first, detail_first + detail_nodes - 1) + ", node x node" : std::string();
-    const double detail_label_w = detail ? text_px(cl.nodes[static_cast<std::size_t>(nodes - 1)].host, kChartMinFontPx) + 10 : 0.0;
-    const double detail_cell = detail ? std::min(12.0, std::max(4.0, (legend_w - detail_label_w) / static_cast<double>(detail_nodes))) : 0.0;
-    if (detail) {
-        legend_w = std::max({legend_w, text_px(detail_head, 12), detail_label_w + detail_cell * static_cast<double>(detail_nodes)});
+        detail.m ? "Detail: " + span_label(report, detail.first, detail.first + detail.nodes - 1) + ", node x node" : std::string();
+    const double detail_label_w = detail.m ? text_px(cl.nodes[static_cast<std::size_t>(nodes - 1)].host, kChartMinFontPx) + 10 : 0.0;
+    const double detail_cell =
+        detail.m ? std::min(12.0, std::max(4.0, (legend_w - detail_label_w) / static_cast<double>(detail.nodes))) : 0.0;
+    if (detail.m) {
+        legend_w = std::max({legend_w, text_px(detail_head, 12), detail_label_w + detail_cell * static_cast<double>(detail.nodes)});
     }
     const std::string title = kind->name + " traffic matrix: " +
                               (block == 1 ? "node x node"
@@ -273,8 +347,9 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     const double top = 64 + label_w + 8;
     const double legend_x = left + plot + 40;
     const double width = std::max({legend_x + legend_w + 20, text_px(title, 16) + 40, text_px(subtitle, 11) + 40});
-    const double legend_h = 40 + 20.0 * static_cast<double>(classes.size()) + 30 + 6 * 20 + 30 + 18.0 * static_cast<double>(notes.size());
-    const double detail_h = detail ? 40 + detail_label_w + detail_cell * static_cast<double>(detail_nodes) : 0.0;
+    const double legend_h =
+        40 + 20.0 * static_cast<double>(legend.classes.size()) + 30 + 6 * 20 + 30 + 18.0 * static_cast<double>(legend.notes.size());
+    const double detail_h = detail.m ? 40 + detail_label_w + detail_cell * static_cast<double>(detail.nodes) : 0.0;
     const double height = std::max(top + plot + 30, top + legend_h + detail_h + 20);
 
     svg::Document doc(std::ceil(width), std::ceil(height), "plan-layout: " + kind->name + " traffic matrix");
@@ -284,8 +359,8 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
 
     // One shade scale for the matrix and its detail (whose node pairs carry less than a block).
     double min_total = m.min_total;
-    if (detail) {
-        for (const auto& e : detail->entries) {
+    if (detail.m) {
+        for (const auto& e : detail.m->entries) {
             min_total = std::min(min_total, e.total());
         }
     }
@@ -293,48 +368,14 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     const Frame main{left, top, cell, block, 0, m.cells};
     draw_labels(doc, report, main, step, label_font, false);
     draw_cells(doc, report, style, main, m.entries, shade, m.bytes_known, su > block && su % block == 0 && su < nodes ? su / block : 0);
-
-    // Legend.
-    double y = top + 4;
-    doc.text(legend_x, y + 12, class_head, Anchor::Start, {{"class", "head"}});
-    y += 28;
-    for (std::size_t i = 0; i < classes.size(); ++i) {
-        const auto pc = static_cast<PathClass>(classes[i]);
-        doc.rect(legend_x, y, 14, 14, {{"fill", plain_colour(style.of(pc).color)}, {"stroke", style.ink}, {"stroke-width", "0.5"}});
-        doc.text(legend_x + 22, y + 11, class_text[i], Anchor::Start, {{"class", "label"}});
-        y += 20;
-    }
-    y += 14;
-    doc.text(legend_x, y + 12, shade_head, Anchor::Start, {{"class", "head"}});
-    y += 28;
-    constexpr int kSteps = 5;
-    if (m.entries.empty()) {
-        const std::string why = kind->group_size() <= 1 ? "no traffic: every " + kind->name + " group is one rank" : "no traffic";
-        doc.text(legend_x, y + 11, why, Anchor::Start, {{"class", "label"}});
-        y += 20;
-    }
-    for (int i = 0; i < kSteps && !m.entries.empty(); ++i) {
-        const double f = static_cast<double>(kSteps - 1 - i) / (kSteps - 1);
-        const double v = shade.hi > shade.lo ? std::exp(shade.lo + f * (shade.hi - shade.lo)) : m.max_total;
-        doc.rect(legend_x, y, 28, 14, {{"fill", style.ink}, {"fill-opacity", num(0.2 + 0.8 * (shade.hi > shade.lo ? f : 1.0))}});
-        doc.text(legend_x + 36, y + 11, m.max_total > 0 ? unit(v) : std::string("no traffic"), Anchor::Start, {{"class", "label"}});
-        y += 20;
-        if (shade.hi <= shade.lo) {
-            break;
-        }
-    }
-    y += 14;
-    for (const auto& n : notes) {
-        doc.text(legend_x, y + 11, n, Anchor::Start, {{"class", "label"}, {"fill", style.muted}});
-        y += 18;
-    }
-    if (detail) {
+    double y = draw_legend(doc, legend, m, shade, *kind, style, legend_x, top + 4);
+    if (detail.m) {
         y += 22;
         doc.text(legend_x, y + 12, detail_head, Anchor::Start, {{"class", "head"}});
         y += 24 + detail_label_w;
-        const Frame d{legend_x + detail_label_w, y, detail_cell, 1, detail_first, detail_nodes};
+        const Frame d{legend_x + detail_label_w, y, detail_cell, 1, detail.first, detail.nodes};
         draw_labels(doc, report, d, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(kLabelPitchPx / detail_cell))), kChartMinFontPx, true);
-        draw_cells(doc, report, style, d, detail->entries, shade, m.bytes_known, 0);
+        draw_cells(doc, report, style, d, detail.m->entries, shade, m.bytes_known, 0);
     }
     return doc.str();
 }

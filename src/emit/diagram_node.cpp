@@ -36,37 +36,28 @@ std::string link_label(const Link& l) {
     return "";
 }
 
-}  // namespace
-
-void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
-    const Cluster& cl = report.cluster;
-    std::int64_t n = 0;
-    if (!options.host.empty()) {
-        n = -1;
-        for (std::size_t i = 0; i < cl.nodes.size(); ++i) {
-            if (cl.nodes[i].host == options.host) {
-                n = static_cast<std::int64_t>(i);
-                break;
-            }
-        }
-        if (n < 0) {
-            std::string hosts;
-            for (std::size_t i = 0; i < cl.nodes.size() && i < 8; ++i) {
-                hosts += (i ? ", " : "") + cl.nodes[i].host;
-            }
-            throw input_error("--node " + options.host, "no node of that name in the cluster",
-                              "nodes are " + hosts + (cl.nodes.size() > 8 ? ", ..." : ""));
+// The node's index in the cluster: the one named by --node, else the first.
+std::int64_t node_index(const Cluster& cl, const std::string& host) {
+    if (host.empty()) {
+        return 0;
+    }
+    for (std::size_t i = 0; i < cl.nodes.size(); ++i) {
+        if (cl.nodes[i].host == host) {
+            return static_cast<std::int64_t>(i);
         }
     }
-    const std::string& host = cl.nodes[static_cast<std::size_t>(n)].host;
-    const NodeTemplate& t = cl.template_of(n);
-    const TemplateFacts& f = cl.facts_of(n);
-    const DiagramStyle& st = c.style();
-    const Topology topo = build_node_topology(t, host);
-    const Graph& g = topo.graph();
+    std::string hosts;
+    for (std::size_t i = 0; i < cl.nodes.size() && i < 8; ++i) {
+        hosts += (i ? ", " : "") + cl.nodes[i].host;
+    }
+    throw input_error("--node " + host, "no node of that name in the cluster",
+                      "nodes are " + hosts + (cl.nodes.size() > 8 ? ", ..." : ""));
+}
 
-    // NUMA of PCIe switches: follow parents up to a CPU.
-    std::map<std::string, int> numa_of;  // lower-case local name → NUMA
+// The NUMA node of each CPU and PCIe switch (lower-case local name → NUMA): switches follow
+// their parents up to a CPU.
+std::map<std::string, int> numa_by_name(const NodeTemplate& t) {
+    std::map<std::string, int> numa_of;
     for (const auto& cpu : t.cpus) {
         numa_of[lower(cpu.name)] = cpu.numa;
     }
@@ -78,87 +69,70 @@ void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
             }
         }
     }
-    auto numa_of_vertex = [&](const Device& d) {
-        if (d.numa >= 0 || d.kind != DeviceKind::PcieSwitch) {
-            return d.numa;
-        }
-        const auto it = numa_of.find(d.name.substr(host.size() + 1));
-        return it == numa_of.end() ? -1 : it->second;
-    };
+    return numa_of;
+}
 
-    std::map<int, Sub> numa_box;
-    for (const auto& cpu : t.cpus) {
-        if (numa_box.count(cpu.numa) == 0) {
-            numa_box[cpu.numa] = c.box(Canvas::root(), "numa" + std::to_string(cpu.numa < 0 ? 0 : cpu.numa),
-                                       cpu.numa < 0 ? std::string("NUMA ?") : "NUMA " + std::to_string(cpu.numa));
+// A device box's label: a GPU's NIC when far (then `extra` outlines it and its name joins
+// `highlighted`), a NIC's speed and rail or role.
+std::string device_label(const Device& d, const std::string& host, const NodeTemplate& t, const TemplateFacts& f,
+                         const DiagramStyle& st, Attrs& extra, std::vector<std::string>& highlighted) {
+    std::string label = d.name.substr(host.size() + 1);
+    if (d.kind == DeviceKind::Gpu) {
+        const auto gi = static_cast<std::size_t>(d.index);
+        const int rail = f.gpu_rail[gi];
+        if (rail >= 0) {
+            const PathClass pc = f.gpu_nic_class[gi];
+            const Nic& nic = t.nics[static_cast<std::size_t>(f.rail_nics[static_cast<std::size_t>(rail)])];
+            const bool far = pc == PathClass::Sys || (nic.numa >= 0 && d.numa >= 0 && nic.numa != d.numa);
+            if (far) {
+                label += "\nNIC " + std::string(to_string(pc)) + " away";
+                extra = {{"color", st.highlight.color},
+                         {"penwidth", num(st.highlight.penwidth)},
+                         {"style", st.highlight.style}};
+                highlighted.push_back(label.substr(0, label.find('\n')));
+            }
+        } else {
+            label += "\nno RDMA NIC";
         }
+    } else if (d.kind == DeviceKind::Nic) {
+        const Nic& nic = t.nics[static_cast<std::size_t>(d.index)];
+        if (nic.speed_gbit_s > 0) {
+            label += "\n" + num(nic.speed_gbit_s) + " Gb/s";
+        }
+        if (!nic.link_layer.empty()) {
+            label += " " + nic.link_layer;
+        }
+        const auto r = std::find(f.rail_nics.begin(), f.rail_nics.end(), d.index);
+        if (r != f.rail_nics.end()) {
+            label += "\nrail " + std::to_string(r - f.rail_nics.begin());
+        } else if (nic.role != "compute") {
+            label += "\n" + nic.role;
+        }
+    } else if (d.kind == DeviceKind::NvSwitch) {
+        label = "NVSwitch";
     }
-    std::vector<std::string> highlighted;
-    std::vector<NodeRef> vnode(boost::num_vertices(g), 0);
-    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-        const Device& d = g[v];
-        std::string label = d.name.substr(host.size() + 1);
-        Attrs extra;
-        if (d.kind == DeviceKind::Gpu) {
-            const auto gi = static_cast<std::size_t>(d.index);
-            const int rail = f.gpu_rail[gi];
-            if (rail >= 0) {
-                const PathClass pc = f.gpu_nic_class[gi];
-                const Nic& nic = t.nics[static_cast<std::size_t>(f.rail_nics[static_cast<std::size_t>(rail)])];
-                const bool far = pc == PathClass::Sys || (nic.numa >= 0 && d.numa >= 0 && nic.numa != d.numa);
-                if (far) {
-                    label += "\nNIC " + std::string(to_string(pc)) + " away";
-                    extra = {{"color", st.highlight.color},
-                             {"penwidth", num(st.highlight.penwidth)},
-                             {"style", st.highlight.style}};
-                    highlighted.push_back(label.substr(0, label.find('\n')));
-                }
-            } else {
-                label += "\nno RDMA NIC";
-            }
-        } else if (d.kind == DeviceKind::Nic) {
-            const Nic& nic = t.nics[static_cast<std::size_t>(d.index)];
-            if (nic.speed_gbit_s > 0) {
-                label += "\n" + num(nic.speed_gbit_s) + " Gb/s";
-            }
-            if (!nic.link_layer.empty()) {
-                label += " " + nic.link_layer;
-            }
-            const auto r = std::find(f.rail_nics.begin(), f.rail_nics.end(), d.index);
-            if (r != f.rail_nics.end()) {
-                label += "\nrail " + std::to_string(r - f.rail_nics.begin());
-            } else if (nic.role != "compute") {
-                label += "\n" + nic.role;
-            }
-        } else if (d.kind == DeviceKind::NvSwitch) {
-            label = "NVSwitch";
-        }
-        const int numa = numa_of_vertex(d);
-        Sub where = Canvas::root();
-        if (d.kind != DeviceKind::NvSwitch) {
-            const auto it = numa_box.find(numa);
-            if (it != numa_box.end()) {
-                where = it->second;
-            }
-        }
-        NodeRef node = c.device(where, d.name, to_string(d.kind), label);
-        c.set(node, extra);
-        vnode[v] = node;
+    return label;
+}
+
+// A device's column, left to right: CPU, PCIe switch, GPUs and NICs, NVSwitch.
+int link_level(DeviceKind k) {
+    switch (k) {
+        case DeviceKind::Cpu:
+            return 0;
+        case DeviceKind::PcieSwitch:
+            return 1;
+        case DeviceKind::NvSwitch:
+            return 3;
+        default:
+            return 2;
     }
-    // Edges run from the CPU side outwards (CPU → PCIe switches → GPUs/NICs → NVSwitch), so the
-    // layout reads left to right. The topology connects children to parents: reverse those.
-    auto level = [](DeviceKind k) {
-        switch (k) {
-            case DeviceKind::Cpu:
-                return 0;
-            case DeviceKind::PcieSwitch:
-                return 1;
-            case DeviceKind::NvSwitch:
-                return 3;
-            default:
-                return 2;
-        }
-    };
+}
+
+// The topology's links. Edges run from the CPU side outwards (CPU → PCIe switches → GPUs/NICs →
+// NVSwitch), so the layout reads left to right. The topology connects children to parents:
+// reverse those.
+void draw_links(Canvas& c, const Graph& g, const std::vector<NodeRef>& vnode, const std::string& host) {
+    const DiagramStyle& st = c.style();
     int smp_links = 0;
     for (auto e : boost::make_iterator_range(boost::edges(g))) {
         const Link& l = g[e];
@@ -174,14 +148,20 @@ void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
             c.edge(mid, vnode[b], half);
             continue;
         }
-        if (level(g[a].kind) > level(g[b].kind) || (level(g[a].kind) == level(g[b].kind) && l.kind != LinkKind::Smp)) {
+        if (link_level(g[a].kind) > link_level(g[b].kind) ||
+            (link_level(g[a].kind) == link_level(g[b].kind) && l.kind != LinkKind::Smp)) {
             std::swap(a, b);
         }
         Attrs attrs = line_attrs(st.link(to_string(l.kind)));
         attrs.emplace_back("label", link_label(l));
         c.edge(vnode[a], vnode[b], attrs);
     }
-    // Each GPU's NIC (NCCL's choice: the nearest compute RDMA NIC), labelled with its class.
+}
+
+// Each GPU's NIC (NCCL's choice: the nearest compute RDMA NIC), labelled with its class; the
+// count of GPUs per class.
+ClassCounts draw_gpu_nics(Canvas& c, const NodeTemplate& t, const TemplateFacts& f, const std::string& host) {
+    const DiagramStyle& st = c.style();
     ClassCounts nic_classes{};
     for (std::size_t gi = 0; gi < t.gpus.size(); ++gi) {
         const int rail = f.gpu_rail[gi];
@@ -198,7 +178,14 @@ void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
         a.emplace_back("constraint", "false");
         c.edge(*c.find(host + "/gpu" + std::to_string(gi)), *c.find(nic_id), a);
     }
+    return nic_classes;
+}
 
+// The legend: the link styles, each GPU-to-NIC class drawn, the far-NIC outline, and notes naming
+// the node and its far GPUs.
+void node_legend(Canvas& c, const NodeTemplate& t, const std::string& host, const ClassCounts& nic_classes,
+                 const std::vector<std::string>& highlighted) {
+    const DiagramStyle& st = c.style();
     std::vector<LegendLine> lines;
     for (const char* k : {"nvlink", "pcie", "smp"}) {
         const LineStyle& l = st.link(k);
@@ -227,5 +214,56 @@ void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
     }
     notes.push_back("GPUs whose NIC is SYS away: " + (far.empty() ? std::string("none") : far));
     add_legend(c, lines, swatches, notes, true);
+}
+
+}  // namespace
+
+void node_view(Canvas& c, const Report& report, const DiagramOptions& options) {
+    const Cluster& cl = report.cluster;
+    const std::int64_t n = node_index(cl, options.host);
+    const std::string& host = cl.nodes[static_cast<std::size_t>(n)].host;
+    const NodeTemplate& t = cl.template_of(n);
+    const TemplateFacts& f = cl.facts_of(n);
+    const DiagramStyle& st = c.style();
+    const Topology topo = build_node_topology(t, host);
+    const Graph& g = topo.graph();
+
+    const std::map<std::string, int> numa_of = numa_by_name(t);
+    auto numa_of_vertex = [&](const Device& d) {
+        if (d.numa >= 0 || d.kind != DeviceKind::PcieSwitch) {
+            return d.numa;
+        }
+        const auto it = numa_of.find(d.name.substr(host.size() + 1));
+        return it == numa_of.end() ? -1 : it->second;
+    };
+
+    std::map<int, Sub> numa_box;
+    for (const auto& cpu : t.cpus) {
+        if (numa_box.count(cpu.numa) == 0) {
+            numa_box[cpu.numa] = c.box(Canvas::root(), "numa" + std::to_string(cpu.numa < 0 ? 0 : cpu.numa),
+                                       cpu.numa < 0 ? std::string("NUMA ?") : "NUMA " + std::to_string(cpu.numa));
+        }
+    }
+    std::vector<std::string> highlighted;
+    std::vector<NodeRef> vnode(boost::num_vertices(g), 0);
+    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+        const Device& d = g[v];
+        Attrs extra;
+        const std::string label = device_label(d, host, t, f, st, extra, highlighted);
+        const int numa = numa_of_vertex(d);
+        Sub where = Canvas::root();
+        if (d.kind != DeviceKind::NvSwitch) {
+            const auto it = numa_box.find(numa);
+            if (it != numa_box.end()) {
+                where = it->second;
+            }
+        }
+        NodeRef node = c.device(where, d.name, to_string(d.kind), label);
+        c.set(node, extra);
+        vnode[v] = node;
+    }
+    draw_links(c, g, vnode, host);
+    const ClassCounts nic_classes = draw_gpu_nics(c, t, f, host);
+    node_legend(c, t, host, nic_classes, highlighted);
 }
 }  // namespace planlayout::diagram

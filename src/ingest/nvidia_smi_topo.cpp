@@ -152,41 +152,42 @@ std::vector<std::string> header_titles(const std::string& line) {
 /// "3" → 3; "0-7"/"N/A"/"" → -1 (unknown or several nodes).
 int parse_numa(const std::string& cell) { return static_cast<int>(ingest_detail::parse_uint(cell)); }
 
-}  // namespace
-
-NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& where) {
-    ingest_detail::require_utf8(input, where);
-    const std::string text = ingest_detail::strip_ansi(input);
-    const auto lines = lines_of(text);
-    std::size_t header_at = lines.size();
+/// The index of the header line (the first line whose titles include GPU0).
+std::size_t find_header(const std::vector<std::string>& lines, const std::string& where) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto toks = header_titles(lines[i]);
         if (std::find(toks.begin(), toks.end(), "GPU0") != toks.end()) {
-            header_at = i;
-            break;
+            return i;
         }
     }
-    if (header_at == lines.size()) {
-        throw input_error(where, "no nvidia-smi topology header (a line with GPU0, GPU1, ...)",
-                          "pass the output of 'nvidia-smi topo -m'");
-    }
-    const std::string hdr_where = where + ":" + std::to_string(header_at + 1);
-    const auto titles = header_titles(lines[header_at]);
-    std::vector<std::string> devices;  // column labels in order
-    std::vector<std::string> meta;     // metadata titles in order
-    for (const auto& t : titles) {
+    throw input_error(where, "no nvidia-smi topology header (a line with GPU0, GPU1, ...)",
+                      "pass the output of 'nvidia-smi topo -m'");
+}
+
+/// The header's titles apart: device column labels, then metadata titles, each in order.
+struct HeaderColumns {
+    std::vector<std::string> devices;
+    std::vector<std::string> meta;
+};
+
+/// The header's device columns and metadata titles; a device column after the metadata throws.
+HeaderColumns header_columns(const std::string& line, const std::string& hdr_where) {
+    HeaderColumns out;
+    for (const auto& t : header_titles(line)) {
         if (metadata_titles().count(t) > 0) {
-            meta.push_back(t);
-        } else if (!meta.empty()) {
+            out.meta.push_back(t);
+        } else if (!out.meta.empty()) {
             throw input_error(hdr_where, "device column '" + t + "' after the metadata columns",
                               "check that the header line is complete");
         } else {
-            devices.push_back(t);
+            out.devices.push_back(t);
         }
     }
-    const std::size_t ndev = devices.size();
+    return out;
+}
 
-    // NIC Legend: NICk → RDMA device name.
+/// The NIC Legend below the header: NICk → RDMA device name.
+std::map<std::string, std::string> nic_legend(const std::vector<std::string>& lines, std::size_t header_at) {
     std::map<std::string, std::string> legend;
     static const std::regex kLegend("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
     for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
@@ -195,35 +196,39 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
             legend[m[1].str()] = m[2].str();
         }
     }
+    return legend;
+}
 
-    // The limit first, before anything per column pair (the matrix has devices² cells).
-    const auto gpu_columns = static_cast<std::size_t>(std::count_if(devices.begin(), devices.end(), [](const std::string& d) {
-        return d.size() > 3 && d.rfind("GPU", 0) == 0 && d.find_first_not_of("0123456789", 3) == std::string::npos;
-    }));
-    ingest_detail::require_node_size(gpu_columns, ndev - gpu_columns, hdr_where);
-
-    // Canonical names: GPUs keep their numbers, NICs are numbered in column order.
-    NodeTemplate t;
-    t.source = where;
-    std::vector<std::string> canon(ndev);
+/// Each column's canonical name and the column of each header label.
+struct DeviceColumns {
+    std::vector<std::string> canon;
     std::map<std::string, std::size_t> index_of;
+};
+
+/// The template's GPUs and NICs, one per column (GPUs keep their numbers, NICs are numbered in
+/// column order), added to `t`; the columns' canonical names.
+DeviceColumns add_devices(const std::vector<std::string>& devices, const std::map<std::string, std::string>& legend,
+                          const std::string& hdr_where, NodeTemplate& t) {
+    const std::size_t ndev = devices.size();
+    DeviceColumns out;
+    out.canon.resize(ndev);
     int nic_count = 0;
     for (std::size_t c = 0; c < ndev; ++c) {
         const std::string& d = devices[c];
-        if (index_of.count(d) > 0) {
+        if (out.index_of.count(d) > 0) {
             throw input_error(hdr_where, "column '" + d + "' appears twice",
                               "check the header line");
         }
-        index_of[d] = c;
+        out.index_of[d] = c;
         if (std::regex_match(d, std::regex("GPU\\d+"))) {
-            canon[c] = d;
+            out.canon[c] = d;
             Gpu g;
             g.name = d;
             t.gpus.push_back(g);
         } else {
-            canon[c] = "NIC" + std::to_string(nic_count++);
+            out.canon[c] = "NIC" + std::to_string(nic_count++);
             Nic n;
-            n.name = canon[c];
+            n.name = out.canon[c];
             if (std::regex_match(d, std::regex("NIC\\d+"))) {
                 const auto it = legend.find(d);
                 n.device = it == legend.end() ? std::string() : it->second;
@@ -238,25 +243,99 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                     [](const std::string& d) { return d.rfind("NIC", 0) == 0; })) {
         t.warnings.emplace_back("no NIC Legend: NIC device names (mlx5_*) are unknown");
     }
+    return out;
+}
 
-    // Rows.
+/// The relation cells of one row's tokens (after its label) into `rel` and `odd`; the tokens
+/// after the last relation cell (the metadata cells).
+std::vector<std::string> read_row_cells(const std::vector<std::string>& toks, std::size_t ndev, const std::string& lw,
+                                        std::vector<CellCode>& rel, std::vector<std::pair<std::size_t, std::string>>& odd) {
+    rel.clear();
+    odd.clear();
+    std::vector<std::string> rest;
+    for (std::size_t k = 1; k < toks.size(); ++k) {
+        if (rel.size() < ndev) {
+            if (!split_cells(toks[k], rel, odd)) {
+                throw input_error(lw,
+                                  "row " + toks[0] + " has " + std::to_string(rel.size()) +
+                                      " relation cells before '" + toks[k] + "', expected " +
+                                      std::to_string(ndev),
+                                  "each row needs one of X, NV#, PIX, PXB, PHB, NODE, SYS per "
+                                  "device column; is a column missing?");
+            }
+            if (rel.size() > ndev) {
+                throw input_error(lw, "row " + toks[0] + " has more relation cells than the "
+                                          "header's " + std::to_string(ndev) + " devices",
+                                  "check the header line");
+            }
+        } else {
+            rest.push_back(toks[k]);
+        }
+    }
+    if (rel.size() < ndev) {
+        throw input_error(lw,
+                          "row " + toks[0] + " has " + std::to_string(rel.size()) +
+                              " relation cells, expected " + std::to_string(ndev),
+                          "each row needs one cell per device column; is a column missing?");
+    }
+    return rest;
+}
+
+/// A GPU's metadata: NUMA node (-1 unknown) and CPU list.
+using GpuMeta = std::pair<int, std::string>;
+
+/// One GPU row's metadata cells read into `info`: non-empty cells align to the right-most titles
+/// (empty cells vanish); oddities become warnings of `t`.
+void read_row_metadata(std::vector<std::string> rest, const std::vector<std::string>& meta, std::size_t line_no,
+                       const std::string& label, GpuMeta& info, NodeTemplate& t) {
+    if (rest.size() > meta.size()) {
+        t.warnings.push_back("line " + std::to_string(line_no) + ": " + label + " has " + std::to_string(rest.size()) +
+                             " metadata cells for " + std::to_string(meta.size()) +
+                             " columns; extra cells ignored");
+        rest.resize(meta.size());
+    }
+    const std::size_t off = meta.size() - rest.size();
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+        const std::string& title = meta[off + k];
+        if (title == "CPU Affinity" && rest[k] != "N/A") {
+            info.second = rest[k];
+        } else if (title == "NUMA Affinity") {
+            info.first = parse_numa(rest[k]);
+            if (info.first < 0 && rest[k] != "N/A" &&
+                !std::regex_match(rest[k], std::regex("\\d+(-\\d+)?(,\\d+(-\\d+)?)*"))) {
+                t.warnings.push_back("line " + std::to_string(line_no) + ": NUMA affinity '" + rest[k] + "' of " +
+                                     label + " is not a NUMA id; treated as unknown");
+            }
+        }
+    }
+}
+
+/// The matrix rows read: the cells, each row's line number (1-based) and each GPU's metadata.
+struct MatrixRows {
     CellMatrix cells;
-    cells.n = ndev;
-    cells.code.assign(ndev * ndev, kX);
+    std::vector<std::size_t> row_line;
+    std::map<std::string, GpuMeta> gpu_meta;  // GPU → (NUMA, CPU list)
+};
+
+/// The rows below the header up to a blank or Legend line, one per column; warnings to `t`.
+MatrixRows read_rows(const std::vector<std::string>& lines, std::size_t header_at, const HeaderColumns& header,
+                     const DeviceColumns& columns, const std::string& where, NodeTemplate& t) {
+    const std::size_t ndev = header.devices.size();
+    MatrixRows out;
+    out.cells.n = ndev;
+    out.cells.code.assign(ndev * ndev, kX);
+    out.row_line.assign(ndev, 0);
     std::vector<bool> seen(ndev, false);
-    std::vector<std::size_t> row_line(ndev, 0);
-    std::map<std::string, std::pair<int, std::string>> gpu_meta;  // GPU → (NUMA, CPU list)
     std::vector<CellCode> rel;
     std::vector<std::pair<std::size_t, std::string>> odd;
     for (std::size_t i = header_at + 1; i < lines.size(); ++i) {
-        const std::string& line = lines[i];
-        const auto toks = split_ws(line);
+        const auto toks = split_ws(lines[i]);
         if (toks.empty() || toks[0].rfind("Legend", 0) == 0) {
             break;
         }
         const std::string lw = where + ":" + std::to_string(i + 1);
-        const auto it = index_of.find(toks[0]);
-        if (it == index_of.end()) {
+        const auto it = columns.index_of.find(toks[0]);
+        if (it == columns.index_of.end()) {
             throw input_error(lw, "row label '" + toks[0] + "' is not a column of the header",
                               "rows must be labelled GPUk, NICk or the RDMA device names of "
                               "the header");
@@ -266,66 +345,19 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
             throw input_error(lw, "row '" + toks[0] + "' appears twice", "keep one row per device");
         }
         seen[r] = true;
-        row_line[r] = i + 1;
-        rel.clear();
-        odd.clear();
-        std::vector<std::string> rest;
-        for (std::size_t k = 1; k < toks.size(); ++k) {
-            if (rel.size() < ndev) {
-                if (!split_cells(toks[k], rel, odd)) {
-                    throw input_error(lw,
-                                      "row " + toks[0] + " has " + std::to_string(rel.size()) +
-                                          " relation cells before '" + toks[k] + "', expected " +
-                                          std::to_string(ndev),
-                                      "each row needs one of X, NV#, PIX, PXB, PHB, NODE, SYS per "
-                                      "device column; is a column missing?");
-                }
-                if (rel.size() > ndev) {
-                    throw input_error(lw, "row " + toks[0] + " has more relation cells than the "
-                                              "header's " + std::to_string(ndev) + " devices",
-                                      "check the header line");
-                }
-            } else {
-                rest.push_back(toks[k]);
-            }
-        }
-        if (rel.size() < ndev) {
-            throw input_error(lw,
-                              "row " + toks[0] + " has " + std::to_string(rel.size()) +
-                                  " relation cells, expected " + std::to_string(ndev),
-                              "each row needs one cell per device column; is a column missing?");
-        }
-        std::copy(rel.begin(), rel.end(), cells.code.begin() + static_cast<std::ptrdiff_t>(r * ndev));
+        out.row_line[r] = i + 1;
+        const std::vector<std::string> rest = read_row_cells(toks, ndev, lw, rel, odd);
+        std::copy(rel.begin(), rel.end(), out.cells.code.begin() + static_cast<std::ptrdiff_t>(r * ndev));
         for (auto& [c, spelled] : odd) {
-            cells.odd[r * ndev + c] = std::move(spelled);
+            out.cells.odd[r * ndev + c] = std::move(spelled);
         }
         if (rel[r] != kX) {
-            throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + cells.text(r, r) + "', not X",
+            throw input_error(lw, "diagonal cell of " + toks[0] + " is '" + out.cells.text(r, r) + "', not X",
                               "check the column order of the header");
         }
-        // Metadata: non-empty cells align to the right-most titles (empty cells vanish).
-        if (canon[r].rfind("GPU", 0) == 0 && !rest.empty()) {
-            if (rest.size() > meta.size()) {
-                t.warnings.push_back("line " + std::to_string(i + 1) + ": " + toks[0] + " has " + std::to_string(rest.size()) +
-                                     " metadata cells for " + std::to_string(meta.size()) +
-                                     " columns; extra cells ignored");
-                rest.resize(meta.size());
-            }
-            const std::size_t off = meta.size() - rest.size();
-            auto& info = gpu_meta.emplace(canon[r], std::make_pair(-1, std::string())).first->second;
-            for (std::size_t k = 0; k < rest.size(); ++k) {
-                const std::string& title = meta[off + k];
-                if (title == "CPU Affinity" && rest[k] != "N/A") {
-                    info.second = rest[k];
-                } else if (title == "NUMA Affinity") {
-                    info.first = parse_numa(rest[k]);
-                    if (info.first < 0 && rest[k] != "N/A" &&
-                        !std::regex_match(rest[k], std::regex("\\d+(-\\d+)?(,\\d+(-\\d+)?)*"))) {
-                        t.warnings.push_back("line " + std::to_string(i + 1) + ": NUMA affinity '" + rest[k] + "' of " +
-                                             toks[0] + " is not a NUMA id; treated as unknown");
-                    }
-                }
-            }
+        if (columns.canon[r].rfind("GPU", 0) == 0 && !rest.empty()) {
+            auto& info = out.gpu_meta.emplace(columns.canon[r], std::make_pair(-1, std::string())).first->second;
+            read_row_metadata(rest, header.meta, i + 1, toks[0], info, t);
         } else if (!rest.empty()) {
             t.warnings.push_back("line " + std::to_string(i + 1) + ": extra cells after the matrix in row " + toks[0] +
                                  " ignored");
@@ -334,11 +366,15 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     for (std::size_t c = 0; c < ndev; ++c) {
         if (!seen[c]) {
             throw input_error(where + ":" + std::to_string(header_at + 1),
-                              "column " + devices[c] + " has no row", "the matrix is incomplete");
+                              "column " + header.devices[c] + " has no row", "the matrix is incomplete");
         }
     }
+    return out;
+}
 
-    // NUMA and CPUs (one Cpu per distinct NUMA/CPU-affinity pair, in GPU order).
+/// Each GPU's NUMA node set from its metadata, and one Cpu per distinct NUMA/CPU-affinity pair,
+/// in GPU order, added to `t`.
+void add_cpus(const std::map<std::string, GpuMeta>& gpu_meta, NodeTemplate& t) {
     for (auto& g : t.gpus) {
         const auto it = gpu_meta.find(g.name);
         if (it == gpu_meta.end()) {
@@ -352,10 +388,29 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
             t.cpus.push_back({"CPU" + std::to_string(t.cpus.size()), g.numa, it->second.second});
         }
     }
+}
 
-    // Paths, from the row of the first device of each pair; asymmetry is reported, not fixed.
-    // NIC NUMA in the same pass: a NIC within PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA
-    // node (the first such GPU in path order). Devices by column: no lookups by name per pair.
+/// The path class of a cell off the diagonal (PSB reads as PIX; unknown spellings as SYS).
+PathClass path_class_of(const CellMatrix& cells, std::size_t a, std::size_t b) {
+    const CellCode k = cells.code[a * cells.n + b];
+    if (k >= kNv) {
+        return PathClass::Nv;
+    }
+    if (k == kOdd) {
+        return parse_path_class(cells.text(a, b)).value_or(PathClass::Sys);
+    }
+    const std::string_view v = kNamedCells[k];
+    return v == "PSB" ? PathClass::Pix : parse_path_class(std::string(v)).value_or(PathClass::Sys);
+}
+
+/// The paths of `t`, from the row of the first device of each pair; asymmetry is reported (as
+/// warnings after the paths), not fixed. NIC NUMA in the same pass: a NIC within
+/// PIX/PXB/PHB/NODE of a GPU shares that GPU's NUMA node (the first such GPU in path order).
+/// Devices by column: no lookups by name per pair.
+void add_paths(const MatrixRows& rows, const std::vector<std::string>& devices, const std::vector<std::string>& canon,
+               const std::string& where, NodeTemplate& t) {
+    const std::size_t ndev = devices.size();
+    const CellMatrix& cells = rows.cells;
     std::vector<int> gpu_of(ndev, -1);  // column → index in t.gpus
     std::vector<int> nic_of(ndev, -1);  // column → index in t.nics
     {
@@ -382,6 +437,7 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
     std::vector<std::string> asym;
     t.paths.reserve(ndev * (ndev - 1) / 2);
     for (std::size_t a = 0; a < ndev; ++a) {
+        const std::string cell_where = where + ":" + std::to_string(rows.row_line[a]);
         for (std::size_t b = a + 1; b < ndev; ++b) {
             const CellCode k = cells.code[a * ndev + b];
             if (!cells.same(a, b, b, a)) {
@@ -389,32 +445,24 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                "/" + devices[a] + " is " + cells.text(b, a));
             }
             if (k == kX) {
-                throw input_error(where + ":" + std::to_string(row_line[a]),
-                                  "cell " + devices[a] + "/" + devices[b] + " is X off the diagonal",
+                throw input_error(cell_where, "cell " + devices[a] + "/" + devices[b] + " is X off the diagonal",
                                   "X marks a device with itself only");
             }
             DevicePath d;
             d.a = canon[a];
             d.b = canon[b];
-            if (k >= kNv) {
-                d.path_class = PathClass::Nv;
-            } else if (k == kOdd) {
-                d.path_class = parse_path_class(cells.text(a, b)).value_or(PathClass::Sys);
-            } else {
-                const std::string_view v = kNamedCells[k];
-                d.path_class = v == "PSB" ? PathClass::Pix : parse_path_class(std::string(v)).value_or(PathClass::Sys);
-            }
+            d.path_class = path_class_of(cells, a, b);
             if (d.path_class == PathClass::Nv) {
                 const std::string v = cells.text(a, b);
                 if (gpu_of[a] < 0 || gpu_of[b] < 0) {
-                    throw input_error(where + ":" + std::to_string(row_line[a]),
+                    throw input_error(cell_where,
                                       "cell " + devices[a] + "/" + devices[b] + " is " + v +
                                           ", but NVLink joins GPUs only",
                                       "check the column order of the header");
                 }
                 const long links = k >= kNv ? k - kNv : ingest_detail::parse_uint(v.substr(2));
                 if (links < 1 || links > kMaxNvlinksPerPair) {
-                    throw input_error(where + ":" + std::to_string(row_line[a]),
+                    throw input_error(cell_where,
                                       "cell " + devices[a] + "/" + devices[b] + " is " + v +
                                           ": not a count of NVLinks (1 to " + std::to_string(kMaxNvlinksPerPair) + ")",
                                       "re-capture the matrix with nvidia-smi topo -m; NV# counts the bonded links of the pair");
@@ -432,9 +480,11 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
         t.warnings.push_back("asymmetric matrix: " + w + " (kept " + w.substr(0, w.find(' ')) +
                              ")");
     }
+}
 
-    // NVLink: every GPU pair NV# with one count that no GPU could wire point-to-point
-    // (count × (GPUs − 1) > 18 links) means an NVSwitch fabric.
+/// The NVLink section of `t` from its GPU paths: every GPU pair NV# with one count that no GPU
+/// could wire point-to-point (count × (GPUs − 1) > 18 links) means an NVSwitch fabric.
+void set_nvlink(NodeTemplate& t) {
     int common = -1;
     bool all_nv = t.gpus.size() > 1;
     int max_sum = 0;
@@ -468,6 +518,34 @@ NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& w
                                  "matrix; assumed direct links");
         }
     }
+}
+
+}  // namespace
+
+NodeTemplate read_nvidia_smi_topo(const std::string& input, const std::string& where) {
+    ingest_detail::require_utf8(input, where);
+    const std::string text = ingest_detail::strip_ansi(input);
+    const auto lines = lines_of(text);
+    const std::size_t header_at = find_header(lines, where);
+    const std::string hdr_where = where + ":" + std::to_string(header_at + 1);
+    const HeaderColumns header = header_columns(lines[header_at], hdr_where);
+    const std::vector<std::string>& devices = header.devices;
+    const std::size_t ndev = devices.size();
+    const auto legend = nic_legend(lines, header_at);
+
+    // The limit first, before anything per column pair (the matrix has devices² cells).
+    const auto gpu_columns = static_cast<std::size_t>(std::count_if(devices.begin(), devices.end(), [](const std::string& d) {
+        return d.size() > 3 && d.rfind("GPU", 0) == 0 && d.find_first_not_of("0123456789", 3) == std::string::npos;
+    }));
+    ingest_detail::require_node_size(gpu_columns, ndev - gpu_columns, hdr_where);
+
+    NodeTemplate t;
+    t.source = where;
+    const DeviceColumns columns = add_devices(devices, legend, hdr_where, t);
+    const MatrixRows rows = read_rows(lines, header_at, header, columns, where, t);
+    add_cpus(rows.gpu_meta, t);
+    add_paths(rows, devices, columns.canon, where, t);
+    set_nvlink(t);
     require_template_names(t, where);
     return t;
 }

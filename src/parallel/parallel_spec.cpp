@@ -164,18 +164,9 @@ std::int64_t stride_of(const std::vector<Axis>& axes, const std::string& name) {
     return 0;
 }
 
-}  // namespace
-
-std::string axes_order(const std::vector<Axis>& axes) {
-    std::string s;
-    for (const auto& a : axes) {
-        s += (s.empty() ? "" : "-") + a.name;
-    }
-    return s;
-}
-
-ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
-    const Namer n(source);
+// Every size given is checked: at least 1, the rank offset inside the world, the local world
+// inside the world from the offset.
+void check_sizes(const Namer& n, const ParallelSpec& spec) {
     require_positive(n, "world", spec.world);
     for (const auto& [field, v] : std::vector<std::pair<std::string, std::int64_t>>{
              {"tp", spec.tp}, {"pp", spec.pp}, {"cp", spec.cp}, {"ep", spec.ep}, {"gtp", spec.gtp},
@@ -196,10 +187,6 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
                           "rank offset must be in [0, world) = [0, " + std::to_string(spec.world) + ")",
                           "set " + n.name("rank_offset") + " to 0 unless the grid starts mid-world");
     }
-    ResolvedSpec r;
-    r.world = spec.world;
-    r.rank_offset = spec.rank_offset;
-    r.grid_world = spec.local_world_size.value_or(spec.world - spec.rank_offset);
     if (spec.local_world_size) {
         require_positive(n, "local_world_size", *spec.local_world_size);
         if (spec.rank_offset + *spec.local_world_size > spec.world) {
@@ -210,7 +197,14 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
                               "make the grid fit inside the world");
         }
     }
-    const std::int64_t w = r.grid_world;
+}
+
+// The sizes as given (etp defaulting to tp); dp, expert dp, the order and the axes still unset.
+ResolvedSpec given_sizes(const ParallelSpec& spec) {
+    ResolvedSpec r;
+    r.world = spec.world;
+    r.rank_offset = spec.rank_offset;
+    r.grid_world = spec.local_world_size.value_or(spec.world - spec.rank_offset);
     r.tp = spec.tp;
     r.pp = spec.pp;
     r.cp = spec.cp;
@@ -222,75 +216,60 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
     r.vpp = spec.vpp;
     r.hierarchical_cp = spec.hierarchical_cp;
     r.hybrid_cp = spec.hybrid_cp;
+    return r;
+}
 
-    // Rule 1: W % (tp·pp·cp·gtp) == 0.
-    const std::int64_t model = r.tp * r.pp * r.cp * r.gtp;
-    if (r.tp > w || r.pp > w || r.cp > w || model > w || w % model != 0) {
-        const std::vector<std::pair<std::string, std::int64_t>> factors = {
-            {"tp", r.tp}, {"pp", r.pp}, {"cp", r.cp}, {"gtp", r.gtp}};
-        // Blame the first factor that does not divide W on its own, else the last one above 1.
-        std::string blame = "tp";
-        bool found = false;
+// The error of Rule 1 (W % (tp·pp·cp·gtp) != 0): it blames the first factor that does not divide
+// W on its own, else the last one above 1, and lists the values of that factor that fit.
+Error model_grid_error(const Namer& n, const ResolvedSpec& r, std::int64_t w) {
+    const std::vector<std::pair<std::string, std::int64_t>> factors = {
+        {"tp", r.tp}, {"pp", r.pp}, {"cp", r.cp}, {"gtp", r.gtp}};
+    std::string blame = "tp";
+    bool found = false;
+    for (const auto& [f, v] : factors) {
+        if (w % v != 0) {
+            blame = f;
+            found = true;
+            break;
+        }
+    }
+    if (!found) {
         for (const auto& [f, v] : factors) {
-            if (w % v != 0) {
+            if (v > 1) {
                 blame = f;
-                found = true;
-                break;
             }
         }
-        if (!found) {
-            for (const auto& [f, v] : factors) {
-                if (v > 1) {
-                    blame = f;
-                }
-            }
-        }
-        std::int64_t blamed_value = 1;
-        std::int64_t others = 1;
-        for (const auto& [f, v] : factors) {
-            if (f == blame) {
-                blamed_value = v;
-            } else {
-                others *= v;
-            }
-        }
-        const bool show_gtp = r.gtp > 1;
-        const std::string names = show_gtp ? "tp*pp*cp*gtp" : "tp*pp*cp";
-        std::string product = std::to_string(r.tp) + "*" + std::to_string(r.pp) + "*" + std::to_string(r.cp);
-        if (show_gtp) {
-            product += "*" + std::to_string(r.gtp);
-        }
-        const auto valid = divisors_fitting(w, others);
-        throw input_error(n.where(blame, blamed_value),
-                          "world size " + std::to_string(w) + " is not divisible by " + names + " = " + product,
-                          valid.empty() ? "reduce the other sizes so their product divides " + std::to_string(w)
-                                        : "valid " + blame + " values here: " + join(valid, ", "));
     }
-    r.dp = w / model;
-    if (spec.dp && *spec.dp != r.dp) {
-        throw input_error(n.where("dp", *spec.dp),
-                          "dp = " + std::to_string(*spec.dp) + " disagrees with world / (tp*pp*cp) = " +
-                              std::to_string(w) + " / " + std::to_string(model) + " = " + std::to_string(r.dp),
-                          "drop " + n.name("dp") + " (it is derived) or set it to " + std::to_string(r.dp));
+    std::int64_t blamed_value = 1;
+    std::int64_t others = 1;
+    for (const auto& [f, v] : factors) {
+        if (f == blame) {
+            blamed_value = v;
+        } else {
+            others *= v;
+        }
     }
-    // Rule 2: W % (etp·ep·pp·egtp) == 0.
-    const std::int64_t expert_model = r.etp * r.ep * r.pp * r.egtp;
-    if (r.ep > w || r.etp > w || expert_model > w || w % expert_model != 0) {
-        const std::int64_t others = r.etp * r.pp * r.egtp;
-        const auto valid = divisors_fitting(w, others);
-        throw input_error(n.where("ep", r.ep),
-                          "world size " + std::to_string(w) + " is not divisible by etp*ep*pp = " +
-                              std::to_string(r.etp) + "*" + std::to_string(r.ep) + "*" + std::to_string(r.pp),
-                          expert_grid_hint(n, r, w, valid));
+    const bool show_gtp = r.gtp > 1;
+    const std::string names = show_gtp ? "tp*pp*cp*gtp" : "tp*pp*cp";
+    std::string product = std::to_string(r.tp) + "*" + std::to_string(r.pp) + "*" + std::to_string(r.cp);
+    if (show_gtp) {
+        product += "*" + std::to_string(r.gtp);
     }
-    r.expert_dp = w / expert_model;
+    const auto valid = divisors_fitting(w, others);
+    return input_error(n.where(blame, blamed_value),
+                       "world size " + std::to_string(w) + " is not divisible by " + names + " = " + product,
+                       valid.empty() ? "reduce the other sizes so their product divides " + std::to_string(w)
+                                     : "valid " + blame + " values here: " + join(valid, ", "));
+}
 
-    // The order string: known tokens, no duplicates, every size > 1 present (Rule 3).
+// The order's tokens (lower case, in r.order): known tokens, no duplicates, tp present, every
+// size > 1 named (Rule 3).
+std::vector<std::string> order_tokens(const Namer& n, const ParallelSpec& spec, ResolvedSpec& r) {
     std::string order = spec.order;
     std::transform(order.begin(), order.end(), order.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     r.order = order;
-    const auto tokens = split_order(order);
+    auto tokens = split_order(order);
     const std::set<std::string> known = {"tp", "cp", "ep", "dp", "pp"};
     std::set<std::string> seen;
     for (const auto& t : tokens) {
@@ -308,10 +287,6 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
         throw input_error(n.where("order", "'" + spec.order + "'"), "the rank order has no 'tp' token",
                           "Megatron-Core needs tp in the order (it anchors the GTP axis); put it first, e.g. tp-" + order);
     }
-    const std::map<std::string, std::int64_t> dense_sizes = {
-        {"tp", r.tp}, {"cp", r.cp}, {"ep", 1}, {"dp", r.dp}, {"pp", r.pp}, {"gtp_remat", r.gtp}};
-    const std::map<std::string, std::int64_t> expert_sizes = {
-        {"tp", r.etp}, {"cp", 1}, {"ep", r.ep}, {"dp", r.expert_dp}, {"pp", r.pp}, {"gtp_remat", r.egtp}};
     for (const auto& [name, size] : std::map<std::string, std::int64_t>{
              {"tp", std::max(r.tp, r.etp)}, {"cp", r.cp}, {"ep", r.ep}, {"dp", std::max(r.dp, r.expert_dp)}, {"pp", r.pp}}) {
         if (size > 1 && seen.count(name) == 0) {
@@ -320,10 +295,11 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
                               "add " + name + " to the order, e.g. tp-cp-ep-dp-pp");
         }
     }
-    // ep > 1 and cp > 1 together are fine: each generator holds only one of them.
-    r.dense = make_axes(tokens, dense_sizes, "tp");
-    r.expert = make_axes(tokens, expert_sizes, "ep");
+    return tokens;
+}
 
+// Rules 4 to 6: the two generators' pipeline groups agree, and virtual stages need pp > 1.
+void check_pipeline(const Namer& n, const ParallelSpec& spec, const ResolvedSpec& r, const std::vector<std::string>& tokens) {
     // Rule 4: pp not last ⇒ expert_dp == dp.
     if (r.pp > 1 && tokens.back() != "pp" && r.expert_dp != r.dp) {
         throw input_error(n.where("order", "'" + spec.order + "'"),
@@ -344,6 +320,10 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
         throw input_error(n.where("vpp", *r.vpp), "virtual pipeline stages need pp > 1",
                           "drop " + n.name("vpp") + " or set " + n.name("pp") + " above 1");
     }
+}
+
+// Rules 7 and 8: distributed-optimizer instances, hierarchical and hybrid CP.
+void check_optimizer_and_cp(const Namer& n, const ResolvedSpec& r) {
     // Rule 7: distributed-optimizer instances.
     const std::int64_t k = r.dist_opt_instances;
     if ((r.dp * r.cp) % k != 0 || r.expert_dp % k != 0) {
@@ -381,6 +361,58 @@ ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
                           "hybrid CP needs even dp*cp groups, but dp*cp = " + std::to_string(r.dp * r.cp),
                           "choose sizes that make dp*cp even, or turn hybrid CP off");
     }
+}
+
+}  // namespace
+
+std::string axes_order(const std::vector<Axis>& axes) {
+    std::string s;
+    for (const auto& a : axes) {
+        s += (s.empty() ? "" : "-") + a.name;
+    }
+    return s;
+}
+
+ResolvedSpec resolve_spec(const ParallelSpec& spec, const SpecSource& source) {
+    const Namer n(source);
+    check_sizes(n, spec);
+    ResolvedSpec r = given_sizes(spec);
+    const std::int64_t w = r.grid_world;
+
+    // Rule 1: W % (tp·pp·cp·gtp) == 0.
+    const std::int64_t model = r.tp * r.pp * r.cp * r.gtp;
+    if (r.tp > w || r.pp > w || r.cp > w || model > w || w % model != 0) {
+        throw model_grid_error(n, r, w);
+    }
+    r.dp = w / model;
+    if (spec.dp && *spec.dp != r.dp) {
+        throw input_error(n.where("dp", *spec.dp),
+                          "dp = " + std::to_string(*spec.dp) + " disagrees with world / (tp*pp*cp) = " +
+                              std::to_string(w) + " / " + std::to_string(model) + " = " + std::to_string(r.dp),
+                          "drop " + n.name("dp") + " (it is derived) or set it to " + std::to_string(r.dp));
+    }
+    // Rule 2: W % (etp·ep·pp·egtp) == 0.
+    const std::int64_t expert_model = r.etp * r.ep * r.pp * r.egtp;
+    if (r.ep > w || r.etp > w || expert_model > w || w % expert_model != 0) {
+        const std::int64_t others = r.etp * r.pp * r.egtp;
+        const auto valid = divisors_fitting(w, others);
+        throw input_error(n.where("ep", r.ep),
+                          "world size " + std::to_string(w) + " is not divisible by etp*ep*pp = " +
+                              std::to_string(r.etp) + "*" + std::to_string(r.ep) + "*" + std::to_string(r.pp),
+                          expert_grid_hint(n, r, w, valid));
+    }
+    r.expert_dp = w / expert_model;
+
+    const auto tokens = order_tokens(n, spec, r);
+    const std::map<std::string, std::int64_t> dense_sizes = {
+        {"tp", r.tp}, {"cp", r.cp}, {"ep", 1}, {"dp", r.dp}, {"pp", r.pp}, {"gtp_remat", r.gtp}};
+    const std::map<std::string, std::int64_t> expert_sizes = {
+        {"tp", r.etp}, {"cp", 1}, {"ep", r.ep}, {"dp", r.expert_dp}, {"pp", r.pp}, {"gtp_remat", r.egtp}};
+    // ep > 1 and cp > 1 together are fine: each generator holds only one of them.
+    r.dense = make_axes(tokens, dense_sizes, "tp");
+    r.expert = make_axes(tokens, expert_sizes, "ep");
+    check_pipeline(n, spec, r, tokens);
+    check_optimizer_and_cp(n, r);
     return r;
 }
 
