@@ -199,11 +199,17 @@ TEST_CASE("PXN rail-aligned: a pair is PXN when either end can relay over NVLink
     CHECK(c.classify(10, 0) == PathClass::Pxn);
     CHECK(c.classify(7, 14) == PathClass::Pxn);   // leaf 7 against leaf 3: node1 has no rail 7 to relay to
     CHECK(c.classify(9, 8) == PathClass::Pix);    // inside node1: both GPUs under PLX0
+    // A pair runs at its slower NIC: node0's 400 Gbit/s against node1's 200 Gbit/s = 25 GB/s.
+    CHECK(c.bandwidth_gbyte_s(0, 8, PathClass::Rail) == doctest::Approx(200.0 / 8));
+    CHECK(c.bandwidth_gbyte_s(8, 0, PathClass::Pxn) == doctest::Approx(200.0 / 8));
 }
 
 TEST_CASE("PXN off on the same mixed pair: every cross-leaf pair is XRAIL whichever end could relay") {
-    const Setup s = mixed(R"({"rails": "aligned", "pxn": false})");
+    const Setup s = mixed(R"({"rails": "aligned", "pxn": false, "oversubscription": 2.0})");
     const PairClassifier c(s.cluster, s.placement);
+    // XRAIL crosses the spine: the slower NIC (200 Gbit/s) over the 2:1 oversubscription; RAIL stays on its leaf.
+    CHECK(c.bandwidth_gbyte_s(0, 10, PathClass::Xrail) == doctest::Approx(200.0 / 8 / 2));
+    CHECK(c.bandwidth_gbyte_s(0, 8, PathClass::Rail) == doctest::Approx(200.0 / 8));
     for (int g = 0; g < 8; ++g) {
         for (int h = 0; h < 8; ++h) {
             CAPTURE(g);

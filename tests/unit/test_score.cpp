@@ -356,3 +356,33 @@ TEST_CASE("factors only: one score path - the model path's formula, the same ans
     ones.given.non_overlapped = 0.999;
     CHECK(compute_score(ones).throughput_gain == doctest::Approx(999.0));
 }
+
+TEST_CASE("the three factors from the per-kind times: E0/T, R/E0 and (E0 - E1)/R with R = min(t0 - t1, E0)") {
+    // docs/cost-model.md §6, worked from the by-kind table the report prints: each factor on its
+    // own (their product alone cannot tell eliminable from non_overlapped).
+    for (const bool hidden : {false, true}) {
+        CAPTURE(hidden);
+        ScoreInput in = seed_a();
+        in.training->overlap_dp = hidden;
+        const Score s = compute_score(in);
+        double t0 = 0, t1 = 0, e0 = 0, e1 = 0;
+        for (const auto& k : s.by_kind) {
+            if (k.cross_node) {
+                t0 += k.time_s[0];
+                t1 += k.time_s[1];
+                e0 += k.exposed_s[0];
+                e1 += k.exposed_s[1];
+            }
+        }
+        REQUIRE(e0 > 0);
+        const double reach = std::min(t0 - t1, e0);
+        CHECK(s.cross_node_share == doctest::Approx(e0 / s.step_time_s[0]));
+        CHECK(s.eliminable == doctest::Approx(reach / e0));
+        CHECK(s.non_overlapped == doctest::Approx((e0 - e1) / reach));
+        CHECK(s.cross_node_share * s.eliminable * s.non_overlapped == doctest::Approx(s.rdma_benefit));
+        if (!hidden) {  // nothing hidden: the seed's form, eliminable 1 − t1/t0 and non_overlapped 1
+            CHECK(s.eliminable == doctest::Approx(1.0 - t1 / t0));
+            CHECK(s.non_overlapped == doctest::Approx(1.0));
+        }
+    }
+}

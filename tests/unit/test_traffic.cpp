@@ -150,3 +150,19 @@ TEST_CASE("pipeline activations split by tp: each TP rank sends b*s*h*beta/t per
     CHECK(pp->exposed_calls == 2.0);     // fill and drain: 2(p − 1)
     CHECK(pp->bytes_per_step() == 2.0 * 4 * 512 * 4096 * 2 / 2);
 }
+
+TEST_CASE("expert all-to-all under sequence parallelism: each TP rank dispatches its 1/tp of the tokens, by hand") {
+    // tp = 2, ep = 8, dp = 8: m = 16 / 8 = 2 micro-batches of 512 tokens, top-6 of h = 4096, β = 2.
+    const ModelSpec m = moe_model();
+    TrainingSpec t = lora_training();
+    t.sequence_parallel = true;
+    const auto sp = traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t);
+    const auto* ep = find(sp, "ep", CollectiveOp::AllToAll);
+    REQUIRE(ep != nullptr);
+    CHECK(ep->size_bytes == doctest::Approx(512.0 / 2 * 6 * m.capacity_factor * 4096 * 2));
+    CHECK(ep->calls == 2.0 * 4 * 40);
+    t.sequence_parallel = false;  // without it every TP rank holds all 512 tokens
+    const auto* whole = find(traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t), "ep", CollectiveOp::AllToAll);
+    REQUIRE(whole != nullptr);
+    CHECK(whole->size_bytes == doctest::Approx(512.0 * 6 * m.capacity_factor * 4096 * 2));
+}
