@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev libtomlplusplus-dev \
             libgraphviz-dev doctest-dev librsvg2-bin libcli11-dev man-db python3 python3-yaml python3-jsonschema chromium
 
-.PHONY: run test setup build bench bench-record package fuzz fuzz-build sanitize tidy format clean
+.PHONY: run test setup build bench bench-record package fuzz fuzz-build sanitize tidy format clean mutate
 
 # Installs whatever of the Debian packages is missing (quiet when all are present).
 setup:
@@ -80,3 +80,14 @@ tidy: build
 	n=$$(wc -l <$(BUILD_DIR)/tidy-findings.txt); cat $(BUILD_DIR)/tidy-findings.txt; \
 	echo "clang-tidy: $$n findings over src/ (full log: $(BUILD_DIR)/tidy.log)"; \
 	if [ "$(TIDY_STRICT)" = 1 ] && [ "$$n" -ne 0 ]; then exit 1; fi
+
+# --- mutation testing (docs/testing.md) ---
+# Applies each mutant of tests/mutate/mutants.txt to the source in place (restored afterwards, also
+# when interrupted), rebuilds $(BUILD_DIR) incrementally, runs the tests that should kill it and
+# prints killed/survived and the kill rate. MUTATE_SUBSET=N runs N mutants picked by the commit
+# (CI); MUTATE_ONLY=id1,id2 runs those. Fails when a mutant survives.
+MUTATE_SUBSET ?= 0
+MUTATE_ONLY ?=
+mutate: build
+	python3 tests/mutate/mutate.py --build-dir $(BUILD_DIR) --jobs $(JOBS) --subset $(MUTATE_SUBSET) \
+	    $(if $(MUTATE_ONLY),--only $(MUTATE_ONLY))

@@ -267,7 +267,29 @@ void reasons_for(Score& s) {
     }
 }
 
+/// The benefit and its throughput gain, 1 / (1 − benefit) − 1: one formula for the model path and
+/// the factors-only path (given factors are the model path's factors, given). A benefit of 1 (the
+/// candidate's step would take no time) has no finite gain and is refused: it is reached only
+/// when factors are given (all three 1, or the given ones with computed 1s), since a model's
+/// candidate step includes its compute.
+void set_benefit(Score& s, double benefit) {
+    if (benefit >= 1.0) {
+        throw unbounded_benefit("score", s.cross_node_share, s.eliminable, s.non_overlapped);
+    }
+    s.rdma_benefit = benefit;
+    s.throughput_gain = 1.0 / (1.0 - benefit) - 1.0;
+}
+
 }  // namespace
+
+Error unbounded_benefit(const std::string& where, double share, double eliminable, double non_overlapped) {
+    return input_error(where,
+                       "cross_node_share x eliminable x non_overlapped = " + number_text(share) + " x " +
+                           number_text(eliminable) + " x " + number_text(non_overlapped) +
+                           " = 1 predicts a step that takes no time (an unbounded throughput gain)",
+                       "give factors whose product is below 1 (1, 1 and 1 say the whole step is cross-node "
+                       "communication that the candidate removes)");
+}
 
 Score compute_score(const ScoreInput& in) {
     // Kinds the transport changes: those that cross nodes, and with sockets inside the node
@@ -296,9 +318,8 @@ Score compute_score(const ScoreInput& in) {
         s.cross_node_share = *in.given.cross_node_share;
         s.eliminable = *in.given.eliminable;
         s.non_overlapped = *in.given.non_overlapped;
-        s.rdma_benefit = s.single_arm ? 0.0 : s.cross_node_share * s.eliminable * s.non_overlapped;
+        set_benefit(s, s.single_arm ? 0.0 : s.cross_node_share * s.eliminable * s.non_overlapped);
         s.band_low = s.band_high = s.rdma_benefit;
-        s.throughput_gain = 1.0 / (1.0 - s.rdma_benefit) - 1.0;
         return s;
     }
 
@@ -409,10 +430,9 @@ Score compute_score(const ScoreInput& in) {
     s.eliminable = in.given.eliminable.value_or(f.eliminable);
     s.non_overlapped = in.given.non_overlapped.value_or(f.non_overlapped);
     const bool any_given = s.given_share || s.given_eliminable || s.given_non_overlapped;
-    s.rdma_benefit = s.single_arm ? 0.0
-                     : any_given  ? s.cross_node_share * s.eliminable * s.non_overlapped
-                                  : ratio(s.step_time_s[0] - s.step_time_s[1], s.step_time_s[0]);
-    s.throughput_gain = s.rdma_benefit < 1.0 ? 1.0 / (1.0 - s.rdma_benefit) - 1.0 : 0.0;
+    set_benefit(s, s.single_arm ? 0.0
+                   : any_given  ? s.cross_node_share * s.eliminable * s.non_overlapped
+                                : ratio(s.step_time_s[0] - s.step_time_s[1], s.step_time_s[0]));
 
     // Band: the baseline at its best and the candidate at its worst, and the other way round.
     const auto score_at = [&](PriorEnd base, PriorEnd cand) {

@@ -107,8 +107,10 @@ nlohmann::json to_json(const Score& s) {
         j["compute_s"] = s.compute_s;
         j["bubble_s"] = s.bubble_s;
         j["compute"] = compute_json(s);
-    } else {
+    } else {  // the three factors given: the same keys, without the times a model would give
         j["step_time_s"] = nullptr;
+        j["compute_s"] = nullptr;
+        j["bubble_s"] = nullptr;
     }
     j["factors"] = {{"cross_node_share", s.cross_node_share},
                     {"eliminable", s.eliminable},

@@ -467,6 +467,10 @@ ScoreFactors score_factors_from_json(const nlohmann::json& j, const std::string&
     s.cross_node_share = f.get<double>("cross_node_share", 0, 1);
     s.eliminable = f.get<double>("eliminable", 0, 1);
     s.non_overlapped = f.get<double>("non_overlapped", 0, 1);
+    if (s.cross_node_share && s.eliminable && s.non_overlapped &&
+        *s.cross_node_share * *s.eliminable * *s.non_overlapped >= 1.0) {
+        throw unbounded_benefit(f.where(), *s.cross_node_share, *s.eliminable, *s.non_overlapped);
+    }
     // rail_bytes (bytes per step by rail, for the fabric diagram): an array, or {"rail": bytes}.
     if (f.has("rail_bytes")) {
         const nlohmann::json& rb = f.at("rail_bytes");

@@ -7,9 +7,11 @@
 //   exit          optional: expected exit code (default 0)
 // Each case runs twice: the output must also be byte-identical between runs (determinism). An
 // output that starts with an XML declaration (SVG charts) must parse as XML.
-// A case that scores layouts (analyze, compare, search) runs once more as JSON: its shares must
-// lie in [0, 1].
-// PLANLAYOUT_UPDATE_GOLDEN=1 rewrites the expected files; review them in the diff like code.
+// A case that scores layouts (analyze, compare, search) runs once more as JSON: it must exit 0,
+// validate against its command's schema (schema/) and its shares must lie in [0, 1].
+// PLANLAYOUT_UPDATE_GOLDEN=1 rewrites the expected files (and removes an `exit` file a case no
+// longer needs); every other check still runs. Review the rewritten files in the diff like code.
+// Under CI=true the switch is refused: CI compares, it never rewrites.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,11 +26,13 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <nlohmann/json.hpp>
 
+#include "json_schema.hpp"
 #include "planlayout/cli/run.hpp"
 #include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using planlayout::testing::replace_all;
+using planlayout::testing::SchemaValidator;
 using planlayout::testing::slurp;
 
 namespace {
@@ -101,6 +105,13 @@ void check_shares(const nlohmann::json& j, const std::string& at) {
     }
 }
 
+// The violations of a JSON report against schema/<command>.schema.json (analyze, compare, search).
+std::vector<std::string> schema_errors(const std::string& command, const nlohmann::json& instance) {
+    const fs::path p = fs::path(PLANLAYOUT_SOURCE_DIR) / "schema" / (command + ".schema.json");
+    REQUIRE_MESSAGE(fs::exists(p), "no schema " << p.string());
+    return SchemaValidator(nlohmann::json::parse(slurp(p))).validate(instance);
+}
+
 // The case as JSON, when it scores layouts (analyze, compare, search) as text or JSON: its
 // --format replaced by json and, for search, every row (--top 0). Empty when it does not.
 std::vector<std::string> as_json_case(const std::vector<std::string>& args) {
@@ -158,8 +169,15 @@ void check_group_listing(const std::string& out) {
 }  // namespace
 
 TEST_CASE("every golden CLI case matches its expected output, twice over") {
-    const fs::path root = PLANLAYOUT_GOLDEN_DIR;
+    // The case folders: tests/golden/, or a copy named by PLANLAYOUT_GOLDEN_DIR (the switch's own
+    // test, tests/ctest/check_golden_switch.sh, runs it on a copy).
+    const char* other_root = std::getenv("PLANLAYOUT_GOLDEN_DIR");
+    const fs::path root = other_root != nullptr && *other_root != '\0' ? fs::path(other_root) : fs::path(PLANLAYOUT_GOLDEN_DIR);
     const bool update = std::getenv("PLANLAYOUT_UPDATE_GOLDEN") != nullptr;
+    const char* ci = std::getenv("CI");
+    REQUIRE_MESSAGE(!(update && ci != nullptr && std::string(ci) == "true"),
+                    "PLANLAYOUT_UPDATE_GOLDEN is set under CI=true: CI compares the golden files, it never rewrites "
+                    "them; unset PLANLAYOUT_UPDATE_GOLDEN");
     std::vector<fs::path> cases;
     for (const auto& e : fs::directory_iterator(root)) {
         if (e.is_directory() && fs::exists(e.path() / "args")) {
@@ -188,15 +206,23 @@ TEST_CASE("every golden CLI case matches its expected output, twice over") {
             }
             if (first.code != 0) {
                 spit(dir / "exit", std::to_string(first.code) + "\n");
+            } else {
+                fs::remove(dir / "exit");  // a stale exit file would outlive the failure it recorded
             }
-            continue;
         }
         const int expected_code = fs::exists(dir / "exit") ? std::stoi(slurp(dir / "exit")) : 0;
         CHECK(first.code == expected_code);
         if (const auto json_args = as_json_case(case_args(dir)); expected_code == 0 && !json_args.empty()) {
             const Outcome scored = run_case(dir, json_args);
+            CAPTURE(scored.err);
             REQUIRE(scored.code == 0);
-            check_shares(nlohmann::json::parse(scored.out), "");
+            const auto report = nlohmann::json::parse(scored.out);
+            check_shares(report, "");
+            const auto errors = schema_errors(json_args[1], report);
+            for (std::size_t i = 0; i < errors.size() && i < 10; ++i) {
+                CAPTURE(errors[i]);
+                CHECK(false);
+            }
         }
         CHECK(first.out == slurp(dir / "expected.out"));
         if (fs::exists(dir / "expected.err")) {

@@ -79,7 +79,7 @@ TEST_CASE("the seed's A/B: medians 4.490 s and 3.050 s at global batch 16") {
     CHECK(r.runs[5].source == "rdma-round3.json");
 }
 
-TEST_CASE("medians, min, max and outliers per arm; the baseline can be chosen") {
+TEST_CASE("medians, min, max and outliers per arm - the baseline can be chosen") {
     std::vector<StepSeries> runs = {series("rdma", "1", {9, 3, 3}), series("rdma", "2", {9, 3.3, 3.3}),
                                     series("rdma", "10", {9, 2.0, 2.0}), series("gdrdma", "1", {9, 2.5, 2.5})};
     AbOptions o;

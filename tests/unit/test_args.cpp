@@ -54,7 +54,7 @@ std::string message_of(const std::vector<std::string>& words) {
 
 }  // namespace
 
-TEST_CASE("options parse by any spelling, with = or a separate value; the last value wins") {
+TEST_CASE("options parse by any spelling, with = or a separate value - the last value wins") {
     Demo d;
     const auto a = d.parse({"--tensor-model-parallel-size", "4", "pos", "--verbose", "-o", "x"});
     CHECK(a.get_int("--tp", 1, 8).value() == 4);
@@ -98,7 +98,7 @@ TEST_CASE("non-integers and out-of-range values are refused with the flag named"
                          planlayout::Error);
 }
 
-TEST_CASE("a launch line's spec flags are read; its other flags and words are ignored") {
+TEST_CASE("a launch line's spec flags are read - its other flags and words are ignored") {
     const auto m = planlayout::megatron_args_from_words(
         planlayout::read_launch_script("torchrun --nnodes=2 --nproc_per_node 8 pretrain_gpt.py --lr 1e-4 "
                                        "--tensor-model-parallel-size 2 --use-flash-attn "

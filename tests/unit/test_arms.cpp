@@ -125,7 +125,7 @@ TEST_CASE("the template's gdr_level says how far GPUDirect reaches") {
                          Error);
 }
 
-TEST_CASE("a gdr_level written by import reads back; the default is not written") {
+TEST_CASE("a gdr_level written by import reads back - the default is not written") {
     const Cluster c = cluster_of(box("sys-ok", "CPU1", true, "SYS"));
     const json out = to_json(c.templates.front());
     CHECK(out.at("gdr_level") == "SYS");
@@ -269,7 +269,7 @@ TEST_CASE("search decides the arms once, as analyze does") {
     }
 }
 
-TEST_CASE("p2p/shm arms: kept on every node; across nodes both use the best network the GPUs allow") {
+TEST_CASE("p2p/shm arms: kept on every node - across nodes both use the best network the GPUs allow") {
     const TransportSpec spec = spec_of(R"({"compare": ["p2p", "shm"]})");
     const ArmChoice one = arms_on(cluster_of(box("eth-box", "SW0", false), 1), spec);
     CHECK(one.baseline == Transport::P2p);

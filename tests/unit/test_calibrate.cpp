@@ -175,7 +175,7 @@ TEST_CASE("an NVLink-class fit changes its own collective's intra-node time only
     CHECK(used.intra->op == CollectiveOp::AllGather);
 }
 
-TEST_CASE("two files with different collectives both apply; a later fit replaces only its own key") {
+TEST_CASE("two files with different collectives both apply - a later fit replaces only its own key") {
     const PlacedGroup g = make_placed_group(1, 2, {});
     TransportSpec truth_ar;
     truth_ar.tcp.inside_node = true;
@@ -291,7 +291,7 @@ TEST_CASE("bad calibration files are refused with one line naming file and point
     }
 }
 
-TEST_CASE("rows below min_size are listed but not fitted; one size is not enough") {
+TEST_CASE("rows below min_size are listed but not fitted - one size is not enough") {
     const PlacedGroup g = make_placed_group(2, 8, {});
     const auto run = synthesize(CollectiveOp::AllReduce, g, transport_model({}, Transport::Gdrdma));
     const Calibration c = fit_calibration(run, g, Transport::Gdrdma, std::nullopt, std::ldexp(1.0, 32));

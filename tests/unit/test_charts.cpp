@@ -115,7 +115,7 @@ TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden pa
     }
 }
 
-TEST_CASE("charts: seed B has a pipeline bubble segment; one arm, no model and no score still draw") {
+TEST_CASE("charts: seed B has a pipeline bubble segment - one arm, no model and no score still draw") {
     const Report b = plan_source_file("layouts/seed-2x8-pp2-ep8.json");
     REQUIRE(b.score);
     const auto bars = step_bars(*b.score);

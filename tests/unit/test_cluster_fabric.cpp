@@ -54,7 +54,7 @@ TEST_CASE("non-uniform trees are refused, naming what differs") {
                          doctest::Contains("leaf a has a parent switch, leaf b has none"), Error);
 }
 
-TEST_CASE("blocks become scalable units; leaves without a parent one spine tier (noted)") {
+TEST_CASE("blocks become scalable units - leaves without a parent one spine tier (noted)") {
     const ImportedFabric b = mapped(fixture::text("slurm-topology/topograph-expected-dra-block-topology.conf"));
     CHECK(b.nodes_per_su == 8);
     CHECK(b.sus_per_pod == 0);

@@ -89,7 +89,7 @@ TEST_CASE("causal attention: 2·s²·heads·head_dim forward, 2.5× that backwar
           doctest::Approx(fwd * (2.0 + kAttentionBackwardFactor)));
 }
 
-TEST_CASE("MoE: each local expert gets tokens·topk·cf·ep/experts tokens; the rank's expert FLOPs do not depend on EP") {
+TEST_CASE("MoE: each local expert gets tokens·topk·cf·ep/experts tokens - the rank's expert FLOPs do not depend on EP") {
     ModelSpec m = dense_model();
     m.experts = 64;
     m.topk = 2;
@@ -166,7 +166,7 @@ TEST_CASE("pipeline schedule: 1F1B bubble (p−1)/m, interleaved (p−1)/(v·m),
     CHECK(c.bubble_s == doctest::Approx(s.bubble_s));
 }
 
-TEST_CASE("compute_scale speeds up compute-bound ops only; MFU is model FLOPs over step × peak × GPUs") {
+TEST_CASE("compute_scale speeds up compute-bound ops only - MFU is model FLOPs over step × peak × GPUs") {
     const ModelSpec m = dense_model();
     const TrainingSpec t = one_batch(4096);
     const ComputeBreakdown a = compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0);
@@ -265,4 +265,41 @@ TEST_CASE("training.gpu, compute_scale and fp8: read, range-checked, and what th
     const ComputeBreakdown b = compute_breakdown(m, fp8, ParallelSizes{}, h100(), 1.0);
     CHECK(secs(b, "mlp") == doctest::Approx(secs(a, "mlp") / 2));
     CHECK(secs(b, "attention") == doctest::Approx(secs(a, "attention")));
+}
+
+namespace {
+
+double op_bytes(const ComputeBreakdown& c, const std::string& name) {
+    const auto it = std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; });
+    return it == c.ops.end() ? 0.0 : it->bytes;
+}
+
+}  // namespace
+
+TEST_CASE("attention bytes: beta*tokens*(heads/tp*(dqk+dv) + 2*kv_heads*head_dim/tp) forward, x(1+2.5) with backward") {
+    // Closed form (docs/cost-model.md, the attention core under flash attention): per layer and
+    // micro-batch the forward reads Q and the output per local head, K and V once per KV head:
+    // β·T·(H/t·(d_qk + d_v) + 2·H_kv·d/t) bytes; the backward moves 2.5× that. Pinned here by hand,
+    // not by a golden's bytes (issue 32, item 4).
+    ModelSpec m = dense_model();  // hidden 1024, 8 heads of 128, kv_heads = heads
+    const double beta = 2;
+    const double tokens = 2048;
+    const double both = 1.0 + kAttentionBackwardFactor;
+    const ComputeBreakdown mha = compute_breakdown(m, one_batch(2048), ParallelSizes{}, h100(), 1.0);
+    CHECK(op_bytes(mha, "attention") == doctest::Approx(beta * tokens * (8 * 256.0 + 2 * 8 * 128.0) * both));
+    // TP halves the heads each rank holds, queries and KV alike.
+    ParallelSizes tp2;
+    tp2.tp = 2;
+    const ComputeBreakdown mha_tp2 = compute_breakdown(m, one_batch(2048), tp2, h100(), 1.0);
+    CHECK(op_bytes(mha_tp2, "attention") == doctest::Approx(beta * tokens * (4 * 256.0 + 2 * 8 * 128.0 / 2) * both));
+    // GQA: 2 KV heads carry a quarter of the K and V bytes; Q and the output are unchanged.
+    m.kv_heads = 2;
+    const ComputeBreakdown gqa = compute_breakdown(m, one_batch(2048), ParallelSizes{}, h100(), 1.0);
+    CHECK(op_bytes(gqa, "attention") == doctest::Approx(beta * tokens * (8 * 256.0 + 2 * 2 * 128.0) * both));
+    // fp32 activations double every byte; two micro-batches (global batch 2) twice the step's.
+    m.activation_bytes = 4;
+    TrainingSpec two = one_batch(2048);
+    two.global_batch = 2;
+    const ComputeBreakdown fp32 = compute_breakdown(m, two, ParallelSizes{}, h100(), 1.0);
+    CHECK(op_bytes(fp32, "attention") == doctest::Approx(2 * 4 * tokens * (8 * 256.0 + 2 * 2 * 128.0) * both));
 }

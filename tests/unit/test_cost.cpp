@@ -86,7 +86,7 @@ TEST_CASE("all_gather and reduce_scatter: (n-1)/n S over min(NVLink, r x NIC)") 
     }
 }
 
-TEST_CASE("all_to_all leaves by each GPU's own rail NIC; busbw tends to B_nic (n-1)/(n-g)") {
+TEST_CASE("all_to_all leaves by each GPU's own rail NIC - busbw tends to B_nic (n-1)/(n-g)") {
     const PlacedGroup g = two_by_eight();
     const CollectiveCost c = all_to_all(g, kGB, gdr());
     CHECK(c.nic_s == doctest::Approx(0.5 / 40.0));           // half the buffer, 50 GB/s × 0.8
@@ -221,7 +221,7 @@ TransportModel arm(Transport t, const TransportSpec& spec = {}) { return transpo
 
 }  // namespace
 
-TEST_CASE("p2p and shm keep the network the spec names; only shm stages through host memory") {
+TEST_CASE("p2p and shm keep the network the spec names - only shm stages through host memory") {
     TransportSpec spec;
     spec.network = Transport::Tcp;
     const TransportModel p2p = arm(Transport::P2p, spec);
@@ -287,4 +287,17 @@ TEST_CASE("SHM collectives: slower than NVLink P2P, monotone in size, busbw boun
     const PlacedGroup two = two_by_eight();
     CHECK(all_reduce(two, kGB, shm).nic_s == doctest::Approx(all_reduce(two, kGB, gdr()).nic_s));
     CHECK(all_reduce(two, kGB, shm).intra_s > all_reduce(two, kGB, gdr()).intra_s);
+}
+
+TEST_CASE("fewer rail NICs than ranks: the ranks of a node share its NICs, by hand") {
+    // 2 nodes × 8 GPUs with 4 rail NICs of 400 Gbit/s: two ranks per NIC.
+    NodeHardware hw;
+    hw.nics_per_node = 4;
+    const PlacedGroup g = make_placed_group(2, 8, hw);
+    CHECK(g.rails_per_node == 4);
+    // All-to-all: each rank sends the half of the buffer bound for the other node through half a
+    // NIC: 50 GB/s × 0.8 / 2 = 20 GB/s.
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
+    // Ring all-gather: (n − 1)/n S over the node's 4 NICs × 45 GB/s.
+    CHECK(all_gather(g, kGB, gdr()).nic_s == doctest::Approx(15.0 / 16.0 / (4 * 45.0)));
 }

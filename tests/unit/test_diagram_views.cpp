@@ -138,7 +138,7 @@ TEST_CASE("groups view reads like the hardware: GPUs in index order, lanes align
     CHECK(count(dot, "GiB/step each way") == 8);
 }
 
-TEST_CASE("groups view: one labelled line per pipeline pair; a compact legend past 8 groups; the score's collective") {
+TEST_CASE("groups view: one labelled line per pipeline pair - a compact legend past 8 groups - the score's collective") {
     DiagramOptions o;
     o.kind = "pp";
     const std::string b = diagram_dot(plan_file("seed-2x8-pp2-ep8.json"), o);
@@ -188,7 +188,7 @@ TEST_CASE("node view: NIC labels fit inside their shapes") {
     CHECK(nics == 8);
 }
 
-TEST_CASE("groups view: 16 nodes in two rows of 8; pipeline stages of different rows joined by one line per node pair") {
+TEST_CASE("groups view: 16 nodes in two rows of 8 - pipeline stages of different rows joined by one line per node pair") {
     std::string text = slurp(layouts_dir() + "/h100-4node-tp8-pp2-ep8.json");
     for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"nodes\": 4,", "\"nodes\": 16,"},
                                   {"\"global_batch\": 16,", "\"global_batch\": 64,"}}) {

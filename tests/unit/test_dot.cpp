@@ -165,7 +165,7 @@ TEST_CASE("DOT is written before any layout: no positions, stable across calls")
     }
 }
 
-TEST_CASE("layout B's EP stays inside NVLink; layout A's crosses nodes on RAIL and PXN") {
+TEST_CASE("layout B's EP stays inside NVLink - layout A's crosses nodes on RAIL and PXN") {
     DiagramOptions o;
     const std::string a = diagram_dot(plan_source_file("layouts/seed-2x8-ep16.json", {"ep"}), o);
     const std::string b = diagram_dot(plan_source_file("layouts/seed-2x8-pp2-ep8.json", {"ep"}), o);
@@ -227,7 +227,7 @@ TEST_CASE("fabric view: the rail traffic hook reads a score's rail_bytes") {
     CHECK(dot.find("1.5 GB/step") != std::string::npos);
 }
 
-TEST_CASE("style: every class readable without colour; bad style files are input errors") {
+TEST_CASE("style: every class readable without colour - bad style files are input errors") {
     const DiagramStyle& st = default_diagram_style();
     // Cross-node classes differ in dash style, pen width or number of lines, not only in colour.
     std::set<std::string> looks;

@@ -1,6 +1,9 @@
 // Tests: used pairs per pattern and their classes on synthetic clusters.
 #include <doctest/doctest.h>
 
+#include <array>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/edge_class.hpp"
@@ -145,4 +148,130 @@ TEST_CASE("the device graph gives widest paths: NVLink inside, the NIC across") 
     CHECK(all.contains("spine0"));
     CHECK(*widest_path_gbyte_s(all, "node0/gpu2", "node1/gpu2") == doctest::Approx(50));
     CHECK_THROWS_AS((void)all.at("node9/gpu0"), Error);
+}
+
+namespace {
+
+// Two nodes of different templates: node0 an H100 HGX (NVSwitch, GPU g on rail g), node1 eight
+// PCIe GPUs without NVLink, one NIC per GPU pair (GPU h on rail h/2). Ranks 0-7 on node0, 8-15 on
+// node1. Every fixture above uses uniform NVSwitch nodes, where both ends of a pair can always
+// relay; here only node0's end can (issue 32, item 4).
+Setup mixed(const std::string& fabric) {
+    return setup(R"({"nodes": [{"host": "node0", "node": "h100-hgx-8gpu-8nic"}, {"host": "node1", "node": "pcie-8gpu-4nic"}],
+                     "fabric": )" + fabric + "}",
+                 1, 1, 1);
+}
+
+// The class of a pair across the two nodes, by hand: the same leaf is RAIL; otherwise node0's
+// GPU g can relay over NVLink to its GPU on the peer's leaf (PXN) when PXN is on, and node1
+// cannot relay at all (no NVLink); without PXN it is XRAIL.
+PathClass hand_class(int leaf0, int leaf1, bool pxn) {
+    if (leaf0 == leaf1) {
+        return PathClass::Rail;
+    }
+    return pxn ? PathClass::Pxn : PathClass::Xrail;
+}
+
+}  // namespace
+
+TEST_CASE("PXN rail-aligned: a pair is PXN when either end can relay over NVLink, in both orders") {
+    const Setup s = mixed(R"({"rails": "aligned", "pxn": true})");
+    // The premises of the hand table: node1 has no NVLink and puts GPU pairs on one rail.
+    const TemplateFacts& f1 = s.cluster.facts_of(1);
+    CHECK(f1.gpu_rail == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+    CHECK(f1.gpu_gpu[0 * 8 + 2] != PathClass::Nv);
+    CHECK(s.cluster.facts_of(0).gpu_rail == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+    const PairClassifier c(s.cluster, s.placement);
+    int pxn = 0;
+    for (int g = 0; g < 8; ++g) {
+        for (int h = 0; h < 8; ++h) {
+            CAPTURE(g);
+            CAPTURE(h);
+            const PathClass want = hand_class(g, h / 2, true);
+            CHECK(c.classify(g, 8 + h) == want);  // node0's end first
+            CHECK(c.classify(8 + h, g) == want);  // node1's end first: the relay is still node0's
+            pxn += want == PathClass::Pxn ? 1 : 0;
+        }
+    }
+    CHECK(pxn == 56);  // 64 pairs, 8 of them on a shared leaf
+    CHECK(c.classify(0, 8) == PathClass::Rail);
+    CHECK(c.classify(0, 10) == PathClass::Pxn);   // GPU0 relays to GPU1 (rail 1), node1's GPU2 is on rail 1
+    CHECK(c.classify(10, 0) == PathClass::Pxn);
+    CHECK(c.classify(7, 14) == PathClass::Pxn);   // leaf 7 against leaf 3: node1 has no rail 7 to relay to
+    CHECK(c.classify(9, 8) == PathClass::Pix);    // inside node1: both GPUs under PLX0
+    // A pair runs at its slower NIC: node0's 400 Gbit/s against node1's 200 Gbit/s = 25 GB/s.
+    CHECK(c.bandwidth_gbyte_s(0, 8, PathClass::Rail) == doctest::Approx(200.0 / 8));
+    CHECK(c.bandwidth_gbyte_s(8, 0, PathClass::Pxn) == doctest::Approx(200.0 / 8));
+}
+
+TEST_CASE("PXN off on the same mixed pair: every cross-leaf pair is XRAIL whichever end could relay") {
+    const Setup s = mixed(R"({"rails": "aligned", "pxn": false, "oversubscription": 2.0})");
+    const PairClassifier c(s.cluster, s.placement);
+    // XRAIL crosses the spine: the slower NIC (200 Gbit/s) over the 2:1 oversubscription; RAIL stays on its leaf.
+    CHECK(c.bandwidth_gbyte_s(0, 10, PathClass::Xrail) == doctest::Approx(200.0 / 8 / 2));
+    CHECK(c.bandwidth_gbyte_s(0, 8, PathClass::Rail) == doctest::Approx(200.0 / 8));
+    for (int g = 0; g < 8; ++g) {
+        for (int h = 0; h < 8; ++h) {
+            CAPTURE(g);
+            CAPTURE(h);
+            CHECK(c.classify(g, 8 + h) == hand_class(g, h / 2, false));
+            CHECK(c.classify(8 + h, g) == hand_class(g, h / 2, false));
+        }
+    }
+}
+
+TEST_CASE("PXN on an explicitly wired fabric: only node0's end can relay, in either order") {
+    // node1's four NICs wired in reverse: its rail r on leaf l(3 - r).
+    const Setup s = mixed(R"({"rails": "explicit", "pxn": true,
+        "wiring": {"node0": ["l0","l1","l2","l3","l4","l5","l6","l7"], "node1": ["l3","l2","l1","l0"]}})");
+    const PairClassifier c(s.cluster, s.placement);
+    for (int g = 0; g < 8; ++g) {
+        for (int h = 0; h < 8; ++h) {
+            CAPTURE(g);
+            CAPTURE(h);
+            const PathClass want = hand_class(g, 3 - h / 2, true);
+            CHECK(c.classify(g, 8 + h) == want);
+            CHECK(c.classify(8 + h, g) == want);
+        }
+    }
+    CHECK(c.classify(0, 14) == PathClass::Rail);  // node1 GPU6: rail 3 on l0, node0 GPU0's leaf
+    CHECK(c.classify(14, 0) == PathClass::Rail);
+    CHECK(c.classify(0, 8) == PathClass::Pxn);    // node1 GPU0 on l3: node0 relays through GPU3
+    CHECK(c.classify(8, 0) == PathClass::Pxn);
+    // Partially wired: node1 reaches only leaves l0-l3, so node0's GPU5 can still relay to them
+    // (through GPU0-GPU3), but nothing of node1 can reach l5.
+    CHECK(c.classify(5, 15) == PathClass::Pxn);
+    CHECK(c.classify(15, 5) == PathClass::Pxn);
+}
+
+TEST_CASE("hand-classified pair table: two H100 nodes, rail-aligned, every pair of the 16 GPUs") {
+    // Closed form, not the code: the same node is NVLink (NVSwitch); across nodes the same GPU
+    // index is the same rail (RAIL), any other is PXN (relay over NVLink to the peer's rail), or
+    // XRAIL with PXN off.
+    for (const bool pxn_on : {true, false}) {
+        CAPTURE(pxn_on);
+        const Setup s = setup(std::string(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic", "fabric": {"pxn": )") +
+                                  (pxn_on ? "true" : "false") + "}}",
+                              1, 1, 1);
+        const PairClassifier c(s.cluster, s.placement);
+        std::array<int, kPathClassCount> tally{};
+        for (std::int64_t a = 0; a < 16; ++a) {
+            for (std::int64_t b = 0; b < 16; ++b) {
+                if (a == b) {
+                    continue;
+                }
+                CAPTURE(a);
+                CAPTURE(b);
+                const PathClass want = a / 8 == b / 8         ? PathClass::Nv
+                                       : a % 8 == b % 8       ? PathClass::Rail
+                                       : pxn_on               ? PathClass::Pxn
+                                                              : PathClass::Xrail;
+                CHECK(c.classify(a, b) == want);
+                ++tally[static_cast<std::size_t>(want)];
+            }
+        }
+        CHECK(tally[static_cast<std::size_t>(PathClass::Nv)] == 2 * 8 * 7);
+        CHECK(tally[static_cast<std::size_t>(PathClass::Rail)] == 2 * 8);
+        CHECK(tally[static_cast<std::size_t>(pxn_on ? PathClass::Pxn : PathClass::Xrail)] == 2 * 8 * 7);
+    }
 }

@@ -233,7 +233,7 @@ TEST_CASE("views at scale: 1,024 nodes fit 2,000 x 2,000 px with no text under 1
     CHECK(fabric == read_text_file(std::string(PLANLAYOUT_SOURCE_DIR) + "/viz/examples/1024node-fabric.svg"));
 }
 
-TEST_CASE("views at scale: small clusters draw node x node; DOT refuses the charts; unknown kinds are named") {
+TEST_CASE("views at scale: small clusters draw node x node - DOT refuses the charts - unknown kinds are named") {
     const Report a = plan_source_file("layouts/seed-2x8-ep16.json");
     DiagramOptions o;
     o.view = DiagramView::Matrix;

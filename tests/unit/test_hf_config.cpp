@@ -99,7 +99,7 @@ TEST_CASE("Qwen3-30B-A3B: head_dim given (q is wider than hidden), no shared exp
     CHECK(total(r.model) - 2 * embedding(r.model) == doctest::Approx(29.9e9).epsilon(0.005));
 }
 
-TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert; the MTP module is named, not counted") {
+TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert - the MTP module is named, not counted") {
     const Read r = read_fixture("deepseek-v3.json");
     REQUIRE(r.model.mla.has_value());
     CHECK(r.model.mla->q_lora_rank == 1536);
@@ -124,7 +124,7 @@ TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert; the MTP 
     CHECK(r.model.active_params() == doctest::Approx(37e9).epsilon(0.02));
 }
 
-TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64; sliding window and biases named as not modelled") {
+TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64 - sliding window and biases named as not modelled") {
     const Read r = read_fixture("gpt-oss-120b.json");
     CHECK(r.model.experts == 128);
     CHECK(r.model.topk == 4);

@@ -136,7 +136,7 @@ TEST_CASE("the report draws a groups view of each kind that crosses nodes and ca
     CHECK(report_view_kinds(plan(r)) == std::vector<std::string>{"pp"});
 }
 
-TEST_CASE("plan-layout report: --verify with an error exits 1 and still writes the page; --ab shows the prediction") {
+TEST_CASE("plan-layout report: --verify with an error exits 1 and still writes the page - --ab shows the prediction") {
     const std::string src = PLANLAYOUT_SOURCE_DIR;
     std::ostringstream out;
     std::ostringstream err;

@@ -113,7 +113,7 @@ TEST_CASE("one-GPU H200 VM: the GPU as a 3D controller, eth0 (virtio) as a TCP-o
     CHECK(t.gpu_memory_bytes == 146591680.0 * 1024);
 }
 
-TEST_CASE("broken hwloc XML names the file and line; other XML is pointed to its reader") {
+TEST_CASE("broken hwloc XML names the file and line - other XML is pointed to its reader") {
     using planlayout::Error;
     const std::string good = fixture::text("hwloc-xml/hwloc2-24em64t-2n6c2t-pci.xml");
     CHECK_THROWS_WITH_AS(read_hwloc_xml(good.substr(0, good.size() / 2), "cut.xml"),

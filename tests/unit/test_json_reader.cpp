@@ -1,7 +1,12 @@
 // Tests: the one JSON reader — key policy, typed range-checked fields, messages.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/json_reader.hpp"
@@ -26,7 +31,7 @@ TEST_CASE("comment keys (\"_...\" and \"//\") are accepted in every object, and 
                          "f.json (/s/note): unknown key \"note\"; known keys here: a (keys starting with _ are comments)", Error);
 }
 
-TEST_CASE("numbers are typed and range-checked; integers print as integers, huge ones as given") {
+TEST_CASE("numbers are typed and range-checked - integers print as integers, huge ones as given") {
     const json j = json::parse(R"({"n": 0, "big": 18446744073709551615, "neg": -9223372036854775808, "x": 2.5, "s": "t"})");
     const JsonReader r(j, "f.json", "");
     CHECK_THROWS_WITH_AS((void)r.get<int>("n", 1, 1 << 30), "f.json (/n): n = 0 is smaller than 1; give a value of at least 1",
@@ -77,7 +82,7 @@ TEST_CASE("number_text prints integers whole and other values compactly") {
     CHECK(number_text(1e300) == "1e+300");
 }
 
-TEST_CASE("a key given twice in one object is refused with both places; escapes and nesting are understood") {
+TEST_CASE("a key given twice in one object is refused with both places - escapes and nesting are understood") {
     using planlayout::parse_json_text;
     CHECK_THROWS_WITH_AS(parse_json_text("{\n  \"nodes\": 2,\n  \"nodes\": 4\n}", "l.json"),
                          "l.json:3:3: key \"nodes\" is given twice in one object (first at line 2, column 3); keep one of "
@@ -90,4 +95,79 @@ TEST_CASE("a key given twice in one object is refused with both places; escapes 
               .size() == 4);
     CHECK_THROWS_WITH_AS(parse_json_text(R"({"x": [1, {"k": 1, "k": 2}]})", "n.json"), doctest::Contains("n.json:1:20: key \"k\""),
                          Error);
+}
+
+TEST_CASE("ranges are closed: a value equal to its minimum or maximum is accepted, one step beyond refused") {
+    // Real-valued ranges at documented bounds (a share in [0, 1], a rate in [1e-3, 1e5]) and the
+    // next representable double past each bound (issue 32, item 4: no fixture gave a value equal
+    // to its maximum, so a range made exclusive there went unnoticed).
+    const double above_one = std::nextafter(1.0, 2.0);
+    const double below_zero = -std::numeric_limits<double>::denorm_min();
+    json j;
+    j["at_max"] = 1.0;
+    j["at_min"] = 0.0;
+    j["past_max"] = above_one;
+    j["past_min"] = below_zero;
+    j["max_gbit_s"] = 1e5;
+    j["min_gbit_s"] = 1e-3;
+    j["over_gbit_s"] = std::nextafter(1e5, 1e6);
+    j["under_gbit_s"] = std::nextafter(1e-3, 0.0);
+    j["int_max"] = 8;
+    j["int_min"] = 1;
+    j["int_over"] = 9;
+    j["int_under"] = 0;
+    j["int64_max"] = std::numeric_limits<std::int64_t>::max();
+    const JsonReader r(j, "f.json", "");
+    CHECK(r.get<double>("at_max", 0, 1) == 1.0);
+    CHECK(r.get<double>("at_min", 0, 1) == 0.0);
+    CHECK(r.get_double("at_max", 0, 1) == 1.0);
+    CHECK(r.get<double>("at_max", 1, 1) == 1.0);  // a one-point range holds its point
+    CHECK_THROWS_WITH_AS((void)r.get<double>("past_max", 0, 1), doctest::Contains("is larger than 1; give a value of at most 1"),
+                         Error);
+    CHECK_THROWS_WITH_AS((void)r.get<double>("past_min", 0, 1),
+                         doctest::Contains("is smaller than 0; give a value of at least 0"), Error);
+    // Rates: 0 (unknown), the minimum and the maximum accepted; just past either refused.
+    CHECK(r.get_rate("max_gbit_s", 1e-3, 1e5) == 1e5);
+    CHECK(r.get_rate("min_gbit_s", 1e-3, 1e5) == 1e-3);
+    CHECK_THROWS_WITH_AS((void)r.get_rate("over_gbit_s", 1e-3, 1e5), doctest::Contains("is larger than 100000 Gbit/s"), Error);
+    CHECK_THROWS_WITH_AS((void)r.get_rate("under_gbit_s", 1e-3, 1e5), doctest::Contains("is smaller than 0.001 Gbit/s"),
+                         Error);
+    // Integers the same way, up to the largest int64.
+    CHECK(r.get<int>("int_max", 1, 8) == 8);
+    CHECK(r.get<int>("int_min", 1, 8) == 1);
+    CHECK_THROWS_WITH_AS((void)r.get<int>("int_over", 1, 8), "f.json (/int_over): int_over = 9 is larger than 8; give a value of at most 8",
+                         Error);
+    CHECK_THROWS_WITH_AS((void)r.get<int>("int_under", 1, 8),
+                         "f.json (/int_under): int_under = 0 is smaller than 1; give a value of at least 1", Error);
+    CHECK(r.get<std::int64_t>("int64_max", 0, std::numeric_limits<std::int64_t>::max()) ==
+          std::numeric_limits<std::int64_t>::max());
+    // As written in a file the largest int64 parses as an unsigned number: still in range.
+    const json written = json::parse(R"({"n": 9223372036854775807, "m": 9223372036854775808})");
+    const JsonReader w(written, "f.json", "");
+    CHECK(w.get<std::int64_t>("n", 0, std::numeric_limits<std::int64_t>::max()) == std::numeric_limits<std::int64_t>::max());
+    CHECK_THROWS_WITH_AS((void)w.get<std::int64_t>("m", 0, std::numeric_limits<std::int64_t>::max()),
+                         "f.json (/m): m = 9223372036854775808 is larger than 9223372036854775807; give a value of at most "
+                         "9223372036854775807",
+                         Error);
+}
+
+TEST_CASE("the score factors take their documented bounds 0 and 1 and refuse one step past them") {
+    // Through the reader of the layout's "score" section, as a user writes it.
+    for (const char* key : {"cross_node_share", "eliminable", "non_overlapped"}) {
+        CAPTURE(key);
+        json at_one;
+        at_one[key] = 1.0;
+        const ScoreFactors one = score_factors_from_json(at_one, "l.json");
+        json at_zero;
+        at_zero[key] = 0.0;
+        CHECK_NOTHROW((void)score_factors_from_json(at_zero, "l.json"));
+        json past;
+        past[key] = std::nextafter(1.0, 2.0);
+        CHECK_THROWS_WITH_AS((void)score_factors_from_json(past, "l.json"),
+                             doctest::Contains((std::string("l.json (/score/") + key + "): ").c_str()), Error);
+        json negative;
+        negative[key] = -1e-300;
+        CHECK_THROWS_WITH_AS((void)score_factors_from_json(negative, "l.json"), doctest::Contains("is smaller than 0"), Error);
+        CHECK((one.cross_node_share.value_or(0) + one.eliminable.value_or(0) + one.non_overlapped.value_or(0)) == 1.0);
+    }
 }

@@ -60,7 +60,7 @@ TEST_CASE("topograph v1 labels: two fabric tiers and NVLink cliques as blocks") 
     CHECK(f.warnings.empty());
 }
 
-TEST_CASE("AWS layers: layer-3 is the leaf, layer-1 the top; a NodeList without item kinds") {
+TEST_CASE("AWS layers: layer-3 is the leaf, layer-1 the top - a NodeList without item kinds") {
     const auto f = load("aws-eks-p5.json");
     CHECK(f.label_scheme == "aws");
     CHECK(f.tier_labels == std::vector<std::string>{"topology.k8s.aws/network-node-layer-3",
@@ -75,7 +75,7 @@ TEST_CASE("AWS layers: layer-3 is the leaf, layer-1 the top; a NodeList without 
     CHECK(f.nodes[0].gpu_capacity == 8);
 }
 
-TEST_CASE("GKE: subblock under block; the host label is not a switch tier") {
+TEST_CASE("GKE: subblock under block - the host label is not a switch tier") {
     const auto f = load("gcp-gke-a3ultra.json");
     CHECK(f.label_scheme == "gcp");
     REQUIRE(f.tier_labels.size() == 2);
@@ -96,7 +96,7 @@ TEST_CASE("OKE: a node without local_block_id hangs under its network block, wit
     CHECK(net->children == std::vector<std::string>{"ltbl17a2yq"});
 }
 
-TEST_CASE("a site's own labels through --tier-label; unlabelled nodes and count/capacity mismatches warned") {
+TEST_CASE("a site's own labels through --tier-label - unlabelled nodes and count/capacity mismatches warned") {
     CHECK_THROWS_WITH_AS(load("custom-rack-labels.json"),
                          "custom-rack-labels.json: no node carries a known topology label (topograph, AWS, GCP, OCI, "
                          "nvidia.com/gpu.clique); name the label of each tier, lowest first: --tier-label KEY "

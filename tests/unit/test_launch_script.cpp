@@ -68,7 +68,7 @@ TEST_CASE("defaults: ${X:-w} ${X-w} ${X:=w} ${X:+w}, unset and empty, as bash") 
     CHECK(texts("C=${1:-\"ckpt\"}\ntorchrun p.py --load $C") == Words{"torchrun", "p.py", "--load", "ckpt"});
 }
 
-TEST_CASE("export, declare, local, readonly set variables; NAME=v cmd sets NAME for that command only") {
+TEST_CASE("export, declare, local, readonly set variables - NAME=v cmd sets NAME for that command only") {
     CHECK(texts("export PP=2 TP=4\ndeclare -a ARR=(--x 1)\nlocal L=3\nreadonly R=5\ntypeset -x T=6\n"
                 "torchrun p.py $PP $TP ${ARR[@]} $L $R $T") == Words{"torchrun", "p.py", "2", "4", "--x", "1", "3", "5", "6"});
     CHECK(texts("N=1\nN=2 CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun p.py --n $N\ntorchrun q.py $N") ==
@@ -76,7 +76,7 @@ TEST_CASE("export, declare, local, readonly set variables; NAME=v cmd sets NAME 
     CHECK(texts("X=1\nunset X\ntorchrun p.py $X") == Words{"torchrun", "p.py", "$X"});
 }
 
-TEST_CASE("quoting: single, double, $'...', backslashes; a quoted string of flags splits when used unquoted") {
+TEST_CASE("quoting: single, double, $'...', backslashes - a quoted string of flags splits when used unquoted") {
     CHECK(texts("X=v\ntorchrun p.py '$X' \"$X\" $'a\\tb' a\\ b \"q\\\"q\" \"a\"'b'c") ==
           Words{"torchrun", "p.py", "$X", "v", "a\tb", "a b", "q\"q", "abc"});
     const std::string dist = "N=2\nD=\"--nproc_per_node 8 --nnodes $N\"\n";
@@ -172,7 +172,7 @@ TEST_CASE("the commands that count: launchers and Python scripts, with their pre
           Words{"torchrun", "a.py", "--x", "1", "python", "b.py", "--y", "2"});
 }
 
-TEST_CASE("a variable in its own assignment while unset is empty (appending); expansion never recurses") {
+TEST_CASE("a variable in its own assignment while unset is empty (appending) - expansion never recurses") {
     CHECK(texts("ARGS=\"$ARGS --tp 2\"\nARGS=\"$ARGS --pp 4\"\ntorchrun p.py $ARGS") ==
           Words{"torchrun", "p.py", "--tp", "2", "--pp", "4"});
     CHECK(texts("A=(\"${A[@]}\" --x)\nA=(\"${A[@]}\" --y)\ntorchrun p.py \"${A[@]}\"") ==
@@ -183,7 +183,7 @@ TEST_CASE("a variable in its own assignment while unset is empty (appending); ex
                          doctest::Contains("nesting deeper than 32 levels"), planlayout::Error);
 }
 
-TEST_CASE("bash -c, eval and here-documents for bash/sbatch/srun are read as script; others are skipped") {
+TEST_CASE("bash -c, eval and here-documents for bash/sbatch/srun are read as script - others are skipped") {
     CHECK(texts("CMD=\"python p.py --tp 2\"\nbash -c \"$CMD\"\neval $CMD") ==
           Words{"python", "p.py", "--tp", "2", "python", "p.py", "--tp", "2"});
     CHECK(texts("TP=2\nsrun --mpi=pmix bash -x -c \"cd /m; python p.py --tp ${TP}\" 2>&1 | tee l") ==

@@ -207,7 +207,7 @@ TEST_CASE("values: integers in range, store_true flags, missing values, Megatron
     CHECK(ignored(line("--tp 2 --- ---=1 --=x"), "--") == "x @ l.sh:1");  // found by fuzz_megatron_args
 }
 
-TEST_CASE("torchrun: --nnodes MIN:MAX takes the largest, with a note; --nproc-per-node gpu is listed") {
+TEST_CASE("torchrun: --nnodes MIN:MAX takes the largest, with a note - --nproc-per-node gpu is listed") {
     const auto m = line("torchrun --nnodes 2:4 --nproc-per-node gpu p.py");
     CHECK(at(m, "/cluster/nodes") == 4);
     CHECK(m.sources.at("/cluster/nodes") == "l.sh:1 (--nnodes 2:4: the largest size)");
@@ -217,7 +217,7 @@ TEST_CASE("torchrun: --nnodes MIN:MAX takes the largest, with a note; --nproc-pe
     CHECK_THROWS_AS((void)line("torchrun --nnodes 4:2 p.py"), planlayout::Error);
 }
 
-TEST_CASE("virtual pipeline: stages per rank, or layers / pp / layers per stage; 1 is none") {
+TEST_CASE("virtual pipeline: stages per rank, or layers / pp / layers per stage - 1 is none") {
     CHECK(at(line("--num-layers 32 --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2"),
              "/parallel/vpp") == 4);
     CHECK(line("--num-layers 32 --pp 4 --num-layers-per-virtual-pipeline-stage 8").layout.at("parallel").count("vpp") == 0);

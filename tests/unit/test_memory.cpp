@@ -182,7 +182,7 @@ TEST_CASE("memory budget: --gpu-memory overrides the template, the headroom is t
                          Error);
 }
 
-TEST_CASE("memory budget: the smallest GPU memory among the nodes the job uses; unknown when a template gives none") {
+TEST_CASE("memory budget: the smallest GPU memory among the nodes the job uses - unknown when a template gives none") {
     // Node a0 is an H100 node, b0 an L40S node; 8 ranks fill a0 only, 16 fill both.
     const std::string mixed =
         R"({"nodes": [{"host": "a0", "node": "h100-hgx-8gpu-8nic"}, {"host": "b0", "node": "pcie-8gpu-4nic"}]})";

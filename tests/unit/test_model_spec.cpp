@@ -53,7 +53,7 @@ TEST_CASE("errors name the file and the JSON pointer") {
                          Error);
 }
 
-TEST_CASE("every prior is overridable; a bare number keeps the band's relative width") {
+TEST_CASE("every prior is overridable - a bare number keeps the band's relative width") {
     const TransportSpec x = transport_spec_from_json(
         js(R"({"tcp": {"efficiency": 0.2, "alpha_us": 30, "interface_gbit_s": 25, "interfaces_per_node": 2},
                "gdrdma": {"alltoall_efficiency": {"value": 0.7, "low": 0.5, "high": 0.8}},
@@ -131,7 +131,7 @@ TEST_CASE("a GELU (two-matrix) FFN has two thirds of the SwiGLU FFN weights") {
     CHECK(m.attention_params_per_layer() == 10240);  // attention is not an FFN
 }
 
-TEST_CASE("shared_ffn_hidden sets the shared experts' total width; the default is shared_experts × expert width") {
+TEST_CASE("shared_ffn_hidden sets the shared experts' total width - the default is shared_experts × expert width") {
     nlohmann::json j = js(kSmallMoe);
     j["moe"]["shared_ffn_hidden"] = 96;
     const ModelSpec m = model_spec_from_json(j, "m.json");
@@ -167,7 +167,7 @@ TEST_CASE("moe/layer_freq as an int follows Megatron: layer i is MoE when i % N 
                          Error);
 }
 
-TEST_CASE("moe/layer_freq as a list marks each layer; leading zeros are the first dense layers") {
+TEST_CASE("moe/layer_freq as a list marks each layer - leading zeros are the first dense layers") {
     nlohmann::json j =
         js(R"({"layers": 6, "hidden": 64, "heads": 8, "moe": {"experts": 4, "topk": 2, "layer_freq": [0, 0, 1, 1, 0, 1]}})");
     const ModelSpec m = model_spec_from_json(j, "m.json");
@@ -275,7 +275,7 @@ TEST_CASE("fields() says which values were given, defaulted or derived") {
     CHECK(origin("/mla/kv_lora_rank") == "absent");
 }
 
-TEST_CASE("training: fp8 and the recompute method are stored; they are checked and written back") {
+TEST_CASE("training: fp8 and the recompute method are stored - they are checked and written back") {
     const TrainingSpec t = training_spec_from_json(
         js(R"({"global_batch": 64, "seq_len": 4096, "recompute": "full", "recompute_method": "block",
                "recompute_layers": 2, "fp8": "hybrid", "compute_time_s": 1.5})"),

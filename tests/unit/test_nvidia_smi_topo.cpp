@@ -107,7 +107,7 @@ TEST_CASE("two-GPU H200 VM: NV18, switch or direct links cannot be told apart") 
     CHECK(fixture::has_warning(t, "cannot be told apart"));
 }
 
-TEST_CASE("space-aligned and tab forms of one matrix agree; glued cells are split") {
+TEST_CASE("space-aligned and tab forms of one matrix agree - glued cells are split") {
     const std::string tabs =
         "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
         "GPU0\t X \tNV4\tPIX\t0-7\t0\n"

@@ -39,7 +39,7 @@ const char* kRun = R"json({"device": "NVIDIA H200", "ops": [
 
 }  // namespace
 
-TEST_CASE("bench ops: each kind's shape is read as the model times it; failed ops are left out") {
+TEST_CASE("bench ops: each kind's shape is read as the model times it - failed ops are left out") {
     const BenchRun run = bench_run_from_json(kRun, "ops.json");
     CHECK(run.device == "NVIDIA H200");
     REQUIRE(run.ops.size() == 8);
@@ -97,7 +97,7 @@ TEST_CASE("op_seconds: the layer model's GEMM, attention and memory timing, with
     CHECK(op_seconds(mem, g) == doctest::Approx(1e-3));
 }
 
-TEST_CASE("op check: runs merge to each op's median; ratios per kind; the largest errors first") {
+TEST_CASE("op check: runs merge to each op's median - ratios per kind - the largest errors first") {
     BenchRun a = bench_run_from_json(kRun, "a.json");
     BenchRun b = a;
     BenchRun c = a;

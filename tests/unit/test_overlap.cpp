@@ -152,7 +152,7 @@ TEST_CASE("pipeline and per-layer windows keep their capacity semantics") {
     CHECK(item_window(tp, model_bf16(), t, c, linear_call).exposed_s == doctest::Approx(10 * linear_call(1e6)));
 }
 
-TEST_CASE("training.overlap: param_gather follows dp unless given; one bucket size, not two") {
+TEST_CASE("training.overlap: param_gather follows dp unless given - one bucket size, not two") {
     const auto read = [](const char* text) {
         return training_spec_from_json(nlohmann::json::parse(text), "l.json");
     };

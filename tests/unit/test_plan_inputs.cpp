@@ -224,7 +224,7 @@ TEST_CASE("a launch-script value that cannot be known names the file, the line, 
     }
 }
 
-TEST_CASE("a Hugging Face config gives the model; an error about its value names the config") {
+TEST_CASE("a Hugging Face config gives the model - an error about its value names the config") {
     const std::string config = std::string(kSrc) + "/tests/data/hf-configs/mixtral-8x7b-v0.1.json";
     const Run r = cli({"analyze", "--nodes", "2", "--node", "h100-hgx-8gpu-8nic", "--model-config", config, "--ep", "8",
                        "--seq-length", "4096", "--global-batch-size", "64", "--format", "json"});

@@ -61,7 +61,7 @@ TEST_CASE("smallest_block: the smallest block of consecutive positions that hold
     CHECK(smallest_block({}, 5) == 1);
 }
 
-TEST_CASE("scheduler levels, 4 nodes: ep must stay inside one leaf group, 2 nodes per group; the job prefers one pod") {
+TEST_CASE("scheduler levels, 4 nodes: ep must stay inside one leaf group, 2 nodes per group - the job prefers one pod") {
     const Report r = plan_text(k4Node);
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
     CHECK(s.job_nodes.size() == 4);

@@ -28,7 +28,7 @@ Report plan_layout(const std::string& rel) {
 
 }  // namespace
 
-TEST_CASE("scheduler JSON: every rank's host, local rank, GPU, NIC, NUMA and CPUs; per node the environment") {
+TEST_CASE("scheduler JSON: every rank's host, local rank, GPU, NIC, NUMA and CPUs - per node the environment") {
     const Report r = plan_layout("layouts/seed-2x8-ep16.json");
     const auto j = nlohmann::json::parse(scheduler_json(r));
     CHECK(j["schema_version"] == 1);

@@ -181,7 +181,7 @@ TEST_CASE("a bucketed all-reduce under a long backward shows only its last bucke
     CHECK(compute_score(hidden_dp(0.01)).rdma_benefit > 0.01);
 }
 
-TEST_CASE("factors given in the layout replace the computed ones; alone they multiply") {
+TEST_CASE("factors given in the layout replace the computed ones - alone they multiply") {
     ScoreInput only;
     only.given = score_factors_from_json(
         nlohmann::json::parse(R"({"cross_node_share": 0.5, "eliminable": 0.8, "non_overlapped": 0.75})"), "l.json");
@@ -300,4 +300,100 @@ TEST_CASE("calibrated fits per collective: the DP all-reduce keeps its own fit w
     CHECK(kind(only_a2a, "dp").time_s[0] == doctest::Approx(kind(compute_score(seed_a()), "dp").time_s[0]));
     CHECK(kind(only_a2a, "dp").fits.empty());
     CHECK(render_text(both).find("Calibrated fits used") != std::string::npos);
+}
+
+TEST_CASE("factors only: one score path - the model path's formula, the same answer in text and JSON") {
+    // Issue 32, item 5: factors alone took their own path, where 1 x 1 x 1 made the gain infinite
+    // (text: exit 4; JSON: null, which the schema refuses).
+    const auto given = [](double share, double eliminable, double non_overlapped) {
+        ScoreFactors f;
+        f.cross_node_share = share;
+        f.eliminable = eliminable;
+        f.non_overlapped = non_overlapped;
+        return f;
+    };
+    ScoreInput only;
+    only.given = given(0.36, 0.95, 1.0);
+    const Score s = compute_score(only);
+    // By hand: 0.36 × 0.95 × 1 = 0.342 of the step; throughput 1 / (1 − 0.342) − 1 = 0.51976.
+    CHECK(s.rdma_benefit == doctest::Approx(0.342));
+    CHECK(s.throughput_gain == doctest::Approx(0.342 / 0.658));
+    CHECK(s.band_low == s.rdma_benefit);
+    CHECK(s.band_high == s.rdma_benefit);
+    const std::string text = render_text(s);
+    CHECK(text.find("predicted step-time reduction 34.2%") != std::string::npos);
+    CHECK(text.find("throughput +52.0%") != std::string::npos);
+    const auto j = to_json(s);
+    CHECK(j["rdma_benefit"].get<double>() == doctest::Approx(0.342));
+    CHECK(j["throughput_gain"].get<double>() == doctest::Approx(0.342 / 0.658));
+    CHECK(j["step_time_s"].is_null());
+    CHECK(j["compute_s"].is_null());  // the keys the schema requires, present without a model
+    CHECK(j["bubble_s"].is_null());
+
+    // The model path with the same three factors given gives the same benefit and gain.
+    ScoreInput with_model = seed_a();
+    with_model.given = only.given;
+    const Score m = compute_score(with_model);
+    CHECK(m.rdma_benefit == doctest::Approx(s.rdma_benefit));
+    CHECK(m.throughput_gain == doctest::Approx(s.throughput_gain));
+
+    // One arm (both transports the same) compares nothing: no benefit, factors given or not.
+    ScoreInput one_arm = only;
+    one_arm.transport.candidate = one_arm.transport.baseline;
+    const Score o = compute_score(one_arm);
+    CHECK(o.rdma_benefit == 0.0);
+    CHECK(o.throughput_gain == 0.0);
+    CHECK(render_text(o).find("RDMA benefit: none predicted") != std::string::npos);
+
+    // 1 × 1 × 1: a step that takes no time has no finite gain. Refused as bad input (exit 2) with
+    // one line, from the layout's score section and from the score itself (either path).
+    const std::string refusal = "cross_node_share x eliminable x non_overlapped = 1 x 1 x 1 = 1 predicts a step that takes no "
+                                "time (an unbounded throughput gain); give factors whose product is below 1";
+    CHECK_THROWS_WITH_AS((void)score_factors_from_json(
+                             nlohmann::json::parse(R"({"cross_node_share": 1, "eliminable": 1, "non_overlapped": 1})"), "l.json"),
+                         doctest::Contains(("l.json (/score): " + refusal).c_str()), Error);
+    ScoreInput ones;
+    ones.given = given(1, 1, 1);
+    CHECK_THROWS_WITH_AS((void)compute_score(ones), doctest::Contains(("score: " + refusal).c_str()), Error);
+    ScoreInput ones_with_model = seed_a();
+    ones_with_model.given = ones.given;
+    CHECK_THROWS_WITH_AS((void)compute_score(ones_with_model), doctest::Contains(refusal.c_str()), Error);
+    try {
+        (void)compute_score(ones);
+    } catch (const Error& e) {
+        CHECK(e.code() == ExitCode::BadInput);
+    }
+    // Just below 1 is accepted, with a large finite gain.
+    ones.given.non_overlapped = 0.999;
+    CHECK(compute_score(ones).throughput_gain == doctest::Approx(999.0));
+}
+
+TEST_CASE("the three factors from the per-kind times: E0/T, R/E0 and (E0 - E1)/R with R = min(t0 - t1, E0)") {
+    // docs/cost-model.md §6, worked from the by-kind table the report prints: each factor on its
+    // own (their product alone cannot tell eliminable from non_overlapped).
+    for (const bool hidden : {false, true}) {
+        CAPTURE(hidden);
+        ScoreInput in = seed_a();
+        in.training->overlap_dp = hidden;
+        const Score s = compute_score(in);
+        double t0 = 0, t1 = 0, e0 = 0, e1 = 0;
+        for (const auto& k : s.by_kind) {
+            if (k.cross_node) {
+                t0 += k.time_s[0];
+                t1 += k.time_s[1];
+                e0 += k.exposed_s[0];
+                e1 += k.exposed_s[1];
+            }
+        }
+        REQUIRE(e0 > 0);
+        const double reach = std::min(t0 - t1, e0);
+        CHECK(s.cross_node_share == doctest::Approx(e0 / s.step_time_s[0]));
+        CHECK(s.eliminable == doctest::Approx(reach / e0));
+        CHECK(s.non_overlapped == doctest::Approx((e0 - e1) / reach));
+        CHECK(s.cross_node_share * s.eliminable * s.non_overlapped == doctest::Approx(s.rdma_benefit));
+        if (!hidden) {  // nothing hidden: the seed's form, eliminable 1 − t1/t0 and non_overlapped 1
+            CHECK(s.eliminable == doctest::Approx(1.0 - t1 / t0));
+            CHECK(s.non_overlapped == doctest::Approx(1.0));
+        }
+    }
 }

@@ -23,7 +23,7 @@ bool warned(const planlayout::FabricTopology& f, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("the man page example: cluster_default picks the tree; --topology picks block or flat") {
+TEST_CASE("the man page example: cluster_default picks the tree - --topology picks block or flat") {
     const std::string text = fixture::text(kMan);
     const auto tree = read_slurm_topology_yaml(text, "t.yaml");
     CHECK(tree.topology == "topo1");

@@ -41,7 +41,7 @@ const TrafficItem* find(const std::vector<TrafficItem>& items, const std::string
 
 }  // namespace
 
-TEST_CASE("seed A: EP=16 all-to-all of T·k·h·β, 4 per MoE layer; LoRA DP moves only adapters") {
+TEST_CASE("seed A: EP=16 all-to-all of T·k·h·β, 4 per MoE layer - LoRA DP moves only adapters") {
     const auto items = traffic_per_step({1, 1, 1, 16, 16, 1, 1, 1}, moe_model(), lora_training());
     const auto* ep = find(items, "ep", CollectiveOp::AllToAll);
     REQUIRE(ep != nullptr);
@@ -55,7 +55,7 @@ TEST_CASE("seed A: EP=16 all-to-all of T·k·h·β, 4 per MoE layer; LoRA DP mov
     CHECK(find(items, "expt_dp", CollectiveOp::AllReduce) == nullptr);
 }
 
-TEST_CASE("seed B: PP=2 sends b·s·h·β twice per micro-batch; fill and drain are never hidden") {
+TEST_CASE("seed B: PP=2 sends b·s·h·β twice per micro-batch - fill and drain are never hidden") {
     const auto items = traffic_per_step({1, 2, 1, 8, 8, 1, 1, 1}, moe_model(), lora_training());
     const auto* pp = find(items, "pp", CollectiveOp::SendRecv);
     REQUIRE(pp != nullptr);
@@ -83,7 +83,7 @@ TEST_CASE("TP with sequence parallelism turns each all-reduce into RS + AG of th
     CHECK(find(items, "tp", CollectiveOp::AllReduce) == nullptr);
 }
 
-TEST_CASE("the distributed optimizer reduce-scatters grads and all-gathers params; ZeRO-3 gathers frozen weights") {
+TEST_CASE("the distributed optimizer reduce-scatters grads and all-gathers params - ZeRO-3 gathers frozen weights") {
     TrainingSpec t = lora_training();
     t.finetune = FineTune::Full;
     t.distributed_optimizer = true;
@@ -104,7 +104,7 @@ TEST_CASE("the distributed optimizer reduce-scatters grads and all-gathers param
     CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->size_bytes == 2e8);
 }
 
-TEST_CASE("expert DP reduces expert grads over expt_dp; CP passes KV around its ring") {
+TEST_CASE("expert DP reduces expert grads over expt_dp - CP passes KV around its ring") {
     TrainingSpec t = lora_training();
     t.finetune = FineTune::Full;
     const auto items = traffic_per_step({1, 1, 2, 4, 4, 1, 2, 1}, moe_model(), t);
@@ -138,4 +138,31 @@ TEST_CASE("an expert capacity factor scales the all-to-all to the padded capacit
     const auto* ep = find(items, "ep", CollectiveOp::AllToAll);
     REQUIRE(ep != nullptr);
     CHECK(ep->size_bytes == 512.0 * 6 * 1.25 * 4096 * 2);
+}
+
+TEST_CASE("pipeline activations split by tp: each TP rank sends b*s*h*beta/t per boundary, by hand") {
+    // tp = 2, pp = 2, dp = 4: m = 16 / 4 = 4 micro-batches of b = 1, s = 512, h = 4096, β = 2.
+    const auto items = traffic_per_step({2, 2, 1, 4, 1, 1, 1, 1}, moe_model(), lora_training());
+    const auto* pp = find(items, "pp", CollectiveOp::SendRecv);
+    REQUIRE(pp != nullptr);
+    CHECK(pp->size_bytes == 1.0 * 512 * 4096 * 2 / 2);
+    CHECK(pp->calls == 2.0 * 4);         // forward activations and backward gradients per micro-batch
+    CHECK(pp->exposed_calls == 2.0);     // fill and drain: 2(p − 1)
+    CHECK(pp->bytes_per_step() == 2.0 * 4 * 512 * 4096 * 2 / 2);
+}
+
+TEST_CASE("expert all-to-all under sequence parallelism: each TP rank dispatches its 1/tp of the tokens, by hand") {
+    // tp = 2, ep = 8, dp = 8: m = 16 / 8 = 2 micro-batches of 512 tokens, top-6 of h = 4096, β = 2.
+    const ModelSpec m = moe_model();
+    TrainingSpec t = lora_training();
+    t.sequence_parallel = true;
+    const auto sp = traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t);
+    const auto* ep = find(sp, "ep", CollectiveOp::AllToAll);
+    REQUIRE(ep != nullptr);
+    CHECK(ep->size_bytes == doctest::Approx(512.0 / 2 * 6 * m.capacity_factor * 4096 * 2));
+    CHECK(ep->calls == 2.0 * 4 * 40);
+    t.sequence_parallel = false;  // without it every TP rank holds all 512 tokens
+    const auto* whole = find(traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t), "ep", CollectiveOp::AllToAll);
+    REQUIRE(whole != nullptr);
+    CHECK(whole->size_bytes == doctest::Approx(512.0 * 6 * m.capacity_factor * 4096 * 2));
 }

@@ -99,7 +99,7 @@ TEST_CASE("a rank on the wrong NIC is an error naming the rank, channel and both
     CHECK(f.fix.find("NCCL_CROSS_NIC=0") != std::string::npos);
 }
 
-TEST_CASE("socket where GDRDMA was expected fails; the same log passes as the TCP arm") {
+TEST_CASE("socket where GDRDMA was expected fails - the same log passes as the TCP arm") {
     const auto log = synthetic("2x8-socket-fallback.log");
     const auto r = verify_log(log, rails(2, 8, ExpectedTransport::GdrDma));
     CHECK_FALSE(r.passed());

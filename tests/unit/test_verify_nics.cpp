@@ -71,7 +71,7 @@ TEST_CASE("one NIC shared by all GPUs: NCCL's only local NIC for each, no wrong-
     CHECK(verify_log(log_of("2x8-one-shared-nic.log"), with_nics(std::vector<std::string>(8, "mlx5_0"))).errors == 0);
 }
 
-TEST_CASE("a NIC per GPU pair: each GPU on its pair's NIC; another pair's NIC is wrong-nic") {
+TEST_CASE("a NIC per GPU pair: each GPU on its pair's NIC - another pair's NIC is wrong-nic") {
     const auto r = verify_log(log_of("2x8-nic-per-gpu-pair.log"), with_nics({"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}));
     CHECK(r.errors == 0);
     CHECK(r.warnings == 0);

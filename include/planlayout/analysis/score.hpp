@@ -12,6 +12,7 @@
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/text_format.hpp"  // human_bytes, used with scores
 
 namespace planlayout {
@@ -23,6 +24,10 @@ struct ScoreFactors {
     std::optional<double> eliminable;
     std::optional<double> non_overlapped;
 };
+
+/// The refusal of a benefit of 1 (factors whose product is 1: a candidate step that takes no
+/// time, an unbounded throughput gain), worded once for the score and the "score" section's reader.
+[[nodiscard]] Error unbounded_benefit(const std::string& where, double share, double eliminable, double non_overlapped);
 
 /// Everything the score needs. shapes: one PlacedGroup per group kind (the worst group of that
 /// kind); a kind with traffic but no shape is left out with a warning. model/training absent:
