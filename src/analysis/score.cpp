@@ -291,16 +291,128 @@ Error unbounded_benefit(const std::string& where, double share, double eliminabl
                        "communication that the candidate removes)");
 }
 
-Score compute_score(const ScoreInput& in) {
-    // Kinds the transport changes: those that cross nodes, and with sockets inside the node
-    // (tcp.inside_node, TCP in the comparison) every group of two or more ranks.
-    // With the p2p/shm arms: every kind with two or more ranks on one node.
-    const bool socketed = in.transport.tcp.inside_node &&
-                          (in.transport.baseline == Transport::Tcp || in.transport.candidate == Transport::Tcp);
-    const bool intra_arms = is_intra_arm(in.transport.baseline);
-    const auto via_transport = [&](const PlacedGroup& g) {
+namespace {
+
+// Which kinds the transport changes: those that cross nodes, and with sockets inside the node
+// (tcp.inside_node, TCP in the comparison) every group of two or more ranks. With the p2p/shm
+// arms: every kind with two or more ranks on one node.
+struct Reach {
+    bool socketed = false;
+    bool intra_arms = false;
+
+    explicit Reach(const TransportSpec& t)
+        : socketed(t.tcp.inside_node && (t.baseline == Transport::Tcp || t.candidate == Transport::Tcp)),
+          intra_arms(is_intra_arm(t.baseline)) {}
+
+    [[nodiscard]] bool via_transport(const PlacedGroup& g) const {
         return g.n >= 2 && (intra_arms ? g.max_per_node >= 2 : g.nodes >= 2 || socketed);
-    };
+    }
+};
+
+// The score when no model is given: the three given factors, multiplied.
+Score score_from_factors(const ScoreInput& in, Score s) {
+    if (!(s.given_share && s.given_eliminable && s.given_non_overlapped)) {
+        throw input_error("score", "without a model and training section the score needs all three factors",
+                          "give \"score\": {\"cross_node_share\", \"eliminable\", \"non_overlapped\"}, "
+                          "or add the \"model\" and \"training\" sections");
+    }
+    s.cross_node_share = *in.given.cross_node_share;
+    s.eliminable = *in.given.eliminable;
+    s.non_overlapped = *in.given.non_overlapped;
+    set_benefit(s, s.single_arm ? 0.0 : s.cross_node_share * s.eliminable * s.non_overlapped);
+    s.band_low = s.band_high = s.rdma_benefit;
+    return s;
+}
+
+// The breakdown entry of traffic item i's kind, added on first sight.
+KindBreakdown& kind_entry(Score& s, const TrafficItem& item, const PlacedGroup& shape, const Reach& reach) {
+    auto it = std::find_if(s.by_kind.begin(), s.by_kind.end(), [&](const KindBreakdown& k) { return k.kind == item.kind; });
+    if (it != s.by_kind.end()) {
+        return *it;
+    }
+    KindBreakdown k;
+    k.kind = item.kind;
+    k.cross_node = shape.nodes >= 2 && shape.n >= 2;
+    k.socket_inside = !reach.intra_arms && !k.cross_node && reach.via_transport(shape);
+    k.shm_inside = reach.intra_arms && reach.via_transport(shape);
+    k.path_class = k.cross_node ? shape.worst_cross : shape.worst_intra;
+    s.by_kind.push_back(k);
+    return s.by_kind.back();
+}
+
+// Per kind, in first-seen order: collectives, fits used, bytes, calls, time and exposed time per
+// arm, and each item's window.
+void add_kinds(Score& s, const ScoreInput& in, const std::vector<TrafficItem>& traffic,
+               const std::vector<const PlacedGroup*>& shapes, const Evaluation& e, const Reach& reach) {
+    s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();
+    const TransportModel arm_models[2] = {transport_model(in.transport, in.transport.baseline),
+                                          transport_model(in.transport, in.transport.candidate)};
+    for (std::size_t i = 0; i < traffic.size(); ++i) {
+        if (shapes[i] == nullptr) {
+            continue;
+        }
+        KindBreakdown& k = kind_entry(s, traffic[i], *shapes[i], reach);
+        const std::string op(to_string(traffic[i].op));
+        if (k.collective.find(op) == std::string::npos) {
+            k.collective += (k.collective.empty() ? "" : "+") + op;
+        }
+        if (s.calibrated) {
+            for (const auto& x : arm_models) {
+                const FitsUsed used = fits_used(traffic[i].op, *shapes[i], x);
+                for (const CollectiveFit* f : {used.network, used.intra}) {
+                    if (f != nullptr && std::find(k.fits.begin(), k.fits.end(), f->label()) == k.fits.end()) {
+                        k.fits.push_back(f->label());
+                    }
+                }
+            }
+        }
+        k.bytes_per_step += traffic[i].bytes_per_step();
+        const WindowResult& w = e.items[0][i].window;
+        k.calls += w.calls;
+        WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, traffic[i].bytes_per_step(), w.call_bytes,
+                       w.window_s, {}, {}};
+        for (int a = 0; a < 2; ++a) {
+            k.time_s[a] += e.items[a][i].time_s;
+            k.exposed_s[a] += e.items[a][i].exposed_s;
+            k.busbw_gbyte_s[a] = std::max(k.busbw_gbyte_s[a], e.items[a][i].call.busbw_gbyte_s);
+            d.time_s[a] = e.items[a][i].time_s;
+            d.exposed_s[a] = e.items[a][i].exposed_s;
+        }
+        k.windows.push_back(std::move(d));
+    }
+}
+
+// Each kind's share, hidden time, phi, u and contribution; the kinds the transport changes summed
+// into the factors' terms; the kinds sorted by contribution.
+Sensitive finish_kinds(Score& s, const Reach& reach) {
+    Sensitive cross;
+    for (auto& k : s.by_kind) {
+        k.share = ratio(k.exposed_s[0], s.step_time_s[0]);
+        k.hidden_s = std::max(0.0, k.time_s[0] - k.exposed_s[0]);
+        k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
+        k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
+        k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
+        if (reach.intra_arms ? k.shm_inside : k.cross_node || k.socket_inside) {
+            cross.add(k.time_s[0], k.time_s[1], k.exposed_s[0], k.exposed_s[1]);
+        }
+    }
+    const bool intra_arms = reach.intra_arms;
+    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [intra_arms](const KindBreakdown& a, const KindBreakdown& b) {
+        // p2p/shm: the largest change first, a slowdown as much as a gain
+        const double ca = intra_arms ? std::abs(a.contribution) : a.contribution;
+        const double cb = intra_arms ? std::abs(b.contribution) : b.contribution;
+        if (ca != cb) {
+            return ca > cb;
+        }
+        return a.share > b.share;
+    });
+    return cross;
+}
+
+}  // namespace
+
+Score compute_score(const ScoreInput& in) {
+    const Reach reach(in.transport);
     Score s;
     s.baseline = s.requested_baseline = in.transport.baseline;
     s.candidate = s.requested_candidate = in.transport.candidate;
@@ -310,17 +422,7 @@ Score compute_score(const ScoreInput& in) {
     s.given_eliminable = in.given.eliminable.has_value();
     s.given_non_overlapped = in.given.non_overlapped.has_value();
     if (!s.has_model) {
-        if (!(s.given_share && s.given_eliminable && s.given_non_overlapped)) {
-            throw input_error("score", "without a model and training section the score needs all three factors",
-                              "give \"score\": {\"cross_node_share\", \"eliminable\", \"non_overlapped\"}, "
-                              "or add the \"model\" and \"training\" sections");
-        }
-        s.cross_node_share = *in.given.cross_node_share;
-        s.eliminable = *in.given.eliminable;
-        s.non_overlapped = *in.given.non_overlapped;
-        set_benefit(s, s.single_arm ? 0.0 : s.cross_node_share * s.eliminable * s.non_overlapped);
-        s.band_low = s.band_high = s.rdma_benefit;
-        return s;
+        return score_from_factors(in, std::move(s));
     }
 
     const std::vector<TrafficItem> traffic = traffic_per_step(in.sizes, *in.model, *in.training);
@@ -354,75 +456,8 @@ Score compute_score(const ScoreInput& in) {
     s.step_time_s[1] = e.step_s[1];
     s.mfu[0] = mfu_of(fit.breakdown, e.step_s[0]);
     s.mfu[1] = mfu_of(fit.breakdown, e.step_s[1]);
-
-    // Per kind, in first-seen order; then the factors over cross-node kinds.
-    s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();
-    const TransportModel arm_models[2] = {transport_model(in.transport, in.transport.baseline),
-                                          transport_model(in.transport, in.transport.candidate)};
-    Sensitive cross;
-    for (std::size_t i = 0; i < traffic.size(); ++i) {
-        if (shapes[i] == nullptr) {
-            continue;
-        }
-        auto it = std::find_if(s.by_kind.begin(), s.by_kind.end(),
-                               [&](const KindBreakdown& k) { return k.kind == traffic[i].kind; });
-        if (it == s.by_kind.end()) {
-            KindBreakdown k;
-            k.kind = traffic[i].kind;
-            k.cross_node = shapes[i]->nodes >= 2 && shapes[i]->n >= 2;
-            k.socket_inside = !intra_arms && !k.cross_node && via_transport(*shapes[i]);
-            k.shm_inside = intra_arms && via_transport(*shapes[i]);
-            k.path_class = k.cross_node ? shapes[i]->worst_cross : shapes[i]->worst_intra;
-            s.by_kind.push_back(k);
-            it = s.by_kind.end() - 1;
-        }
-        const std::string op(to_string(traffic[i].op));
-        if (it->collective.find(op) == std::string::npos) {
-            it->collective += (it->collective.empty() ? "" : "+") + op;
-        }
-        if (s.calibrated) {
-            for (const auto& x : arm_models) {
-                const FitsUsed used = fits_used(traffic[i].op, *shapes[i], x);
-                for (const CollectiveFit* f : {used.network, used.intra}) {
-                    if (f != nullptr && std::find(it->fits.begin(), it->fits.end(), f->label()) == it->fits.end()) {
-                        it->fits.push_back(f->label());
-                    }
-                }
-            }
-        }
-        it->bytes_per_step += traffic[i].bytes_per_step();
-        const WindowResult& w = e.items[0][i].window;
-        it->calls += w.calls;
-        WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, traffic[i].bytes_per_step(), w.call_bytes,
-                       w.window_s, {}, {}};
-        for (int k = 0; k < 2; ++k) {
-            it->time_s[k] += e.items[k][i].time_s;
-            it->exposed_s[k] += e.items[k][i].exposed_s;
-            it->busbw_gbyte_s[k] = std::max(it->busbw_gbyte_s[k], e.items[k][i].call.busbw_gbyte_s);
-            d.time_s[k] = e.items[k][i].time_s;
-            d.exposed_s[k] = e.items[k][i].exposed_s;
-        }
-        it->windows.push_back(std::move(d));
-    }
-    for (auto& k : s.by_kind) {
-        k.share = ratio(k.exposed_s[0], s.step_time_s[0]);
-        k.hidden_s = std::max(0.0, k.time_s[0] - k.exposed_s[0]);
-        k.phi = k.time_s[0] > 0 ? 1.0 - k.time_s[1] / k.time_s[0] : 0.0;
-        k.u = ratio(k.exposed_s[0] - k.exposed_s[1], k.time_s[0] - k.time_s[1]);
-        k.contribution = ratio(k.exposed_s[0] - k.exposed_s[1], s.step_time_s[0]);
-        if (intra_arms ? k.shm_inside : k.cross_node || k.socket_inside) {
-            cross.add(k.time_s[0], k.time_s[1], k.exposed_s[0], k.exposed_s[1]);
-        }
-    }
-    std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [intra_arms](const KindBreakdown& a, const KindBreakdown& b) {
-        // p2p/shm: the largest change first, a slowdown as much as a gain
-        const double ca = intra_arms ? std::abs(a.contribution) : a.contribution;
-        const double cb = intra_arms ? std::abs(b.contribution) : b.contribution;
-        if (ca != cb) {
-            return ca > cb;
-        }
-        return a.share > b.share;
-    });
+    add_kinds(s, in, traffic, shapes, e, reach);
+    const Sensitive cross = finish_kinds(s, reach);
 
     const Factors f = factors_of(cross, s.step_time_s[0]);
     s.cross_node_share = in.given.cross_node_share.value_or(f.share);
@@ -442,7 +477,7 @@ Score compute_score(const ScoreInput& in) {
         }
         Sensitive x;
         for (std::size_t i = 0; i < traffic.size(); ++i) {
-            if (shapes[i] != nullptr && via_transport(*shapes[i])) {
+            if (shapes[i] != nullptr && reach.via_transport(*shapes[i])) {
                 x.add(b.items[0][i].time_s, b.items[1][i].time_s, b.items[0][i].exposed_s, b.items[1][i].exposed_s);
             }
         }
