@@ -45,6 +45,28 @@ void require_format_flags(const ParsedArgs& parsed, const std::string& format) {
     }
 }
 
+namespace {
+
+// The parts of a word the job's shell expands (empty: the word is known text). Throws the
+// reader's refusal: no writing of the word gives the words bash gives the user's script.
+std::vector<LaunchPart> launch_parts(const ScriptWord& w) {
+    if (w.refusal) {
+        throw input_error(w.refusal->where,
+                          w.refusal->what + ": plan-layout cannot write the training command so that the job gets the "
+                                            "words bash gives the script",
+                          "give its value with --env NAME=VALUE, or write the value into the script");
+    }
+    std::vector<LaunchPart> out;
+    bool runtime = false;
+    for (const auto& p : w.parts) {
+        out.push_back({p.text, p.expansion, p.quoted});
+        runtime = runtime || p.expansion;
+    }
+    return runtime ? out : std::vector<LaunchPart>{};
+}
+
+}  // namespace
+
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
     require_format_flags(parsed, format);
     for (const char* flag : {"--view", "--kind", "--style"}) {
@@ -85,10 +107,15 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
         LaunchOptions options;
         options.launcher = parsed.get("--launcher").value_or(options.launcher);
         if (inputs.training) {
-            options.script = inputs.training->script.text;
-            options.source = inputs.training_file + ":" + std::to_string(inputs.training->script.line);
-            for (const auto& w : inputs.training->args) {
-                options.args.push_back({w.text, w.unresolved.has_value()});
+            const TrainingCommand& t = *inputs.training;
+            options.script = t.script.text;
+            options.source = inputs.training_file + ":" + std::to_string(t.script.line);
+            if (!launch_parts(t.script).empty()) {
+                options.script_parts = launch_parts(t.script);
+            }
+            for (const auto& w : t.args) {
+                const auto parts = launch_parts(w);
+                options.args.push_back({w.text, !parts.empty(), parts});
             }
         } else if (parsed.has("--megatron-args")) {
             throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),

@@ -51,6 +51,21 @@
 
 namespace planlayout {
 
+/// A piece of a word as a generated job writes it: known text, or an expansion the job's shell
+/// does itself (a variable the script takes from its environment).
+struct WordPart {
+    std::string text;        // the known text, or the expansion: "${X-}", "${1-}", "$@", "${X:-w}"
+    bool expansion = false;
+    bool quoted = false;     // the expansion stood inside double quotes (unquoted: split, as bash does)
+};
+
+/// Why a word cannot be written so that a job's shell gives the words bash gives: the construct
+/// and where it was written.
+struct WordRefusal {
+    std::string where;  // file:line
+    std::string what;   // "a command substitution $(...)", "${X#a} (plan-layout does not ...)"
+};
+
 /// One word of a counted command.
 struct ScriptWord {
     std::string text;  // the word's value; when unresolved, its unknown parts as written ("$X")
@@ -59,6 +74,8 @@ struct ScriptWord {
                        // for a value given in env: the line of the reference)
     std::optional<std::string> unresolved;  // why the value is not known ("$X is not set")
     int command = 0;   // which counted command it belongs to (0, 1, ... in file order)
+    std::vector<WordPart> parts{};          // the word for a job's shell, in order (empty: `text`)
+    std::optional<WordRefusal> refusal{};   // set when no parts give bash's words
 };
 
 /// The Python training script a launch runs and every word after it in its command, as the
@@ -82,6 +99,12 @@ struct TrainingCommand {
 /// kMaxLaunchNesting (`bash -c` inside `eval` inside ..., `${` inside `${`, parentheses).
 [[nodiscard]] std::vector<ScriptWord> read_launch_script(const std::string& text, const std::string& file,
                                                          const std::map<std::string, std::string>& env);
+
+/// read_launch_script for the commands that read --megatron-args: throws Error (BadInput) naming
+/// the file when no command counts (nothing runs torchrun, deepspeed or a Python script and no
+/// line starts with a --flag), so a script that starts no training is not read as one.
+[[nodiscard]] std::vector<ScriptWord> read_launch_command(const std::string& text, const std::string& file,
+                                                          const std::map<std::string, std::string>& env);
 
 /// Checks one --env entry "NAME=VALUE" (NAME a shell variable name or a positional number) and
 /// splits it; throws Error (BadInput) naming `where` otherwise.
