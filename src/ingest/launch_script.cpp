@@ -78,6 +78,21 @@ std::optional<long long> test_integer(std::string t, bool double_bracket) {
     return negative ? -v : v;
 }
 
+// Non-null (with why) when a value is not known here: an unknown part, or a value read under an
+// assumption (${X:-w} of an X the environment may set), which bash may see otherwise.
+const char* not_known(const Value& v, std::string& why) {
+    if (!v.unknowns.empty()) {
+        why = v.unknowns.front().reason;
+        return "unknown";
+    }
+    if (!v.kept.empty()) {
+        why = v.kept.front().expr.empty() ? v.kept.front().refusal
+                                          : v.kept.front().expr + " depends on the environment the script runs in";
+        return "assumed";
+    }
+    return nullptr;
+}
+
 // One test command ([ ... ], test ..., [[ ... ]], true, false, :) over known words.
 Tri test_command(const std::vector<Value>& words, std::string& why) {
     const std::string& program = words.front().text;
@@ -105,8 +120,8 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
         return Tri::Unknown;
     }
     for (const Value* a : args) {
-        if (!a->unknowns.empty()) {
-            why = a->unknowns.front().reason;
+        if (const char* w = not_known(*a, why)) {
+            (void)w;
             return Tri::Unknown;
         }
     }
@@ -155,14 +170,12 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
 
 // A case pattern against a known subject: fnmatch as bash matches (extglob off).
 Tri case_match(const Value& subject, const std::vector<Value>& alternatives, const std::string& raw, std::string& why) {
-    if (!subject.unknowns.empty()) {
-        why = subject.unknowns.front().reason;
+    if (not_known(subject, why) != nullptr) {
         return Tri::Unknown;
     }
     Tri out = Tri::False;
     for (const auto& alt : alternatives) {
-        if (!alt.unknowns.empty()) {
-            why = alt.unknowns.front().reason;
+        if (not_known(alt, why) != nullptr) {
             out = Tri::Unknown;
             continue;
         }

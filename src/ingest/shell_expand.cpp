@@ -119,6 +119,9 @@ class Arith {
 public:
     Arith(const std::string& s, const Shell& sh, int line, std::string& why) : s_(s), sh_(sh), line_(line), why_(why) {}
 
+    /// A variable read whose value is assumed (${X:-w} of an X the environment may set), or "".
+    [[nodiscard]] const std::string& assumed() const { return assumed_; }
+
     std::optional<long long> run() {
         auto v = sum(0);
         blanks();
@@ -261,6 +264,9 @@ private:
         if (!v.unknowns.empty()) {
             return fail(via(name, *var, v));
         }
+        if (!v.kept.empty() && assumed_.empty()) {
+            assumed_ = "$" + name + " (" + (v.kept.front().expr.empty() ? v.kept.front().refusal : v.kept.front().expr) + ")";
+        }
         if (v.text.size() > 40) {
             return fail("$" + name + " is not an integer");
         }
@@ -293,13 +299,23 @@ private:
     int line_;
     std::string& why_;
     std::size_t i_ = 0;
+    std::string assumed_;
 };
 
 }  // namespace
 
 std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why) {
+    std::string assumed;
+    return evaluate_arithmetic(expr, sh, line, why, assumed);
+}
+
+std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why,
+                                             std::string& assumed) {
     why.clear();
-    return Arith(expr, sh, line, why).run();
+    Arith a(expr, sh, line, why);
+    auto v = a.run();
+    assumed = a.assumed();
+    return v;
 }
 
 // ---------------------------------------------------------------------------- the lexer's expansions
@@ -591,7 +607,8 @@ void Lexer::arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start) 
     }
     const std::string raw = src_.text.substr(start, end - start);
     std::string why;
-    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why);
+    std::string assumed;
+    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why, assumed);
     pos_ = end;
     if (!v) {
         push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + why, quoted, "", raw + " (arithmetic over values not known)");
@@ -599,6 +616,13 @@ void Lexer::arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start) 
     }
     out.push_back(Piece{Value{}, !quoted, false});
     out.back().value.append_text(std::to_string(*v), at);
+    if (!assumed.empty()) {
+        Unknown k;  // read with the default; the job cannot redo the arithmetic over its environment
+        k.end = out.back().value.text.size();
+        k.refusal = raw + " (arithmetic over " + assumed + ", which the environment may set)";
+        k.line = at;
+        out.back().value.kept.push_back(std::move(k));
+    }
 }
 
 }  // namespace planlayout::shell

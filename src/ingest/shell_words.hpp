@@ -186,6 +186,9 @@ private:
 /// decimal integers and variables holding them. nullopt with `why` set when it cannot.
 [[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
                                                            std::string& why);
+/// The same; `assumed` names a variable read whose value is a default the environment may override.
+[[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
+                                                           std::string& why, std::string& assumed);
 
 /// "$X is not set", "$1 is an argument of the script", ...: why a reference has no known value.
 [[nodiscard]] std::string unset_reason(const std::string& name);
