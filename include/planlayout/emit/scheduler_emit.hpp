@@ -55,9 +55,9 @@ struct LaunchOptions {
     /// RANK/LOCAL_RANK/WORLD_SIZE from Slurm's task ids).
     std::string launcher = "slurm-torchrun";
     std::string script;             // the training script; "" = pretrain_gpt.py as a placeholder
-    std::vector<LaunchPart> script_parts;  // its parts, when a part is expanded by the job
     std::vector<LaunchArg> args;    // the script's arguments, unchanged but the parallel sizes
     std::string source;             // where they came from: "train.sh:42"
+    std::vector<LaunchPart> script_parts{};  // the script's word, when a part of it is expanded by the job
 };
 
 /// The launcher names LaunchOptions::launcher takes.

@@ -2,10 +2,14 @@
 // the words of the commands that start the training, with their lines.
 //
 // What is interpreted, in file order:
-// - words: blanks, `#` comments, backslash-newline, '...', "...", $'...', backslash escapes;
+// - words: blanks, `#` comments, backslash-newline, '...', "...", $'...' (decoded as bash does:
+//   \a \b \e \E \f \n \r \t \v \\ \' \" \?, octal \nnn, \xHH, \cX, \uHHHH/\UHHHHHHHH of ASCII; a NUL
+//   ends the quote's text; past ASCII is refused, bash writes it in the locale's encoding),
+//   backslash escapes;
 // - assignments `X=v`, `X+=v`, `X=( ... )`, `X+=( ... )` (arrays over several lines, comments
-//   inside), also after export/declare/typeset/local/readonly (their options skipped); `unset X`;
-//   `NAME=v cmd ...` sets NAME for that command only, so it is not kept;
+//   inside), also after export/declare/typeset/local/readonly (their options skipped); `unset X`
+//   (X is then unset whatever the environment holds); `NAME=v cmd ...` sets NAME for that command
+//   only, so it is not kept;
 // - expansions: $X, ${X}, ${X[@]}, ${X[*]}, ${X[N]}, ${#X}, ${#X[@]}, ${X:-w}, ${X-w}, ${X:=w},
 //   ${X=w}, ${X:+w}, ${X+w}, ${X:?w}, ${X?w}; "${A[@]}" keeps one word per element, unquoted
 //   expansions split at blanks (default IFS), as bash does; $((...)) of integers, + - * / % and
@@ -15,11 +19,17 @@
 // - `bash -c STRING` / `sh -c STRING` (also after srun and other wrappers) and `eval WORDS` read
 //   their text as script; a here-document fed to bash, sh, sbatch or srun is read as script
 //   where it stands (other here-documents are skipped);
-// - control flow is read linearly: every branch of if/case and the body of a loop once, in file
-//   order (a for loop's variable is not set); function bodies where they are defined; `exit` and
-//   `return` do not stop the reading. No command is run, no file is read (`source` is skipped),
-//   no globbing, brace or tilde expansion (patterns stay as written, as bash leaves a pattern
-//   that matches no file).
+// - if/elif/else/fi and case/esac take the branch bash takes when the condition is known: `[ ]`,
+//   `[[ ]]`, `test` with = == != -eq -ne -lt -le -gt -ge -z -n and `!`, `true`, `false`, joined
+//   with && || (a case pattern: fnmatch, as bash). A branch bash does not run assigns and starts
+//   nothing. When a condition is not known (an unknown value, a value read under an assumption
+//   such as ${X:-w} of an X the script does not set, a command like `[ -f x ]`), every branch that
+//   may run is read from the state before the block, and a variable they leave different is
+//   unknown afterwards (refused where a training command uses it, naming the block and --env).
+//   A loop's body is read once (a for loop's variable is unknown and refused in a training
+//   command); function bodies where they are defined; `exit` and `return` do not stop the
+//   reading. No command is run, no file is read (`source` is skipped), no globbing (patterns stay
+//   as written, as bash leaves a pattern that matches no file).
 //
 // Values that cannot be known stay as written and are marked unresolved: a variable neither
 // assigned earlier in the file nor given in `env` ("$X is not set"), positional and special
@@ -28,6 +38,18 @@
 // default, as bash does when X is unset; a variable given in `env` is fixed to that value for
 // the whole script (the script's own assignments to it are skipped), and may be a positional
 // parameter (`1=/data`).
+//
+// Each counted word also carries its parts for a job that must pass the same argv (ScriptWord::
+// parts): known text, and for each unknown value the expansion the job's shell does instead, in
+// the quoting the word had ("${X-}" quoted, ${X-} bare and split as bash splits it; `${X:-w}` of
+// an X the script does not set, with w plain text, is read as w and written back whole). What no
+// expansion can stand for is ScriptWord::refusal (file:line and the construct): $(...), `...`,
+// ${X#a} and the other forms not evaluated, ${X:?}, $$ $! $? $0 $-, ${#X} of an unknown X,
+// arithmetic over unknown or assumed values, brace expansion {a,b}, `~`, $1 after `set --` or
+// `shift`, a for loop's variable, an unknown value split into array elements and then used in
+// double quotes, a variable an undecided if/case sets differently. Thrown at once (Error,
+// BadInput, naming file:line): IFS set before a training command, a case that falls through
+// (;& ;;&), $'\u...' past ASCII.
 //
 // The commands that count (their words are returned, every word, in order; the rule is applied
 // to each simple command after expansion):
