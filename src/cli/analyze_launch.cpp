@@ -80,6 +80,28 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     }
     const auto& pos = parsed.positionals();
     ComposedInputs inputs = compose_inputs(parsed, ctx, {}, pos.empty() ? nullptr : pos.data());
+    // The training command's words first: a word the job cannot reproduce is refused before any
+    // note is written, so the refusal is the one line of the command.
+    LaunchOptions options;
+    if (format == "launch") {
+        options.launcher = parsed.get("--launcher").value_or(options.launcher);
+        if (inputs.training) {
+            const TrainingCommand& t = *inputs.training;
+            options.script = t.script.text;
+            options.source = inputs.training_file + ":" + std::to_string(t.script.line);
+            options.script_parts = launch_parts(t.script);
+            for (const auto& w : t.args) {
+                auto parts = launch_parts(w);
+                const bool runtime = !parts.empty();
+                options.args.push_back({w.text, runtime, std::move(parts)});
+            }
+        } else if (parsed.has("--megatron-args")) {
+            throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),
+                              "no command of the script runs a Python script (a word ending in .py), so the launch has "
+                              "nothing to start",
+                              "give the script whose torchrun/python line names the training script (pretrain_gpt.py)");
+        }
+    }
     report_input_notes(inputs, parsed, ctx);
     ctx.inputs.insert(ctx.inputs.end(), inputs.files.begin(), inputs.files.end());  // refused as -o too
     PlanRequest request = std::move(inputs.request);
@@ -104,25 +126,6 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     } else if (format == "volcano") {
         out.write(volcano_yaml(report));
     } else {
-        LaunchOptions options;
-        options.launcher = parsed.get("--launcher").value_or(options.launcher);
-        if (inputs.training) {
-            const TrainingCommand& t = *inputs.training;
-            options.script = t.script.text;
-            options.source = inputs.training_file + ":" + std::to_string(t.script.line);
-            if (!launch_parts(t.script).empty()) {
-                options.script_parts = launch_parts(t.script);
-            }
-            for (const auto& w : t.args) {
-                const auto parts = launch_parts(w);
-                options.args.push_back({w.text, !parts.empty(), parts});
-            }
-        } else if (parsed.has("--megatron-args")) {
-            throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),
-                              "no command of the script runs a Python script (a word ending in .py), so the launch has "
-                              "nothing to start",
-                              "give the script whose torchrun/python line names the training script (pretrain_gpt.py)");
-        }
         out.write(launch_text(report, options));
     }
     out.commit();

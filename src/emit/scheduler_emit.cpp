@@ -235,7 +235,7 @@ std::string arg_word(const LaunchArg& a) {
     std::string out;
     for (const auto& p : a.parts) {
         if (!p.expansion) {
-            out += p.text.empty() ? "" : shell_quote(p.text);
+            out += shell_quote(p.text);  // '' for an empty part: the word stays a word, as in the script
         } else {
             out += p.quoted ? "\"" + p.text + "\"" : p.text;
         }

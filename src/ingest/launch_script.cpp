@@ -78,25 +78,39 @@ std::optional<long long> test_integer(std::string t, bool double_bracket) {
     return negative ? -v : v;
 }
 
-// Non-null (with why) when a value is not known here: an unknown part, or a value read under an
-// assumption (${X:-w} of an X the environment may set), which bash may see otherwise.
-const char* not_known(const Value& v, std::string& why) {
-    if (!v.unknowns.empty()) {
-        why = v.unknowns.front().reason;
-        return "unknown";
+// The text a test sees, assuming what the reader assumes of the environment: a variable the
+// script neither sets nor is given is unset (so ${X:-w} is w, $X and ${X:+w} are empty). False
+// (with why) when a part is not known at all ($(...), $#, ...). `assumed` names what was assumed;
+// `vanishes`: the text is empty and came from unquoted expansions only (bash drops that word).
+bool assumed_text(const Value& v, std::string& text, bool& vanishes, std::string& assumed, std::string& why) {
+    text.clear();
+    vanishes = !v.text.empty();
+    std::size_t at = 0;
+    for (const auto& u : v.unknowns) {
+        if (u.expr.rfind("${", 0) != 0) {
+            why = u.reason;
+            return false;
+        }
+        text += v.text.substr(at, u.begin - at);
+        vanishes = vanishes && u.begin == at && !u.quoted;
+        at = u.end;
+        if (assumed.empty()) {
+            assumed = u.reason + ", read as unset";
+        }
     }
-    if (!v.kept.empty()) {
-        why = v.kept.front().expr.empty() ? v.kept.front().refusal
-                                          : v.kept.front().expr + " depends on the environment the script runs in";
-        return "assumed";
+    text += v.text.substr(at);
+    vanishes = vanishes && at == v.text.size() && text.empty();
+    if (!v.kept.empty() && assumed.empty()) {
+        assumed = v.kept.front().expr.empty() ? v.kept.front().refusal
+                                                : v.kept.front().expr + " is read with its default";
     }
-    return nullptr;
+    return true;
 }
 
-// One test command ([ ... ], test ..., [[ ... ]], true, false, :) over known words.
-Tri test_command(const std::vector<Value>& words, std::string& why) {
+// One test command ([ ... ], test ..., [[ ... ]], true, false, :) over the words' texts.
+Tri test_command(const std::vector<Value>& words, std::string& why, std::string& assumed) {
     const std::string& program = words.front().text;
-    std::vector<const Value*> args;
+    std::vector<const Value*> given;
     bool double_bracket = false;
     if (program == "[" || program == "[[") {
         double_bracket = program == "[[";
@@ -105,11 +119,11 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
             return Tri::Unknown;
         }
         for (std::size_t i = 1; i + 1 < words.size(); ++i) {
-            args.push_back(&words[i]);
+            given.push_back(&words[i]);
         }
     } else if (program == "test") {
         for (std::size_t i = 1; i < words.size(); ++i) {
-            args.push_back(&words[i]);
+            given.push_back(&words[i]);
         }
     } else if ((program == "true" || program == ":") && words.size() == 1) {
         return Tri::True;
@@ -119,14 +133,23 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
         why = "it runs a command (" + program + ")";
         return Tri::Unknown;
     }
-    for (const Value* a : args) {
-        if (const char* w = not_known(*a, why)) {
-            (void)w;
+    if (!words.front().unknowns.empty() || !words.front().kept.empty()) {
+        why = "its test is not one plan-layout reads";
+        return Tri::Unknown;
+    }
+    std::vector<std::string> args;
+    for (const Value* a : given) {
+        std::string text;
+        bool vanishes = false;
+        if (!assumed_text(*a, text, vanishes, assumed, why)) {
             return Tri::Unknown;
+        }
+        if (!(vanishes && !double_bracket)) {  // [[ ]] does not split: an empty value stays a word
+            args.push_back(std::move(text));
         }
     }
     bool negate = false;
-    if (args.size() >= 2 && args.front()->text == "!") {
+    if (args.size() >= 2 && args.front() == "!") {
         negate = true;
         args.erase(args.begin());
     }
@@ -135,17 +158,17 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
         return done(false);
     }
     if (args.size() == 1) {
-        return done(!args[0]->text.empty());
+        return done(!args[0].empty());
     }
-    if (args.size() == 2 && (args[0]->text == "-n" || args[0]->text == "-z")) {
-        return done(args[0]->text == "-n" ? !args[1]->text.empty() : args[1]->text.empty());
+    if (args.size() == 2 && (args[0] == "-n" || args[0] == "-z")) {
+        return done(args[0] == "-n" ? !args[1].empty() : args[1].empty());
     }
     if (args.size() == 3) {
-        const std::string& op = args[1]->text;
-        const std::string& a = args[0]->text;
-        const std::string& b = args[2]->text;
+        const std::string& op = args[1];
+        const std::string& a = args[0];
+        const std::string& b = args[2];
         if (op == "=" || op == "==" || op == "!=") {
-            if (double_bracket && b.find_first_of("*?[") != std::string::npos) {
+            if (double_bracket && b.find_first_of("*?[\\") != std::string::npos) {
                 why = "[[ ... " + op + " PATTERN ]] matches a pattern, which plan-layout does not";
                 return Tri::Unknown;
             }
@@ -168,24 +191,28 @@ Tri test_command(const std::vector<Value>& words, std::string& why) {
     return Tri::Unknown;
 }
 
-// A case pattern against a known subject: fnmatch as bash matches (extglob off).
-Tri case_match(const Value& subject, const std::vector<Value>& alternatives, const std::string& raw, std::string& why) {
-    if (not_known(subject, why) != nullptr) {
+// A case pattern against the subject: fnmatch as bash matches (extglob off).
+Tri case_match(const Value& subject, const std::vector<Value>& alternatives, const std::string& raw, std::string& why,
+               std::string& assumed) {
+    std::string text;
+    bool vanishes = false;
+    if (!assumed_text(subject, text, vanishes, assumed, why)) {
         return Tri::Unknown;
     }
     Tri out = Tri::False;
     for (const auto& alt : alternatives) {
-        if (not_known(alt, why) != nullptr) {
+        std::string pattern_text;
+        if (!assumed_text(alt, pattern_text, vanishes, assumed, why)) {
             out = Tri::Unknown;
             continue;
         }
-        const bool pattern = alt.text.find_first_of("*?[\\") != std::string::npos;
+        const bool pattern = pattern_text.find_first_of("*?[\\") != std::string::npos;
         if (pattern && raw.find_first_of("'\"\\$") != std::string::npos) {
             why = "the case pattern " + raw + " mixes quoting with pattern characters";
             out = Tri::Unknown;
             continue;
         }
-        const bool hit = pattern ? fnmatch(alt.text.c_str(), subject.text.c_str(), 0) == 0 : alt.text == subject.text;
+        const bool hit = pattern ? fnmatch(pattern_text.c_str(), text.c_str(), 0) == 0 : pattern_text == text;
         if (hit) {
             return out == Tri::Unknown ? Tri::Unknown : Tri::True;
         }
@@ -227,7 +254,9 @@ ScriptWord word_of(const Value& w, int line, int command, const Shell& sh) {
         s.parts.push_back({u->expr, true, u->quoted});
         at = u->end;
     }
-    if (at < w.text.size() || s.parts.empty()) {
+    const bool vanishing = std::all_of(s.parts.begin(), s.parts.end(), [](const WordPart& p) { return p.expansion && !p.quoted; });
+    if (at < w.text.size() || s.parts.empty() || (vanishing && w.held)) {
+        // the rest of the text; or '' that keeps a word bash keeps ($X"" of an empty X is one word)
         s.parts.push_back({w.text.substr(std::min(at, w.text.size())), false, false});
     }
     return s;
@@ -251,6 +280,11 @@ struct Block {
     char op = ';';            // how the next condition command joins: & (&&), | (||), ; (sequence)
     bool negate = false;
     std::string cond_why;     // why the condition being read is not known
+    std::string cond_assumed; // what the condition being read assumed of the environment
+    std::string assumed;      // the first assumption a condition or pattern of the block made
+    bool broken = false;      // a branch bash may run came before any choice: no choice stands
+    bool chosen_done = false;
+    std::size_t chosen = 0;   // the branch (index into ends) bash runs under the assumption
     Value subject;            // a case's word
     std::size_t bytes = 0;    // the size of `start`, charged for each copy of it
 };
@@ -465,13 +499,14 @@ private:
         expect_pattern_ = false;
         if (b != nullptr) {
             std::string why;
+            std::string assumed;
             Tri t = Tri::Unknown;
             if (raw == "*" || raw == "(*") {
                 t = Tri::True;
             } else {
-                t = case_match(b->subject, alternatives, raw, why);
+                t = case_match(b->subject, alternatives, raw, why, assumed);
             }
-            start_branch(t, why);
+            start_branch(t, why, assumed);
         }
     }
 
@@ -511,13 +546,14 @@ private:
         b.op = ';';
         b.negate = false;
         b.cond_why.clear();
+        b.cond_assumed.clear();
     }
 
     // One command of an if's condition, joined to the ones before it as bash's && || ; do.
     void add_condition(const std::vector<Value>& words, bool redirected) {
         Block& b = blocks_.back();
         std::string why;
-        Tri t = redirected ? Tri::Unknown : test_command(words, why);
+        Tri t = redirected ? Tri::Unknown : test_command(words, why, b.cond_assumed);
         if (redirected) {
             why = "its test has a redirection or a < > comparison";
         }
@@ -543,14 +579,26 @@ private:
         b.op = c == '&' && d == '&' ? '&' : c == '|' && d == '|' ? '|' : c == '|' ? 'P' : ';';
     }
 
-    void start_branch(Tri cond, const std::string& why) {
+    // `cond`: what bash decides when the environment is as the reader assumes (`assumed` says
+    // what was assumed; empty: nothing, the decision is sure).
+    void start_branch(Tri cond, const std::string& why, const std::string& assumed) {
         Block& b = blocks_.back();
         b.collecting = false;
+        const bool assumes = !assumed.empty() && cond != Tri::Unknown;
+        const Tri sure = assumes ? Tri::Unknown : cond;
         if (cond == Tri::Unknown && b.why.empty()) {
             b.why = why.empty() ? "its condition is not known" : why;
         }
-        b.possible = !b.outer_inactive && !b.taken && cond != Tri::False;
-        b.taken = b.taken || (b.possible && cond == Tri::True);
+        if (assumes && b.assumed.empty()) {
+            b.assumed = assumed;
+        }
+        b.possible = !b.outer_inactive && !b.taken && sure != Tri::False;
+        if (b.possible && !b.chosen_done && cond != Tri::False) {
+            b.chosen_done = true;
+            b.chosen = b.ends.size();
+            b.broken = cond == Tri::Unknown;
+        }
+        b.taken = b.taken || (b.possible && sure == Tri::True);
         if (b.possible) {
             sh_.charge(b.bytes, b.line);
             sh_.set_state(b.start);
@@ -584,6 +632,24 @@ private:
             return;
         }
         const std::string block = std::string(b.is_case ? "the case" : "the if") + " on line " + std::to_string(b.line);
+        if (!b.broken && !b.assumed.empty()) {
+            // Read as bash runs it in the environment the reader assumes; what the other branches
+            // would set differently is kept for the analysis and refused in a job's words.
+            const std::size_t chosen = b.chosen_done ? b.chosen : b.ends.size() - 1;
+            const auto names = sh_.merge_assumed(
+                b.ends, chosen,
+                "(" + block + " chose its branch assuming " + b.assumed +
+                    "; the job's environment may choose another: give the variables it tests with --env NAME=VALUE)",
+                b.line);
+            std::string list;
+            for (const auto& n : names) {
+                list += (list.empty() ? "$" : ", $") + n;
+            }
+            sh_.notes.push_back(sh_.where(b.line) + ": " + block.substr(4) + " is read as bash runs it when " + b.assumed +
+                                "; another branch would set " + list +
+                                " differently (give --env NAME=VALUE for what the job's environment sets)");
+            return;
+        }
         sh_.merge(b.ends, "is set differently by the branches of " + block + ", and which one bash runs is not known (" + b.why + ")",
                   "(set differently by the branches of " + block + ", whose choice plan-layout cannot make: " + b.why +
                       "; give the variables it tests with --env NAME=VALUE)",
@@ -629,12 +695,12 @@ private:
                 begin_condition();
             } else if (w == "then") {
                 if (blocks_.back().collecting) {
-                    start_branch(blocks_.back().cond, blocks_.back().cond_why);
+                    start_branch(blocks_.back().cond, blocks_.back().cond_why, blocks_.back().cond_assumed);
                 }
             } else if (w == "else") {
                 close_branch();
                 blocks_.back().has_else = true;
-                start_branch(Tri::True, "");
+                start_branch(Tri::True, "", "");
             } else {
                 close_block();
             }
@@ -934,7 +1000,7 @@ std::pair<std::string, std::string> parse_env_assignment(const std::string& entr
 }
 
 std::vector<ScriptWord> read_launch_script(const std::string& text, const std::string& file,
-                                           const std::map<std::string, std::string>& env) {
+                                           const std::map<std::string, std::string>& env, std::vector<std::string>* notes) {
     if (text.size() > kMaxLaunchScriptBytes) {
         throw input_error(file,
                           "the launch script is " + std::to_string(text.size()) + " bytes, over the limit of " +
@@ -957,12 +1023,15 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
     Shell sh(file, env);
     std::vector<ScriptWord> out;
     Reader(src, sh, out).run();
+    if (notes != nullptr) {
+        notes->insert(notes->end(), sh.notes.begin(), sh.notes.end());
+    }
     return out;
 }
 
 std::vector<ScriptWord> read_launch_command(const std::string& text, const std::string& file,
-                                            const std::map<std::string, std::string>& env) {
-    auto words = read_launch_script(text, file, env);
+                                            const std::map<std::string, std::string>& env, std::vector<std::string>* notes) {
+    auto words = read_launch_script(text, file, env, notes);
     if (words.empty()) {
         throw input_error(file,
                           "no command of the script runs torchrun, deepspeed or a Python script (a word ending in .py), "

@@ -56,6 +56,9 @@ const Value& element(const Var& var, const std::string& index) {
 
 std::string via(const std::string& name, const Var& var, const Value& v) {
     const Unknown* u = v.whole_unknown();
+    if (u != nullptr && v.text == "$" + name) {
+        return u->reason;  // the variable itself is what is not known (an if's branches differ)
+    }
     return "$" + name + " is set on line " + std::to_string(var.line) + " to " + v.text + ", and " +
            (u != nullptr ? u->reason : v.unknowns.front().reason);
 }
@@ -98,6 +101,27 @@ bool plain_default(const Value& w) {
         }
     }
     return true;
+}
+
+// Non-empty when the elements of an array up to `index` ("": all when `all`, else none) hold an
+// unknown value the array literal split: bash made as many elements as its value has words.
+std::string split_before(const Var& var, const std::string& index, bool all = false) {
+    if (!var.array || (index.empty() && !all)) {
+        return "";
+    }
+    std::size_t last = var.elems.size();
+    if (!index.empty()) {
+        last = index.size() > 9 ? var.elems.size() : std::min(var.elems.size(), static_cast<std::size_t>(std::stoul(index)) + 1);
+    }
+    for (std::size_t i = 0; i < last; ++i) {
+        for (const auto& u : var.elems[i].unknowns) {
+            if (u.split) {
+                return "the array's elements depend on how " + var.elems[i].text.substr(u.begin, u.end - u.begin) +
+                       " splits, which is not known";
+            }
+        }
+    }
+    return "";
 }
 
 // A scalar's value, or, when the whole value is unknown (X=$1), the reference as written.
@@ -348,6 +372,10 @@ void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std
     }
     vanished_ = vanished_ || (index == "@" && quoted && var->elems.empty());
     if (!all) {
+        if (const std::string why = split_before(*var, index); !why.empty()) {
+            push_unknown(out, sh_, raw, line, why, quoted, "", raw + " (" + why + ")");
+            return;
+        }
         push_scalar(out, sh_, name, *var, element(*var, index), quoted, raw, line);
         return;
     }
@@ -382,6 +410,10 @@ void Lexer::length(std::vector<Piece>& out, const std::string& name, const std::
     const Var none;
     var = var != nullptr ? var : &none;
     std::size_t n = var->elems.size();
+    if (const std::string why = split_before(*var, index == "@" || index == "*" ? "" : index, true); !why.empty()) {
+        push_unknown(out, sh_, raw, line, why, quoted, "", raw + " (" + why + ")");
+        return;
+    }
     if (index != "@" && index != "*") {
         const Value& v = element(*var, index);
         if (!v.unknowns.empty() || !v.kept.empty()) {

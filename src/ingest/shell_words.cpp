@@ -201,6 +201,56 @@ void Shell::merge(const std::vector<State>& ends, const std::string& reason, con
     set_state(std::move(out));
 }
 
+std::vector<std::string> Shell::merge_assumed(const std::vector<State>& ends, std::size_t chosen, const std::string& refusal,
+                                              int line) {
+    std::set<std::string> names;
+    for (const auto& e : ends) {
+        for (const auto& [name, v] : e.vars) {
+            names.insert(name);
+        }
+        names.insert(e.cleared.begin(), e.cleared.end());
+    }
+    State out = ends[chosen];
+    std::vector<std::string> differ;
+    for (const auto& name : names) {
+        const auto mine = out.vars.find(name);
+        const bool cleared = out.cleared.count(name) > 0;
+        const bool alike = std::all_of(ends.begin(), ends.end(), [&](const State& e) {
+            const auto it = e.vars.find(name);
+            return (it != e.vars.end()) == (mine != out.vars.end()) && (e.cleared.count(name) > 0) == cleared &&
+                   (it == e.vars.end() || same_var(it->second, mine->second));
+        });
+        if (alike) {
+            continue;
+        }
+        differ.push_back(name);
+        const bool markable = mine != out.vars.end() && !mine->second.elems.empty() &&
+                              std::all_of(mine->second.elems.begin(), mine->second.elems.end(),
+                                          [](const Value& e) { return !e.text.empty(); });
+        if (markable) {
+            for (auto& e : mine->second.elems) {
+                Unknown k;
+                k.end = e.text.size();
+                k.refusal = "$" + name + " " + refusal;
+                k.line = line;
+                e.kept.push_back(std::move(k));
+            }
+            continue;
+        }
+        Var v;  // no value to mark (unset, or empty, in the chosen branch): not known
+        v.line = line;
+        Value u;
+        u.append_unknown("$" + name, line, "$" + name + " depends on which branch of the block on line " +
+                                               std::to_string(line) + " bash runs",
+                         "", "$" + name + " " + refusal);
+        v.elems.push_back(std::move(u));
+        out.cleared.erase(name);
+        out.vars[name] = std::move(v);
+    }
+    set_state(std::move(out));
+    return differ;
+}
+
 void Shell::unset(const std::string& name) {
     if (inactive || pinned(name)) {
         return;
@@ -304,6 +354,7 @@ std::vector<Value> fields_of(const std::vector<Piece>& pieces, bool split, int l
         const Piece& p = marked;
         if (!split || !p.split) {
             cur.append(p.value);
+            cur.held = true;
             have = true;
             continue;
         }

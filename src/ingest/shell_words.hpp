@@ -33,6 +33,7 @@ struct Value {
     std::vector<int> lines;
     std::vector<Unknown> unknowns;
     std::vector<Unknown> kept;  // known under an assumption, expanded by the job (sorted, disjoint)
+    bool held = false;          // a word with a quoted or literal part: bash keeps it even when empty
 
     void append(const Value& v);
     void append_char(char c, int line);
@@ -96,6 +97,13 @@ public:
     /// After an if/case whose branch is not known: a variable the possible branches leave alike
     /// keeps that value; one they leave different becomes unknown, refused where a word uses it.
     void merge(const std::vector<State>& ends, const std::string& reason, const std::string& refusal, int line);
+    /// After an if/case decided under an assumption about the environment: the state of branch
+    /// `chosen`; a variable another possible branch leaves different keeps the chosen value,
+    /// refused (`refusal`) where a job's word uses it. Returns those variables' names.
+    std::vector<std::string> merge_assumed(const std::vector<State>& ends, std::size_t chosen, const std::string& refusal,
+                                           int line);
+
+    std::vector<std::string> notes;  // what the reading assumed (file:line: ...), for the user
 
     std::string assigning;  // the variable whose value is being read (`X="$X --a"` while X is unset)
     bool inactive = false;  // inside a branch bash does not take: nothing is assigned or run

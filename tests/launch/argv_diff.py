@@ -117,7 +117,8 @@ def fuzz_case(rng, index):
         return rng.choice(["$" + name, "${" + name + "}"])
 
     def word(depth=0):
-        k = rng.randrange(22)
+        # the constructs plan-layout refuses (13-15) are drawn less often, so most scripts compare
+        k = rng.choices(range(22), weights=[1] * 13 + [0.3, 0.3, 0.3] + [1] * 6)[0]
         v = rng.choice(VALUES[1:])
         r = rng.choice(["R1", "R2", "R3"])
         if k == 0:
@@ -185,7 +186,7 @@ def fuzz_case(rng, index):
                    % rng.choice(["E1", "E2", "R1"]))
     else:
         pre.append('case "$%s" in\n    "8") C=8 ;;\n    b*) C=bee ;;\nesac' % rng.choice(["E1", "E2"]))
-    extra = rng.randrange(10)
+    extra = rng.randrange(16)
     if extra == 0:
         pre.append("unset S1")
     elif extra == 1:

@@ -119,14 +119,18 @@ struct TrainingCommand {
 /// array or here-document, and for text over kMaxLaunchScriptBytes, expansions past
 /// kMaxLaunchExpansionBytes, more than kMaxLaunchWords words, or nesting deeper than
 /// kMaxLaunchNesting (`bash -c` inside `eval` inside ..., `${` inside `${`, parentheses).
+/// `notes` (when given) receives a line per if/case decided by what the reader assumes of the
+/// environment (a variable neither set nor given read as unset), naming what another branch sets.
 [[nodiscard]] std::vector<ScriptWord> read_launch_script(const std::string& text, const std::string& file,
-                                                         const std::map<std::string, std::string>& env);
+                                                         const std::map<std::string, std::string>& env,
+                                                         std::vector<std::string>* notes = nullptr);
 
 /// read_launch_script for the commands that read --megatron-args: throws Error (BadInput) naming
 /// the file when no command counts (nothing runs torchrun, deepspeed or a Python script and no
 /// line starts with a --flag), so a script that starts no training is not read as one.
 [[nodiscard]] std::vector<ScriptWord> read_launch_command(const std::string& text, const std::string& file,
-                                                          const std::map<std::string, std::string>& env);
+                                                          const std::map<std::string, std::string>& env,
+                                                          std::vector<std::string>* notes = nullptr);
 
 /// Checks one --env entry "NAME=VALUE" (NAME a shell variable name or a positional number) and
 /// splits it; throws Error (BadInput) naming `where` otherwise.
