@@ -95,14 +95,13 @@ bool assumed_text(const Value& v, std::string& text, bool& vanishes, std::string
         vanishes = vanishes && u.begin == at && !u.quoted;
         at = u.end;
         if (assumed.empty()) {
-            assumed = u.reason + ", read as unset";
+            assumed = "$" + u.expr.substr(2, u.expr.find_first_of(":-+=?}", 2) - 2) + " unset";
         }
     }
     text += v.text.substr(at);
     vanishes = vanishes && at == v.text.size() && text.empty();
     if (!v.kept.empty() && assumed.empty()) {
-        assumed = v.kept.front().expr.empty() ? v.kept.front().refusal
-                                                : v.kept.front().expr + " is read with its default";
+        assumed = v.kept.front().expr.empty() ? v.kept.front().refusal : v.kept.front().expr + " read as its default";
     }
     return true;
 }
@@ -638,14 +637,15 @@ private:
             const std::size_t chosen = b.chosen_done ? b.chosen : b.ends.size() - 1;
             const auto names = sh_.merge_assumed(
                 b.ends, chosen,
-                "(" + block + " chose its branch assuming " + b.assumed +
+                "(" + block + " chose its branch with " + b.assumed +
                     "; the job's environment may choose another: give the variables it tests with --env NAME=VALUE)",
                 b.line);
             std::string list;
             for (const auto& n : names) {
                 list += (list.empty() ? "$" : ", $") + n;
             }
-            sh_.notes.push_back(sh_.where(b.line) + ": " + block.substr(4) + " is read as bash runs it when " + b.assumed +
+            sh_.notes.push_back(sh_.where(b.line) + ": the " + (b.is_case ? "case" : "if") + " here is read as bash runs it with " +
+                                b.assumed +
                                 "; another branch would set " + list +
                                 " differently (give --env NAME=VALUE for what the job's environment sets)");
             return;

@@ -31,7 +31,8 @@ NODE = "h100-hgx-8gpu-8nic"
 
 
 class Case:
-    def __init__(self, name, text=None, path=None, nodes=1, env=None, args=None, pl_env=None, expect_refusal=False):
+    def __init__(self, name, text=None, path=None, nodes=1, env=None, args=None, pl_env=None, expect_refusal=False,
+                 extra=None):
         self.name = name
         self.text = text
         self.path = path
@@ -39,7 +40,8 @@ class Case:
         self.env = env or {}          # the environment of both runs (bash's and the job's)
         self.args = args or []        # the script's arguments (and the job's)
         self.pl_env = pl_env or {}    # --env NAME=VALUE given to plan-layout
-        self.expect_refusal = expect_refusal
+        self.expect_refusal = expect_refusal  # True: must be refused; False: must run; None: either
+        self.extra = extra or []      # more plan-layout flags (a model size the script spells its own way)
 
 
 def fixtures(src):
@@ -61,12 +63,17 @@ def fixtures(src):
         Case("mixtral-env", path=os.path.join(data, "mixtral_8x7b.sh"), nodes=4, args=mixtral_args,
              pl_env={"WANDB_API_KEY": "", "1": mixtral_args[0], "2": mixtral_args[1], "3": mixtral_args[2]}),
         Case("mamba", path=os.path.join(data, "mamba_train.sh"), nodes=1, args=["/data/x", "/tok/y"]),
-        Case("t5", path=os.path.join(data, "t5_220m.sh"), nodes=1,
-             args=["/ckpt", "/tb", "/vocab.txt", "/data/t5"]),
+        Case("t5", path=os.path.join(data, "t5_220m.sh"), nodes=1, args=["/ckpt", "/tb", "/vocab.txt", "/data/t5"],
+             extra=["--num-layers", "12"]),
         Case("gpt3", path=os.path.join(data, "gpt3_175b.sh"), nodes=16,
              args=["/ckpt", "/tb", "/vocab.json", "/merges.txt", "/data/gpt"]),
+        # $3 and $4 not given: its `if` is decided by ${3:-MOCK}'s default, which the job cannot follow
+        Case("llama3-assumed", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
+             args=["/ckpt", "/tb", "MOCK", "MOCK"], expect_refusal=True),
         Case("llama3", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
-             args=["/ckpt", "/tb", "MOCK", "MOCK"]),
+             args=["/ckpt", "/tb", "MOCK", "MOCK"], pl_env={"3": "MOCK", "4": "MOCK"}),
+        Case("llama3-data", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
+             args=["/ckpt", "/tb", "/tok/model", "/data/x"], pl_env={"3": "/tok/model", "4": "/data/x"}),
     ]
     return cases
 
@@ -201,7 +208,7 @@ def fuzz_case(rng, index):
     lines += pre
     words = [word() for _ in range(rng.randint(1, 6))]
     lines.append("torchrun --nproc_per_node 8 pretrain_gpt.py " + " ".join(words))
-    return Case("fuzz-%d" % index, text="\n".join(lines) + "\n", env=env, args=args, pl_env=pl_env)
+    return Case("fuzz-%d" % index, text="\n".join(lines) + "\n", env=env, args=args, pl_env=pl_env, expect_refusal=None)
 
 
 # ---------------------------------------------------------------------------- running
@@ -234,11 +241,14 @@ def run_case(case, binary, stubs, work):
            "--format", "launch", "--launcher", "torchrun", "-o", os.path.join(work, "job.sh")]
     for k, v in sorted(case.pl_env.items()):
         cmd += ["--env", "%s=%s" % (k, v)]
+    cmd += case.extra
     p = subprocess.run(cmd, cwd=work, env=base_env(stubs), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
     if p.returncode != 0:
         err = p.stderr.decode("utf-8", "replace")
         if p.returncode in (1, 2, 3, 4, 5, 6, 7, 8) and err.count("\n") == 1 and err.startswith("plan-layout: error: ") \
                 and re.search(r"train\.sh\b", err):
+            if case.expect_refusal is False:
+                return "FAIL: refused, but bash's argv is what this fixture pins: " + err.strip(), ""
             return "refused", err.strip()
         return "FAIL: plan-layout exit %d without a one-line error naming the script: %r" % (p.returncode, err), ""
     if case.expect_refusal:
@@ -259,6 +269,8 @@ def run_case(case, binary, stubs, work):
         have = f.read().split(b"\0")[:-1]
     if want != have:
         return "FAIL: argv differs\n  bash: %r\n  job:  %r" % (want, have), ""
+    if os.path.exists(os.path.join(run_dir, "pwned")):
+        return "FAIL: a command written in quotes ran: $(touch pwned)", ""
     return "ok", ""
 
 

@@ -350,17 +350,32 @@ TEST_CASE("issue 27 item 6: if and case take the branch bash takes") {
     CHECK(texts(script, {{"MODEL", "tiny"}}) == Words{"torchrun", "p.py", "--tp", "2", "--layers", "24"});
     CHECK(texts(script, {{"MODEL", "x"}}) == Words{"torchrun", "p.py", "--tp", "2", "--layers", "1"});
     CHECK(texts("MODEL=big\n" + script) == Words{"torchrun", "p.py", "--tp", "8", "--layers", "80"});
-    // Not decidable: the variables the branches set differently are not known, and refused in the job.
-    const auto words = read(script);
-    CHECK(word_after(words, "--tp").unresolved);
+    // MODEL neither set nor given: read as bash runs it when MODEL is unset (as ${X:-w} is read),
+    // noted, and what another branch would set differently is refused in a job's words.
+    std::vector<std::string> notes;
+    const auto words = planlayout::read_launch_script(script, "t.sh", {}, &notes);
+    CHECK(word_after(words, "--tp").text == "2");
     REQUIRE(word_after(words, "--tp").refusal);
-    CHECK(word_after(words, "--tp").refusal->where == "t.sh:7");
-    CHECK(word_after(words, "--tp").refusal->what.find("the if on line 1") != std::string::npos);
+    CHECK(word_after(words, "--tp").refusal->where == "t.sh:1");
+    CHECK(word_after(words, "--tp").refusal->what.find("the if on line 1 chose its branch with $MODEL unset") !=
+          std::string::npos);
     CHECK(word_after(words, "--tp").refusal->what.find("--env") != std::string::npos);
+    CHECK(word_after(words, "--layers").text == "1");
     REQUIRE(word_after(words, "--layers").refusal);
     CHECK(word_after(words, "--layers").refusal->what.find("the case on line 2") != std::string::npos);
-    // A default the environment may override decides nothing.
-    CHECK(word_after(read("MODEL=${MODEL:-big}\n" + script), "--tp").refusal);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0] == "t.sh:1: the if here is read as bash runs it with $MODEL unset; another branch would set $TP "
+                      "differently (give --env NAME=VALUE for what the job's environment sets)");
+    // A default the environment may override is read, and refused in the job the same way.
+    const auto defaulted = read("MODEL=${MODEL:-big}\n" + script);
+    CHECK(word_after(defaulted, "--tp").text == "8");
+    CHECK(word_after(defaulted, "--tp").refusal);
+    // Not decidable at all (a test of a file): the variables the branches set differently are not known.
+    const auto file_test = read("if [ -f /etc/x ]; then TP=8; else TP=2; fi\ntorchrun p.py --tp $TP");
+    CHECK(word_after(file_test, "--tp").unresolved);
+    REQUIRE(word_after(file_test, "--tp").refusal);
+    CHECK(word_after(file_test, "--tp").refusal->what.find("set differently by the branches of the if on line 1") !=
+          std::string::npos);
     // Numeric tests, -z/-n, [[ ]], test, !, && and ||, elif; a branch that sets nothing differently is no refusal.
     const std::string chain = "if [[ $N -gt 4 ]] && test -n \"$M\"; then A=1; elif ! [ -z \"$M\" ] || false; then A=2; "
                               "else A=3; fi\nif [ \"$Q\" = 1 ]; then B=same; else B=same; fi\ntorchrun p.py $A $B";
