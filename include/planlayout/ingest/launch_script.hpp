@@ -22,10 +22,11 @@
 // - if/elif/else/fi and case/esac take the branch bash takes when the condition is known: `[ ]`,
 //   `[[ ]]`, `test` with = == != -eq -ne -lt -le -gt -ge -z -n and `!`, `true`, `false`, joined
 //   with && || (a case pattern: fnmatch, as bash). A branch bash does not run assigns and starts
-//   nothing. When a condition is not known (an unknown value, a value read under an assumption
-//   such as ${X:-w} of an X the script does not set, a command like `[ -f x ]`), every branch that
-//   may run is read from the state before the block, and a variable they leave different is
-//   unknown afterwards (refused where a training command uses it, naming the block and --env).
+//   nothing. A variable neither set nor given is read as unset (${X:-w} as w): the block is read
+//   as bash runs it then, a note names what another branch would set differently, and those
+//   values are refused in a job's words (ScriptWord::refusal). When a condition is not known at
+//   all (a command like `[ -f x ]`, $(...)), every branch that may run is read from the state
+//   before the block, and a variable they leave different is unknown afterwards.
 //   A loop's body is read once (a for loop's variable is unknown and refused in a training
 //   command); function bodies where they are defined; `exit` and `return` do not stop the
 //   reading. No command is run, no file is read (`source` is skipped), no globbing (patterns stay
