@@ -350,13 +350,16 @@ void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std
     const Var* var = lookup(sh_, name, line, storage);
     const bool all = index == "@" || index == "*";
     if (var == nullptr && sh_.cleared(name)) {
-        if (quoted && !all) {
-            out.push_back(Piece{});  // "$X" of an unset X: one empty word
+        if (quoted && index != "@") {
+            out.push_back(Piece{});  // "$X" or "${X[*]}" of an unset X: one empty word
         }
-        vanished_ = vanished_ || (all && quoted);
+        vanished_ = vanished_ || (index == "@" && quoted);
         return;
     }
     if (var == nullptr) {
+        if (name == sh_.assigning && quoted && index != "@") {
+            out.push_back(Piece{});  // X=("${X[*]}" ...) while X is unset: one empty word
+        }
         if (name != sh_.assigning) {
             std::string refusal;
             std::string expr = job_expr(name, index, raw, refusal);
@@ -367,7 +370,7 @@ void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std
             }
             push_unknown(out, sh_, raw, line, unset_reason(name), quoted, expr, refusal);
         }
-        vanished_ = vanished_ || (all && quoted);
+        vanished_ = vanished_ || (index == "@" && quoted && name == sh_.assigning);
         return;
     }
     vanished_ = vanished_ || (index == "@" && quoted && var->elems.empty());

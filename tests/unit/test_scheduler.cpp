@@ -95,7 +95,7 @@ TEST_CASE("launch: the user's arguments pass on unchanged but the parallel sizes
     CHECK(out[8].text == "8");
     const std::string text = launch_text(r, LaunchOptions{"slurm-torchrun", "train.py", given, "t.sh:3"});
     CHECK(text.find("train.py --tensor_model_parallel_size=1 --data-path '/my data/x'") != std::string::npos);
-    CHECK(text.find("--save ${CKPT-}'/run'") != std::string::npos);  // unquoted in the script: bare, split as there
+    CHECK(text.find(" ${CKPT-}/run") != std::string::npos);  // unquoted in the script: bare, split as there
     CHECK(text.find("bash -c \"$TASK\" plan-layout-task") != std::string::npos);
 }
 
@@ -118,8 +118,8 @@ TEST_CASE("launch (issue 27 items 1, 2): known text single-quoted, the script's 
         o.args.push_back(a.runtime ? a : LaunchArg{w.text, false, {}});
     }
     const std::string text = launch_text(r, o);
-    CHECK(text.find("--save '$(touch /tmp/x)'\"${UNSET_DIR-}\" --name 'a\\'\"${2-}\" ${EXTRA_ARGS-} --tag ${TAG:-run-1}") !=
-          std::string::npos);
+    CHECK(text.find("--save '$(touch /tmp/x)'\"${UNSET_DIR-}\" --name 'a\\'\"${2-}\" ${EXTRA_ARGS-} \\\n") != std::string::npos);
+    CHECK(text.find("--tag ${TAG:-run-1}\n") != std::string::npos);
     CHECK(text.find("\"$(touch") == std::string::npos);  // never inside double quotes, where the job would run it
 }
 
