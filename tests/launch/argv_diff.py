@@ -32,7 +32,7 @@ NODE = "h100-hgx-8gpu-8nic"
 
 class Case:
     def __init__(self, name, text=None, path=None, nodes=1, env=None, args=None, pl_env=None, expect_refusal=False,
-                 extra=None):
+                 extra=None, files=None):
         self.name = name
         self.text = text
         self.path = path
@@ -42,6 +42,7 @@ class Case:
         self.pl_env = pl_env or {}    # --env NAME=VALUE given to plan-layout
         self.expect_refusal = expect_refusal  # True: must be refused; False: must run; None: either
         self.extra = extra or []      # more plan-layout flags (a model size the script spells its own way)
+        self.files = files or []      # empty files the script checks for ([ -f pretrain_gpt.py ])
 
 
 def fixtures(src):
@@ -64,16 +65,17 @@ def fixtures(src):
              pl_env={"WANDB_API_KEY": "", "1": mixtral_args[0], "2": mixtral_args[1], "3": mixtral_args[2]}),
         Case("mamba", path=os.path.join(data, "mamba_train.sh"), nodes=1, args=["/data/x", "/tok/y"]),
         Case("t5", path=os.path.join(data, "t5_220m.sh"), nodes=1, args=["/ckpt", "/tb", "/vocab.txt", "/data/t5"],
-             extra=["--num-layers", "12"]),
+             extra=["--num-layers", "12", "--seq-length", "512"]),
         Case("gpt3", path=os.path.join(data, "gpt3_175b.sh"), nodes=16,
              args=["/ckpt", "/tb", "/vocab.json", "/merges.txt", "/data/gpt"]),
         # $3 and $4 not given: its `if` is decided by ${3:-MOCK}'s default, which the job cannot follow
         Case("llama3-assumed", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
              args=["/ckpt", "/tb", "MOCK", "MOCK"], expect_refusal=True),
         Case("llama3", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
-             args=["/ckpt", "/tb", "MOCK", "MOCK"], pl_env={"3": "MOCK", "4": "MOCK"}),
+             args=["/ckpt", "/tb", "MOCK", "MOCK"], pl_env={"3": "MOCK", "4": "MOCK"}, files=["pretrain_gpt.py"]),
         Case("llama3-data", path=os.path.join(data, "llama3_8b_fp8.sh"), nodes=1,
-             args=["/ckpt", "/tb", "/tok/model", "/data/x"], pl_env={"3": "/tok/model", "4": "/data/x"}),
+             args=["/ckpt", "/tb", "/tok/model", "/data/x"], pl_env={"3": "/tok/model", "4": "/data/x"},
+             files=["pretrain_gpt.py"]),
     ]
     return cases
 
@@ -231,6 +233,8 @@ def run_case(case, binary, stubs, work):
             f.write(case.text)
     run_dir = os.path.join(work, "run")  # empty: no pattern matches a file in either run
     os.makedirs(run_dir)
+    for name in case.files:
+        open(os.path.join(run_dir, name), "w").close()
     env = base_env(stubs)
     env.update(case.env)
     ref = os.path.join(work, "reference")
