@@ -1,4 +1,6 @@
 // Ingest: a launch script read without running it (the rules are in launch_script.hpp).
+// Over 500 lines: the reader of commands, assignments, here-documents, if/case (tests, patterns,
+// the branch states and their merge) and the words a job writes are one class over one lexer.
 #include "planlayout/ingest/launch_script.hpp"
 
 #include <algorithm>

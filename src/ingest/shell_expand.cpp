@@ -1,5 +1,6 @@
 // Ingest (private): parameter expansion (${...}, $X) and arithmetic ($((...))) for the
 // launch-script reader.
+// Over 500 lines: every ${...} form, with what a job writes for each unknown one, and arithmetic.
 #include <cctype>
 #include <climits>
 #include <cstring>

@@ -1,4 +1,6 @@
 // Ingest (private): shell words and their expansions for the launch-script reader.
+// Over 500 lines: values with their unknown parts, the variable state (and its merge after
+// if/case), and the lexer of quotes including bash's $'...' decoding belong together.
 #include "shell_words.hpp"
 
 #include <algorithm>
