@@ -45,6 +45,28 @@ void require_format_flags(const ParsedArgs& parsed, const std::string& format) {
     }
 }
 
+namespace {
+
+// The parts of a word the job's shell expands (empty: the word is known text). Throws the
+// reader's refusal: no writing of the word gives the words bash gives the user's script.
+std::vector<LaunchPart> launch_parts(const ScriptWord& w) {
+    if (w.refusal) {
+        throw input_error(w.refusal->where,
+                          w.refusal->what + ": plan-layout cannot write the training command so that the job gets the "
+                                            "words bash gives the script",
+                          "give its value with --env NAME=VALUE, or write the value into the script");
+    }
+    std::vector<LaunchPart> out;
+    bool runtime = false;
+    for (const auto& p : w.parts) {
+        out.push_back({p.text, p.expansion, p.quoted});
+        runtime = runtime || p.expansion;
+    }
+    return runtime ? out : std::vector<LaunchPart>{};
+}
+
+}  // namespace
+
 int run_launch_format(const ParsedArgs& parsed, const std::string& format, Context& ctx) {
     require_format_flags(parsed, format);
     for (const char* flag : {"--view", "--kind", "--style"}) {
@@ -58,6 +80,28 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     }
     const auto& pos = parsed.positionals();
     ComposedInputs inputs = compose_inputs(parsed, ctx, {}, pos.empty() ? nullptr : pos.data());
+    // The training command's words first: a word the job cannot reproduce is refused before any
+    // note is written, so the refusal is the one line of the command.
+    LaunchOptions options;
+    if (format == "launch") {
+        options.launcher = parsed.get("--launcher").value_or(options.launcher);
+        if (inputs.training) {
+            const TrainingCommand& t = *inputs.training;
+            options.script = t.script.text;
+            options.source = inputs.training_file + ":" + std::to_string(t.script.line);
+            options.script_parts = launch_parts(t.script);
+            for (const auto& w : t.args) {
+                auto parts = launch_parts(w);
+                const bool runtime = !parts.empty();
+                options.args.push_back({w.text, runtime, std::move(parts)});
+            }
+        } else if (parsed.has("--megatron-args")) {
+            throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),
+                              "no command of the script runs a Python script (a word ending in .py), so the launch has "
+                              "nothing to start",
+                              "give the script whose torchrun/python line names the training script (pretrain_gpt.py)");
+        }
+    }
     report_input_notes(inputs, parsed, ctx);
     ctx.inputs.insert(ctx.inputs.end(), inputs.files.begin(), inputs.files.end());  // refused as -o too
     PlanRequest request = std::move(inputs.request);
@@ -82,20 +126,6 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     } else if (format == "volcano") {
         out.write(volcano_yaml(report));
     } else {
-        LaunchOptions options;
-        options.launcher = parsed.get("--launcher").value_or(options.launcher);
-        if (inputs.training) {
-            options.script = inputs.training->script.text;
-            options.source = inputs.training_file + ":" + std::to_string(inputs.training->script.line);
-            for (const auto& w : inputs.training->args) {
-                options.args.push_back({w.text, w.unresolved.has_value()});
-            }
-        } else if (parsed.has("--megatron-args")) {
-            throw input_error(parsed.spelling("--megatron-args") + " " + parsed.get("--megatron-args").value_or(""),
-                              "no command of the script runs a Python script (a word ending in .py), so the launch has "
-                              "nothing to start",
-                              "give the script whose torchrun/python line names the training script (pretrain_gpt.py)");
-        }
         out.write(launch_text(report, options));
     }
     out.commit();

@@ -75,7 +75,7 @@ ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx) {
     if (const auto file = parsed.get("--megatron-args")) {
         const std::string name = *file == "-" ? "stdin" : *file;
         const std::string text = read_input(*file, ctx);
-        parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_script(text, name, env_of(parsed)), name)));
+        parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_command(text, name, env_of(parsed)), name)));
     }
     return parsed;
 }

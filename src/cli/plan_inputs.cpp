@@ -439,7 +439,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
     }
     const auto env = env_of(args);
     if (const auto path = args.get("--megatron-args")) {
-        const auto words = read_launch_script(read_input(*path, ctx), name_of(*path), env);
+        const auto words = read_launch_command(read_input(*path, ctx), name_of(*path), env, &notes);
         out.files.push_back(*path);
         MegatronArgs m = megatron_args_from_words(words, name_of(*path));
         out.training = training_command(words);

@@ -224,17 +224,23 @@ std::string flag_name(const std::string& word) {
     return name;
 }
 
-// One argument as a shell word: exactly its value, or in double quotes for the job's shell to
-// expand (a value the script left to its environment).
+// The one writer of shell words: known text through shell_quote, an expansion the job's shell does
+// in the quoting the user's script gave it ("${X-}" stays one word, bare ${X-} splits as there).
+// An expansion's text is the reader's (ScriptWord::parts: a parameter, or ${X:-w} with w plain
+// text), never the script's raw text.
 std::string arg_word(const LaunchArg& a) {
-    if (!a.runtime) {
+    if (a.parts.empty()) {
         return shell_quote(a.text);
     }
-    std::string out = "\"";
-    for (const char c : a.text) {
-        out += c == '"' ? std::string("\\\"") : std::string(1, c);
+    std::string out;
+    for (const auto& p : a.parts) {
+        if (!p.expansion) {
+            out += shell_quote(p.text);  // '' for an empty part: the word stays a word, as in the script
+        } else {
+            out += p.quoted ? "\"" + p.text + "\"" : p.text;
+        }
     }
-    return out + "\"";
+    return out.empty() ? "''" : out;
 }
 
 std::string words_of(const std::vector<LaunchArg>& args, const std::string& indent) {
@@ -339,7 +345,7 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
                           "give torchrun, torchrun-rdzv, slurm-torchrun or slurm-tasks");
     }
     std::vector<LaunchArg> args;
-    args.push_back({o.script.empty() ? std::string("pretrain_gpt.py") : o.script, false});
+    args.push_back({o.script.empty() ? std::string("pretrain_gpt.py") : o.script, !o.script_parts.empty(), o.script_parts});
     for (auto& a : with_plan_sizes(r, o.args)) {
         args.push_back(std::move(a));
     }
@@ -382,7 +388,8 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
             << " (the parallel sizes: the plan's)\n";
     }
     if (std::any_of(args.begin(), args.end(), [](const LaunchArg& a) { return a.runtime; })) {
-        out << "# in double quotes: values the script takes from its environment, expanded when the job runs\n";
+        out << "# ${...}: values the script takes from its environment, expanded when the job runs (quoted where\n"
+               "# the script quoted them)\n";
     }
     if (rdzv) {
         out << "# run on every node; the rendezvous numbers the nodes in the order they join, so the node order\n"

@@ -1,9 +1,12 @@
 // Ingest: a launch script read without running it (the rules are in launch_script.hpp).
+// Over 500 lines: the reader of commands, assignments, here-documents, if/case (tests, patterns,
+// the branch states and their merge) and the words a job writes are one class over one lexer.
 #include "planlayout/ingest/launch_script.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <array>
+#include <fnmatch.h>
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -17,6 +20,7 @@ using shell::Piece;
 using shell::Shell;
 using shell::Value;
 using shell::Var;
+using State = shell::Shell::State;
 
 std::string basename_of(const std::string& word) {
     const auto slash = word.rfind('/');
@@ -54,6 +58,238 @@ struct Heredoc {
     int line = 0;
 };
 
+// What bash would decide: true, false, or not known from the script (why says).
+enum class Tri { False, True, Unknown };
+
+Tri tri_not(Tri t) {
+    return t == Tri::Unknown ? t : (t == Tri::True ? Tri::False : Tri::True);
+}
+
+// A decimal integer as test(1) reads it (blanks around, a sign); nullopt otherwise.
+std::optional<long long> test_integer(std::string t, bool double_bracket) {
+    t.erase(0, t.find_first_not_of(" \t"));
+    t.erase(t.find_last_not_of(" \t") + 1);
+    const bool negative = !t.empty() && t[0] == '-';
+    const std::string digits = t.substr(!t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0);
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        (double_bracket && digits.size() > 1 && digits[0] == '0')) {  // [[ ]] reads 08 as octal
+        return std::nullopt;
+    }
+    const long long v = std::stoll(digits);
+    return negative ? -v : v;
+}
+
+// The text a test sees, assuming what the reader assumes of the environment: a variable the
+// script neither sets nor is given is unset (so ${X:-w} is w, $X and ${X:+w} are empty). False
+// (with why) when a part is not known at all ($(...), $#, ...). `assumed` names what was assumed;
+// `vanishes`: the text is empty and came from unquoted expansions only (bash drops that word).
+bool assumed_text(const Value& v, std::string& text, bool& vanishes, std::string& assumed, std::string& why) {
+    text.clear();
+    vanishes = !v.text.empty();
+    std::size_t at = 0;
+    for (const auto& u : v.unknowns) {
+        if (u.expr.rfind("${", 0) != 0) {
+            why = u.reason;
+            return false;
+        }
+        text += v.text.substr(at, u.begin - at);
+        vanishes = vanishes && u.begin == at && !u.quoted;
+        at = u.end;
+        if (assumed.empty()) {
+            assumed = "$" + u.expr.substr(2, u.expr.find_first_of(":-+=?}", 2) - 2) + " unset";
+        }
+    }
+    text += v.text.substr(at);
+    vanishes = vanishes && at == v.text.size() && text.empty();
+    if (!v.kept.empty() && assumed.empty()) {
+        assumed = v.kept.front().expr.empty() ? v.kept.front().refusal : v.kept.front().expr + " read as its default";
+    }
+    return true;
+}
+
+// One test command ([ ... ], test ..., [[ ... ]], true, false, :) over the words' texts.
+Tri test_command(const std::vector<Value>& words, std::string& why, std::string& assumed) {
+    const std::string& program = words.front().text;
+    std::vector<const Value*> given;
+    bool double_bracket = false;
+    if (program == "[" || program == "[[") {
+        double_bracket = program == "[[";
+        if (words.size() < 2 || words.back().text != (double_bracket ? "]]" : "]")) {
+            why = "its test is not one plan-layout reads";
+            return Tri::Unknown;
+        }
+        for (std::size_t i = 1; i + 1 < words.size(); ++i) {
+            given.push_back(&words[i]);
+        }
+    } else if (program == "test") {
+        for (std::size_t i = 1; i < words.size(); ++i) {
+            given.push_back(&words[i]);
+        }
+    } else if ((program == "true" || program == ":") && words.size() == 1) {
+        return Tri::True;
+    } else if (program == "false" && words.size() == 1) {
+        return Tri::False;
+    } else {
+        why = "it runs a command (" + program + ")";
+        return Tri::Unknown;
+    }
+    if (!words.front().unknowns.empty() || !words.front().kept.empty()) {
+        why = "its test is not one plan-layout reads";
+        return Tri::Unknown;
+    }
+    std::vector<std::string> args;
+    for (const Value* a : given) {
+        std::string text;
+        bool vanishes = false;
+        if (!assumed_text(*a, text, vanishes, assumed, why)) {
+            return Tri::Unknown;
+        }
+        if (!(vanishes && !double_bracket)) {  // [[ ]] does not split: an empty value stays a word
+            args.push_back(std::move(text));
+        }
+    }
+    bool negate = false;
+    if (args.size() >= 2 && args.front() == "!") {
+        negate = true;
+        args.erase(args.begin());
+    }
+    const auto done = [negate](bool v) { return (v != negate) ? Tri::True : Tri::False; };
+    if (args.empty()) {
+        return done(false);
+    }
+    if (args.size() == 1) {
+        return done(!args[0].empty());
+    }
+    if (args.size() == 2 && (args[0] == "-n" || args[0] == "-z")) {
+        return done(args[0] == "-n" ? !args[1].empty() : args[1].empty());
+    }
+    if (args.size() == 3) {
+        const std::string& op = args[1];
+        const std::string& a = args[0];
+        const std::string& b = args[2];
+        if (op == "=" || op == "==" || op == "!=") {
+            if (double_bracket && b.find_first_of("*?[\\") != std::string::npos) {
+                why = "[[ ... " + op + " PATTERN ]] matches a pattern, which plan-layout does not";
+                return Tri::Unknown;
+            }
+            return done((a == b) == (op != "!="));
+        }
+        static const std::array<const char*, 6> kNumeric = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"};
+        if (std::any_of(kNumeric.begin(), kNumeric.end(), [&op](const char* o) { return op == o; })) {
+            const auto x = test_integer(a, double_bracket);
+            const auto y = test_integer(b, double_bracket);
+            if (!x || !y) {
+                why = "'" + (x ? b : a) + "' is not an integer plan-layout compares";
+                return Tri::Unknown;
+            }
+            const bool r = op == "-eq" ? *x == *y : op == "-ne" ? *x != *y : op == "-lt" ? *x < *y
+                         : op == "-le" ? *x <= *y : op == "-gt" ? *x > *y : *x >= *y;
+            return done(r);
+        }
+    }
+    why = "its test is not one plan-layout reads (string = != ==, -eq ... -ge, -z, -n)";
+    return Tri::Unknown;
+}
+
+// A case pattern against the subject: fnmatch as bash matches (extglob off).
+Tri case_match(const Value& subject, const std::vector<Value>& alternatives, const std::string& raw, std::string& why,
+               std::string& assumed) {
+    std::string text;
+    bool vanishes = false;
+    if (!assumed_text(subject, text, vanishes, assumed, why)) {
+        return Tri::Unknown;
+    }
+    Tri out = Tri::False;
+    for (const auto& alt : alternatives) {
+        std::string pattern_text;
+        if (!assumed_text(alt, pattern_text, vanishes, assumed, why)) {
+            out = Tri::Unknown;
+            continue;
+        }
+        const bool pattern = pattern_text.find_first_of("*?[\\") != std::string::npos;
+        if (pattern && raw.find_first_of("'\"\\$") != std::string::npos) {
+            why = "the case pattern " + raw + " mixes quoting with pattern characters";
+            out = Tri::Unknown;
+            continue;
+        }
+        const bool hit = pattern ? fnmatch(pattern_text.c_str(), text.c_str(), 0) == 0 : pattern_text == text;
+        if (hit) {
+            return out == Tri::Unknown ? Tri::Unknown : Tri::True;
+        }
+    }
+    return out;
+}
+
+// The word for the result: its parts as a job writes them, or why no writing gives bash's word.
+ScriptWord word_of(const Value& w, int line, int command, const Shell& sh) {
+    ScriptWord s{w.text, w.first_line(line),
+                 w.unknowns.empty() ? std::nullopt : std::optional<std::string>(w.unknowns[0].reason), command, {}, {}};
+    std::vector<const shell::Unknown*> marks;
+    for (const auto& u : w.unknowns) {
+        marks.push_back(&u);
+    }
+    for (const auto& u : w.kept) {
+        marks.push_back(&u);
+    }
+    std::stable_sort(marks.begin(), marks.end(), [](const auto* a, const auto* b) { return a->begin < b->begin; });
+    std::size_t at = 0;
+    for (const auto* u : marks) {
+        std::string refusal;
+        if (u->expr.empty()) {
+            refusal = u->refusal;
+        } else if (u->quoted && u->split) {
+            refusal = u->expr + " in double quotes after an unquoted use split it into an array's elements";
+        } else if (u->begin < at) {
+            refusal = w.text.substr(u->begin, u->end - u->begin) + " (a default holding a value not known)";
+        }
+        if (!refusal.empty()) {
+            if (!s.refusal) {
+                s.refusal = WordRefusal{sh.where(u->line > 0 ? u->line : s.line), refusal};
+            }
+            continue;
+        }
+        if (u->begin > at) {
+            s.parts.push_back({w.text.substr(at, u->begin - at), false, false});
+        }
+        s.parts.push_back({u->expr, true, u->quoted});
+        at = u->end;
+    }
+    const bool vanishing = std::all_of(s.parts.begin(), s.parts.end(), [](const WordPart& p) { return p.expansion && !p.quoted; });
+    if (at < w.text.size() || s.parts.empty() || (vanishing && w.held)) {
+        // the rest of the text; or '' that keeps a word bash keeps ($X"" of an empty X is one word)
+        s.parts.push_back({w.text.substr(std::min(at, w.text.size())), false, false});
+    }
+    return s;
+}
+
+// An if or case being read: each branch from the state before the block; the states the
+// branches that may run leave are merged at its end.
+struct Block {
+    bool is_case = false;
+    int line = 0;
+    bool outer_inactive = false;
+    Shell::State start;
+    std::vector<Shell::State> ends;
+    bool taken = false;       // a branch bash surely runs was read: the later ones never run
+    bool in_branch = false;
+    bool possible = false;    // the branch being read may run
+    bool has_else = false;
+    std::string why;          // why a condition or pattern could not be decided
+    bool collecting = false;  // reading an if's condition
+    Tri cond = Tri::True;
+    char op = ';';            // how the next condition command joins: & (&&), | (||), ; (sequence)
+    bool negate = false;
+    std::string cond_why;     // why the condition being read is not known
+    std::string cond_assumed; // what the condition being read assumed of the environment
+    std::string assumed;      // the first assumption a condition or pattern of the block made
+    bool broken = false;      // a branch bash may run came before any choice: no choice stands
+    bool chosen_done = false;
+    std::size_t chosen = 0;   // the branch (index into ends) bash runs under the assumption
+    Value subject;            // a case's word
+    std::size_t bytes = 0;    // the size of `start`, charged for each copy of it
+};
+
 class Reader {
 public:
     Reader(const Value& src, Shell& sh, std::vector<ScriptWord>& out) : lx_(src, sh), sh_(sh), out_(out) {}
@@ -62,6 +298,9 @@ public:
         while (true) {
             skip_separators();
             if (lx_.at_end()) {
+                while (!blocks_.empty()) {
+                    close_block();  // an if or case left open (bash would refuse the script)
+                }
                 return;
             }
             if (expect_pattern_) {
@@ -92,7 +331,13 @@ private:
             } else if (c == '#') {
                 skip_comment();
             } else if (c == ';' && (lx_.peek(1) == ';' || lx_.peek(1) == '&')) {
-                lx_.advance(lx_.peek(2) == '&' ? 3 : 2);  // ;; ;& ;;& end a case branch
+                if (lx_.peek(1) == '&' || lx_.peek(2) == '&') {
+                    throw input_error(sh_.where(lx_.line()),
+                                      std::string(lx_.peek(1) == '&' ? ";&" : ";;&") +
+                                          " (a case branch that falls through), which plan-layout does not follow",
+                                      "end the branch with ;; and repeat the commands the next branch needs");
+                }
+                lx_.advance(2);  // ;; ends a case branch
                 expect_pattern_ = case_depth_ > 0;
             } else if (is_one_of(c, ";&|()")) {
                 lx_.advance();
@@ -168,6 +413,9 @@ private:
         }
         sh_.assigning.clear();
         sh_.assign(name, std::move(var), append);
+        if (name == "IFS" && saved == nullptr && !sh_.inactive && !sh_.pinned(name)) {
+            sh_.ifs_line = line;  // export IFS=..., declare IFS=...
+        }
         return true;
     }
 
@@ -204,22 +452,210 @@ private:
         }
     }
 
-    // A case pattern up to its ')', or the `esac` that ends the case.
+    // A case pattern up to its ')', or the `esac` that ends the case; decides whether bash runs
+    // the branch it opens.
     void pattern() {
-        const auto first = shell::fields_of(lx_.word(), true, lx_.line());
-        if (first.size() == 1 && first[0].text == "esac") {
-            --case_depth_;
-            expect_pattern_ = false;
-            return;
+        Block* b = top(true);
+        if (b != nullptr) {
+            close_branch();
+            if (!b->outer_inactive) {
+                sh_.charge(b->bytes, b->line);
+                sh_.set_state(b->start);  // patterns expand in the state before the case
+            }
         }
-        while (!lx_.at_end() && lx_.peek() != ')' && lx_.peek() != '\n') {
-            word_or_skip();  // an alternative, the | between two, a leading (
+        const int line = lx_.line();
+        const std::size_t raw_begin = lx_.pos();
+        std::vector<Value> alternatives;
+        while (true) {
             lx_.skip_blanks();
+            if (lx_.at_end() || lx_.peek() == ')' || lx_.peek() == '\n') {
+                break;
+            }
+            if (lx_.peek() == '|' || (lx_.peek() == '(' && alternatives.empty())) {
+                lx_.advance();
+                continue;
+            }
+            const std::size_t before = lx_.pos();
+            auto pieces = lx_.word();
+            if (lx_.pos() == before) {
+                lx_.advance();
+                continue;
+            }
+            Value v = shell::fields_of(pieces, false, line).front();
+            if (alternatives.empty() && v.unknowns.empty() && v.text == "esac" &&
+                lx_.source().text.compare(before, 4, "esac") == 0) {
+                --case_depth_;
+                expect_pattern_ = false;
+                if (b != nullptr) {
+                    close_block();
+                }
+                return;
+            }
+            alternatives.push_back(std::move(v));
         }
+        const std::string raw = lx_.source().text.substr(raw_begin, lx_.pos() - raw_begin);
         if (lx_.peek() == ')') {
             lx_.advance();
         }
         expect_pattern_ = false;
+        if (b != nullptr) {
+            std::string why;
+            std::string assumed;
+            Tri t = Tri::Unknown;
+            if (raw == "*" || raw == "(*") {
+                t = Tri::True;
+            } else {
+                t = case_match(b->subject, alternatives, raw, why, assumed);
+            }
+            start_branch(t, why, assumed);
+        }
+    }
+
+    // ---------------------------------------------------------------- if and case
+
+    Block* top(bool is_case) {
+        return !blocks_.empty() && blocks_.back().is_case == is_case ? &blocks_.back() : nullptr;
+    }
+
+    void open_block(bool is_case, int line) {
+        if (blocks_.size() >= static_cast<std::size_t>(kMaxLaunchNesting)) {
+            sh_.enter(line);  // throws: nesting past the limit
+        }
+        Block b;
+        b.is_case = is_case;
+        b.line = line;
+        b.outer_inactive = sh_.inactive;
+        b.start = sh_.state(line);
+        for (const auto& [name, v] : b.start.vars) {
+            for (const auto& e : v.elems) {
+                b.bytes += e.text.size() + name.size();
+            }
+        }
+        blocks_.push_back(std::move(b));
+    }
+
+    void begin_condition() {
+        Block& b = blocks_.back();
+        close_branch();
+        if (!b.outer_inactive) {
+            sh_.charge(b.bytes, b.line);
+            sh_.set_state(b.start);
+        }
+        sh_.inactive = true;  // a condition's commands run nothing plan-layout reads
+        b.collecting = true;
+        b.cond = Tri::True;
+        b.op = ';';
+        b.negate = false;
+        b.cond_why.clear();
+        b.cond_assumed.clear();
+    }
+
+    // One command of an if's condition, joined to the ones before it as bash's && || ; do.
+    void add_condition(const std::vector<Value>& words, bool redirected) {
+        Block& b = blocks_.back();
+        std::string why;
+        Tri t = redirected ? Tri::Unknown : test_command(words, why, b.cond_assumed);
+        if (redirected) {
+            why = "its test has a redirection or a < > comparison";
+        }
+        if (b.negate) {
+            t = tri_not(t);
+            b.negate = false;
+        }
+        if (t == Tri::Unknown && b.cond_why.empty()) {
+            b.cond_why = why;
+        }
+        if (b.op == '&') {
+            b.cond = b.cond == Tri::False ? Tri::False : (b.cond == Tri::True ? t : (t == Tri::False ? Tri::False : Tri::Unknown));
+        } else if (b.op == '|') {
+            b.cond = b.cond == Tri::True ? Tri::True : (b.cond == Tri::False ? t : (t == Tri::True ? Tri::True : Tri::Unknown));
+        } else if (b.op == 'P') {
+            b.cond = Tri::Unknown;
+            b.cond_why = b.cond_why.empty() ? "its condition is a pipeline" : b.cond_why;
+        } else {
+            b.cond = t;
+        }
+        const char c = lx_.peek();
+        const char d = lx_.peek(1);
+        b.op = c == '&' && d == '&' ? '&' : c == '|' && d == '|' ? '|' : c == '|' ? 'P' : ';';
+    }
+
+    // `cond`: what bash decides when the environment is as the reader assumes (`assumed` says
+    // what was assumed; empty: nothing, the decision is sure).
+    void start_branch(Tri cond, const std::string& why, const std::string& assumed) {
+        Block& b = blocks_.back();
+        b.collecting = false;
+        const bool assumes = !assumed.empty() && cond != Tri::Unknown;
+        const Tri sure = assumes ? Tri::Unknown : cond;
+        if (cond == Tri::Unknown && b.why.empty()) {
+            b.why = why.empty() ? "its condition is not known" : why;
+        }
+        if (assumes && b.assumed.empty()) {
+            b.assumed = assumed;
+        }
+        b.possible = !b.outer_inactive && !b.taken && sure != Tri::False;
+        if (b.possible && !b.chosen_done && cond != Tri::False) {
+            b.chosen_done = true;
+            b.chosen = b.ends.size();
+            b.broken = cond == Tri::Unknown;
+        }
+        b.taken = b.taken || (b.possible && sure == Tri::True);
+        if (b.possible) {
+            sh_.charge(b.bytes, b.line);
+            sh_.set_state(b.start);
+        }
+        sh_.inactive = b.outer_inactive || !b.possible;
+        b.in_branch = true;
+    }
+
+    void close_branch() {
+        Block& b = blocks_.back();
+        if (b.in_branch && b.possible) {
+            b.ends.push_back(sh_.state(b.line));
+        }
+        b.in_branch = false;
+    }
+
+    void close_block() {
+        close_branch();
+        Block b = std::move(blocks_.back());
+        blocks_.pop_back();
+        sh_.inactive = b.outer_inactive;
+        if (b.outer_inactive) {
+            sh_.set_state(std::move(b.start));
+            return;
+        }
+        if (!b.taken) {
+            b.ends.push_back(std::move(b.start));  // no branch may run: the state before it stays
+        }
+        if (b.ends.size() == 1) {
+            sh_.set_state(std::move(b.ends.front()));
+            return;
+        }
+        const std::string block = std::string(b.is_case ? "the case" : "the if") + " on line " + std::to_string(b.line);
+        if (!b.broken && !b.assumed.empty()) {
+            // Read as bash runs it in the environment the reader assumes; what the other branches
+            // would set differently is kept for the analysis and refused in a job's words.
+            const std::size_t chosen = b.chosen_done ? b.chosen : b.ends.size() - 1;
+            const auto names = sh_.merge_assumed(
+                b.ends, chosen,
+                "(" + block + " chose its branch with " + b.assumed +
+                    "; the job's environment may choose another: give the variables it tests with --env NAME=VALUE)",
+                b.line);
+            std::string list;
+            for (const auto& n : names) {
+                list += (list.empty() ? "$" : ", $") + n;
+            }
+            sh_.notes.push_back(sh_.where(b.line) + ": the " + (b.is_case ? "case" : "if") + " here is read as bash runs it with " +
+                                b.assumed +
+                                "; another branch would set " + list +
+                                " differently (give --env NAME=VALUE for what the job's environment sets)");
+            return;
+        }
+        sh_.merge(b.ends, "is set differently by the branches of " + block + ", and which one bash runs is not known (" + b.why + ")",
+                  "(set differently by the branches of " + block + ", whose choice plan-layout cannot make: " + b.why +
+                      "; give the variables it tests with --env NAME=VALUE)",
+                  b.line);
     }
 
     // Reads words to the end of the command, dropping them (for, select, case headers).
@@ -247,33 +683,89 @@ private:
     }
 
     // A reserved word at a command's start; true when it was handled.
-    bool keyword(const std::string& w) {
+    bool keyword(const std::string& w, int line) {
+        if (w == "if") {
+            open_block(false, line);
+            begin_condition();
+            return true;
+        }
+        if (w == "elif" || w == "then" || w == "else" || w == "fi") {
+            if (top(false) == nullptr) {
+                return true;  // unbalanced: read on
+            }
+            if (w == "elif") {
+                begin_condition();
+            } else if (w == "then") {
+                if (blocks_.back().collecting) {
+                    start_branch(blocks_.back().cond, blocks_.back().cond_why, blocks_.back().cond_assumed);
+                }
+            } else if (w == "else") {
+                close_branch();
+                blocks_.back().has_else = true;
+                start_branch(Tri::True, "", "");
+            } else {
+                close_block();
+            }
+            return true;
+        }
+        if (w == "!" && top(false) != nullptr && blocks_.back().collecting) {
+            blocks_.back().negate = !blocks_.back().negate;
+            return true;
+        }
         if (one_of(w, kSkippedKeywords)) {
             return true;
         }
         if (w == "esac") {
             case_depth_ = std::max(0, case_depth_ - 1);
+            if (top(true) != nullptr) {
+                close_block();
+            }
             return true;
         }
         if (w == "case") {
+            std::optional<Value> subject;
             while (true) {
                 lx_.skip_blanks();
                 if (lx_.at_end() || is_one_of(lx_.peek(), "\n;&|()")) {
                     return true;
                 }
                 const std::size_t before = lx_.pos();
-                const auto word = shell::fields_of(lx_.word(), true, lx_.line());
+                auto pieces = lx_.word();
                 if (lx_.pos() == before) {
                     lx_.advance();
+                    continue;
                 }
-                if (word.size() == 1 && word[0].text == "in") {
+                Value word = shell::fields_of(pieces, false, lx_.line()).front();
+                if (subject && word.unknowns.empty() && word.text == "in") {
                     ++case_depth_;
                     expect_pattern_ = true;
+                    open_block(true, line);
+                    blocks_.back().subject = std::move(*subject);
                     return true;
                 }
+                subject = subject ? subject : std::optional<Value>(std::move(word));
             }
         }
-        if (w == "for" || w == "select" || w == "function") {
+        if (w == "for") {
+            lx_.skip_blanks();
+            const std::size_t before = lx_.pos();
+            const auto name = shell::fields_of(lx_.word(), false, line).front();
+            if (lx_.pos() > before && !name.text.empty() && shell::is_name_start(name.text[0]) &&
+                std::all_of(name.text.begin(), name.text.end(), shell::is_name_char)) {
+                Var v;
+                v.line = line;
+                Value u;
+                u.append_unknown("$" + name.text, line, "$" + name.text + " is the variable of the for loop on line " +
+                                                            std::to_string(line), "",
+                                 "$" + name.text + " (the variable of the for loop on line " + std::to_string(line) +
+                                     ", whose values plan-layout does not go through)");
+                v.elems.push_back(std::move(u));
+                sh_.assign(name.text, std::move(v), false);
+            }
+            drop_rest();
+            return true;
+        }
+        if (w == "select" || w == "function") {
             drop_rest();
             return true;
         }
@@ -286,6 +778,7 @@ private:
         std::vector<std::pair<std::string, std::optional<Var>>> prefix;
         const std::size_t heredocs_before = pending_.size();
         bool declaration = false;
+        bool redirected = false;
         while (true) {
             lx_.skip_blanks();
             const char c = lx_.peek();
@@ -297,7 +790,11 @@ private:
                 skip_comment();
                 break;
             }
-            if (redirection() || ((words.empty() || declaration) && assignment(words.empty() ? &prefix : nullptr))) {
+            if (redirection()) {
+                redirected = true;
+                continue;
+            }
+            if ((words.empty() || declaration) && assignment(words.empty() ? &prefix : nullptr)) {
                 continue;
             }
             for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
@@ -311,7 +808,7 @@ private:
                 lx_.advance();  // a character no word takes (a lone '{' in a pattern, ...): skip it
                 continue;
             }
-            if (words.empty() && fields.size() == 1 && fields[0].unknowns.empty() && keyword(fields[0].text)) {
+            if (words.empty() && fields.size() == 1 && fields[0].unknowns.empty() && keyword(fields[0].text, at)) {
                 if (expect_pattern_) {
                     return;
                 }
@@ -322,7 +819,18 @@ private:
             }
             declaration = declaration || (!words.empty() && one_of(words.front().text, kDeclarations));
         }
+        if (!blocks_.empty() && blocks_.back().collecting) {
+            if (!words.empty()) {
+                add_condition(words, redirected);
+            }
+            return;
+        }
         if (words.empty()) {
+            for (const auto& [name, before] : prefix) {
+                if (name == "IFS" && !sh_.inactive) {
+                    sh_.ifs_line = start_line;  // assignments only: they stay
+                }
+            }
             return;  // assignments only: they stay
         }
         for (std::size_t i = heredocs_before; i < pending_.size(); ++i) {
@@ -334,13 +842,24 @@ private:
     }
 
     void act(const std::vector<Value>& words, int line) {
+        if (sh_.inactive) {
+            return;  // a branch bash does not run
+        }
         const std::string program = basename_of(words.front().text);
         if (program == "unset") {
             for (std::size_t i = 1; i < words.size(); ++i) {
                 if (words[i].text.rfind('-', 0) != 0) {
                     sh_.unset(words[i].text);
+                    sh_.ifs_line = words[i].text == "IFS" && !sh_.pinned("IFS") ? 0 : sh_.ifs_line;
                 }
             }
+            return;
+        }
+        if (program == "shift" ||
+            (program == "set" && std::any_of(words.begin() + 1, words.end(), [](const Value& w) {
+                 return w.text == "--" || (w.text.rfind('-', 0) != 0 && w.text.rfind('+', 0) != 0);
+             }))) {
+            sh_.positional_line = line;
             return;
         }
         if (program == "eval") {
@@ -359,6 +878,12 @@ private:
             return;
         }
         if (counts(words, program)) {
+            if (sh_.ifs_line > 0) {
+                throw input_error(sh_.where(sh_.ifs_line),
+                                  "IFS is set here, and bash splits the words of the training command on line " +
+                                      std::to_string(line) + " with it; plan-layout splits at blanks only (bash's default)",
+                                  "remove the IFS assignment (or unset IFS before the training command)");
+            }
             const int command = out_.empty() ? 0 : out_.back().command + 1;
             for (const auto& w : words) {
                 if (out_.size() >= kMaxLaunchWords) {
@@ -367,9 +892,7 @@ private:
                                           " words in the training commands, over the limit (kMaxLaunchWords)",
                                       "a launch line has a few hundred words; give the script that starts the training");
                 }
-                out_.push_back(ScriptWord{w.text, w.first_line(line),
-                                          w.unknowns.empty() ? std::nullopt : std::optional<std::string>(w.unknowns[0].reason),
-                                          command});
+                out_.push_back(word_of(w, line, command, sh_));
             }
         }
     }
@@ -451,6 +974,7 @@ private:
     Shell& sh_;
     std::vector<ScriptWord>& out_;
     std::vector<Heredoc> pending_;
+    std::vector<Block> blocks_;
     int case_depth_ = 0;
     bool expect_pattern_ = false;
 };
@@ -478,7 +1002,7 @@ std::pair<std::string, std::string> parse_env_assignment(const std::string& entr
 }
 
 std::vector<ScriptWord> read_launch_script(const std::string& text, const std::string& file,
-                                           const std::map<std::string, std::string>& env) {
+                                           const std::map<std::string, std::string>& env, std::vector<std::string>* notes) {
     if (text.size() > kMaxLaunchScriptBytes) {
         throw input_error(file,
                           "the launch script is " + std::to_string(text.size()) + " bytes, over the limit of " +
@@ -501,7 +1025,23 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
     Shell sh(file, env);
     std::vector<ScriptWord> out;
     Reader(src, sh, out).run();
+    if (notes != nullptr) {
+        notes->insert(notes->end(), sh.notes.begin(), sh.notes.end());
+    }
     return out;
+}
+
+std::vector<ScriptWord> read_launch_command(const std::string& text, const std::string& file,
+                                            const std::map<std::string, std::string>& env, std::vector<std::string>* notes) {
+    auto words = read_launch_script(text, file, env, notes);
+    if (words.empty()) {
+        throw input_error(file,
+                          "no command of the script runs torchrun, deepspeed or a Python script (a word ending in .py), "
+                          "and no line starts with a --flag, so there is no training command to read",
+                          "give the script whose torchrun/python line starts the training, or a file of its --flags "
+                          "(with --env NAME=VALUE for a branch that depends on the environment)");
+    }
+    return words;
 }
 
 std::optional<TrainingCommand> training_command(const std::vector<ScriptWord>& words) {

@@ -1,5 +1,7 @@
 // Ingest (private): parameter expansion (${...}, $X) and arithmetic ($((...))) for the
 // launch-script reader.
+// Over 500 lines: every ${...} form, with what a job writes for each unknown one, and arithmetic.
+#include <cctype>
 #include <climits>
 #include <cstring>
 
@@ -55,22 +57,81 @@ const Value& element(const Var& var, const std::string& index) {
 
 std::string via(const std::string& name, const Var& var, const Value& v) {
     const Unknown* u = v.whole_unknown();
+    if (u != nullptr && v.text == "$" + name) {
+        return u->reason;  // the variable itself is what is not known (an if's branches differ)
+    }
     return "$" + name + " is set on line " + std::to_string(var.line) + " to " + v.text + ", and " +
            (u != nullptr ? u->reason : v.unknowns.front().reason);
 }
 
+// An unknown part: `expr` is what the job writes for it; when empty, `refusal` names the
+// construct no expansion of the job can stand for.
 void push_unknown(std::vector<Piece>& out, Shell& sh, const std::string& raw, int line, const std::string& reason,
-                  bool quoted) {
+                  bool quoted, const std::string& expr, const std::string& refusal) {
     sh.charge(raw.size() + reason.size(), line);
     out.push_back(Piece{Value{}, !quoted, false});
-    out.back().value.append_unknown(raw, line, reason);
+    out.back().value.append_unknown(raw, line, reason, expr, expr.empty() && refusal.empty() ? raw : refusal);
+}
+
+// What the job writes for a reference to a parameter no value is known for: the same
+// parameter, unset expanding to nothing as in bash without `set -u` (the job runs with it);
+// "" with `refusal` set when the job's value would differ.
+std::string job_expr(const std::string& name, const std::string& index, const std::string& raw, std::string& refusal) {
+    if (!index.empty()) {
+        refusal = raw + " (an element of an array the script does not set)";
+        return "";
+    }
+    if (is_name_start(name[0]) || (all_digits(name) && name != "0")) {
+        return "${" + name + "-}";
+    }
+    if (name == "@" || name == "*" || name == "#") {
+        return "$" + name;
+    }
+    refusal = raw + " (" + unset_reason(name) + ")";
+    return "";
+}
+
+// Text a default word may hold to be written back unchanged inside ${X:-...} in either quoting.
+bool plain_default(const Value& w) {
+    if (!w.unknowns.empty() || !w.kept.empty()) {
+        return false;
+    }
+    for (const char c : w.text) {
+        if (std::isalnum(static_cast<unsigned char>(c)) == 0 && std::strchr("/._,:=@+%-", c) == nullptr) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Non-empty when the elements of an array up to `index` ("": all when `all`, else none) hold an
+// unknown value the array literal split: bash made as many elements as its value has words.
+std::string split_before(const Var& var, const std::string& index, bool all = false) {
+    if (!var.array || (index.empty() && !all)) {
+        return "";
+    }
+    std::size_t last = var.elems.size();
+    if (!index.empty()) {
+        last = index.size() > 9 ? var.elems.size() : std::min(var.elems.size(), static_cast<std::size_t>(std::stoul(index)) + 1);
+    }
+    for (std::size_t i = 0; i < last; ++i) {
+        for (const auto& u : var.elems[i].unknowns) {
+            if (u.split) {
+                return "the array's elements depend on how " + var.elems[i].text.substr(u.begin, u.end - u.begin) +
+                       " splits, which is not known";
+            }
+        }
+    }
+    return "";
 }
 
 // A scalar's value, or, when the whole value is unknown (X=$1), the reference as written.
 void push_scalar(std::vector<Piece>& out, Shell& sh, const std::string& name, const Var& var, Value v, bool quoted,
                  const std::string& raw, int line) {
-    if (v.whole_unknown() != nullptr) {
-        push_unknown(out, sh, raw, line, via(name, var, v), quoted);
+    if (const Unknown* u = v.whole_unknown()) {
+        const Unknown inner = *u;
+        push_unknown(out, sh, raw, line, via(name, var, v), quoted, inner.expr, inner.refusal);
+        out.back().value.unknowns.back().split = inner.split;
         return;
     }
     sh.charge(v.text.size(), line);
@@ -82,6 +143,9 @@ void push_scalar(std::vector<Piece>& out, Shell& sh, const std::string& name, co
 class Arith {
 public:
     Arith(const std::string& s, const Shell& sh, int line, std::string& why) : s_(s), sh_(sh), line_(line), why_(why) {}
+
+    /// A variable read whose value is assumed (${X:-w} of an X the environment may set), or "".
+    [[nodiscard]] const std::string& assumed() const { return assumed_; }
 
     std::optional<long long> run() {
         auto v = sum(0);
@@ -225,6 +289,9 @@ private:
         if (!v.unknowns.empty()) {
             return fail(via(name, *var, v));
         }
+        if (!v.kept.empty() && assumed_.empty()) {
+            assumed_ = "$" + name + " (" + (v.kept.front().expr.empty() ? v.kept.front().refusal : v.kept.front().expr) + ")";
+        }
         if (v.text.size() > 40) {
             return fail("$" + name + " is not an integer");
         }
@@ -257,13 +324,23 @@ private:
     int line_;
     std::string& why_;
     std::size_t i_ = 0;
+    std::string assumed_;
 };
 
 }  // namespace
 
 std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why) {
+    std::string assumed;
+    return evaluate_arithmetic(expr, sh, line, why, assumed);
+}
+
+std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why,
+                                             std::string& assumed) {
     why.clear();
-    return Arith(expr, sh, line, why).run();
+    Arith a(expr, sh, line, why);
+    auto v = a.run();
+    assumed = a.assumed();
+    return v;
 }
 
 // ---------------------------------------------------------------------------- the lexer's expansions
@@ -273,15 +350,36 @@ void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std
     Var storage;
     const Var* var = lookup(sh_, name, line, storage);
     const bool all = index == "@" || index == "*";
-    if (var == nullptr) {
-        if (name != sh_.assigning) {
-            push_unknown(out, sh_, raw, line, unset_reason(name), quoted);
+    if (var == nullptr && sh_.cleared(name)) {
+        if (quoted && index != "@") {
+            out.push_back(Piece{});  // "$X" or "${X[*]}" of an unset X: one empty word
         }
-        vanished_ = vanished_ || (all && quoted);
+        vanished_ = vanished_ || (index == "@" && quoted);
+        return;
+    }
+    if (var == nullptr) {
+        if (name == sh_.assigning && quoted && index != "@") {
+            out.push_back(Piece{});  // X=("${X[*]}" ...) while X is unset: one empty word
+        }
+        if (name != sh_.assigning) {
+            std::string refusal;
+            std::string expr = job_expr(name, index, raw, refusal);
+            if (sh_.positional_line > 0 && !expr.empty() && !is_name_start(name[0])) {
+                expr.clear();
+                refusal = raw + " (the script replaced its arguments with set or shift on line " +
+                          std::to_string(sh_.positional_line) + ")";
+            }
+            push_unknown(out, sh_, raw, line, unset_reason(name), quoted, expr, refusal);
+        }
+        vanished_ = vanished_ || (index == "@" && quoted && name == sh_.assigning);
         return;
     }
     vanished_ = vanished_ || (index == "@" && quoted && var->elems.empty());
     if (!all) {
+        if (const std::string why = split_before(*var, index); !why.empty()) {
+            push_unknown(out, sh_, raw, line, why, quoted, "", raw + " (" + why + ")");
+            return;
+        }
         push_scalar(out, sh_, name, *var, element(*var, index), quoted, raw, line);
         return;
     }
@@ -309,15 +407,22 @@ void Lexer::length(std::vector<Piece>& out, const std::string& name, const std::
                    const std::string& raw, int line) {
     Var storage;
     const Var* var = lookup(sh_, name, line, storage);
-    if (var == nullptr) {
-        push_unknown(out, sh_, raw, line, unset_reason(name), quoted);
+    if (var == nullptr && !sh_.cleared(name)) {
+        push_unknown(out, sh_, raw, line, unset_reason(name), quoted, "", raw + " (the length of a value not known)");
         return;
     }
+    const Var none;
+    var = var != nullptr ? var : &none;
     std::size_t n = var->elems.size();
+    if (const std::string why = split_before(*var, index == "@" || index == "*" ? "" : index, true); !why.empty()) {
+        push_unknown(out, sh_, raw, line, why, quoted, "", raw + " (" + why + ")");
+        return;
+    }
     if (index != "@" && index != "*") {
         const Value& v = element(*var, index);
-        if (!v.unknowns.empty()) {
-            push_unknown(out, sh_, raw, line, via(name, *var, v), quoted);
+        if (!v.unknowns.empty() || !v.kept.empty()) {
+            push_unknown(out, sh_, raw, line, v.unknowns.empty() ? "its value depends on the environment" : via(name, *var, v),
+                         quoted, "", raw + " (the length of a value not known)");
             return;
         }
         n = v.text.size();
@@ -333,10 +438,10 @@ void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<
     const bool colon = op.op.size() == 2;
     const char kind = op.op.back();
     if (val != nullptr && colon && !val->unknowns.empty()) {
-        push_unknown(out, sh_, op.raw, op.line, via(op.name, *var, *val), quoted);
+        push_unknown(out, sh_, op.raw, op.line, via(op.name, *var, *val), quoted, "",
+                     op.raw + " (a test of a value not known)");
         return;
     }
-    const bool use_value = val != nullptr && !(colon && val->text.empty());
     const auto use_word = [&] {
         for (auto& p : word) {
             p.split = p.split && !quoted;
@@ -344,6 +449,59 @@ void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<
             out.push_back(std::move(p));
         }
     };
+    if (val == nullptr && !sh_.cleared(op.name)) {
+        // A variable the script does not set: its value is the environment's. The value read
+        // is the default (as when it is unset); the job writes the expansion itself, so its
+        // environment decides as the user's script's would.
+        const Value w = fields_of(word, false, op.line).front();
+        const bool plain = plain_default(w) && op.index.empty();
+        const std::string expr = plain ? "${" + op.name + (colon ? ":" : "") + (kind == '=' ? '-' : kind) + w.text + "}" : "";
+        const std::string refusal =
+            op.raw + (kind == '?' ? " (it stops the script when $" + op.name + " is unset)"
+                                  : " (of $" + op.name + ", which the script does not set, with a word plan-layout cannot write back)");
+        if (kind == '+' || kind == '?' || w.text.empty() || !plain) {
+            if (kind == '+' && plain && w.text.empty()) {
+                return;  // ${X:+} is nothing
+            }
+            if ((kind == '-' || kind == '=') && !plain) {
+                // the default is read as before; the job cannot write it back
+                std::size_t from = out.size();
+                use_word();
+                for (std::size_t i = from; i < out.size(); ++i) {
+                    Value& v = out[i].value;
+                    if (!v.text.empty() && v.kept.empty()) {
+                        Unknown k;
+                        k.end = v.text.size();
+                        k.refusal = refusal;
+                        k.line = op.line;
+                        v.kept.push_back(std::move(k));
+                    }
+                }
+                if (kind == '=' && op.index.empty() && is_name_start(op.name[0])) {
+                    sh_.assign(op.name, Var{{w}, false, op.line}, false);
+                }
+                return;
+            }
+            push_unknown(out, sh_, op.raw, op.line, unset_reason(op.name), quoted, kind == '?' ? "" : expr, refusal);
+            if (kind == '=' && op.index.empty() && is_name_start(op.name[0])) {
+                sh_.assign(op.name, Var{{out.back().value}, false, op.line}, false);
+            }
+            return;
+        }
+        Value v = w;
+        Unknown k;
+        k.end = v.text.size();
+        k.expr = expr;
+        k.line = op.line;
+        v.kept.push_back(std::move(k));
+        sh_.charge(v.text.size(), op.line);
+        if (kind == '=' && is_name_start(op.name[0])) {
+            sh_.assign(op.name, Var{{v}, false, op.line}, false);
+        }
+        out.push_back(Piece{std::move(v), !quoted, false});
+        return;
+    }
+    const bool use_value = val != nullptr && !(colon && val->text.empty());
     if (kind == '+') {
         if (use_value) {
             use_word();
@@ -351,7 +509,8 @@ void Lexer::operation(std::vector<Piece>& out, const Operation& op, std::vector<
     } else if (use_value) {
         push_scalar(out, sh_, op.name, *var, *val, quoted, op.raw, op.line);
     } else if (kind == '?') {
-        push_unknown(out, sh_, op.raw, op.line, val != nullptr ? "$" + op.name + " is empty" : unset_reason(op.name), quoted);
+        push_unknown(out, sh_, op.raw, op.line, val != nullptr ? "$" + op.name + " is empty" : unset_reason(op.name), quoted,
+                     "", op.raw + " (it stops the script)");
     } else {
         if (kind == '=' && op.index.empty() && is_name_start(op.name[0])) {
             sh_.assign(op.name, Var{{fields_of(word, false, op.line).front()}, false, op.line}, false);
@@ -391,8 +550,9 @@ void Lexer::braced(std::vector<Piece>& out, bool quoted, std::size_t start) {
     } leave{sh_};
     const auto unsupported = [&] {
         const std::size_t end = matching_brace(start);
-        push_unknown(out, sh_, src_.text.substr(start, end - start), at, "plan-layout does not evaluate this form of ${...}",
-                     quoted);
+        const std::string raw = src_.text.substr(start, end - start);
+        push_unknown(out, sh_, raw, at, "plan-layout does not evaluate this form of ${...}", quoted, "",
+                     raw + " (plan-layout does not evaluate this form of ${...})");
         pos_ = end;
     };
     pos_ = start + 2;
@@ -476,20 +636,29 @@ void Lexer::arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start) 
             unterminated(start, "$((", "close it with )) as the shell would need");
         }
         end = skip_substitution(start + 2, ')', "$(");  // $( (cmd) ... ): a command substitution
-        push_unknown(out, sh_, src_.text.substr(start, end - start), at, "a command substitution $(...) is not run", quoted);
+        push_unknown(out, sh_, src_.text.substr(start, end - start), at, "a command substitution $(...) is not run", quoted,
+                     "", "a command substitution $(...)");
         pos_ = end;
         return;
     }
     const std::string raw = src_.text.substr(start, end - start);
     std::string why;
-    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why);
+    std::string assumed;
+    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why, assumed);
     pos_ = end;
     if (!v) {
-        push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + why, quoted);
+        push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + why, quoted, "", raw + " (arithmetic over values not known)");
         return;
     }
     out.push_back(Piece{Value{}, !quoted, false});
     out.back().value.append_text(std::to_string(*v), at);
+    if (!assumed.empty()) {
+        Unknown k;  // read with the default; the job cannot redo the arithmetic over its environment
+        k.end = out.back().value.text.size();
+        k.refusal = raw + " (arithmetic over " + assumed + ", which the environment may set)";
+        k.line = at;
+        out.back().value.kept.push_back(std::move(k));
+    }
 }
 
 }  // namespace planlayout::shell

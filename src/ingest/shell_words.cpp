@@ -1,4 +1,6 @@
 // Ingest (private): shell words and their expansions for the launch-script reader.
+// Over 500 lines: values with their unknown parts, the variable state (and its merge after
+// if/case), and the lexer of quotes including bash's $'...' decoding belong together.
 #include "shell_words.hpp"
 
 #include <algorithm>
@@ -22,6 +24,10 @@ bool is_meta(char c) {
 
 bool is_digit(char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+bool is_one_of_text(char c, const char* set) {
+    return c != '\0' && std::strchr(set, c) != nullptr;
 }
 
 bool all_digits(const std::string& s) {
@@ -63,8 +69,15 @@ void Value::append(const Value& v) {
     const std::size_t off = text.size();
     text += v.text;
     lines.insert(lines.end(), v.lines.begin(), v.lines.end());
-    for (const auto& u : v.unknowns) {
-        unknowns.push_back({u.begin + off, u.end + off, u.reason});
+    for (auto u : v.unknowns) {
+        u.begin += off;
+        u.end += off;
+        unknowns.push_back(std::move(u));
+    }
+    for (auto u : v.kept) {
+        u.begin += off;
+        u.end += off;
+        kept.push_back(std::move(u));
     }
 }
 
@@ -79,20 +92,37 @@ void Value::append_text(const std::string& s, int line) {
 }
 
 void Value::append_unknown(const std::string& raw, int line, std::string reason) {
+    append_unknown(raw, line, std::move(reason), "", "");
+}
+
+void Value::append_unknown(const std::string& raw, int line, std::string reason, std::string expr, std::string refusal) {
     const std::size_t off = text.size();
     append_text(raw, line);
-    unknowns.push_back({off, text.size(), std::move(reason)});
+    Unknown u;
+    u.begin = off;
+    u.end = text.size();
+    u.reason = std::move(reason);
+    u.expr = std::move(expr);
+    u.refusal = std::move(refusal);
+    u.line = line;
+    unknowns.push_back(std::move(u));
 }
 
 Value Value::slice(std::size_t begin, std::size_t end) const {
     Value out;
     out.text = text.substr(begin, end - begin);
     out.lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(begin), lines.begin() + static_cast<std::ptrdiff_t>(end));
-    for (const auto& u : unknowns) {
-        if (u.end > begin && u.begin < end) {
-            out.unknowns.push_back({std::max(u.begin, begin) - begin, std::min(u.end, end) - begin, u.reason});
+    const auto cut = [&](const std::vector<Unknown>& from, std::vector<Unknown>& to) {
+        for (auto u : from) {
+            if (u.end > begin && u.begin < end) {
+                u.begin = std::max(u.begin, begin) - begin;
+                u.end = std::min(u.end, end) - begin;
+                to.push_back(std::move(u));
+            }
         }
-    }
+    };
+    cut(unknowns, out.unknowns);
+    cut(kept, out.kept);
     return out;
 }
 
@@ -114,10 +144,128 @@ const Var* Shell::find(const std::string& name) const {
     return it == vars_.end() ? nullptr : &it->second;
 }
 
-void Shell::assign(const std::string& name, Var v, bool append) {
-    if (pinned(name)) {
+namespace {
+
+bool same_marks(const std::vector<Unknown>& a, const std::vector<Unknown>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Unknown& x, const Unknown& y) {
+        return x.begin == y.begin && x.end == y.end && x.expr == y.expr && x.refusal == y.refusal && x.split == y.split;
+    });
+}
+
+bool same_var(const Var& a, const Var& b) {
+    return a.array == b.array &&
+           std::equal(a.elems.begin(), a.elems.end(), b.elems.begin(), b.elems.end(), [](const Value& x, const Value& y) {
+               return x.text == y.text && same_marks(x.unknowns, y.unknowns) && same_marks(x.kept, y.kept);
+           });
+}
+
+}  // namespace
+
+Shell::State Shell::state(int line) {
+    for (const auto& [name, v] : vars_) {
+        for (const auto& e : v.elems) {
+            charge(e.text.size() + name.size(), line);
+        }
+    }
+    return State{vars_, cleared_};
+}
+
+void Shell::merge(const std::vector<State>& ends, const std::string& reason, const std::string& refusal, int line) {
+    std::set<std::string> names;
+    for (const auto& e : ends) {
+        for (const auto& [name, v] : e.vars) {
+            names.insert(name);
+        }
+        names.insert(e.cleared.begin(), e.cleared.end());
+    }
+    State out = ends.front();
+    for (const auto& name : names) {
+        bool alike = true;
+        const auto first = ends.front().vars.find(name);
+        const bool first_cleared = ends.front().cleared.count(name) > 0;
+        for (const auto& e : ends) {
+            const auto it = e.vars.find(name);
+            const bool has = it != e.vars.end();
+            alike = alike && has == (first != ends.front().vars.end()) && (e.cleared.count(name) > 0) == first_cleared &&
+                    (!has || same_var(it->second, first->second));
+        }
+        if (alike) {
+            continue;
+        }
+        Var v;
+        v.line = line;
+        Value u;
+        u.append_unknown("$" + name, line, "$" + name + " " + reason, "", "$" + name + " " + refusal);
+        v.elems.push_back(std::move(u));
+        out.cleared.erase(name);
+        out.vars[name] = std::move(v);
+    }
+    set_state(std::move(out));
+}
+
+std::vector<std::string> Shell::merge_assumed(const std::vector<State>& ends, std::size_t chosen, const std::string& refusal,
+                                              int line) {
+    std::set<std::string> names;
+    for (const auto& e : ends) {
+        for (const auto& [name, v] : e.vars) {
+            names.insert(name);
+        }
+        names.insert(e.cleared.begin(), e.cleared.end());
+    }
+    State out = ends[chosen];
+    std::vector<std::string> differ;
+    for (const auto& name : names) {
+        const auto mine = out.vars.find(name);
+        const bool cleared = out.cleared.count(name) > 0;
+        const bool alike = std::all_of(ends.begin(), ends.end(), [&](const State& e) {
+            const auto it = e.vars.find(name);
+            return (it != e.vars.end()) == (mine != out.vars.end()) && (e.cleared.count(name) > 0) == cleared &&
+                   (it == e.vars.end() || same_var(it->second, mine->second));
+        });
+        if (alike) {
+            continue;
+        }
+        differ.push_back(name);
+        const bool markable = mine != out.vars.end() && !mine->second.elems.empty() &&
+                              std::all_of(mine->second.elems.begin(), mine->second.elems.end(),
+                                          [](const Value& e) { return !e.text.empty(); });
+        if (markable) {
+            for (auto& e : mine->second.elems) {
+                Unknown k;
+                k.end = e.text.size();
+                k.refusal = "$" + name + " " + refusal;
+                k.line = line;
+                e.kept.push_back(std::move(k));
+            }
+            continue;
+        }
+        Var v;  // no value to mark (unset, or empty, in the chosen branch): not known
+        v.line = line;
+        Value u;
+        u.append_unknown("$" + name, line, "$" + name + " depends on which branch of the block on line " +
+                                               std::to_string(line) + " bash runs",
+                         "", "$" + name + " " + refusal);
+        v.elems.push_back(std::move(u));
+        out.cleared.erase(name);
+        out.vars[name] = std::move(v);
+    }
+    set_state(std::move(out));
+    return differ;
+}
+
+void Shell::unset(const std::string& name) {
+    if (inactive || pinned(name)) {
         return;
     }
+    vars_.erase(name);
+    cleared_.insert(name);
+}
+
+void Shell::assign(const std::string& name, Var v, bool append) {
+    if (inactive || pinned(name)) {
+        return;
+    }
+    cleared_.erase(name);
     const auto it = vars_.find(name);
     if (!append || it == vars_.end()) {
         vars_[name] = std::move(v);
@@ -186,16 +334,29 @@ std::vector<Value> fields_of(const std::vector<Piece>& pieces, bool split, int l
         cur = Value{};
         have = false;
     };
-    for (const auto& p : pieces) {
-        if (p.new_word) {
+    for (const auto& piece : pieces) {
+        if (piece.new_word) {
             if (split) {
                 flush();
             } else {
                 cur.append_char(' ', cur.lines.empty() ? line : cur.lines.back());
             }
         }
+        // Where the words are made, each unknown part learns its quoting there (the job writes
+        // it in the same context) and whether bash split it.
+        Piece marked = piece;
+        if (split) {
+            for (auto* list : {&marked.value.unknowns, &marked.value.kept}) {
+                for (auto& u : *list) {
+                    u.quoted = !piece.split;
+                    u.split = u.split || piece.split;
+                }
+            }
+        }
+        const Piece& p = marked;
         if (!split || !p.split) {
             cur.append(p.value);
+            cur.held = true;
             have = true;
             continue;
         }
@@ -281,6 +442,7 @@ std::string Lexer::literal_word(bool& quoted) {
 }
 
 std::vector<Piece> Lexer::word_until(Stop stop) {
+    const std::size_t word_start = pos_;
     std::vector<Piece> out;
     const auto literal = [&out](char c, int line, bool split) {
         if (out.empty() || out.back().split != split) {
@@ -323,14 +485,47 @@ std::vector<Piece> Lexer::word_until(Stop stop) {
         } else if (c == '`') {
             const std::size_t end = skip_substitution(pos_ + 1, '`', "backquote");
             out.push_back(Piece{Value{}, true, false});
-            out.back().value.append_unknown(src_.text.substr(pos_, end - pos_), line(), "a command substitution `...` is not run");
+            out.back().value.append_unknown(src_.text.substr(pos_, end - pos_), line(), "a command substitution `...` is not run",
+                                            "", "a command substitution `...`");
             pos_ = end;
         } else {
             literal(c, line(), stop == Stop::Brace && (is_blank(c) || c == '\n'));
+            if (const char* what = stop == Stop::Meta ? expansion_not_read(word_start) : nullptr) {
+                Unknown mark;
+                mark.end = out.back().value.text.size();
+                mark.begin = mark.end - 1;
+                mark.refusal = what;
+                mark.line = line();
+                out.back().value.kept.push_back(std::move(mark));
+            }
             advance();
         }
     }
     return out;
+}
+
+// An unquoted character at pos_ that bash expands and this reader leaves as written: `~` at a
+// word's start or after `=` or `:` (tilde expansion), `{` of a brace expansion ({a,b}, {1..3}).
+const char* Lexer::expansion_not_read(std::size_t word_start) const {
+    const char c = peek();
+    if (c == '~' && (pos_ == word_start || is_one_of_text(src_.text[pos_ - 1], "=:"))) {
+        return "~ (tilde expansion, which plan-layout does not do)";
+    }
+    if (c != '{') {
+        return nullptr;
+    }
+    bool comma = false;
+    for (std::size_t i = pos_ + 1; i < src_.text.size(); ++i) {
+        const char d = src_.text[i];
+        if (is_blank(d) || is_meta(d) || d == '\'' || d == '"' || d == '{' || d == '$' || d == '\\') {
+            return nullptr;
+        }
+        comma = comma || d == ',' || (d == '.' && i + 1 < src_.text.size() && src_.text[i + 1] == '.');
+        if (d == '}') {
+            return comma ? "{...} (brace expansion, which plan-layout does not do)" : nullptr;
+        }
+    }
+    return nullptr;
 }
 
 void Lexer::double_quoted(std::vector<Piece>& out) {
@@ -371,7 +566,8 @@ void Lexer::double_quoted(std::vector<Piece>& out) {
         } else if (c == '`') {
             const std::size_t end = skip_substitution(pos_ + 1, '`', "backquote");
             out.push_back(Piece{});
-            out.back().value.append_unknown(src_.text.substr(pos_, end - pos_), line(), "a command substitution `...` is not run");
+            out.back().value.append_unknown(src_.text.substr(pos_, end - pos_), line(), "a command substitution `...` is not run",
+                                            "", "a command substitution `...`");
             pos_ = end;
         } else {
             literal(c, line());
@@ -384,29 +580,98 @@ void Lexer::ansi_c_quoted(std::vector<Piece>& out) {
     const std::size_t start = pos_ - 1;
     advance();  // the quote
     out.push_back(Piece{});
-    static constexpr const char* kFrom = "ntrabefv\\'\"";
-    static constexpr const char* kTo = "\n\t\r\a\b\x1b\f\v\\'\"";
+    // bash's escapes in $'...' (ansicstr): a NUL byte ends the string (bash keeps what comes
+    // before it); \u and \U past ASCII depend on the locale and are refused.
+    static constexpr const char* kFrom = "abeEfnrtv\\'\"?";
+    static constexpr const char* kTo = "\a\b\x1b\x1b\f\n\r\t\v\\'\"?";
+    bool ended = false;  // a NUL came: the rest of the quote is dropped
+    const auto put = [&](unsigned value, int at) {
+        ended = ended || (value & 0xFFU) == 0;
+        if (!ended) {
+            out.back().value.append_char(static_cast<char>(value & 0xFFU), at);
+        }
+    };
+    const auto digits = [&](std::size_t from, std::size_t most, int base, unsigned& value) {
+        std::size_t n = 0;
+        value = 0;
+        while (n < most && from + n < src_.text.size()) {
+            const char d = src_.text[from + n];
+            int v = -1;
+            if (d >= '0' && d <= '9') {
+                v = d - '0';
+            } else if (base == 16 && d >= 'a' && d <= 'f') {
+                v = d - 'a' + 10;
+            } else if (base == 16 && d >= 'A' && d <= 'F') {
+                v = d - 'A' + 10;
+            }
+            if (v < 0 || v >= base) {
+                break;
+            }
+            value = value * static_cast<unsigned>(base) + static_cast<unsigned>(v);
+            ++n;
+        }
+        return n;
+    };
     while (true) {
         if (at_end()) {
             unterminated(start, "$'...' quote", "close it with ' as the shell would need");
         }
         const char c = peek();
+        const int at = line();
         if (c == '\'') {
             advance();
             return;
         }
-        if (c == '\\' && pos_ + 1 < src_.text.size()) {
-            const char* at = std::strchr(kFrom, peek(1));
-            if (at != nullptr && peek(1) != '\0') {
-                out.back().value.append_char(kTo[at - kFrom], line());
-            } else {
-                out.back().value.append_char('\\', line());
-                out.back().value.append_char(peek(1), line());
-            }
-            advance(2);
-        } else {
-            out.back().value.append_char(c, line());
+        if (c != '\\' || pos_ + 1 >= src_.text.size()) {
+            put(static_cast<unsigned char>(c), at);
             advance();
+            continue;
+        }
+        const char e = peek(1);
+        unsigned value = 0;
+        if (const char* hit = e != '\0' ? std::strchr(kFrom, e) : nullptr) {
+            put(static_cast<unsigned char>(kTo[hit - kFrom]), at);
+            advance(2);
+        } else if (e >= '0' && e <= '7') {
+            const std::size_t n = digits(pos_ + 1, 3, 8, value);
+            put(value, at);
+            advance(1 + n);
+        } else if (e == 'x') {
+            const std::size_t n = digits(pos_ + 2, 2, 16, value);
+            if (n == 0) {
+                put('\\', at);
+                put('x', at);
+            } else {
+                put(value, at);
+            }
+            advance(2 + n);
+        } else if (e == 'u' || e == 'U') {
+            const std::size_t n = digits(pos_ + 2, e == 'u' ? 4 : 8, 16, value);
+            if (n == 0) {
+                put('\\', at);
+                put(static_cast<unsigned char>(e), at);
+            } else if (value >= 0x80) {
+                throw input_error(sh_.where(at),
+                                  "$'\\" + std::string(1, e) + src_.text.substr(pos_ + 2, n) +
+                                      "' names a character past ASCII, which bash writes in the locale's encoding",
+                                  "write the character itself (UTF-8) in the script");
+            } else {
+                put(value, at);
+            }
+            advance(2 + n);
+        } else if (e == 'c' && pos_ + 2 < src_.text.size() && peek(2) != '\'') {
+            // \cX: control-X (toupper(X) & 0x1f; \c? is DEL; \c\\ is control-backslash)
+            std::size_t used = 3;
+            const char x = peek(2);
+            if (x == '\\' && peek(3) == '\\') {
+                used = 4;
+            }
+            put(x == '?' ? 0x7FU : static_cast<unsigned>(std::toupper(static_cast<unsigned char>(x))) & 0x1FU, at);
+            advance(used);
+        } else {
+            put('\\', at);
+            put(static_cast<unsigned char>(e), at);
+            advance(2);
         }
     }
 }
@@ -448,7 +713,8 @@ void Lexer::dollar(std::vector<Piece>& out, bool quoted) {
     } else if (c == '(') {
         const std::size_t end = skip_substitution(pos_ + 2, ')', "$(");
         out.push_back(Piece{Value{}, !quoted, false});
-        out.back().value.append_unknown(src_.text.substr(start, end - start), at, "a command substitution $(...) is not run");
+        out.back().value.append_unknown(src_.text.substr(start, end - start), at, "a command substitution $(...) is not run", "",
+                                        "a command substitution $(...)");
         pos_ = end;
     } else if (c == '{') {
         braced(out, quoted, start);

@@ -6,17 +6,25 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace planlayout::shell {
 
 /// Bytes [begin, end) of a value that are written as in the script because their value is not
-/// known ("$X"), and why.
+/// known ("$X"), and why; or (in Value::kept) bytes whose value is read under an assumption
+/// (${X:-w} of an X the script does not set: w) while the job must still expand them.
 struct Unknown {
     std::size_t begin = 0;
     std::size_t end = 0;
     std::string reason;
+    std::string expr;     // what the job's shell expands in its place ("${X-}", "$@", "${X:-w}");
+                          // empty: no expansion gives the same words (refusal says what)
+    std::string refusal;  // the construct, when expr is empty ("a command substitution $(...)")
+    int line = 0;         // where the construct was written
+    bool quoted = false;  // inside double quotes in the word it ended in (set by fields_of)
+    bool split = false;   // split at blanks once already (an unquoted reference in an array literal)
 };
 
 /// Text with the line each byte was written on, and its unknown parts (sorted, disjoint).
@@ -24,11 +32,15 @@ struct Value {
     std::string text;
     std::vector<int> lines;
     std::vector<Unknown> unknowns;
+    std::vector<Unknown> kept;  // known under an assumption, expanded by the job (sorted, disjoint)
+    bool held = false;          // a word with a quoted or literal part: bash keeps it even when empty
 
     void append(const Value& v);
     void append_char(char c, int line);
     void append_text(const std::string& s, int line);
     void append_unknown(const std::string& raw, int line, std::string reason);
+    /// An unknown part with what the job writes for it (expr), or the construct refused (refusal).
+    void append_unknown(const std::string& raw, int line, std::string reason, std::string expr, std::string refusal);
     [[nodiscard]] Value slice(std::size_t begin, std::size_t end) const;
     [[nodiscard]] int first_line(int fallback) const { return lines.empty() ? fallback : lines.front(); }
     /// The reason when the whole value is one unknown part (a variable set from $1, $(cmd), ...).
@@ -57,7 +69,10 @@ public:
     [[nodiscard]] const Var* find(const std::string& name) const;
     [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(name) > 0; }
     void assign(const std::string& name, Var v, bool append);
-    void unset(const std::string& name) { vars_.erase(name); }
+    /// `unset X`: X is unset from here on, whatever the environment holds.
+    void unset(const std::string& name);
+    /// True when the script unset X (and did not set it again): it expands to nothing.
+    [[nodiscard]] bool cleared(const std::string& name) const { return cleared_.count(name) > 0; }
     /// A copy of the variable (charged to the expansion budget), to restore it later.
     [[nodiscard]] std::optional<Var> saved(const std::string& name, int line);
     void restore(const std::string& name, const std::optional<Var>& v);
@@ -69,12 +84,37 @@ public:
     void enter(int line);
     void leave() { --depth_; }
 
+    /// The variables as they stand (an if/case reads each branch from the state before it).
+    struct State {
+        std::map<std::string, Var> vars;
+        std::set<std::string> cleared;
+    };
+    [[nodiscard]] State state(int line);  // charged to the expansion budget
+    void set_state(State s) {
+        vars_ = std::move(s.vars);
+        cleared_ = std::move(s.cleared);
+    }
+    /// After an if/case whose branch is not known: a variable the possible branches leave alike
+    /// keeps that value; one they leave different becomes unknown, refused where a word uses it.
+    void merge(const std::vector<State>& ends, const std::string& reason, const std::string& refusal, int line);
+    /// After an if/case decided under an assumption about the environment: the state of branch
+    /// `chosen`; a variable another possible branch leaves different keeps the chosen value,
+    /// refused (`refusal`) where a job's word uses it. Returns those variables' names.
+    std::vector<std::string> merge_assumed(const std::vector<State>& ends, std::size_t chosen, const std::string& refusal,
+                                           int line);
+
+    std::vector<std::string> notes;  // what the reading assumed (file:line: ...), for the user
+
     std::string assigning;  // the variable whose value is being read (`X="$X --a"` while X is unset)
+    bool inactive = false;  // inside a branch bash does not take: nothing is assigned or run
+    int ifs_line = 0;          // where the script set IFS (0: never): its splitting is not bash's default
+    int positional_line = 0;   // where `set -- ...` or `shift` replaced the script's arguments
 
 private:
     std::string file_;
     std::map<std::string, std::string> env_;
     std::map<std::string, Var> vars_;
+    std::set<std::string> cleared_;
     std::size_t spent_ = 0;
     int depth_ = 0;
 };
@@ -129,6 +169,7 @@ private:
         int line = 0;
     };
     std::vector<Piece> word_until(Stop stop);
+    [[nodiscard]] const char* expansion_not_read(std::size_t word_start) const;
     void dollar(std::vector<Piece>& out, bool quoted);
     void double_quoted(std::vector<Piece>& out);
     void ansi_c_quoted(std::vector<Piece>& out);
@@ -153,6 +194,9 @@ private:
 /// decimal integers and variables holding them. nullopt with `why` set when it cannot.
 [[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
                                                            std::string& why);
+/// The same; `assumed` names a variable read whose value is a default the environment may override.
+[[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
+                                                           std::string& why, std::string& assumed);
 
 /// "$X is not set", "$1 is an argument of the script", ...: why a reference has no known value.
 [[nodiscard]] std::string unset_reason(const std::string& name);

@@ -67,6 +67,7 @@ for launcher in slurm-torchrun slurm-tasks torchrun; do
         --megatron-args "$here/train_quoted.sh"
     check mixtral "$launcher" 4 8 "$work/mixtral.ref" -- --nodes 4 --node h100-hgx-8gpu-8nic \
         --megatron-args "$src/tests/data/launch/mixtral_8x7b.sh" \
-        --env '1=/ckpt dir/run 1' --env 2=/tok/tokenizer.model --env '3=/data/my corpus_text_document'
+        --env '1=/ckpt dir/run 1' --env 2=/tok/tokenizer.model --env '3=/data/my corpus_text_document' \
+        --env WANDB_API_KEY=set
 done
 exit $fail

@@ -3,6 +3,9 @@
 // here-documents and bash -c, and the limits.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,7 +57,9 @@ TEST_CASE("arrays: one word per element quoted, split again unquoted, [*] joined
 }
 
 TEST_CASE("defaults: ${X:-w} ${X-w} ${X:=w} ${X:+w}, unset and empty, as bash") {
-    CHECK(texts("torchrun p.py ${X:-4} ${X-5} ${X:+6}") == Words{"torchrun", "p.py", "4", "5"});
+    // X from the environment: read as unset (the defaults), and ${X:+w} is not known (issue 27: the
+    // job expands all three itself, ScriptWord::parts)
+    CHECK(texts("torchrun p.py ${X:-4} ${X-5} ${X:+6}") == Words{"torchrun", "p.py", "4", "5", "${X:+6}"});
     CHECK(texts("X=\ntorchrun p.py ${X:-4} ${X-5} \"${X-5}\" ${X:+6}") == Words{"torchrun", "p.py", "4", ""});
     CHECK(texts("X=3\ntorchrun p.py ${X:-4} ${X-5} ${X:+6}") == Words{"torchrun", "p.py", "3", "3", "6"});
     CHECK(texts("torchrun p.py ${Y:=7} $Y") == Words{"torchrun", "p.py", "7", "7"});
@@ -73,7 +78,7 @@ TEST_CASE("export, declare, local, readonly set variables - NAME=v cmd sets NAME
                 "torchrun p.py $PP $TP ${ARR[@]} $L $R $T") == Words{"torchrun", "p.py", "2", "4", "--x", "1", "3", "5", "6"});
     CHECK(texts("N=1\nN=2 CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun p.py --n $N\ntorchrun q.py $N") ==
           Words{"torchrun", "p.py", "--n", "1", "torchrun", "q.py", "1"});
-    CHECK(texts("X=1\nunset X\ntorchrun p.py $X") == Words{"torchrun", "p.py", "$X"});
+    CHECK(texts("X=1\nunset X\ntorchrun p.py $X") == Words{"torchrun", "p.py"});  // unset: nothing, whatever the environment
 }
 
 TEST_CASE("quoting: single, double, $'...', backslashes - a quoted string of flags splits when used unquoted") {
@@ -177,7 +182,7 @@ TEST_CASE("a variable in its own assignment while unset is empty (appending) - e
           Words{"torchrun", "p.py", "--tp", "2", "--pp", "4"});
     CHECK(texts("A=(\"${A[@]}\" --x)\nA=(\"${A[@]}\" --y)\ntorchrun p.py \"${A[@]}\"") ==
           Words{"torchrun", "p.py", "--x", "--y"});
-    CHECK(texts("X=${X:-$X}\nY=$X\ntorchrun p.py $Y") == Words{"torchrun", "p.py"});
+    CHECK(texts("X=${X:-$X}\nY=$X\ntorchrun p.py $Y") == Words{"torchrun", "p.py", "$Y"});  // the environment's X
     // A string that evaluates itself: stopped by the nesting limit, not the stack.
     CHECK_THROWS_WITH_AS((void)read("X='eval \"$X\"'\neval \"$X\""),
                          doctest::Contains("nesting deeper than 32 levels"), planlayout::Error);
@@ -196,12 +201,14 @@ TEST_CASE("bash -c, eval and here-documents for bash/sbatch/srun are read as scr
     CHECK(w[5].line == 9);
 }
 
-TEST_CASE("control flow is read linearly: every branch in order, case patterns are not commands") {
+TEST_CASE("control flow: the branch bash takes (issue 27), loop bodies once, case patterns are not commands") {
+    // $M unset (not given): the else branch, as bash runs it then
     CHECK(texts("if [ \"$M\" = big ]; then\n  TP=8\nelse\n  TP=4\nfi\ntorchrun p.py --tp $TP") ==
           Words{"torchrun", "p.py", "--tp", "4"});
-    CHECK(texts("while [ $# -gt 0 ]; do\n case \"$1\" in\n  --tp) TP=\"$2\"; shift 2 ;;\n  --pp|-p) PP=3 ;;\n"
-                "  *) break ;;\n esac\ndone\nfor x in a b; do echo $x; done\nf() { torchrun p.py --pp $PP; }\nf") ==
-          Words{"torchrun", "p.py", "--pp", "3"});
+    const std::string parse = "while [ $# -gt 0 ]; do\n case \"$1\" in\n  --tp) TP=\"$2\"; shift 2 ;;\n  --pp|-p) PP=3 ;;\n"
+                              "  *) break ;;\n esac\ndone\nfor x in a b; do echo $x; done\nf() { torchrun p.py --pp $PP; }\nf";
+    CHECK(texts(parse) == Words{"torchrun", "p.py", "--pp", "$PP"});  // $1 unset: no branch sets PP
+    CHECK(texts(parse, {{"1", "-p"}}) == Words{"torchrun", "p.py", "--pp", "3"});
     CHECK(texts("[ -z \"$X\" ] && exit 1\ntorchrun p.py --tp 2") == Words{"torchrun", "p.py", "--tp", "2"});
 }
 
@@ -247,4 +254,158 @@ TEST_CASE("limits: the script's size, expansion blow-up, words") {
     }
     deep += std::string(40, '}');
     CHECK_THROWS_WITH_AS((void)read(deep), doctest::Contains("(kMaxLaunchNesting)"), planlayout::Error);
+}
+
+// ---------------------------------------------------------------------------- issue 27
+
+namespace {
+
+// The training command's words as the job writes them: known text as {text}, an expansion as
+// "<expr>" (quoted) or <expr> (bare).
+std::vector<std::string> parts_of(const ScriptWord& w) {
+    std::vector<std::string> out;
+    for (const auto& p : w.parts) {
+        out.push_back(!p.expansion ? p.text : (p.quoted ? "\"" + p.text + "\"" : "<" + p.text + ">"));
+    }
+    return out;
+}
+
+const ScriptWord& word_after(const std::vector<ScriptWord>& words, const std::string& flag) {
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        if (words[i].text == flag) {
+            return words[i + 1];
+        }
+    }
+    FAIL("no word after " << flag);
+    return words.front();
+}
+
+std::string refusal_of(const std::string& text, const std::map<std::string, std::string>& env = {}) {
+    for (const auto& w : read(text, env)) {
+        if (w.refusal) {
+            return w.refusal->where + ": " + w.refusal->what;
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("issue 27 item 1: single-quoted text stays text next to an unknown variable; the variable keeps its quoting") {
+    const auto words = read("torchrun p.py --save '$(touch /tmp/x)'\"$UNSET_DIR\" --name 'a\\'\"$2\" --x $EXTRA");
+    CHECK(parts_of(word_after(words, "--save")) == Words{"$(touch /tmp/x)", "\"${UNSET_DIR-}\""});
+    CHECK(parts_of(word_after(words, "--name")) == Words{"a\\", "\"${2-}\""});
+    CHECK(parts_of(word_after(words, "--x")) == Words{"<${EXTRA-}>"});  // unquoted: split by the job as by bash
+    for (const auto& w : words) {
+        CHECK_FALSE(w.refusal);
+    }
+}
+
+TEST_CASE("issue 27 item 2: a value assigned from unknown parts keeps them, and where a word uses it decides the quoting") {
+    const auto words = read("A=\"x $R\"\nB=($R)\ntorchrun p.py --a $A --b \"$A\" --c \"${B[@]}\" --d ${R:-dflt} --e \"${R-}\"");
+    CHECK(parts_of(word_after(words, "--a")) == Words{"x"});
+    CHECK(parts_of(words[4]) == Words{"<${R-}>"});
+    CHECK(parts_of(word_after(words, "--b")) == Words{"x ", "\"${R-}\""});
+    // split by the array literal, then used quoted: bash made several elements, the job cannot
+    CHECK(word_after(words, "--c").refusal);
+    CHECK(word_after(words, "--d").text == "dflt");  // read as its default ...
+    CHECK(parts_of(word_after(words, "--d")) == Words{"<${R:-dflt}>"});  // ... the job's environment decides
+    CHECK(parts_of(word_after(words, "--e")) == Words{"\"${R-}\""});
+}
+
+TEST_CASE("issue 27: $'...' decodes as bash does") {
+    CHECK(texts("torchrun p.py $'\\x27a\\047\\ca\\c?\\u41\\e\\E\\q\\x4g' $'a\\x00b'c $'\\777' $'\\c\\\\x'") ==
+          Words{"torchrun", "p.py", std::string("'a'\x01\x7f" "A\x1b\x1b\\q\x04g"), "ac", "\xff", "\x1cx"});
+    CHECK_THROWS_WITH_AS((void)read("torchrun p.py $'\\u00e9'"), doctest::Contains("t.sh:1"), planlayout::Error);
+}
+
+TEST_CASE("issue 27: constructs the reader does not emulate are refused where they reach the training command") {
+    CHECK(refusal_of("torchrun p.py --a ${X#a}") == "t.sh:1: ${X#a} (plan-layout does not evaluate this form of ${...})");
+    CHECK(refusal_of("torchrun p.py --a \"$(date)\"") == "t.sh:1: a command substitution $(...)");
+    CHECK(refusal_of("torchrun p.py --a {x,y}").find("brace expansion") != std::string::npos);
+    CHECK(refusal_of("torchrun p.py --a ~/x").find("tilde expansion") != std::string::npos);
+    CHECK(refusal_of("set -- a b\ntorchrun p.py --a $1").find("set or shift on line 1") != std::string::npos);
+    CHECK(refusal_of("for i in 1 2; do\ntorchrun p.py --a $i\ndone").find("for loop on line 1") != std::string::npos);
+    CHECK(refusal_of("torchrun p.py --a $$").find("$$") != std::string::npos);
+    CHECK(refusal_of("torchrun p.py --a ${X:?need X}").find("stops the script") != std::string::npos);
+    // The same constructs outside the training command are not refused.
+    CHECK(refusal_of("mkdir -p $(dirname ~/x) {a,b}\ntorchrun p.py --a 1").empty());
+    CHECK_THROWS_WITH_AS((void)read("IFS=:\ntorchrun p.py --a $X"), doctest::Contains("t.sh:1: IFS is set here"),
+                         planlayout::Error);
+    CHECK(texts("IFS=, read -r a b <<< x\ntorchrun p.py") == Words{"torchrun", "p.py"});  // a prefix only
+    CHECK_THROWS_WITH_AS((void)read("case x in\n a) ;&\n b) ;;\nesac"), doctest::Contains("t.sh:2: ;&"), planlayout::Error);
+}
+
+TEST_CASE("issue 27: unset makes a variable empty whatever the environment holds") {
+    const auto words = read("unset X\ntorchrun p.py --a $X \"$X\" ${X:-d} --b");
+    CHECK(texts("unset X\ntorchrun p.py --a $X \"$X\" ${X:-d} --b") == Words{"torchrun", "p.py", "--a", "", "d", "--b"});
+    for (const auto& w : words) {
+        CHECK_FALSE(w.unresolved);
+        CHECK(w.parts.size() == 1);
+        CHECK_FALSE(w.parts[0].expansion);
+    }
+}
+
+TEST_CASE("issue 27 item 6: if and case take the branch bash takes") {
+    const std::string script = "if [ \"$MODEL\" = big ]; then TP=8; else TP=2; fi\n"
+                               "case \"$MODEL\" in\n  big) L=80 ;;\n  small|tiny) L=24 ;;\n  *) L=1 ;;\nesac\n"
+                               "torchrun p.py --tp $TP --layers $L";
+    CHECK(texts(script, {{"MODEL", "big"}}) == Words{"torchrun", "p.py", "--tp", "8", "--layers", "80"});
+    CHECK(texts(script, {{"MODEL", "tiny"}}) == Words{"torchrun", "p.py", "--tp", "2", "--layers", "24"});
+    CHECK(texts(script, {{"MODEL", "x"}}) == Words{"torchrun", "p.py", "--tp", "2", "--layers", "1"});
+    CHECK(texts("MODEL=big\n" + script) == Words{"torchrun", "p.py", "--tp", "8", "--layers", "80"});
+    // MODEL neither set nor given: read as bash runs it when MODEL is unset (as ${X:-w} is read),
+    // noted, and what another branch would set differently is refused in a job's words.
+    std::vector<std::string> notes;
+    const auto words = planlayout::read_launch_script(script, "t.sh", {}, &notes);
+    CHECK(word_after(words, "--tp").text == "2");
+    REQUIRE(word_after(words, "--tp").refusal);
+    CHECK(word_after(words, "--tp").refusal->where == "t.sh:1");
+    CHECK(word_after(words, "--tp").refusal->what.find("the if on line 1 chose its branch with $MODEL unset") !=
+          std::string::npos);
+    CHECK(word_after(words, "--tp").refusal->what.find("--env") != std::string::npos);
+    CHECK(word_after(words, "--layers").text == "1");
+    REQUIRE(word_after(words, "--layers").refusal);
+    CHECK(word_after(words, "--layers").refusal->what.find("the case on line 2") != std::string::npos);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0] == "t.sh:1: the if here is read as bash runs it with $MODEL unset; another branch would set $TP "
+                      "differently (give --env NAME=VALUE for what the job's environment sets)");
+    // A default the environment may override is read, and refused in the job the same way.
+    const auto defaulted = read("MODEL=${MODEL:-big}\n" + script);
+    CHECK(word_after(defaulted, "--tp").text == "8");
+    CHECK(word_after(defaulted, "--tp").refusal);
+    // Not decidable at all (a test of a file): the variables the branches set differently are not known.
+    const auto file_test = read("if [ -f /etc/x ]; then TP=8; else TP=2; fi\ntorchrun p.py --tp $TP");
+    CHECK(word_after(file_test, "--tp").unresolved);
+    REQUIRE(word_after(file_test, "--tp").refusal);
+    CHECK(word_after(file_test, "--tp").refusal->what.find("set differently by the branches of the if on line 1") !=
+          std::string::npos);
+    // Numeric tests, -z/-n, [[ ]], test, !, && and ||, elif; a branch that sets nothing differently is no refusal.
+    const std::string chain = "if [[ $N -gt 4 ]] && test -n \"$M\"; then A=1; elif ! [ -z \"$M\" ] || false; then A=2; "
+                              "else A=3; fi\nif [ \"$Q\" = 1 ]; then B=same; else B=same; fi\ntorchrun p.py $A $B";
+    CHECK(texts(chain, {{"N", "8"}, {"M", "m"}, {"Q", "?"}}).at(2) == "1");
+    CHECK(texts(chain, {{"N", "3"}, {"M", "m"}, {"Q", "?"}}).at(2) == "2");
+    CHECK(texts(chain, {{"N", "3"}, {"M", ""}}).at(2) == "3");
+    CHECK(texts(chain, {{"N", "3"}, {"M", ""}}).at(3) == "same");
+    // A branch bash does not run runs nothing: no training command there, no assignment.
+    CHECK(texts("if false; then torchrun a.py; X=1; fi\ntorchrun b.py $X") == Words{"torchrun", "b.py", "$X"});
+}
+
+TEST_CASE("issue 27 item 6: Megatron-LM's examples/mamba/train.sh selects the 800M branch, as bash does") {
+    const std::string path = std::string(PLANLAYOUT_SOURCE_DIR) + "/tests/data/launch/mamba_train.sh";
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE_FALSE(text.empty());
+    const auto words = read(text);
+    CHECK(word_after(words, "--tensor-model-parallel-size").text == "1");
+    CHECK(word_after(words, "--num-layers").text == "48");
+    CHECK(word_after(words, "--hidden-size").text == "1024");
+    CHECK(word_after(words, "--global-batch-size").text == "32");
+    CHECK(parts_of(word_after(words, "--data-path")) == Words{"<${1-}>"});
+}
+
+TEST_CASE("issue 27 item 9: a script with no training command is refused by the commands that read --megatron-args") {
+    CHECK_THROWS_WITH_AS((void)planlayout::read_launch_command("mkdir -p out\necho done\n", "t.sh", {}),
+                         doctest::Contains("t.sh: no command of the script runs torchrun"), planlayout::Error);
+    CHECK(planlayout::read_launch_command("--tensor-model-parallel-size 2\n", "t.sh", {}).size() == 2);  // flags only
 }

@@ -9,6 +9,7 @@
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/ingest/launch_script.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
 
@@ -82,7 +83,7 @@ TEST_CASE("launch: the user's arguments pass on unchanged but the parallel sizes
     const std::vector<LaunchArg> given = {{"--tensor_model_parallel_size=4", false}, {"--data-path", false},
                                           {"/my data/x", false},  {"--pipeline-model-parallel-size", false},
                                           {"4", false},           {"--save", false},
-                                          {"$CKPT/run", true}};
+                                          {"$CKPT/run", true, {{"${CKPT-}", true, false}, {"/run", false, false}}}};
     const auto out = with_plan_sizes(r, given);
     REQUIRE(out.size() == 9);
     CHECK(out[0].text == "--tensor_model_parallel_size=1");
@@ -94,8 +95,32 @@ TEST_CASE("launch: the user's arguments pass on unchanged but the parallel sizes
     CHECK(out[8].text == "8");
     const std::string text = launch_text(r, LaunchOptions{"slurm-torchrun", "train.py", given, "t.sh:3"});
     CHECK(text.find("train.py --tensor_model_parallel_size=1 --data-path '/my data/x'") != std::string::npos);
-    CHECK(text.find("--save \"$CKPT/run\"") != std::string::npos);
+    CHECK(text.find(" ${CKPT-}/run") != std::string::npos);  // unquoted in the script: bare, split as there
     CHECK(text.find("bash -c \"$TASK\" plan-layout-task") != std::string::npos);
+}
+
+TEST_CASE("launch (issue 27 items 1, 2): known text single-quoted, the script's unknown variables in the quoting they had") {
+    const Report r = plan_layout("layouts/seed-2x8-pp2-ep8.json");
+    const auto words = read_launch_script(
+        "torchrun p.py --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 --save '$(touch /tmp/x)'\"$UNSET_DIR\" "
+        "--name 'a\\'\"$2\" $EXTRA_ARGS --tag ${TAG:-run-1}",
+        "t.sh", {});
+    const auto training = training_command(words);
+    REQUIRE(training);
+    LaunchOptions o{"torchrun", training->script.text, {}, "t.sh:1"};
+    for (const auto& w : training->args) {  // as analyze --format launch passes them
+        REQUIRE_FALSE(w.refusal);
+        LaunchArg a{w.text, false, {}};
+        for (const auto& p : w.parts) {
+            a.parts.push_back({p.text, p.expansion, p.quoted});
+            a.runtime = a.runtime || p.expansion;
+        }
+        o.args.push_back(a.runtime ? a : LaunchArg{w.text, false, {}});
+    }
+    const std::string text = launch_text(r, o);
+    CHECK(text.find("--save '$(touch /tmp/x)'\"${UNSET_DIR-}\" --name 'a\\'\"${2-}\" ${EXTRA_ARGS-} \\\n") != std::string::npos);
+    CHECK(text.find("--tag ${TAG:-run-1}\n") != std::string::npos);
+    CHECK(text.find("\"$(touch") == std::string::npos);  // never inside double quotes, where the job would run it
 }
 
 TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's GPUs, NICs, PCIe tree, NVLink and NUMA") {

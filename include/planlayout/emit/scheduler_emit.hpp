@@ -29,12 +29,22 @@ struct LaunchNode {
 /// "deepspeed", the default) or "host:N" (style "mpich", Hydra's -f file).
 [[nodiscard]] std::string hostfile_text(const Report& report, const std::string& style = "openmpi");
 
-/// One argument of the user's training command. `runtime`: its value was not known when the
-/// script was read (an unset $VAR, a $(command)): it is written in double quotes, as written,
-/// so the shell of the job expands it.
+/// A piece of an argument: known text (written single-quoted, byte for byte), or an expansion the
+/// job's shell does ("${X-}", "${1-}", "$@", "${X:-w}"), inside double quotes when the user's
+/// script had it there and bare when it did not, so it splits as it did there.
+struct LaunchPart {
+    std::string text;
+    bool expansion = false;
+    bool quoted = false;
+};
+
+/// One argument of the user's training command. `parts` empty: `text` is its value. Otherwise the
+/// parts make the word (`runtime`: one of them is expanded when the job runs; `text` is the word
+/// as the script's reading gave it, for the flag names).
 struct LaunchArg {
     std::string text;
     bool runtime = false;
+    std::vector<LaunchPart> parts{};
 };
 
 /// What launch_text starts and how.
@@ -47,6 +57,7 @@ struct LaunchOptions {
     std::string script;             // the training script; "" = pretrain_gpt.py as a placeholder
     std::vector<LaunchArg> args;    // the script's arguments, unchanged but the parallel sizes
     std::string source;             // where they came from: "train.sh:42"
+    std::vector<LaunchPart> script_parts{};  // the script's word, when a part of it is expanded by the job
 };
 
 /// The launcher names LaunchOptions::launcher takes.
