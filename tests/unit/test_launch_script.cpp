@@ -391,7 +391,7 @@ TEST_CASE("issue 27 item 6: if and case take the branch bash takes") {
     CHECK(texts("if false; then torchrun a.py; X=1; fi\ntorchrun b.py $X") == Words{"torchrun", "b.py", "$X"});
 }
 
-TEST_CASE("issue 27 item 6: Megatron-LM's examples/mamba/train.sh selects the 800M branch, as bash does") {
+TEST_CASE("issue 27 item 6: a case like Megatron-LM examples/mamba/train.sh selects the 800M branch, as bash does") {
     const std::string path = std::string(PLANLAYOUT_SOURCE_DIR) + "/tests/data/launch/mamba_train.sh";
     std::ifstream in(path);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
