@@ -10,6 +10,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -197,6 +198,8 @@ struct Reader {
             throw input_error(where + " (" + path + ")", "<pci> without busid",
                               "give every <pci> a busid=\"dddd:bb:dd.f\"");
         }
+        // Bus ids are written back into NCCL topology XML (--format nccl-topo): only the real form.
+        require_bus_id(busid, where + " (" + path + ")", "<pci> busid");
         if (busid.rfind("ffff:ff:", 0) == 0) {
             notes.add("placeholder bus ids: hand-written stand-in bridges", busid);
         }
