@@ -56,6 +56,10 @@ HOSTILE = {
 # and arrive byte for byte.
 TRICKY_SWITCHES = ["leaf:1", "-leaf", "leaf--a", "x@y+z", "l.e_a-f"]
 
+# What the readers accept (src/names.cpp): a device (switch, block) name and an RFC 1123 host name.
+DEVICE_NAME = re.compile(r"[A-Za-z0-9_.:@+-]{1,64}")
+HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
 FORMATS = ["slurm-topology", "slurm-topology-yaml", "kueue", "volcano", "nccl-topo", "scheduler",
            "hostfile", "dot", "svg", "launch", "json"]
 
@@ -77,7 +81,10 @@ def refused_cleanly(label, p):
     global checks
     checks += 1
     err = p.stderr.decode("utf-8", "replace")
-    if p.returncode != 2 or err.count("\n") != 1 or not err.startswith("plan-layout: error: "):
+    lines = err.split("\n")
+    # One error line, last; notes before it are allowed (each a line of its own).
+    if p.returncode != 2 or lines[-1] != "" or not lines[-2].startswith("plan-layout: error: ") \
+            or any(not line.startswith("plan-layout: ") or line.startswith("plan-layout: error: ") for line in lines[:-2]):
         fail(f"{label}: expected exit 2 and one error line, got exit {p.returncode}: {err[:300]!r}")
 
 
@@ -184,8 +191,11 @@ def check_output(fmt, out, label, expect_switches=()):
 
 def analyze_all(label, args, expect_switches=(), formats=FORMATS, accept_refusal=False):
     """analyze in every format: each either exits 0 with a well-formed output or refuses (exit 2)."""
-    for fmt in formats:
+    for i, fmt in enumerate(formats):
         p = run(["analyze", *args, "--format", fmt])
+        if i == 0 and p.returncode == 2 and accept_refusal:
+            refused_cleanly(f"{label} --format {fmt}", p)  # refused at read: the same for every format
+            return
         if p.returncode == 0:
             try:
                 check_output(fmt, p.stdout, f"{label} --format {fmt}", expect_switches)
@@ -232,12 +242,15 @@ for key, bad in HOSTILE.items():
         f = write("k8s.json", doc)
         label = f"k8s {where} {key}"
         p = run(["import", "k8s-nodes", str(f)])
+        valid = DEVICE_NAME.fullmatch(bad) if where != "node name" else HOST_NAME.fullmatch(bad)
         if p.returncode == 0:
             fabric = json.loads(p.stdout)
             names = [s["name"] for s in fabric["switches"]] + [b["name"] for b in fabric["blocks"]] + \
                     [n["name"] for n in fabric.get("nodes", [])]
-            if any(bad in n for n in names):
-                fail(f"{label}: import k8s-nodes accepted and wrote the hostile name")
+            if not valid:
+                fail(f"{label}: import k8s-nodes accepted a name no scheduler file can hold")
+            elif bad not in names:
+                fail(f"{label}: the name did not arrive as itself")
         else:
             refused_cleanly(f"{label} (import)", p)
         analyze_all(label, ["--cluster-topology", str(f), *NODE], accept_refusal=True)
@@ -281,9 +294,9 @@ for key, bad in HOSTILE.items():
                                f"SwitchName=spine Switches={one_line},leaf1\n")
     p = run(["import", "slurm", str(f)])
     if p.returncode == 0:
-        names = [s["name"] for s in json.loads(p.stdout)["switches"]]
+        leaves = [s["name"] for s in json.loads(p.stdout)["switches"] if s.get("nodes")]
         analyze_all(f"topology.conf {key}", ["--cluster-topology", str(f), *NODE], formats=["slurm-topology", "kueue"],
-                    expect_switches=[n for n in names if n != "spine"], accept_refusal=True)
+                    expect_switches=leaves, accept_refusal=True)
     else:
         refused_cleanly(f"topology.conf {key}", p)
     f = write("topology.yaml", "- topology: t\n  cluster_default: true\n  tree:\n    switches:\n"
@@ -342,7 +355,7 @@ for key, bad in HOSTILE.items():
          '" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>'
          '</cpu></system>')
     f = write("topo.xml", x)
-    p = run(["import", "nccl-topo-xml", str(f)])
+    p = run(["import", "nccl-xml", str(f)])
     if p.returncode == 0:
         fail(f"NCCL XML busid {key}: accepted")
     else:

@@ -169,8 +169,12 @@ TEST_CASE("hostile label values, node names and label keys are refused where the
                               {"metadata", {{"name", name}, {"labels", {{"fabric.topograph.run/tier-0", leaf},
                                                                        {"fabric.topograph.run/tier-1", "spine0"}}}}}};
     };
-    const auto list = [](std::initializer_list<nlohmann::json> items) {
-        return nlohmann::json{{"kind", "NodeList"}, {"items", nlohmann::json::array(items)}};
+    const auto list = [](const std::vector<nlohmann::json>& items) {
+        nlohmann::json out = {{"kind", "NodeList"}, {"items", nlohmann::json::array()}};
+        for (const auto& i : items) {
+            out["items"].push_back(i);
+        }
+        return out;
     };
     // A leaf label that would add a line to topology.conf and keys to Kueue's YAML.
     CHECK_THROWS_WITH_AS(read_k8s_nodes(list({node("gpu0", "leaf0"), node("gpu1", "evil\nSwitchName=evil Nodes=attacker[1-9]")}), "n.json"),

@@ -294,5 +294,5 @@ TEST_CASE("hostile switch names and label keys: topology.conf refuses them, YAML
     CHECK(std::count(k.begin(), k.end(), '\n') == std::count(kb.begin(), kb.end(), '\n'));
     CHECK(count_lines_starting(k, "kind: Evil") == 0);
     CHECK(count_lines_starting(k, "---") == 1);
-    CHECK(k.find("nodeLabel: \"tier0\\nkind: Evil\"") != std::string::npos);
+    CHECK(k.find("nodeLabel: \"tier0\\x0Akind: Evil\"") != std::string::npos);
 }

@@ -169,7 +169,13 @@ TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute; t
     t.nics[0].device = "mlx5_0\"/><inject/><x a=\"";
     r.cluster.nodes[0].host = "node0 --><inject/><!--";
     const std::string xml = nccl_topo_xml(r, r.cluster.nodes[0].host);
-    CHECK(xml.find("<inject/>") == std::string::npos);
+    auto without_comments = [](std::string text) {
+        for (auto open = text.find("<!--"); open != std::string::npos; open = text.find("<!--")) {
+            text.erase(open, text.find("-->", open) + 3 - open);
+        }
+        return text;
+    };
+    CHECK(without_comments(xml).find("<inject/>") == std::string::npos);  // inside a comment it is text
     CHECK(xml.find(" evil=\"1\"") == std::string::npos);
     CHECK(xml.find("busid=\"0000:01:00.0&quot; evil=&quot;1&quot;&gt;&lt;inject/&gt;\"") != std::string::npos);
     // Every comment, in both outputs: no "--" between <!-- and -->.
@@ -183,11 +189,9 @@ TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute; t
         }
     }
     // Same elements as with clean names, outside the comments.
-    auto tags = [](std::string text) {
-        for (auto open = text.find("<!--"); open != std::string::npos; open = text.find("<!--")) {
-            text.erase(open, text.find("-->", open) + 3 - open);
-        }
-        return std::count(text.begin(), text.end(), '<');
+    auto tags = [&](const std::string& text) {
+        const std::string t = without_comments(text);
+        return std::count(t.begin(), t.end(), '<');
     };
     CHECK(tags(xml) == tags(plain));
 }
