@@ -70,9 +70,9 @@ std::string no_double_dash(const std::string& text) {
 }
 
 Error not_writable(const char* language, std::string_view text, std::size_t at) {
-    return Error(ExitCode::Internal, std::string(language) + " writer",
-                 "'" + printable(text) + "' " + bad_char(text[at], at) + ", which " + language + " cannot carry",
-                 "names are checked where they enter; please report this with the command line");
+    return {ExitCode::Internal, std::string(language) + " writer",
+            "'" + printable(text) + "' " + bad_char(text[at], at) + ", which " + language + " cannot carry",
+            "names are checked where they enter; please report this with the command line"};
 }
 
 }  // namespace
