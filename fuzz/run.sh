@@ -22,14 +22,14 @@ seeds() {  # the read-only seed folders of a target
         nvidia_smi_topo) echo $d/nvidia-smi-topo ;;
         nccl_topo_xml) echo $d/nccl-topo-xml $d/nccl-graph-xml fuzz/seeds/nccl_topo_xml ;;
         slurm_topology) echo $d/slurm-topology fuzz/seeds/slurm_topology ;;
-        slurm_topology_yaml) echo $d/slurm-topology-yaml tests/data/slurm-yaml ;;
-        k8s_nodes) echo tests/data/k8s-nodes ;;
+        slurm_topology_yaml) echo $d/slurm-topology-yaml tests/data/slurm-yaml fuzz/seeds/slurm_topology_yaml ;;
+        k8s_nodes) echo tests/data/k8s-nodes fuzz/seeds/k8s_nodes ;;
         nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
         nccl_tests) echo $d/nccl-tests ;;
         step_log) echo tests/data/ab ;;
         megatron_args) echo fuzz/seeds/megatron_args tests/data/launch ;;
         hf_config) echo tests/data/hf-configs fuzz/seeds/hf_config ;;
-        torchtitan_toml) echo tests/data/torchtitan ;;
+        torchtitan_toml) echo tests/data/torchtitan fuzz/seeds/torchtitan_toml ;;
         *) echo "unknown fuzz target '$1'; known: ${all[*]}" >&2; return 1 ;;
     esac
 }

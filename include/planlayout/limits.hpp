@@ -17,6 +17,11 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20U;
 /// A topology capture (import, lint): real ones are well under a megabyte.
 inline constexpr std::size_t kMaxCaptureBytes = std::size_t{64} << 20U;
 
+/// A framework or model config: torchtitan's TOML job config (`--torchtitan-config`), a Hugging
+/// Face config.json (`--model-config`), a DeepSpeed ds_config.json (`--deepspeed-config`). Real
+/// ones are a few kilobytes; a 248 MiB TOML took 49 s and 9.4 GB in toml++ before this limit.
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20U;
+
 /// The NCCL INFO logs one `verify` reads, all files together. A 2,048-node, 32-channel job logs
 /// about 70 MB; logs are read line by line, and verify's peak memory is about twice their size
 /// (the parsed connections).
@@ -34,6 +39,16 @@ inline constexpr std::size_t kMaxJsonTokenBytes = std::size_t{1} << 20U;
 
 /// Nesting of XML elements (hwloc, NCCL XML), checked before boost::property_tree (recursive).
 inline constexpr std::size_t kMaxXmlDepth = 256;
+
+/// Nesting of YAML sequences and mappings (Slurm topology.yaml), counted on libyaml's events
+/// before the document is built: libyaml's scanner is quadratic in flow nesting (100,000 nested
+/// `[` took 55 s) and real files are 5 levels deep.
+inline constexpr std::size_t kMaxYamlDepth = 256;
+
+/// Nesting of a TOML document (torchtitan configs): the parts of a dotted key or table header
+/// plus the inline tables and arrays around it, counted before toml++ parses (it recurses per
+/// key part: a key of 50,000 parts overflowed the stack). Real configs are 2 levels deep.
+inline constexpr std::size_t kMaxTomlDepth = 256;
 
 // ---- Sizes of what the inputs describe ----------------------------------------------------
 

@@ -3,6 +3,7 @@
 // require_*), and quoted where they leave (shell_quote here, DOT escaping in emit/dot_graph).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,17 @@ namespace planlayout {
 /// "_.:-@+", 1..64 long. Otherwise what is wrong.
 [[nodiscard]] std::string device_name_problem(std::string_view name);
 
+/// Empty if `id` is a PCI bus id as NCCL, hwloc and sysfs write it: DDDD:BB:DD.F in hex (domain of
+/// 4 to 8 digits,
+/// bus, device, function; nvidia-smi's 8-digit domain is normalised by the readers before this
+/// check). Otherwise what is wrong. Bus ids reach NCCL topology XML.
+[[nodiscard]] std::string bus_id_problem(std::string_view id);
+
+/// Empty if `key` is a Kubernetes label key: an optional DNS-subdomain prefix and '/', then a
+/// name of 1..63 letters, digits, '-', '_', '.' that starts and ends with a letter or digit
+/// ("fabric.topograph.run/tier-0"). Otherwise what is wrong. Label keys reach Kueue YAML.
+[[nodiscard]] std::string label_key_problem(std::string_view key);
+
 /// Throws Error (BadInput) at `where` unless `name` is a valid host name.
 void require_host_name(std::string_view name, const std::string& where);
 
@@ -25,9 +37,19 @@ void require_host_name(std::string_view name, const std::string& where);
 /// says which ("NIC device", "network interface").
 void require_device_name(std::string_view name, const std::string& where, const std::string& what);
 
+/// Throws Error (BadInput) at `where` unless `id` is a PCI bus id (bus_id_problem); `what` says
+/// whose ("GPU0 bus id").
+void require_bus_id(std::string_view id, const std::string& where, const std::string& what);
+
+/// Throws Error (BadInput) at `where` unless `key` is a Kubernetes label key.
+void require_label_key(std::string_view key, const std::string& where);
+
 /// The name as it may be shown in a message: printable ASCII as is, any other byte as \xHH,
 /// cut to 80 characters with "..." (a message never carries raw bytes or a whole file).
 [[nodiscard]] std::string printable(std::string_view text);
+
+/// printable() cut at `max_shown` characters instead of 80 (npos: never).
+[[nodiscard]] std::string printable(std::string_view text, std::size_t max_shown);
 
 /// A message as it may reach a terminal: valid UTF-8 kept (file names in any language), control
 /// characters and bytes that are not UTF-8 written as \xHH. The CLI passes every error through it.
@@ -38,5 +60,28 @@ void require_device_name(std::string_view name, const std::string& where, const 
 /// Throws Error (Internal) for a NUL byte, which no shell word can hold (names are checked
 /// where they enter, so this never happens on checked input).
 [[nodiscard]] std::string shell_quote(std::string_view text);
+
+// ---- Writers: one per output language; each output of that language goes through them. ----
+
+/// A YAML double-quoted scalar that means exactly `text` to any YAML 1.1 or 1.2 parser: '"'
+/// and '\' escaped, every byte outside printable ASCII written as an escape (\xHH below 0x80,
+/// \uXXXX / \UXXXXXXXX for UTF-8 sequences), so the result is one line of printable ASCII
+/// and cannot end the scalar, the line or the document. Throws Error (Internal) for text that is
+/// not UTF-8 (names are checked where they enter).
+[[nodiscard]] std::string yaml_quote(std::string_view text);
+
+/// Text for an XML attribute value written between double quotes: & < > " ' as entities, tab,
+/// newline and carriage return as character references (so attribute normalisation keeps them),
+/// valid UTF-8 as is. Throws Error (Internal) for other control bytes and invalid UTF-8, which
+/// XML 1.0 cannot carry at all.
+[[nodiscard]] std::string xml_attribute(std::string_view text);
+
+/// Text for inside an XML comment: printable(text) with every "--" broken up and no '-' at the
+/// end, so that it can neither end the comment nor make it malformed ("--" is forbidden there).
+[[nodiscard]] std::string xml_comment_text(std::string_view text);
+
+/// A whole XML comment "<!-- body -->": each line of body printable (not cut) with every "--"
+/// broken up, newlines kept, so a comment may span lines.
+[[nodiscard]] std::string xml_comment(std::string_view body);
 
 }  // namespace planlayout

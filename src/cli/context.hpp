@@ -4,6 +4,8 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+
+#include "planlayout/limits.hpp"
 #include <string_view>
 #include <vector>
 
@@ -28,8 +30,9 @@ struct Context {
 /// The file name without its folders ("runs/tcp-1.csv" → "tcp-1.csv"): what outputs record.
 [[nodiscard]] std::string base_name(const std::string& path);
 
-/// Reads a named input: "-" is standard input, anything else a file (through ingest).
-[[nodiscard]] std::string read_input(const std::string& path, Context& ctx);
+/// Reads a named input: "-" is standard input, anything else a file (through ingest); refused
+/// (exit 2) past max_bytes, having read at most max_bytes + 1 bytes (so /dev/zero stops there).
+[[nodiscard]] std::string read_input(const std::string& path, Context& ctx, std::size_t max_bytes = kMaxInputBytes);
 
 /// A plan request for a layout file ("-" = standard input, named "<stdin>"), with relative
 /// paths in it resolved against the file's folder.

@@ -26,7 +26,7 @@ void put(FrameworkFragment& out, const std::string& pointer, const nlohmann::jso
 // torchtitan's job config (TOML): [parallelism] into /parallel, [training] sizes into /training.
 void torchtitan_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
     const std::string name = path == "-" ? "stdin" : path;
-    const TorchtitanConfig config = read_torchtitan_config(read_input(path, ctx), name);
+    const TorchtitanConfig config = read_torchtitan_config(read_input(path, ctx, kMaxConfigBytes), name);
     out.files.push_back(path);
     const TorchtitanDims& d = config.dims;
     auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
@@ -63,7 +63,7 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
 // sizes into /training, each with the file as source.
 void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
     const std::string name = path == "-" ? "stdin" : path;
-    const DeepSpeedConfig config = read_deepspeed_config(read_input(path, ctx), name);
+    const DeepSpeedConfig config = read_deepspeed_config(read_input(path, ctx, kMaxConfigBytes), name);
     out.files.push_back(path);
     const DeepSpeedDims defaults;
     const DeepSpeedDims d = apply_deepspeed_config(config, defaults);

@@ -74,7 +74,7 @@ std::map<std::string, std::string> env_of(const ParsedArgs& args) {
 ParsedArgs with_megatron_args(ParsedArgs parsed, Context& ctx) {
     if (const auto file = parsed.get("--megatron-args")) {
         const std::string name = *file == "-" ? "stdin" : *file;
-        const std::string text = read_input(*file, ctx);
+        const std::string text = read_input(*file, ctx, kMaxLaunchScriptBytes);
         parsed.fill_from(parallel_args_from(megatron_args_from_words(read_launch_command(text, name, env_of(parsed)), name)));
     }
     return parsed;

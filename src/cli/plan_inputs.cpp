@@ -415,7 +415,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         put(layout, sources, notes, "/cluster/node", template_ref(*node, ctx, out.files), "--node " + *node);
     }
     if (const auto path = args.get("--cluster-topology")) {  // the hosts, leaves and spines of an imported fabric
-        FabricTopology fabric = read_fabric_text(read_input(*path, ctx), name_of(*path));
+        FabricTopology fabric = read_fabric_text(read_input(*path, ctx, kMaxCaptureBytes), name_of(*path));
         fabric.source = name_of(*path);
         out.files.push_back(*path);
         if (layout.contains("cluster") && layout.at("cluster").is_object()) {  // the topology replaces the host list
@@ -432,14 +432,14 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
 
     // The model, then the launch script, then the flags given directly.
     if (const auto path = args.get("--model-config")) {
-        const HfModel hf = read_hf_config(read_input(*path, ctx), name_of(*path));
+        const HfModel hf = read_hf_config(read_input(*path, ctx, kMaxConfigBytes), name_of(*path));
         out.files.push_back(*path);
         merge_fragment(layout, sources, notes, json{{"model", hf.model}}, hf.sources);
         notes.insert(notes.end(), hf.warnings.begin(), hf.warnings.end());
     }
     const auto env = env_of(args);
     if (const auto path = args.get("--megatron-args")) {
-        const auto words = read_launch_command(read_input(*path, ctx), name_of(*path), env, &notes);
+        const auto words = read_launch_command(read_input(*path, ctx, kMaxLaunchScriptBytes), name_of(*path), env, &notes);
         out.files.push_back(*path);
         MegatronArgs m = megatron_args_from_words(words, name_of(*path));
         out.training = training_command(words);
@@ -562,6 +562,7 @@ void save_layout_if_asked(const ParsedArgs& args, const Report& report, const Pl
     }
     std::vector<std::string> inputs = ctx.inputs;
     inputs.insert(inputs.end(), report.files.begin(), report.files.end());
+    refuse_output_onto_input(*path, inputs, "--save-layout");  // before OutputFile, so the message names this flag
     OutputFile file(*path, inputs);
     file.write(saved_layout_text(report, request, "analyze"));
     file.commit();

@@ -28,22 +28,22 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string read_input(const std::string& path, Context& ctx) {
+std::string read_input(const std::string& path, Context& ctx, std::size_t max_bytes) {
     if (path == "-") {
-        // Standard input has no size to check up front: read in chunks, stop at the limit.
+        // Standard input has no size to check up front: read in chunks, at most max_bytes + 1.
         std::string text;
         std::array<char, 65536> buf{};
         while (ctx.in) {
-            ctx.in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+            ctx.in.read(buf.data(), static_cast<std::streamsize>(std::min(buf.size(), max_bytes + 1 - text.size())));
             text.append(buf.data(), static_cast<std::size_t>(ctx.in.gcount()));
-            if (text.size() > kMaxInputBytes) {
-                throw input_error("<stdin>", "input is over the limit of " + std::to_string(kMaxInputBytes) + " bytes",
+            if (text.size() > max_bytes) {
+                throw input_error("<stdin>", "input is over the limit of " + std::to_string(max_bytes) + " bytes",
                                   "pass a smaller input or cut it to the relevant part");
             }
         }
         return text;
     }
-    return read_text_file(path);
+    return read_text_file(path, max_bytes);
 }
 
 PlanRequest layout_request(const std::string& path, Context& ctx) {

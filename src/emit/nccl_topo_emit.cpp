@@ -81,13 +81,10 @@ std::string hex_id(const char* format, unsigned a, unsigned b) {
     return buf;
 }
 
-// Text for an XML comment: printable, and no "--" (which ends nothing but is not allowed).
-std::string comment_text(const std::string& s) {
-    std::string out = printable(s);
-    for (std::size_t i = out.find("--"); i != std::string::npos; i = out.find("--", i)) {
-        out.replace(i, 2, "- -");
-    }
-    return out;
+// Every attribute value goes through attr() (xml_attribute, names.hpp) and every comment through
+// xml_comment, so no name of a template can add an attribute or element or end a comment.
+std::string attr(const char* name, std::string_view value) {
+    return std::string(" ") + name + "=\"" + xml_attribute(value) + "\"";
 }
 
 class Writer {
@@ -152,7 +149,7 @@ private:
         std::string out;
         for (const auto& s : t_.pcie_switches) {
             if (s.parent == parent) {
-                out += indent + "<pci busid=\"" + switch_bus_.at(s.name) + "\" class=\"0x060400\"" + link_attrs(s.link) +
+                out += indent + "<pci" + attr("busid", switch_bus_.at(s.name)) + " class=\"0x060400\"" + link_attrs(s.link) +
                        ">\n" + children(s.name, false, indent + "  ") + indent + "</pci>\n";
             }
         }
@@ -161,7 +158,7 @@ private:
             if (!under(g.parent, g.numa, parent, first_cpu)) {
                 continue;
             }
-            out += indent + "<pci busid=\"" + gpu_bus_[i] + "\" class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie) + ">\n";
+            out += indent + "<pci" + attr("busid", gpu_bus_[i]) + " class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie) + ">\n";
             out += indent + "  <gpu dev=\"" + std::to_string(i) + "\"";
             if (const auto r = ranks_.find(i); r != ranks_.end()) {
                 out += " rank=\"" + std::to_string(r->second) + "\"";
@@ -180,7 +177,7 @@ private:
                 const std::string& peer = p.a == g.name ? p.b : p.a;
                 for (std::size_t k = 0; k < t_.gpus.size(); ++k) {
                     if (t_.gpus[k].name == peer && to_switch == 0) {
-                        out += indent + "    <nvlink target=\"" + gpu_bus_[k] + "\" count=\"" +
+                        out += indent + "    <nvlink" + attr("target", gpu_bus_[k]) + " count=\"" +
                                std::to_string(p.nvlinks > 0 ? p.nvlinks : 1) + "\" tclass=\"0x030200\"/>\n";
                     }
                 }
@@ -193,13 +190,13 @@ private:
                 continue;  // NCCL's socket interfaces are not PCI NICs of the tree
             }
             const std::string cls = n.link_layer == "IB" ? "0x020700" : "0x020000";
-            const std::string pci = indent + "<pci busid=\"" + nic_bus_[i] + "\" class=\"" + cls + "\"" + link_attrs(n.pcie);
+            const std::string pci = indent + "<pci" + attr("busid", nic_bus_[i]) + " class=\"" + cls + "\"" + link_attrs(n.pcie);
             if (n.device.empty()) {
                 out += pci + "/>\n";  // a NIC known by its PCI place only (as NCCL seeds list them): no <net>
                 continue;
             }
             out += pci + ">\n";
-            out += indent + "  <nic>\n" + indent + "    <net name=\"" + n.device + "\" dev=\"" +
+            out += indent + "  <nic>\n" + indent + "    <net" + attr("name", n.device) + " dev=\"" +
                    std::to_string(net_dev(i)) + "\"";
             if (n.speed_gbit_s > 0) {
                 out += " speed=\"" + std::to_string(std::llround(n.speed_gbit_s * 1000.0)) + "\"";
@@ -254,15 +251,17 @@ std::string nccl_topo_xml(const Report& r, const std::string& host) {
     const NodeTemplate& t = r.cluster.template_of(node);
     Writer w(t, ranks);
     const std::string body = w.system();
-    std::string out = "<!-- NCCL topology of " + comment_text(r.cluster.nodes[static_cast<std::size_t>(node)].host) +
-                      " (" + comment_text(r.layout_name) + ", node template " + comment_text(t.name) +
-                      "), written by plan-layout analyze --format nccl-topo.\n"
-                      "     Use: NCCL_TOPO_FILE=this-file on that node. Left out, so NCCL reads them from the machine:\n"
-                      "     CPU arch/vendor/model, PCI vendor/device ids, what the template does not know. -->\n";
+    std::string out = xml_comment("NCCL topology of " + r.cluster.nodes[static_cast<std::size_t>(node)].host + " (" +
+                                  r.layout_name + ", node template " + t.name +
+                                  "), written by plan-layout analyze, format nccl-topo.\n"
+                                  "     Use: NCCL_TOPO_FILE=this-file on that node. Left out, so NCCL reads them from the machine:\n"
+                                  "     CPU arch/vendor/model, PCI vendor/device ids, what the template does not know.") +
+                      "\n";
     if (w.placeholders()) {
-        out += "<!-- The template has no PCI bus ids: GPU i is written at 000i:00:00.0 and NIC i at 010i:00:00.0\n"
-               "     (placeholders). NCCL matches devices by bus id: replace each with the real one\n"
-               "     (nvidia-smi --query-gpu=index,pci.bus_id; readlink /sys/class/infiniband/DEVICE/device). -->\n";
+        out += xml_comment("The template has no PCI bus ids: GPU i is written at 000i:00:00.0 and NIC i at 010i:00:00.0\n"
+                           "     (placeholders). NCCL matches devices by bus id: replace each with the real one\n"
+                           "     (nvidia-smi -q -d PCI, or lspci -D; readlink /sys/class/infiniband/DEVICE/device).") +
+               "\n";
     }
     return out + body;
 }

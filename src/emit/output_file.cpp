@@ -315,7 +315,7 @@ Target resolve_target(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // Same file as an input
 
-void refuse_output_onto_input(const std::string& output, const std::vector<std::string>& inputs) {
+void refuse_output_onto_input(const std::string& output, const std::vector<std::string>& inputs, const std::string& flag) {
     struct stat out {};
     if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) {
         return;
@@ -326,7 +326,7 @@ void refuse_output_onto_input(const std::string& output, const std::vector<std::
             continue;
         }
         if (st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
-            throw input_error("-o " + output,
+            throw input_error(flag + " " + output,
                               in == output ? "is also an input of this command"
                                            : "is the same file as the input " + in,
                               "write the output to another file; nothing was written");

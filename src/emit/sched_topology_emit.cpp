@@ -16,9 +16,8 @@
 #include <map>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "planlayout/analysis/sched_levels.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
 
 namespace planlayout {
@@ -29,7 +28,37 @@ constexpr const char* kTier1Label = "fabric.topograph.run/tier-1";  // spine pod
 constexpr const char* kHostLabel = "kubernetes.io/hostname";
 constexpr const char* kKueueTopologyName = "plan-layout";
 
-std::string q(const std::string& s) { return nlohmann::json(s).dump(); }  // a JSON string is a YAML scalar
+// Every YAML scalar of every format here goes through yaml_quote (names.hpp): one line of
+// printable ASCII in double quotes, whatever the name holds. Comments go through printable().
+std::string q(const std::string& s) { return yaml_quote(s); }
+
+// A name written bare into topology.conf (which has no quoting): a switch or block name must be a
+// device name, a host a host name (both checked where they enter: slurm_topology, k8s_nodes,
+// cluster_fabric, cluster_json); anything else here is a bug, refused rather than written.
+const std::string& conf_switch(const std::string& name) {
+    if (const auto problem = device_name_problem(name); !problem.empty()) {
+        throw Error(ExitCode::Internal, "topology.conf writer", "switch name '" + printable(name) + "' " + problem,
+                    "names are checked where they enter; please report this with the command line");
+    }
+    return name;
+}
+
+std::string conf_switches(const std::vector<std::string>& names) {
+    for (const auto& n : names) {
+        conf_switch(n);
+    }
+    return slurm_hostlist(names);
+}
+
+std::string conf_hosts(const std::vector<std::string>& hosts) {
+    for (const auto& h : hosts) {
+        if (const auto problem = host_name_problem(h); !problem.empty()) {
+            throw Error(ExitCode::Internal, "topology.conf writer", "host name '" + printable(h) + "' " + problem,
+                        "names are checked where they enter; please report this with the command line");
+        }
+    }
+    return slurm_hostlist(hosts);
+}
 
 // The cluster's switch tree: leaf groups with their hosts, pods with their leaf groups.
 struct Tree {
@@ -215,14 +244,14 @@ std::string slurm_topology_conf(const Report& r) {
     std::ostringstream o;
     o << comment_block(r, s, "topology.conf (TopologyPlugin=topology/tree)") << sbatch_advice(s, has_blocks(r.cluster));
     for (const auto& [name, hosts] : t.leaves) {
-        o << "SwitchName=" << name << " Nodes=" << slurm_hostlist(hosts) << "\n";
+        o << "SwitchName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
     }
     if (!t.railless.empty()) {
-        o << "SwitchName=tcp Nodes=" << slurm_hostlist(t.railless) << "   # nodes without a rail NIC\n";
+        o << "SwitchName=tcp Nodes=" << conf_hosts(t.railless) << "   # nodes without a rail NIC\n";
     }
     if (t.leaves.size() > 1) {
         for (const auto& [name, leaves] : t.pods) {
-            o << "SwitchName=" << name << " Switches=" << slurm_hostlist(leaves) << "\n";
+            o << "SwitchName=" << conf_switch(name) << " Switches=" << conf_switches(leaves) << "\n";
         }
     }
     std::vector<std::string> top = t.leaves.size() > 1 ? names_of(t.pods) : names_of(t.leaves);
@@ -230,13 +259,13 @@ std::string slurm_topology_conf(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "SwitchName=" << r.cluster.core() << " Switches=" << slurm_hostlist(top) << "\n";
+        o << "SwitchName=" << conf_switch(r.cluster.core()) << " Switches=" << conf_switches(top) << "\n";
     }
     if (has_blocks(r.cluster)) {
         o << "# With TopologyPlugin=topology/block instead, these lines replace the tree above\n"
           << "# (one block per scalable unit):\n";
         for (const auto& [name, hosts] : t.leaves) {
-            o << "# BlockName=" << name << " Nodes=" << slurm_hostlist(hosts) << "\n";
+            o << "# BlockName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
         }
         o << "# BlockSizes=" << size_list(block_sizes(r.cluster)) << "\n";
     }
@@ -301,7 +330,8 @@ std::string kueue_yaml(const Report& r) {
     }
     const FabricDomains d = fabric_domains(r.cluster);
     for (std::size_t l = 0; l < t.leaves.size(); ++l) {
-        o << "#   " << tier0 << "=" << t.leaves[l].first << ", " << tier1 << "=" << t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first
+        o << "#   " << printable(tier0) << "=" << printable(t.leaves[l].first) << ", " << printable(tier1) << "="
+          << printable(t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first)
           << ": " << printable(slurm_hostlist(t.leaves[l].second)) << "\n";
     }
     if (!t.railless.empty()) {

@@ -14,6 +14,7 @@
 #include "planlayout/ingest/k8s_nodes.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/limits.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -254,6 +255,15 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             out.tier = static_cast<int>(s.get_int("tier", 0, 64).value_or(0));
             out.children = s.get_strings("switches").value_or(std::vector<std::string>{});
             out.nodes = s.get_strings("nodes").value_or(std::vector<std::string>{});
+            // Switch and host names are written into topology.conf, YAML and DOT: checked here, as
+            // every topology reader checks them, so no writer meets a newline or a quote.
+            require_device_name(out.name, s.where("name"), "switch");
+            for (const auto& c : out.children) {
+                require_device_name(c, s.where("switches"), "switch");
+            }
+            for (const auto& n : out.nodes) {
+                require_host_name(n, s.where("nodes"));
+            }
             out.link_speed = s.get_string("link_speed").value_or("");
             f.switches.push_back(std::move(out));
         }
@@ -266,6 +276,10 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             out.name = b.get_string("name").value_or("block" + std::to_string(i));
             out.label = b.get_string("label").value_or("");
             out.nodes = b.get_strings("nodes").value_or(std::vector<std::string>{});
+            require_device_name(out.name, b.where("name"), "block");
+            for (const auto& n : out.nodes) {
+                require_host_name(n, b.where("nodes"));
+            }
             f.blocks.push_back(std::move(out));
         }
     }
@@ -274,6 +288,7 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             const JsonReader n = r.element("nodes", i);
             FabricNode out;  // only the name is used here; the GPU facts come from the node template
             out.name = n.get_string("name").value_or("");
+            require_host_name(out.name, n.where("name"));
             f.nodes.push_back(std::move(out));
         }
     }
@@ -281,6 +296,12 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
     f.label_scheme = r.get_string("label_scheme").value_or("");
     f.tier_labels = r.get_strings("tier_labels").value_or(std::vector<std::string>{});
     f.domain_label = r.get_string("domain_label").value_or("");
+    for (const auto& key : f.tier_labels) {  // written into Kueue's Topology as nodeLabel
+        require_label_key(key, r.where("tier_labels"));
+    }
+    if (!f.domain_label.empty()) {
+        require_label_key(f.domain_label, r.where("domain_label"));
+    }
     f.topology = r.get_string("topology").value_or("");
     const json* sizes = r.get_array("block_sizes");
     for (std::size_t i = 0; sizes != nullptr && i < sizes->size(); ++i) {

@@ -304,6 +304,7 @@ void read_fabric(const JsonReader& c, Cluster& out, const ImportedFabric* import
             if (!l.is_string()) {
                 throw input_error(wiring->where(host), "leaf names must be strings", "write e.g. \"leaf3\"");
             }
+            require_device_name(l.get<std::string>(), wiring->where(host), "leaf switch");  // a switch name of the outputs
             const auto [it, fresh] = leaf_ids.emplace(l.get<std::string>(), static_cast<int>(leaf_ids.size()));
             if (fresh) {
                 out.leaf_names.push_back(it->first);

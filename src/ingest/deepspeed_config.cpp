@@ -31,6 +31,8 @@ bool enabled(const JsonReader& r, const std::string& key) {
 }  // namespace
 
 DeepSpeedConfig read_deepspeed_config(const std::string& text, const std::string& file) {
+    require_text_size(text, file, kMaxConfigBytes, "kMaxConfigBytes",
+                      "a DeepSpeed config is a few kilobytes: check that this is the right file");
     const nlohmann::json doc = parse_json_text(text, file);
     const JsonReader r(doc, file, "");
     DeepSpeedConfig c;

@@ -13,6 +13,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/names.hpp"
 
 namespace planlayout {
@@ -378,6 +379,8 @@ std::vector<std::string> list_unused(const HfReader& c, HfModel& out, const std:
 }  // namespace
 
 HfModel read_hf_config(const std::string& text, const std::string& file) {
+    require_text_size(text, file, kMaxConfigBytes, "kMaxConfigBytes",
+                      "a Hugging Face config.json is a few kilobytes: give the model's config.json, not its weights");
     const nlohmann::json doc = parse_json_text(text, file);
     const JsonReader top(doc, file, "");
     HfModel out;

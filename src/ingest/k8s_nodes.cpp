@@ -19,6 +19,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/limits.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -182,6 +183,8 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
         }
         FabricNode fn;
         fn.name = name->get<std::string>();
+        // Node names become host names of hostfiles, launch lines and scheduler files.
+        require_host_name(fn.name, at(where, p + "/metadata/name"));
         if (!seen.insert(fn.name).second) {
             throw input_error(at(where, p + "/metadata/name"), "node '" + fn.name + "' is listed twice",
                               "pass one kubectl get nodes -o json output, not several concatenated");
@@ -223,7 +226,12 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
         f.nodes.push_back(std::move(fn));
     }
 
-    // Which labels give the tiers.
+    // Which labels give the tiers. Their keys are written into Kueue's Topology (nodeLabel), and
+    // the values of these labels become switch and block names (topology.conf, YAML, DOT): both
+    // are checked here, where they enter, so that no writer meets a newline or a quote.
+    for (const auto& key : tier_labels) {
+        require_label_key(key, "--tier-label " + printable(key));
+    }
     if (!tier_labels.empty()) {
         f.label_scheme = "custom";
         f.tier_labels = tier_labels;
@@ -255,6 +263,19 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
     }
     if (f.label_scheme.empty()) {
         f.label_scheme = "nvlink-only";
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        std::vector<std::string> keys = f.tier_labels;
+        if (!f.domain_label.empty()) {
+            keys.push_back(f.domain_label);
+        }
+        for (const auto& key : keys) {
+            const auto it = labels[i].find(key);
+            if (it != labels[i].end() && !it->second.empty()) {
+                require_device_name(it->second, at(where, pointers[i] + "/metadata/labels/" + token(key)),
+                                    "the label value: switch or block");
+            }
+        }
     }
 
     // Switches: one per (tier, value), tier 0 first, each tier in first-seen order.

@@ -10,6 +10,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -146,6 +147,9 @@ struct Reader {
             ++k;
             RawNic r;
             r.nic.parent = parent;
+            if (!busid.empty()) {  // a <nic> straight under <cpu> has no PCI place
+                require_bus_id(busid, where + " (" + path + ")", "<pci> busid");
+            }
             r.nic.bus_id = busid;
             r.nic.numa = numa;
             r.nic.pcie = link;
@@ -249,6 +253,9 @@ struct Reader {
         }
         if (kind == Kind::Gpu) {
             RawGpu r;
+            // GPU and NIC bus ids are written back into NCCL topology XML (--format nccl-topo): only
+            // the real form (switches get the writer's own ids, so theirs are not checked).
+            require_bus_id(busid, where + " (" + path + ")", "<pci> busid");
             r.gpu.bus_id = busid;
             r.gpu.parent = parent;
             r.gpu.numa = numa;
@@ -292,6 +299,7 @@ struct Reader {
         } else {
             RawNic r;
             r.nic.parent = parent;
+            require_bus_id(busid, where + " (" + path + ")", "<pci> busid");
             r.nic.bus_id = busid;
             r.nic.numa = numa;
             r.nic.pcie = link;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 #include "ingest_util.hpp"
 #include "planlayout/json_reader.hpp"
 
@@ -129,13 +130,25 @@ void check_parents(const NodeTemplate& t, const JsonReader& r) {
     }
 }
 
+// A device's "bus_id": written into NCCL topology XML, so only a PCI bus id (nvidia-smi's
+// 00000000:0F:00.0 is read as 0000:0f:00.0); empty when absent.
+std::string bus_id(const JsonReader& o) {
+    const auto raw = o.get<std::string>("bus_id");
+    if (!raw || raw->empty()) {
+        return {};
+    }
+    std::string id = ingest_detail::normalize_bus_id(*raw);
+    require_bus_id(id, o.where("bus_id"), "bus id");
+    return id;
+}
+
 Nic read_nic(const JsonReader& o) {
     o.check_keys({"name", "device", "bus_id", "parent", "numa", "speed_gbit_s", "link_layer", "port", "netdev", "rdma", "role",
                   "pcie"});
     Nic n;
     n.name = required_string(o, "name");
     n.device = o.get<std::string>("device").value_or("");
-    n.bus_id = o.get<std::string>("bus_id").value_or("");
+    n.bus_id = bus_id(o);
     n.parent = o.get<std::string>("parent").value_or("");
     n.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
     n.speed_gbit_s = read_gbit_s(o, "speed_gbit_s");
@@ -240,7 +253,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         Gpu g;
         g.name = required_string(o, "name");
         g.model = o.get<std::string>("model").value_or("");
-        g.bus_id = o.get<std::string>("bus_id").value_or("");
+        g.bus_id = bus_id(o);
         g.parent = o.get<std::string>("parent").value_or("");
         g.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
         g.nvswitch_links = o.get<int>("nvswitch_links", 0, kMaxLinks).value_or(0);

@@ -31,9 +31,12 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
     if (size > 0) {
         text.reserve(static_cast<std::size_t>(size));  // no doubling: a 256 MiB file peaked at 768 MB
     }
+    // At most max_bytes + 1 bytes are read, so a device that never ends (/dev/zero) or a pipe
+    // stops one byte past the limit, whatever the limit.
     std::array<char, 65536> buf{};
     while (in) {
-        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const std::size_t want = std::min(buf.size(), max_bytes + 1 - text.size());
+        in.read(buf.data(), static_cast<std::streamsize>(want));
         text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
         if (text.size() > max_bytes) {
             throw input_error(path, "input is over the limit of " + std::to_string(max_bytes) +
@@ -44,6 +47,15 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
         throw io_error(path, "read failed", "check the file system");
     }
     return text;
+}
+
+void require_text_size(const std::string& text, const std::string& where, std::size_t max_bytes,
+                       const char* limit_name, const std::string& fix) {
+    if (text.size() > max_bytes) {
+        throw input_error(where, "the input is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                                     std::to_string(max_bytes) + " bytes (" + limit_name + ")",
+                          fix);
+    }
 }
 
 FileScope FileScope::for_file(const std::string& path) const {

@@ -16,6 +16,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/ingest/slurm_topology.hpp"
 #include "planlayout/limits.hpp"
 #include "planlayout/names.hpp"
@@ -239,10 +240,64 @@ FabricTopology read_block(const Reader& r, const yaml_node_t* block, const std::
     return f;
 }
 
+// libyaml's event parser, freed on every path.
+struct EventParser {
+    yaml_parser_t parser{};
+    bool started = false;
+    EventParser() = default;
+    EventParser(const EventParser&) = delete;
+    EventParser& operator=(const EventParser&) = delete;
+    EventParser(EventParser&&) = delete;
+    EventParser& operator=(EventParser&&) = delete;
+    ~EventParser() {
+        if (started) {
+            yaml_parser_delete(&parser);
+        }
+    }
+};
+
+// One pass over libyaml's events before the document is loaded: nesting of sequences and
+// mappings over kMaxYamlDepth is refused at the line where it crosses the limit. libyaml's
+// scanner is quadratic in flow nesting (100,000 nested '[' took 55 s) and produces events lazily,
+// so stopping here scans only the first levels. Syntax errors are left to the loader's message.
+void check_yaml_depth(const std::string& text, const std::string& where) {
+    EventParser p;
+    if (yaml_parser_initialize(&p.parser) == 0) {
+        throw input_error(where, "the YAML parser could not start", "retry; out of memory?");
+    }
+    p.started = true;
+    yaml_parser_set_input_string(&p.parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    std::size_t depth = 0;
+    while (true) {
+        yaml_event_t event{};
+        if (yaml_parser_parse(&p.parser, &event) == 0) {
+            return;
+        }
+        const yaml_event_type_t type = event.type;
+        const std::size_t line = event.start_mark.line + 1;
+        yaml_event_delete(&event);
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > kMaxYamlDepth) {
+                throw input_error(where + ":" + std::to_string(line),
+                                  "YAML nested more than " + std::to_string(kMaxYamlDepth) + " levels deep (kMaxYamlDepth)",
+                                  "topology.yaml is a few levels deep (topology: tree: switches: - switch: ...): check "
+                                  "that this is the right file");
+            }
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            --depth;
+        } else if (type == YAML_STREAM_END_EVENT) {
+            return;
+        }
+    }
+}
+
 }  // namespace
 
 FabricTopology read_slurm_topology_yaml(const std::string& text, const std::string& where,
                                         const std::string& topology) {
+    require_text_size(text, where, kMaxCaptureBytes, "kMaxCaptureBytes",
+                      "topology.yaml files are kilobytes: check that this is the right file");
+    check_yaml_depth(text, where);
     Doc d;
     if (yaml_parser_initialize(&d.parser) == 0) {
         throw input_error(where, "the YAML parser could not start", "retry; out of memory?");

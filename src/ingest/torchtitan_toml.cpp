@@ -2,12 +2,15 @@
 // torchtitan/config/job_config.py at 238fa9953 (the last commit with TOML configs).
 #include "planlayout/ingest/torchtitan_toml.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <toml++/toml.h>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
 
 namespace planlayout {
 namespace {
@@ -40,9 +43,139 @@ std::int64_t integer(const toml::node& n, const std::string& file, const std::st
     return *v;
 }
 
+// The end of the string that opens at text[i] ('"' or '\'', single or triple): the index just past
+// its closing quote, or text.size() when it does not close (the parser reports that).
+std::size_t string_end(const std::string& text, std::size_t i) {
+    const char q = text[i];
+    const bool triple = text.compare(i, 3, std::string(3, q)) == 0;
+    const std::string close = triple ? std::string(3, q) : std::string(1, q);
+    for (std::size_t k = i + close.size(); k < text.size(); ++k) {
+        if (q == '"' && text[k] == '\\') {
+            ++k;
+        } else if (!triple && text[k] == '\n') {
+            return k;  // a one-line string ends at the line's end at the latest
+        } else if (text.compare(k, close.size(), close) == 0) {
+            return k + close.size();
+        }
+    }
+    return text.size();
+}
+
+// One pass over the text before toml++, which recurses once per part of a dotted key or table
+// header (a key of 50,000 parts overflowed the stack; its own limit covers arrays and inline tables
+// only): the nesting of every key (its table header's parts, the parts of the keys of the inline
+// tables around it, those tables and arrays, and its own parts) must stay within kMaxTomlDepth.
+// Strings and comments are skipped; malformed text is left to the parser. Linear in the text.
+void check_toml_depth(const std::string& text, const std::string& file) {
+    struct Frame {
+        char open;          // '{' or '['
+        std::size_t depth;  // nesting of the values inside it
+    };
+    std::vector<Frame> stack;
+    std::size_t line = 1;
+    std::size_t table = 0;  // parts of the current [table] header
+    std::size_t parts = 0;  // parts of the key being read so far
+    std::size_t pending = 0;  // parts of the key whose value is being read (0 inside arrays)
+    bool key = true;        // reading a key (or a header) rather than a value
+    bool header = false;
+    bool line_start = true;
+    auto check = [&](std::size_t depth) {
+        if (depth > kMaxTomlDepth) {
+            throw input_error(file + ":" + std::to_string(line),
+                              "TOML nested more than " + std::to_string(kMaxTomlDepth) +
+                                  " levels deep (dotted key parts, table headers, inline tables and arrays; kMaxTomlDepth)",
+                              "torchtitan configs are a few levels deep ([parallelism] tensor_parallel_degree = 2): check "
+                              "that this is the right file");
+        }
+    };
+    const auto base = [&] { return stack.empty() ? table : stack.back().depth; };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '"' || c == '\'') {
+            const std::size_t end = string_end(text, i);
+            line += static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
+                                                         text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+            i = end - 1;
+            if (key && parts == 0) {
+                parts = 1;
+            }
+            line_start = false;
+            continue;
+        }
+        if (c == '#') {
+            const auto nl = text.find('\n', i);
+            i = (nl == std::string::npos ? text.size() : nl) - 1;
+            continue;
+        }
+        if (c == '\n') {
+            ++line;
+            if (stack.empty()) {  // a new statement
+                key = true;
+                header = false;
+                parts = 0;
+                pending = 0;
+                line_start = true;
+            }
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            continue;
+        }
+        if (key && line_start && stack.empty() && c == '[') {  // [table] or [[array of tables]]
+            header = true;
+            table = 0;
+            parts = 0;
+            if (i + 1 < text.size() && text[i + 1] == '[') {
+                ++i;
+            }
+            line_start = false;
+            continue;
+        }
+        line_start = false;
+        if (key) {
+            if (c == '.') {
+                ++parts;
+                check(base() + parts);
+            } else if (header && c == ']') {
+                table = parts;
+                check(table);
+                key = false;  // the rest of the line is at most a comment
+                header = false;
+            } else if (c == '=') {
+                key = false;
+                pending = parts;
+                parts = 0;
+            } else if (c == '}' && !stack.empty() && stack.back().open == '{') {
+                stack.pop_back();  // an empty inline table
+                key = false;
+            } else if (parts == 0) {
+                parts = 1;
+            }
+            continue;
+        }
+        // A value.
+        if (c == '{' || c == '[') {  // the value's own node sits at base + pending
+            const std::size_t depth = base() + std::max<std::size_t>(pending, 1);
+            check(depth);
+            stack.push_back({c, depth});
+            key = c == '{';
+            parts = 0;
+            pending = 0;
+        } else if ((c == '}' || c == ']') && !stack.empty()) {
+            stack.pop_back();
+        } else if (c == ',' && !stack.empty() && stack.back().open == '{') {
+            key = true;
+            parts = 0;
+        }
+    }
+}
+
 }  // namespace
 
 TorchtitanConfig read_torchtitan_config(const std::string& text, const std::string& file) {
+    require_text_size(text, file, kMaxConfigBytes, "kMaxConfigBytes",
+                      "torchtitan job configs are a few kilobytes: check that this is the right file");
+    check_toml_depth(text, file);
     toml::table root;
     try {
         root = toml::parse(text, file);

@@ -105,3 +105,19 @@ TEST_CASE("a cluster with an inline topology: hosts in fabric order, named units
     CHECK_THROWS_WITH_AS((void)cluster_from_json(j, "c.json", "/cluster", "."),
                          doctest::Contains("\"nodes_per_su\" is given beside \"topology\""), Error);
 }
+
+TEST_CASE("fabric JSON: switch, block and host names and label keys are checked as the topology readers check them") {
+    const std::string head = R"({"switches": [{"name": )";
+    CHECK_THROWS_WITH_AS(read_fabric_text(head + R"("evil\nSwitchName=evil", "nodes": ["n1"]}], "blocks": []})", "f.json"),
+                         doctest::Contains("f.json (/switches/0/name): switch name 'evil\\x0ASwitchName=evil' has byte \\x0A"), Error);
+    CHECK_THROWS_WITH_AS(read_fabric_text(head + R"("s", "switches": ["a b"]}], "blocks": []})", "f.json"),
+                         doctest::Contains("f.json (/switches/0/switches): switch name 'a b' has ' '"), Error);
+    CHECK_THROWS_WITH_AS(read_fabric_text(head + R"("s", "nodes": ["n1\"x"]}], "blocks": []})", "f.json"),
+                         doctest::Contains("f.json (/switches/0/nodes): host name 'n1\"x'"), Error);
+    CHECK_THROWS_WITH_AS(read_fabric_text(R"({"switches": [], "blocks": [{"name": "b<1>", "nodes": ["n1"]}]})", "f.json"),
+                         doctest::Contains("f.json (/blocks/0/name): block name 'b<1>'"), Error);
+    CHECK_THROWS_WITH_AS(read_fabric_text(head + R"("s", "nodes": ["n1"]}], "blocks": [], "tier_labels": ["a\nkind: x"]})",
+                                          "f.json"),
+                         doctest::Contains("f.json (/tier_labels): label key 'a\\x0Akind: x'"), Error);
+    CHECK(read_fabric_text(head + R"("leaf:1", "nodes": ["n1"]}], "blocks": []})", "f.json").switches.at(0).name == "leaf:1");
+}

@@ -13,6 +13,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/torchtitan_toml.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/groups.hpp"
 
@@ -302,4 +303,49 @@ TEST_CASE("torchtitan toml: refusals name file:line") {
     const TorchtitanDims d = read_torchtitan_toml("[job]\ndescription = \"x\"\n", "f.toml");
     CHECK(d.dp_shard == -1);
     CHECK(d.tp == 1);
+}
+
+TEST_CASE("torchtitan toml: keys and headers deeper than kMaxTomlDepth are refused before toml++ (issue 27 item 3)") {
+    using planlayout::Error;
+    // 50,000 parts (about 120 KB): toml++ recursed once per part and overflowed the stack.
+    std::string deep = "a";
+    for (int i = 0; i < 50000; ++i) {
+        deep += ".b";
+    }
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_config(deep + " = 1\n", "k.toml"),
+                         doctest::Contains("k.toml:1: TOML nested more than 256 levels deep"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_config("[job]\nx = 1\n[" + deep + "]\n", "h.toml"),
+                         doctest::Contains("h.toml:3: TOML nested more than 256 levels deep"), Error);
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_config("[[" + deep + "]]\n", "t.toml"),
+                         doctest::Contains("t.toml:1: TOML nested"), Error);
+    // Depth adds up: a header of 200 parts and keys of 100 parts below it; inline tables of dotted keys.
+    std::string h200 = "a";
+    std::string k100 = "k";
+    for (int i = 1; i < 200; ++i) {
+        h200 += ".a";
+    }
+    for (int i = 1; i < 100; ++i) {
+        k100 += ".k";
+    }
+    CHECK_THROWS_AS((void)read_torchtitan_config("[" + h200 + "]\n" + k100 + " = 1\n", "s.toml"), Error);
+    CHECK_THROWS_AS((void)read_torchtitan_config("x = {" + h200 + " = {" + k100 + " = 1}}\n", "i.toml"), Error);
+    // Just inside the limit is parsed; strings, comments and floats with dots count nothing.
+    std::string k255 = "k";
+    for (int i = 1; i < 255; ++i) {
+        k255 += ".k";
+    }
+    CHECK_NOTHROW((void)read_torchtitan_config(k255 + " = 1\n", "ok.toml"));
+    std::string floats = "[training]\nseq_len = 8\n# a.b.c\nx = [";
+    for (int i = 0; i < 1000; ++i) {
+        floats += "1.5, ";
+    }
+    floats += "2.5]\ns = \"" + deep + "\"\n'q.u.o.t.e.d' = 'a.b'\n";
+    CHECK(read_torchtitan_config(floats, "f.toml").training.seq_len == 8);
+}
+
+TEST_CASE("torchtitan toml: a config over kMaxConfigBytes is refused before parsing") {
+    const std::string big(planlayout::kMaxConfigBytes + 1, '#');
+    CHECK_THROWS_WITH_AS((void)read_torchtitan_config(big, "big.toml"),
+                         doctest::Contains("big.toml: the input is 4194305 bytes, over the limit of 4194304 bytes (kMaxConfigBytes)"),
+                         planlayout::Error);
 }

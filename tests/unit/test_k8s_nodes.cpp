@@ -161,3 +161,31 @@ TEST_CASE("auto-detection: kubectl output and NodeLists are k8s-nodes, other JSO
     CHECK(planlayout::looks_like_k8s_nodes(nlohmann::json::parse(data("gcp-gke-a3ultra.json"))));
     CHECK(!planlayout::looks_like_k8s_nodes(nlohmann::json::parse(R"({"kind":"List","items":[{"kind":"Pod"}]})")));
 }
+
+TEST_CASE("hostile label values, node names and label keys are refused where they enter (issue 27 item 4)") {
+    using planlayout::Error;
+    const auto node = [](const std::string& name, const std::string& leaf) {
+        return nlohmann::json{{"kind", "Node"},
+                              {"metadata", {{"name", name}, {"labels", {{"fabric.topograph.run/tier-0", leaf},
+                                                                       {"fabric.topograph.run/tier-1", "spine0"}}}}}};
+    };
+    const auto list = [](const std::vector<nlohmann::json>& items) {
+        nlohmann::json out = {{"kind", "NodeList"}, {"items", nlohmann::json::array()}};
+        for (const auto& i : items) {
+            out["items"].push_back(i);
+        }
+        return out;
+    };
+    // A leaf label that would add a line to topology.conf and keys to Kueue's YAML.
+    CHECK_THROWS_WITH_AS(read_k8s_nodes(list({node("gpu0", "leaf0"), node("gpu1", "evil\nSwitchName=evil Nodes=attacker[1-9]")}), "n.json"),
+                         doctest::Contains("n.json (/items/1/metadata/labels/fabric.topograph.run~1tier-0): the label value: "
+                                           "switch or block name 'evil\\x0ASwitchName=evil Nodes=attacker[1-9]' has byte \\x0A at byte 5"),
+                         Error);
+    CHECK_THROWS_WITH_AS(read_k8s_nodes(list({node("gpu0\"", "leaf0")}), "n.json"),
+                         doctest::Contains("n.json (/items/0/metadata/name): host name 'gpu0\"' has '\"' at byte 5"), Error);
+    CHECK_THROWS_WITH_AS(read_k8s_nodes(list({node("gpu0", "leaf0")}), "n.json", {"rack\n#x"}),
+                         doctest::Contains("--tier-label rack\\x0A#x: label key 'rack\\x0A#x' has byte \\x0A at byte 5"), Error);
+    // Real label values, with the characters Kubernetes allows, are read.
+    const FabricTopology f = read_k8s_nodes(list({node("gpu0", "leaf-0.a_b"), node("gpu1", "leaf-0.a_b")}), "n.json");
+    CHECK(f.switches.at(0).name == "leaf-0.a_b");
+}

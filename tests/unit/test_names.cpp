@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include <yaml.h>
+
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/error.hpp"
@@ -170,4 +172,102 @@ TEST_CASE("device names: a NIC named to run a command in an nvidia-smi capture i
     CHECK(device_name_problem("bond0.100").empty());
     CHECK(device_name_problem("0000:18:00.0").empty());
     CHECK(device_name_problem("eth 0") == "has ' ' at byte 4");
+}
+
+// ---- issue 27 items 4 and 5: one writer per output language ----------------------------------
+
+namespace {
+
+// The value of "k: <scalar>" as libyaml reads it (the parser Slurm, Kueue and Volcano users feed).
+std::string yaml_value(const std::string& scalar) {
+    const std::string doc = "k: " + scalar + "\n";
+    yaml_parser_t parser;
+    REQUIRE(yaml_parser_initialize(&parser) != 0);
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(doc.data()), doc.size());
+    yaml_document_t d;
+    const bool ok = yaml_parser_load(&parser, &d) != 0;
+    std::string value = "<parse error>";
+    if (ok) {
+        const yaml_node_t* root = yaml_document_get_root_node(&d);
+        if (root != nullptr && root->type == YAML_MAPPING_NODE &&
+            root->data.mapping.pairs.top - root->data.mapping.pairs.start == 1) {
+            const yaml_node_t* v = yaml_document_get_node(&d, root->data.mapping.pairs.start->value);
+            if (v->type == YAML_SCALAR_NODE) {
+                value.assign(reinterpret_cast<const char*>(v->data.scalar.value), v->data.scalar.length);
+            }
+        }
+        yaml_document_delete(&d);
+    }
+    yaml_parser_delete(&parser);
+    return value;
+}
+
+}  // namespace
+
+TEST_CASE("yaml_quote: every byte 1..127 and UTF-8 up to U+10FFFF read back by libyaml unchanged, on one line") {
+    for (int c = 1; c < 128; ++c) {
+        const std::string s = std::string("a") + static_cast<char>(c) + "b";
+        const std::string q = yaml_quote(s);
+        CHECK_MESSAGE(yaml_value(q) == s, "byte " << c);
+        CHECK(q.find_first_of("\n\r") == std::string::npos);
+    }
+    for (const std::string s : {"\xC3\xA9t\xC3\xA9", "a\xE2\x80\xA8" "b", "\xF0\x9F\x98\x80", "\xC2\x85x", "\xEF\xBB\xBF" "x",
+                                "evil\nSwitchName=evil Nodes=attacker[1-9]", "x\n---\nkind: Evil", "", "#", "- a", "a: b",
+                                "{x}", "'", "\"", "\\", "&a *b !c"}) {
+        const std::string q = yaml_quote(s);
+        CHECK_MESSAGE(yaml_value(q) == s, q);
+        for (const char c : q) {
+            CHECK((c >= 0x20 && c < 0x7f));  // printable ASCII: nothing can end the line or the document
+        }
+    }
+    CHECK_THROWS_AS((void)yaml_quote("bad\xff"), Error);
+    CHECK_THROWS_AS((void)yaml_quote("\xC0\x80"), Error);  // overlong NUL
+}
+
+TEST_CASE("xml_attribute and xml_comment: no name adds an attribute or element or ends a comment") {
+    CHECK(xml_attribute("0000:01:00.0\" evil=\"1\"><inject/>") ==
+          "0000:01:00.0&quot; evil=&quot;1&quot;&gt;&lt;inject/&gt;");
+    CHECK(xml_attribute("a&b'c\td\ne") == "a&amp;b&apos;c&#x9;d&#xA;e");
+    CHECK(xml_attribute("\xC3\xA9") == "\xC3\xA9");
+    CHECK_THROWS_AS((void)xml_attribute(std::string("a\0b", 3)), Error);
+    CHECK_THROWS_AS((void)xml_attribute("a\x01"), Error);
+    CHECK_THROWS_AS((void)xml_attribute("a\xff"), Error);
+    for (const std::string s : {"--", "---", "-", "a-", "-->", "x -- y", "--format", "<!-- a -->", "\n--\n"}) {
+        const std::string c = xml_comment(s);
+        REQUIRE(c.rfind("<!-- ", 0) == 0);
+        const std::string body = c.substr(4, c.size() - 4 - 3);
+        CHECK_MESSAGE(body.find("--") == std::string::npos, c);
+        CHECK_MESSAGE(body.back() != '-', c);
+        CHECK(xml_comment_text(s).find("--") == std::string::npos);
+    }
+    CHECK(xml_comment("written by plan-layout analyze --format nccl-topo.\nsecond line") ==
+          "<!-- written by plan-layout analyze - -format nccl-topo.\nsecond line -->");
+}
+
+TEST_CASE("bus ids: DDDD:BB:DD.F (domain 4..8 digits), nothing else") {
+    CHECK(bus_id_problem("0000:0f:00.0").empty());
+    CHECK(bus_id_problem("0000:0F:00.0").empty());
+    CHECK(bus_id_problem("ffff:ff:00.0").empty());
+    CHECK(bus_id_problem("10000:01:00.0").empty());  // an Intel VMD domain
+    CHECK(bus_id_problem("00000000:0f:00.0").empty());
+    CHECK(bus_id_problem("0000:01:00.0\" evil=\"1\"><inject/>") ==
+          "is 32 bytes long, not a PCI bus id DDDD:BB:DD.F (as 0000:0f:00.0)");
+    CHECK(bus_id_problem("0000:0g:00.0") == "has 'g' at byte 7, not a PCI bus id DDDD:BB:DD.F (as 0000:0f:00.0)");
+    CHECK(bus_id_problem("0000:0f:00:0") == "has ':' at byte 11, not a PCI bus id DDDD:BB:DD.F (as 0000:0f:00.0)");
+    CHECK_FALSE(bus_id_problem("").empty());
+    CHECK_FALSE(bus_id_problem("000:0f:00.0").empty());
+    CHECK_FALSE(bus_id_problem("0000:0f:00.0\n").empty());
+}
+
+TEST_CASE("Kubernetes label keys: [prefix/]name") {
+    CHECK(label_key_problem("fabric.topograph.run/tier-0").empty());
+    CHECK(label_key_problem("topology.k8s.aws/network-node-layer-3").empty());
+    CHECK(label_key_problem("rack").empty());
+    CHECK(label_key_problem("my_rack.id").empty());
+    CHECK(label_key_problem("evil\nkind: Evil") == "has byte \\x0A at byte 5");
+    CHECK(label_key_problem("a/b/c") == "has '/' at byte 4");
+    CHECK(label_key_problem("a b/c") == "has a prefix that is not a DNS name: it has ' ' at byte 2");
+    CHECK(label_key_problem("-rack") == "has '-' at byte 1");
+    CHECK_FALSE(label_key_problem("x/").empty());
+    CHECK_FALSE(label_key_problem(std::string(64, 'a')).empty());
 }

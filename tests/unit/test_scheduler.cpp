@@ -1,11 +1,13 @@
 // Tests: the scheduler JSON, hostfile and launch snippets of the seed's layout A.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "planlayout/emit/nccl_topo_emit.hpp"
+#include "planlayout/error.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
@@ -181,4 +183,52 @@ TEST_CASE("nccl-topo: a real NCCL topology file read, written and read again kee
             CHECK(again.nics[i].link_layer == first.nics[i].link_layer);
         }
     }
+}
+
+TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute; the comments hold no \"--\"") {
+    Report r = plan_layout("layouts/seed-2x8-ep16.json");
+    NodeTemplate& t = r.cluster.templates[0];
+    const std::string plain = nccl_topo_xml(r, r.cluster.nodes[0].host);
+    // Straight into the report, as a library caller could (the readers refuse these at entry).
+    t.gpus[0].bus_id = "0000:01:00.0\" evil=\"1\"><inject/>";
+    t.nics[0].device = "mlx5_0\"/><inject/><x a=\"";
+    r.cluster.nodes[0].host = "node0 --><inject/><!--";
+    const std::string xml = nccl_topo_xml(r, r.cluster.nodes[0].host);
+    auto without_comments = [](std::string text) {
+        for (auto open = text.find("<!--"); open != std::string::npos; open = text.find("<!--")) {
+            text.erase(open, text.find("-->", open) + 3 - open);
+        }
+        return text;
+    };
+    CHECK(without_comments(xml).find("<inject/>") == std::string::npos);  // inside a comment it is text
+    CHECK(xml.find(" evil=\"1\"") == std::string::npos);
+    CHECK(xml.find("busid=\"0000:01:00.0&quot; evil=&quot;1&quot;&gt;&lt;inject/&gt;\"") != std::string::npos);
+    // Every comment, in both outputs: no "--" between <!-- and -->.
+    for (const std::string* text : {&plain, &xml}) {
+        for (auto open = text->find("<!--"); open != std::string::npos; open = text->find("<!--", open + 4)) {
+            const auto close = text->find("-->", open + 4);
+            REQUIRE(close != std::string::npos);
+            const std::string body = text->substr(open + 4, close - open - 4);
+            CHECK_MESSAGE(body.find("--") == std::string::npos, body);
+            CHECK(body.back() != '-');
+        }
+    }
+    // Same elements as with clean names, outside the comments.
+    auto tags = [&](const std::string& text) {
+        const std::string t = without_comments(text);
+        return std::count(t.begin(), t.end(), '<');
+    };
+    CHECK(tags(xml) == tags(plain));
+}
+
+TEST_CASE("bus ids are checked at read: template JSON and NCCL XML refuse anything but DDDD:BB:DD.F") {
+    const std::string xml = R"(<system version="1"><cpu numaid="0" affinity="ff"><pci busid="0000:18:00.0&quot; evil=&quot;1" )"
+                            R"(class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/>)"
+                            R"(</pci></cpu></system>)";
+    CHECK_THROWS_WITH_AS(read_nccl_topo_xml(xml, "t.xml"),
+                         doctest::Contains("<pci> busid '0000:18:00.0\" evil=\"1' is 21 bytes long, not a PCI bus id"), Error);
+    // nvidia-smi's form is read as NCCL's.
+    std::string ok = xml;
+    ok.replace(ok.find("0000:18:00.0&quot; evil=&quot;1"), std::string("0000:18:00.0&quot; evil=&quot;1").size(), "00000000:1B:00.0");
+    CHECK(read_nccl_topo_xml(ok, "t.xml").gpus.at(0).bus_id == "0000:1b:00.0");
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "fixture_support.hpp"
 #include "planlayout/error.hpp"
@@ -91,4 +92,24 @@ TEST_CASE("bad topology.yaml: one line naming file:line, what and the fix") {
     CHECK_THROWS_WITH_AS(read_slurm_topology_yaml("- topology: a\n  tree:\n    switches:\n    - switch: s1\n      children: s2\n    - switch: s2\n      children: s1\n",
                                                   "b.yaml"),
                          doctest::Contains("b.yaml:"), Error);
+}
+
+TEST_CASE("YAML nested deeper than kMaxYamlDepth is refused on libyaml's events, fast (issue 27 item 8)") {
+    using planlayout::Error;
+    // 100,000 nested flow sequences took 55 s in libyaml's loader before this check.
+    const std::string flow = "- topology: a\n  tree: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH_AS(read_slurm_topology_yaml(flow, "deep.yaml"),
+                         doctest::Contains("deep.yaml:2: YAML nested more than 256 levels deep (kMaxYamlDepth)"), Error);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+    // Block mappings count too; 250 levels are read (and refused for what they hold, not their depth).
+    std::string block = "- topology: a\n  tree:\n";
+    for (int i = 0; i < 300; ++i) {
+        block += std::string(static_cast<std::size_t>(4 + 2 * i), ' ') + "k:\n";
+    }
+    CHECK_THROWS_WITH_AS(read_slurm_topology_yaml(block, "b.yaml"), doctest::Contains("levels deep"), Error);
+    const std::string ok = "- topology: a\n  tree: " + std::string(250, '[') + std::string(250, ']') + "\n";
+    CHECK_THROWS_WITH_AS(read_slurm_topology_yaml(ok, "ok.yaml"), doctest::Contains("ok.yaml:2: tree is not a mapping"), Error);
+    CHECK_THROWS_WITH_AS(read_slurm_topology_yaml(std::string(planlayout::kMaxCaptureBytes + 1, '#'), "big.yaml"),
+                         doctest::Contains("(kMaxCaptureBytes)"), Error);
 }

@@ -53,7 +53,8 @@ private:
 /// Throws Error (BadInput, exit 2) when `output` names the same file (device and inode, through
 /// any path or symlink) as one of `inputs`; "-" and names that do not exist are skipped, as are
 /// devices and FIFOs (writing to /dev/null destroys no input).
-void refuse_output_onto_input(const std::string& output, const std::vector<std::string>& inputs);
+void refuse_output_onto_input(const std::string& output, const std::vector<std::string>& inputs,
+                              const std::string& flag = "-o");
 
 /// An output file opened by the policy; the text goes to stream() or write() as it is produced.
 ///   - a regular file or a new name: a temporary `.NAME.tmp.XXXXXX` in the same folder, renamed

@@ -20,6 +20,12 @@ namespace planlayout {
 [[nodiscard]] std::string read_text_file(const std::string& path,
                                          std::size_t max_bytes = kMaxInputBytes);
 
+/// Refuses text over `max_bytes` (BadInput naming the size, the limit and `limit_name`, e.g.
+/// "kMaxConfigBytes"): the readers that take text call it first, so the library bounds what it
+/// parses even when a caller read more than the CLI would.
+void require_text_size(const std::string& text, const std::string& where, std::size_t max_bytes,
+                       const char* limit_name, const std::string& fix);
+
 /// Checks a file as read_text_file does before reading it (Io when it cannot be opened, BadInput
 /// for a directory or a regular file over max_bytes) and returns its size; -1 for a pipe or
 /// device, whose size is known only once read.
