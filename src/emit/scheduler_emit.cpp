@@ -314,10 +314,11 @@ std::vector<LaunchArg> with_plan_sizes(const Report& r, std::vector<LaunchArg> a
     return args;
 }
 
-std::string launch_text(const Report& r, const LaunchOptions& o) {
-    const std::vector<LaunchNode> nodes = launch_nodes(r);
-    const std::size_t per_node = nodes.front().ranks.size();
-    // torchrun and Slurm number the ranks node by node: rank = node rank x G + local rank.
+namespace {
+
+// torchrun and Slurm number the ranks node by node: rank = node rank x G + local rank. Refuses a
+// placement that numbers them otherwise.
+void require_node_major(const Report& r, const std::vector<LaunchNode>& nodes, std::size_t per_node) {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         for (std::size_t l = 0; l < nodes[i].ranks.size(); ++l) {
             const auto expected = static_cast<std::int64_t>(i * per_node + l);
@@ -333,6 +334,56 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
             }
         }
     }
+}
+
+// The lines that set NODE_RANK: Slurm's node id, checked against the plan's host of that number;
+// else NODE_RANK as given or this host's place in HOSTS (not needed by a uniform rendezvous).
+std::string node_rank_text(bool slurm, bool rdzv, bool uniform) {
+    if (slurm) {
+        return "if [ \"${HOSTS[$SLURM_NODEID]:-}\" != \"${SLURMD_NODENAME:-}\" ]; then\n"
+               "    echo \"node $SLURM_NODEID is ${SLURMD_NODENAME:-?}, the plan has ${HOSTS[$SLURM_NODEID]:-none}: "
+               "order --nodelist as Slurm numbers nodes\" >&2\n    exit 1\nfi\nNODE_RANK=$SLURM_NODEID\n";
+    }
+    if (!rdzv || !uniform) {
+        return "if [ -z \"${NODE_RANK:-}\" ]; then\n"
+               "    for i in \"${!HOSTS[@]}\"; do if [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ]; then NODE_RANK=$i; fi; done\n"
+               "fi\n"
+               ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS, 0 for the first}\"\n";
+    }
+    return {};
+}
+
+// NCCL_IB_HCA per rank for slurm-tasks: the rail NIC of its GPU (exact match), by local rank on
+// each node; one array when every node has the same, else one per node rank.
+std::string hca_by_local_rank(const Report& r, const std::vector<LaunchNode>& nodes) {
+    const auto set_of = [&r](const LaunchNode& n) {
+        std::string set;
+        for (const auto rank : n.ranks) {
+            const std::string h = hca_of(r, rank);
+            set += (set.empty() ? "" : " ") + (h.empty() ? std::string("''") : shell_quote("=" + h));
+        }
+        return set;
+    };
+    std::set<std::string> hca_sets;
+    for (const auto& n : nodes) {
+        hca_sets.insert(set_of(n));
+    }
+    if (hca_sets.size() == 1) {
+        return "HCA=(" + *hca_sets.begin() + ")  # by local rank: its GPU's rail NIC\n";
+    }
+    std::string body = "case \"$NODE_RANK\" in\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        body += std::to_string(i) + ") HCA=(" + set_of(nodes[i]) + ") ;;\n";
+    }
+    return body + "esac\n";
+}
+
+}  // namespace
+
+std::string launch_text(const Report& r, const LaunchOptions& o) {
+    const std::vector<LaunchNode> nodes = launch_nodes(r);
+    const std::size_t per_node = nodes.front().ranks.size();
+    require_node_major(r, nodes, per_node);
     bool uniform = true;
     for (const auto& n : nodes) {
         uniform = uniform && n.env == nodes.front().env && n.cuda_visible_devices == nodes.front().cuda_visible_devices;
@@ -408,16 +459,7 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
     // The per-node (and per-task) part, read by the shell of each node or task.
     std::string body;
     body += "HOSTS=(" + hosts + ")\n";
-    if (slurm) {
-        body += "if [ \"${HOSTS[$SLURM_NODEID]:-}\" != \"${SLURMD_NODENAME:-}\" ]; then\n"
-                "    echo \"node $SLURM_NODEID is ${SLURMD_NODENAME:-?}, the plan has ${HOSTS[$SLURM_NODEID]:-none}: "
-                "order --nodelist as Slurm numbers nodes\" >&2\n    exit 1\nfi\nNODE_RANK=$SLURM_NODEID\n";
-    } else if (!rdzv || !uniform) {
-        body += "if [ -z \"${NODE_RANK:-}\" ]; then\n"
-                "    for i in \"${!HOSTS[@]}\"; do if [ \"${HOSTS[$i]}\" = \"$(hostname -s)\" ]; then NODE_RANK=$i; fi; done\n"
-                "fi\n"
-                ": \"${NODE_RANK:?set NODE_RANK to the place of this node in HOSTS, 0 for the first}\"\n";
-    }
+    body += node_rank_text(slurm, rdzv, uniform);
     if (!uniform) {
         body += "case \"$NODE_RANK\" in\n";
         for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -426,30 +468,7 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
         body += "esac\n";
     }
     if (tasks) {
-        // NCCL_IB_HCA per rank: the rail NIC of its GPU (exact match), by local rank on each node.
-        std::set<std::string> hca_sets;
-        for (const auto& n : nodes) {
-            std::string set;
-            for (const auto rank : n.ranks) {
-                const std::string h = hca_of(r, rank);
-                set += (set.empty() ? "" : " ") + (h.empty() ? std::string("''") : shell_quote("=" + h));
-            }
-            hca_sets.insert(set);
-        }
-        if (hca_sets.size() == 1) {
-            body += "HCA=(" + *hca_sets.begin() + ")  # by local rank: its GPU's rail NIC\n";
-        } else {
-            body += "case \"$NODE_RANK\" in\n";
-            for (std::size_t i = 0; i < nodes.size(); ++i) {
-                std::string set;
-                for (const auto rank : nodes[i].ranks) {
-                    const std::string h = hca_of(r, rank);
-                    set += (set.empty() ? "" : " ") + (h.empty() ? std::string("''") : shell_quote("=" + h));
-                }
-                body += std::to_string(i) + ") HCA=(" + set + ") ;;\n";
-            }
-            body += "esac\n";
-        }
+        body += hca_by_local_rank(r, nodes);
         body += "if [ -n \"${HCA[$SLURM_LOCALID]}\" ]; then export NCCL_IB_HCA=\"${HCA[$SLURM_LOCALID]}\"; fi\n";
         body += "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n";
         body += "exec python \"$@\"\n";

@@ -130,9 +130,12 @@ bool looks_like_k8s_nodes(const nlohmann::json& j) {
     return first != nullptr && first->is_string() && first->get<std::string>() == "Node";
 }
 
-FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
-                              const std::vector<std::string>& tier_labels) {
-    const std::string fix = "pass the output of: kubectl get nodes -o json";
+namespace {
+
+// The node objects of a NodeList (or the one Node) with their JSON pointers.
+std::pair<std::vector<const nlohmann::json*>, std::vector<std::string>> node_objects(const nlohmann::json& j,
+                                                                                     const std::string& where,
+                                                                                     const std::string& fix) {
     if (!j.is_object()) {
         throw input_error(at(where, ""), "not a Kubernetes object", fix);
     }
@@ -161,74 +164,78 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
             pointers.push_back("/items/" + std::to_string(i));
         }
     }
+    return {nodes, pointers};
+}
 
-    FabricTopology f;
-    std::vector<std::map<std::string, std::string>> labels(nodes.size());
-    std::set<std::string> seen;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const auto& n = *nodes[i];
-        const std::string& p = pointers[i];
-        if (!n.is_object()) {
-            throw input_error(at(where, p), "a node is not an object", fix);
-        }
-        const auto* k = child(n, "kind");
-        if (k != nullptr && (!k->is_string() || k->get<std::string>() != "Node")) {
-            throw input_error(at(where, p + "/kind"), "an item of kind " + k->dump() + ", not Node",
-                              "list nodes only: kubectl get nodes -o json");
-        }
-        const auto* meta = child(n, "metadata");
-        const auto* name = meta == nullptr ? nullptr : child(*meta, "name");
-        if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) {
-            throw input_error(at(where, p + "/metadata/name"), "the node has no name", fix);
-        }
-        FabricNode fn;
-        fn.name = name->get<std::string>();
-        // Node names become host names of hostfiles, launch lines and scheduler files.
-        require_host_name(fn.name, at(where, p + "/metadata/name"));
-        if (!seen.insert(fn.name).second) {
-            throw input_error(at(where, p + "/metadata/name"), "node '" + fn.name + "' is listed twice",
-                              "pass one kubectl get nodes -o json output, not several concatenated");
-        }
-        if (const auto* lab = child(*meta, "labels")) {
-            if (!lab->is_object()) {
-                throw input_error(at(where, p + "/metadata/labels"), "labels is not an object", fix);
-            }
-            for (const auto& [key, value] : lab->items()) {
-                if (!value.is_string()) {
-                    throw input_error(at(where, p + "/metadata/labels/" + token(key)),
-                                      "a label value that is not a string", "label values are strings in Kubernetes");
-                }
-                labels[i][key] = value.get<std::string>();
-            }
-        }
-        const auto& l = labels[i];
-        const std::string lp = p + "/metadata/labels/";
-        if (const auto it = l.find("nvidia.com/gpu.product"); it != l.end()) {
-            fn.gpu_product = it->second;
-        }
-        if (const auto it = l.find("nvidia.com/gpu.count"); it != l.end()) {
-            fn.gpu_count = count_value(it->second, at(where, lp + token(it->first)));
-        }
-        const auto* status = child(n, "status");
-        const auto* cap = status == nullptr ? nullptr : child(*status, "capacity");
-        if (const auto* g = cap == nullptr ? nullptr : child(*cap, "nvidia.com/gpu")) {
-            const std::string gp = p + "/status/capacity/nvidia.com~1gpu";
-            if (!g->is_string()) {
-                throw input_error(at(where, gp), "the GPU capacity is not a string", "kubectl prints quantities as strings: \"8\"");
-            }
-            fn.gpu_capacity = count_value(g->get<std::string>(), at(where, gp));
-        }
-        if (fn.gpu_count > 0 && fn.gpu_capacity > 0 && fn.gpu_count != fn.gpu_capacity) {
-            f.warnings.push_back("node " + fn.name + ": label nvidia.com/gpu.count=" + std::to_string(fn.gpu_count) +
-                                 " but capacity nvidia.com/gpu=" + std::to_string(fn.gpu_capacity) +
-                                 " (the device plugin's capacity is what pods can request)");
-        }
-        f.nodes.push_back(std::move(fn));
+// One node: its name (a host name, listed once), labels (into `labels`), GPU product and counts;
+// a count label that disagrees with the capacity is warned about in `warnings`.
+FabricNode read_node(const nlohmann::json& n, const std::string& p, const std::string& where, const std::string& fix,
+                     std::map<std::string, std::string>& labels, std::set<std::string>& seen, FabricTopology& f) {
+    if (!n.is_object()) {
+        throw input_error(at(where, p), "a node is not an object", fix);
     }
+    const auto* k = child(n, "kind");
+    if (k != nullptr && (!k->is_string() || k->get<std::string>() != "Node")) {
+        throw input_error(at(where, p + "/kind"), "an item of kind " + k->dump() + ", not Node",
+                          "list nodes only: kubectl get nodes -o json");
+    }
+    const auto* meta = child(n, "metadata");
+    const auto* name = meta == nullptr ? nullptr : child(*meta, "name");
+    if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) {
+        throw input_error(at(where, p + "/metadata/name"), "the node has no name", fix);
+    }
+    FabricNode fn;
+    fn.name = name->get<std::string>();
+    // Node names become host names of hostfiles, launch lines and scheduler files.
+    require_host_name(fn.name, at(where, p + "/metadata/name"));
+    if (!seen.insert(fn.name).second) {
+        throw input_error(at(where, p + "/metadata/name"), "node '" + fn.name + "' is listed twice",
+                          "pass one kubectl get nodes -o json output, not several concatenated");
+    }
+    if (const auto* lab = child(*meta, "labels")) {
+        if (!lab->is_object()) {
+            throw input_error(at(where, p + "/metadata/labels"), "labels is not an object", fix);
+        }
+        for (const auto& [key, value] : lab->items()) {
+            if (!value.is_string()) {
+                throw input_error(at(where, p + "/metadata/labels/" + token(key)),
+                                  "a label value that is not a string", "label values are strings in Kubernetes");
+            }
+            labels[key] = value.get<std::string>();
+        }
+    }
+    const auto& l = labels;
+    const std::string lp = p + "/metadata/labels/";
+    if (const auto it = l.find("nvidia.com/gpu.product"); it != l.end()) {
+        fn.gpu_product = it->second;
+    }
+    if (const auto it = l.find("nvidia.com/gpu.count"); it != l.end()) {
+        fn.gpu_count = count_value(it->second, at(where, lp + token(it->first)));
+    }
+    const auto* status = child(n, "status");
+    const auto* cap = status == nullptr ? nullptr : child(*status, "capacity");
+    if (const auto* g = cap == nullptr ? nullptr : child(*cap, "nvidia.com/gpu")) {
+        const std::string gp = p + "/status/capacity/nvidia.com~1gpu";
+        if (!g->is_string()) {
+            throw input_error(at(where, gp), "the GPU capacity is not a string", "kubectl prints quantities as strings: \"8\"");
+        }
+        fn.gpu_capacity = count_value(g->get<std::string>(), at(where, gp));
+    }
+    if (fn.gpu_count > 0 && fn.gpu_capacity > 0 && fn.gpu_count != fn.gpu_capacity) {
+        f.warnings.push_back("node " + fn.name + ": label nvidia.com/gpu.count=" + std::to_string(fn.gpu_count) +
+                             " but capacity nvidia.com/gpu=" + std::to_string(fn.gpu_capacity) +
+                             " (the device plugin's capacity is what pods can request)");
+    }
+    return fn;
+}
 
-    // Which labels give the tiers. Their keys are written into Kueue's Topology (nodeLabel), and
-    // the values of these labels become switch and block names (topology.conf, YAML, DOT): both
-    // are checked here, where they enter, so that no writer meets a newline or a quote.
+// Which labels give the tiers (--tier-label, else a known scheme) and the NVLink domain. Their
+// keys are written into Kueue's Topology (nodeLabel), and their values become switch and block
+// names (topology.conf, YAML, DOT): both are checked here, where they enter, so that no writer
+// meets a newline or a quote.
+void choose_labels(FabricTopology& f, const std::vector<std::map<std::string, std::string>>& labels,
+                   const std::vector<std::string>& pointers, const std::vector<std::string>& tier_labels,
+                   const std::string& where) {
     for (const auto& key : tier_labels) {
         require_label_key(key, "--tier-label " + printable(key));
     }
@@ -264,7 +271,7 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
     if (f.label_scheme.empty()) {
         f.label_scheme = "nvlink-only";
     }
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t i = 0; i < labels.size(); ++i) {
         std::vector<std::string> keys = f.tier_labels;
         if (!f.domain_label.empty()) {
             keys.push_back(f.domain_label);
@@ -277,13 +284,16 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
             }
         }
     }
+}
 
-    // Switches: one per (tier, value), tier 0 first, each tier in first-seen order.
+// Switches: one per (tier, value), tier 0 first, each tier in first-seen order; each node under
+// its lowest labelled tier.
+void add_switches(FabricTopology& f, const std::vector<std::map<std::string, std::string>>& labels) {
     const auto tiers = static_cast<int>(f.tier_labels.size());
     std::vector<std::vector<std::string>> order(static_cast<std::size_t>(tiers));
     std::map<std::pair<int, std::string>, FabricSwitch> sw;
     std::map<std::pair<int, std::string>, std::string> parent;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t i = 0; i < labels.size(); ++i) {
         const auto& l = labels[i];
         const std::string& node = f.nodes[i].name;
         std::string below;  // the switch one tier down on this node's path
@@ -330,10 +340,13 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
             f.switches.push_back(sw.at({t, name}));
         }
     }
-    // Blocks: the NVLink domains, in first-seen order.
+}
+
+// Blocks: the NVLink domains, in first-seen order.
+void add_blocks(FabricTopology& f, const std::vector<std::map<std::string, std::string>>& labels) {
     if (!f.domain_label.empty()) {
         std::map<std::string, std::size_t> index;
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
+        for (std::size_t i = 0; i < labels.size(); ++i) {
             const auto it = labels[i].find(f.domain_label);
             if (it == labels[i].end() || it->second.empty()) {
                 continue;
@@ -346,7 +359,10 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
             f.blocks[bit->second].nodes.push_back(f.nodes[i].name);
         }
     }
-    f.plugin = f.switches.empty() ? "block" : "tree";
+}
+
+// A warning when the nodes have more than one GPU product.
+void warn_mixed_products(FabricTopology& f) {
     std::set<std::string> products;
     for (const auto& n : f.nodes) {
         if (!n.gpu_product.empty()) {
@@ -361,6 +377,25 @@ FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
         f.warnings.push_back("the nodes have " + std::to_string(products.size()) + " GPU products (" + list +
                              "): one job usually runs on one product; select its nodes with -l nvidia.com/gpu.product=...");
     }
+}
+
+}  // namespace
+
+FabricTopology read_k8s_nodes(const nlohmann::json& j, const std::string& where,
+                              const std::vector<std::string>& tier_labels) {
+    const std::string fix = "pass the output of: kubectl get nodes -o json";
+    const auto [nodes, pointers] = node_objects(j, where, fix);
+    FabricTopology f;
+    std::vector<std::map<std::string, std::string>> labels(nodes.size());
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        f.nodes.push_back(read_node(*nodes[i], pointers[i], where, fix, labels[i], seen, f));
+    }
+    choose_labels(f, labels, pointers, tier_labels, where);
+    add_switches(f, labels);
+    add_blocks(f, labels);
+    f.plugin = f.switches.empty() ? "block" : "tree";
+    warn_mixed_products(f);
     return f;
 }
 

@@ -333,13 +333,10 @@ double nvlink_gbyte_s_for_sm(int sm) {
 
 }  // namespace
 
-NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& where) {
-    ingest_detail::require_utf8(text, where);
-    ingest_detail::require_xml_depth(text, where);
-    // Counted before the parse: a 100,000-GPU file would otherwise build a property tree of
-    // gigabytes and then millions of device pairs.
-    ingest_detail::require_node_size(ingest_detail::count_xml_elements(text, "gpu"),
-                                     ingest_detail::count_xml_elements(text, "net"), where);
+namespace {
+
+// The XML parsed; an error names the line.
+ptree parse_xml(const std::string& text, const std::string& where) {
     ptree doc;
     try {
         std::istringstream in(text);
@@ -349,6 +346,11 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
                           "malformed XML: " + e.message(),
                           "fix the XML there (is the file truncated or not XML?)");
     }
+    return doc;
+}
+
+// The <system version="1"> element; a graph file, hwloc XML or another version is refused.
+const ptree& system_of(const ptree& doc, const std::string& where) {
     const ptree* system = nullptr;
     for (const auto& [name, node] : doc) {
         if (name == "system") {
@@ -372,11 +374,25 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
                           "version \"" + version + "\" is not supported (NCCL reads version 1)",
                           "set <system version=\"1\">");
     }
+    return *system;
+}
+
+}  // namespace
+
+NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& where) {
+    ingest_detail::require_utf8(text, where);
+    ingest_detail::require_xml_depth(text, where);
+    // Counted before the parse: a 100,000-GPU file would otherwise build a property tree of
+    // gigabytes and then millions of device pairs.
+    ingest_detail::require_node_size(ingest_detail::count_xml_elements(text, "gpu"),
+                                     ingest_detail::count_xml_elements(text, "net"), where);
+    const ptree doc = parse_xml(text, where);
+    const ptree& system = system_of(doc, where);
     Reader r;
     r.where = where;
     r.t.source = where;
     int cpu_index = 0;
-    for (const auto& [name, cpu] : *system) {
+    for (const auto& [name, cpu] : system) {
         if (name != "cpu") {
             r.note_unknown(name);
             continue;
