@@ -2,7 +2,9 @@
 # Issue 18 item 5: the launch output runs as written. For each launch script and launcher, the
 # generated script passes `bash -n`, then runs with stub srun/torchrun/python on PATH (stubs/)
 # that record every worker's environment and argv; every rank must start once, with RANK 0..W-1,
-# LOCAL_RANK = RANK mod G, WORLD_SIZE = W, MASTER_ADDR = the first host, and argv byte for byte
+# LOCAL_RANK = RANK mod G, WORLD_SIZE = W, MASTER_ADDR = the first host, on the host the plan
+# gives it (--format scheduler: rank -> host; torchrun finds its node rank by `hostname -s`, a stub
+# that answers the node the job is run on), and argv byte for byte
 # what the user's own script passes to its training script (the script itself, run by bash with
 # the stub torchrun, gives that reference).
 # Usage: check_launch.sh PLAN_LAYOUT_BINARY SOURCE_DIR
@@ -25,9 +27,14 @@ check() {
     bash -n "$out/job.sh" || { echo "FAIL $name $launcher: bash -n"; fail=1; return; }
     local hosts="" i
     for ((i = 0; i < nodes; i++)); do hosts+="${hosts:+,}node$i"; done
+    # The plan's host of every rank, one per line in rank order.
+    "$bin" analyze "$@" --format scheduler -o "$out/scheduler.json"
+    python3 -c 'import json, sys; print("\n".join(r["host"] for r in json.load(open(sys.argv[1]))["ranks"]))' \
+        "$out/scheduler.json" > "$out/plan-hosts"
     if [ "$launcher" = torchrun ]; then
         for ((i = 0; i < nodes; i++)); do
-            STUB_OUT=$out NODE_RANK=$i bash "$out/job.sh" > "$out/log" 2>&1 || { cat "$out/log"; fail=1; return; }
+            # run "on" node i: no NODE_RANK, the job finds it from hostname -s in its HOSTS
+            STUB_OUT=$out STUB_HOST=node$i bash "$out/job.sh" > "$out/log" 2>&1 || { cat "$out/log"; fail=1; return; }
         done
     else
         STUB_OUT=$out SLURM_JOB_NODELIST=$hosts SLURM_JOB_ID=42 bash "$out/job.sh" > "$out/log" 2>&1 ||
@@ -43,6 +50,9 @@ check() {
         grep -qx "LOCAL_RANK=$((r % per_node))" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep LOCAL_RANK "$env")"; fail=1; }
         grep -qx "WORLD_SIZE=$world" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep WORLD_SIZE "$env")"; fail=1; }
         grep -qx "MASTER_ADDR=node0" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep MASTER_ADDR "$env")"; fail=1; }
+        local host
+        host=$(sed -n "$((r + 1))p" "$out/plan-hosts")
+        grep -qx "HOST=$host" "$env" || { echo "FAIL $name $launcher: rank $r runs on $(grep '^HOST=' "$env"), the plan puts it on $host"; fail=1; }
         grep -qx "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7" "$env" || { echo "FAIL $name $launcher: rank $r: $(grep CUDA_VISIBLE "$env")"; fail=1; }
         if [ "$launcher" = slurm-tasks ]; then
             # one NIC per rank: the rail NIC of its GPU (GPU i <-> mlx5_i on these templates)

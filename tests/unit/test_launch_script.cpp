@@ -291,7 +291,7 @@ std::string refusal_of(const std::string& text, const std::map<std::string, std:
 
 }  // namespace
 
-TEST_CASE("issue 27 item 1: single-quoted text stays text next to an unknown variable; the variable keeps its quoting") {
+TEST_CASE("issue 27 item 1: single-quoted text stays text next to an unknown variable - the variable keeps its quoting") {
     const auto words = read("torchrun p.py --save '$(touch /tmp/x)'\"$UNSET_DIR\" --name 'a\\'\"$2\" --x $EXTRA");
     CHECK(parts_of(word_after(words, "--save")) == Words{"$(touch /tmp/x)", "\"${UNSET_DIR-}\""});
     CHECK(parts_of(word_after(words, "--name")) == Words{"a\\", "\"${2-}\""});

@@ -185,7 +185,7 @@ TEST_CASE("nccl-topo: a real NCCL topology file read, written and read again kee
     }
 }
 
-TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute; the comments hold no \"--\"") {
+TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute - the comments hold no \"--\"") {
     Report r = plan_layout("layouts/seed-2x8-ep16.json");
     NodeTemplate& t = r.cluster.templates[0];
     const std::string plain = nccl_topo_xml(r, r.cluster.nodes[0].host);
