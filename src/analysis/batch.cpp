@@ -61,17 +61,17 @@ Batch settle_batch(const BatchGiven& given, std::int64_t data_world, const Batch
                               s_tb + " // micro " + s_mb + " // world_size " + s_w + ")",
                           "make the global batch at least micro x " + s_w);
     }
-    // Compared by division: the product of the three may not fit in 64 bits.
+    // Compared by division: the product of the three may not fit in 64 bits. Only a given global
+    // batch can disagree (a derived one is the product itself), so the refusal names it.
     const bool equal = b.global_batch % w == 0 && (b.global_batch / w) % b.micro_batch == 0 &&
                        b.global_batch / w / b.micro_batch == b.grad_accum;
     if (!equal) {
-        const std::string where = tb && mb && ga ? places.global_batch : tb ? places.global_batch : places.micro_batch;
         std::string fix = "make train_batch_size = micro x gas x data-parallel size";
         if (b.micro_batch <= INT64_MAX / b.grad_accum / w) {  // the product fits
             fix = "set the global batch (train_batch_size) to " + std::to_string(b.micro_batch * b.grad_accum * w) +
                   (tb && mb && ga ? ", or leave one of the three out to have it derived" : ", or give sizes that divide it");
         }
-        throw input_error(where,
+        throw input_error(places.global_batch,
                           "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
                           "gradient_acc_step * world_size " + s_tb + " != " + product + " (DeepSpeed's refusal)",
                           fix);

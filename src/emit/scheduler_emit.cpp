@@ -7,6 +7,8 @@
 #include "planlayout/names.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -228,6 +230,41 @@ std::string flag_name(const std::string& word) {
 // in the quoting the user's script gave it ("${X-}" stays one word, bare ${X-} splits as there).
 // An expansion's text is the reader's (ScriptWord::parts: a parameter, or ${X:-w} with w plain
 // text), never the script's raw text.
+// True for the expansions the launch-script reader writes for the job (ingest/shell_expand.cpp):
+// "$@", "$*", "$#", "${NAME-}", "${1-}" and "${NAME:-w}"/"${NAME-w}"/"${NAME:+w}" with w of
+// [A-Za-z0-9/._,:=@+%-]. Anything else would be script text run by the job's shell.
+bool is_job_expansion(const std::string& e) {
+    if (e == "$@" || e == "$*" || e == "$#") {
+        return true;
+    }
+    if (e.size() < 4 || e.compare(0, 2, "${") != 0 || e.back() != '}') {
+        return false;
+    }
+    const std::string inner = e.substr(2, e.size() - 3);
+    std::size_t i = 0;
+    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    if (!inner.empty() && std::isdigit(static_cast<unsigned char>(inner[0])) != 0) {
+        while (i < inner.size() && std::isdigit(static_cast<unsigned char>(inner[i])) != 0) {
+            ++i;
+        }
+    } else {
+        while (i < inner.size() && (alnum(inner[i]) || inner[i] == '_')) {  // a name: it does not start with a digit
+            ++i;
+        }
+    }
+    if (i == 0) {
+        return false;
+    }
+    if (i < inner.size() && inner[i] == ':') {
+        ++i;
+    }
+    if (i >= inner.size() || (inner[i] != '-' && inner[i] != '+')) {
+        return false;
+    }
+    return std::all_of(inner.begin() + static_cast<std::ptrdiff_t>(i) + 1, inner.end(),
+                       [&](char c) { return alnum(c) || std::strchr("/._,:=@+%-", c) != nullptr; });
+}
+
 std::string arg_word(const LaunchArg& a) {
     if (a.parts.empty()) {
         return shell_quote(a.text);
@@ -237,6 +274,11 @@ std::string arg_word(const LaunchArg& a) {
         if (!p.expansion) {
             out += shell_quote(p.text);  // '' for an empty part: the word stays a word, as in the script
         } else {
+            if (!is_job_expansion(p.text)) {  // the one writer of shell words keeps this true by construction
+                throw Error(ExitCode::Internal, "--format launch",
+                            "the launch-script reader made an expansion the job cannot run as written: " + printable(p.text),
+                            "please report this with the script");
+            }
             out += p.quoted ? "\"" + p.text + "\"" : p.text;
         }
     }

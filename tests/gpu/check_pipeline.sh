@@ -120,6 +120,10 @@ for name in ab-h200-1gpu-ep1-dp1 ab-gloo-w2-ep2-dp1 ab-gloo-w4-ep4-dp1 ab-gloo-w
 done
 
 
+# The tolerances docs/gpu-validation.md states: step-time change within 3.0 points of ab's
+# measurement; calibrated busbw predicted/measured within its stated ranges (below).
+STEP_TOLERANCE_POINTS=3.0
+
 # --- the 2 x H200 runs (issue 10) ----------------------------------------------------------------
 # import: 2 GPUs joined by NV18
 grep -q '"nvlinks": 18' "$TMP/import-h200-2gpu.out" || err "import of the 2-GPU host lost its NV18 pair"
@@ -170,8 +174,8 @@ for cfg in h200-2gpu h200-2gpu-large; do
         # (The prediction takes the same run's measured fast-arm step as its compute anchor: the row
         # says so; what it predicts is the tcp arm, which is not an input.)
         [ "$inside" = true ] || err "ab-$cfg-$lay-predicted: the measured change $measured is outside the band $low .. $high"
-        awk -v m="$measured" -v p="$predicted" 'BEGIN { d = (p - m) * 100; if (d < 0) d = -d; exit !(d <= 3.0) }' ||
-            err "ab-$cfg-$lay-predicted: predicted $predicted vs measured $measured: more than 3.0 points apart (the stated tolerance)"
+        awk -v m="$measured" -v p="$predicted" -v t="$STEP_TOLERANCE_POINTS" 'BEGIN { d = (p - m) * 100; if (d < 0) d = -d; exit !(d <= t) }' ||
+            err "ab-$cfg-$lay-predicted: predicted $predicted vs measured $measured: more than $STEP_TOLERANCE_POINTS points apart (the stated tolerance)"
         # The row of docs/gpu-validation.md's table shows these two numbers, rounded to 0.1 point.
         row=$(awk -v m="$measured" -v p="$predicted" 'BEGIN { printf "| %.1f %% | %.1f %% |", p * 100, m * 100 }' | sed 's/-/−/g')
         grep -qF -- "$row" "$SRC/docs/gpu-validation.md" ||

@@ -125,6 +125,23 @@ TEST_CASE("launch (issue 27 items 1, 2): known text single-quoted, the script's 
     CHECK(text.find("\"$(touch") == std::string::npos);  // never inside double quotes, where the job would run it
 }
 
+TEST_CASE("launch: the one shell-word writer runs only the expansions the reader makes") {
+    const Report r = plan_layout("layouts/seed-2x8-pp2-ep8.json");
+    const auto with_part = [&](const std::string& expansion) {
+        const std::vector<LaunchArg> given = {{"--save", false}, {"x", true, {{expansion, true, true}}}};
+        return launch_text(r, LaunchOptions{"torchrun", "train.py", given, "t.sh:1"});
+    };
+    for (const char* ok : {"${X-}", "${1-}", "$@", "$*", "$#", "${X:-/data/a.b}", "${X-v}", "${X:+--flag}"}) {
+        CAPTURE(ok);
+        CHECK_NOTHROW((void)with_part(ok));
+    }
+    // Script text reaching the writer as an "expansion" would run in the job: refused as a bug (exit 4).
+    for (const char* bad : {"$(touch /tmp/x)", "${X#a}", "`id`", "${X:-$(id)}", "${X-a b}", "$X", "${1X-}", "${-}"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS((void)with_part(bad), doctest::Contains("an expansion the job cannot run as written"), Error);
+    }
+}
+
 TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's GPUs, NICs, PCIe tree, NVLink and NUMA") {
     const Report r = plan_layout("layouts/seed-2x8-ep16.json");
     const std::string xml = nccl_topo_xml(r, r.cluster.nodes[1].host);
