@@ -59,7 +59,8 @@ fuzz-build:
 fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer: every case through the one-process
+# runs (label plain_only, the per-case entries, is left to make test) and the harnesses sampled.
 SANITIZE_DIR ?= build-asan
 sanitize: setup
 	@cmake -S . -B $(SANITIZE_DIR) -DPLANLAYOUT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -69,7 +70,7 @@ sanitize: setup
 	# unloaded before LeakSanitizer reports, so no suppression can name it; discover still runs.
 	cd $(SANITIZE_DIR) && HWLOC_COMPONENTS=-pci ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS) -LE plain_only
 
 # clang-tidy with the repo's .clang-tidy over src/ (uses build/compile_commands.json).
 # Prints every finding and a count; TIDY_STRICT=1 (as .ci/run calls it) fails on any finding.

@@ -162,7 +162,8 @@ TEST_CASE("expert all-to-all under sequence parallelism: each TP rank dispatches
     CHECK(ep->size_bytes == doctest::Approx(512.0 / 2 * 6 * m.capacity_factor * 4096 * 2));
     CHECK(ep->calls == 2.0 * 4 * 40);
     t.sequence_parallel = false;  // without it every TP rank holds all 512 tokens
-    const auto* whole = find(traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t), "ep", CollectiveOp::AllToAll);
+    const auto whole_traffic = traffic_per_step({2, 1, 1, 8, 8, 1, 1, 1}, m, t);
+    const auto* whole = find(whole_traffic, "ep", CollectiveOp::AllToAll);
     REQUIRE(whole != nullptr);
     CHECK(whole->size_bytes == doctest::Approx(512.0 * 6 * m.capacity_factor * 4096 * 2));
 }
