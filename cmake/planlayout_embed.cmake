@@ -49,6 +49,8 @@ endfunction()
 # and bandwidths).
 planlayout_embed_folder(nodes planlayout_embedded_nodes.hpp EmbeddedNode kEmbeddedNodes)
 planlayout_embed_folder(gpus planlayout_embedded_gpus.hpp EmbeddedGpu kEmbeddedGpus)
+# The measured kernel tables (layouts/kernels/: tests/gpu/kernel_table.py builds them from the GPU runs).
+planlayout_embed_folder(kernels planlayout_embedded_kernels.hpp EmbeddedKernels kEmbeddedKernels)
 
 # The diagram style viz/style.json is compiled in too (issue 6): one place for colours and dashes.
 set(PLANLAYOUT_STYLE_FILE ${CMAKE_CURRENT_SOURCE_DIR}/viz/style.json)

@@ -212,12 +212,26 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
         out.push_back({"/compute/gpu/hbm_gbyte_s", g.hbm_gbyte_s, spec});
         if (s.compute.modelled) {
             const std::string doc = "docs/cost-model.md (Compute: efficiency)";
+            const KernelChoice& k = s.compute.kernels;
             out.push_back({"/compute/gemm_efficiency_max", kGemmEfficiencyMax, doc});
             out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
-            out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
-            out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});
+            if (k.table) {  // attention, memory-bound blocks and the optimizer from the measured table
+                const std::string kdoc = k.table->file + " (" + k.table->source + ")";
+                out.push_back({"/compute/kernels/table", k.table->file, kdoc});
+                out.push_back({"/compute/kernels/measured_on", k.table->gpu, kdoc});
+                if (k.derived) {
+                    out.push_back({"/compute/kernels/memory_scale", k.mem_scale,
+                                   "derived: " + k.table->gpu + "'s datasheet bandwidth / " + g.name + "'s (docs/cost-model.md, Compute: kernels)"});
+                }
+                const std::string how = "training.implementation " + std::string(to_string(k.implementation));
+                out.push_back({"/compute/kernels/attention_backend", to_string(k.attention), how});
+                out.push_back({"/compute/kernels/optimizer", std::string(to_string(k.optimizer)), how});
+            } else {
+                out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
+                out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});
+                out.push_back({"/compute/adam_bytes_per_param", kAdamBytesPerParam, doc});
+            }
             out.push_back({"/compute/kernel_floor_us", kKernelFloorSeconds * 1e6, doc});
-            out.push_back({"/compute/adam_bytes_per_param", kAdamBytesPerParam, doc});
         }
         if (s.anchored) {
             out.push_back({"/compute/compute_scale", s.compute_scale, "fitted to /training/measured_step_time_s"});

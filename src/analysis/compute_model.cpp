@@ -2,7 +2,9 @@
 #include "planlayout/analysis/compute_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "planlayout/error.hpp"
 
@@ -60,6 +62,13 @@ struct Rates {
     double hbm_bytes_s = 0;
     double scale = 1;         // compute_scale: multiplies the efficiency of compute-bound ops
     double beta = 2;          // activation bytes
+    // The measured kernel table (null: the spec-sheet constants price everything).
+    const KernelTable* table = nullptr;
+    const ImplementationBlocks* blocks = nullptr;  // the implementation's memory-bound blocks
+    double mem_scale = 1;     // the table's picoseconds carried to this GPU: table GPU's HBM / this GPU's
+    AttentionBackend attention = AttentionBackend::Cudnn;
+    double optimizer_ps = 0;  // per trained parameter
+    double optimizer_extra_bytes = 0;  // per parameter, around the step (fp32 master: grad norm, copy-back, zero)
 };
 
 /// One kernel: max(compute time, memory time, kKernelFloorSeconds); `bytes` moved at `bytes_s`.
@@ -89,6 +98,17 @@ Work attention_fwd(const Rates& r, double flops, double bytes, double seq) {
 
 Work memory_op(const Rates& r, double bytes) { return timed(0.0, bytes, 0.0, r.hbm_bytes_s); }
 
+/// A measured block over `elements`: picoseconds per element from the table, carried to this GPU;
+/// bytes reported as what that time moves at this GPU's bandwidth.
+Work measured(const Rates& r, double ps, double elements) {
+    if (elements <= 0 || ps <= 0) {
+        return {};
+    }
+    const double seconds = std::max(ps * 1e-12 * elements * r.mem_scale, kKernelFloorSeconds);
+    return {0.0, seconds * r.hbm_bytes_s, seconds, seconds};
+}
+
+
 /// One entry of a layer: forward and backward work, whether recompute repeats it.
 struct Entry {
     std::string name;
@@ -109,6 +129,20 @@ Entry memory_entry(const std::string& name, const Work& fwd) {
     return {name, fwd, fwd * kElementwiseBackwardFactor, false, 0.0};
 }
 
+Entry block_entry(const std::string& name, const Rates& r, const BlockCost& c, double elements) {
+    return {name, measured(r, c.fwd_ps, elements), measured(r, c.bwd_ps, elements), false, 0.0};
+}
+
+/// `count` blocks of each kind summed into one entry.
+Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<std::pair<BlockCost, double>>& parts) {
+    Entry e{name, {}, {}, false, 0.0};
+    for (const auto& [c, elements] : parts) {
+        e.fwd += measured(r, c.fwd_ps, elements);
+        e.bwd += measured(r, c.bwd_ps, elements);
+    }
+    return e;
+}
+
 struct Layer {
     std::vector<Entry> entries;
 };
@@ -119,6 +153,28 @@ struct Shape {
     double tp = 1;
     bool frozen = false;      // LoRA: base weights frozen
 };
+
+/// Core attention from the kernel table: a fused backend at its measured efficiency (forward and
+/// backward each) for this head dim and sequence; unfused, the implementation's measured cost per
+/// score element (`scores`: tokens x keys x local heads).
+Entry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes, double scores, double head_dim,
+                         double seq_call) {
+    Entry core;
+    core.name = "attention";
+    if (r.attention == AttentionBackend::Unfused && r.blocks != nullptr && r.blocks->unfused_attention) {
+        core.fwd = measured(r, r.blocks->unfused_attention->fwd_ps, scores);
+        core.bwd = measured(r, r.blocks->unfused_attention->bwd_ps, scores);
+        core.fwd.flops = fwd_flops;
+        core.bwd.flops = fwd_flops * kAttentionBackwardFactor;
+        return core;
+    }
+    const AttentionBackend b = r.attention == AttentionBackend::Unfused ? AttentionBackend::Cudnn : r.attention;
+    const double ef = r.table->attention_efficiency(b, head_dim, seq_call, false).value_or(kAttentionEfficiencyMax);
+    const double eb = r.table->attention_efficiency(b, head_dim, seq_call, true).value_or(kAttentionEfficiencyMax);
+    core.fwd = timed(fwd_flops, fwd_bytes, r.attn_flops_s * ef * r.scale, r.hbm_bytes_s);
+    core.bwd = timed(fwd_flops * kAttentionBackwardFactor, 2.0 * fwd_bytes, r.attn_flops_s * eb * r.scale, r.hbm_bytes_s);
+    return core;
+}
 
 void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
                    const Shape& sh) {
@@ -165,10 +221,27 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     core.name = "attention";
     core.fwd = attention_fwd(r, fwd_flops, fwd_bytes, seq_call);
     core.bwd = core.fwd * kAttentionBackwardFactor;
+    if (r.table != nullptr) {
+        core = measured_attention(r, fwd_flops, fwd_bytes, tokens * s * heads_local, dqk, seq_call);
+    }
     core.selective = true;
     core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
     l.entries.push_back(core);
     l.entries.push_back(gemm_entry("attn_out", gemm(r, tokens, h, heads * dv / tp), sh.frozen));
+    if (r.blocks != nullptr && !m.mla) {
+        const double rope_el = tokens * (heads + m.derived_kv_heads()) / tp * dqk;
+        l.entries.push_back(block_entry("rope", r, r.blocks->rope, rope_el));
+    }
+}
+
+/// The FFN's activation over `elements` (tokens x width): the implementation's measured gated
+/// block (SwiGLU; a plain GELU is priced the same), else its bytes at the bandwidth.
+void add_activation(Layer& l, const ModelSpec& m, const Rates& r, double elements) {
+    if (r.blocks != nullptr) {
+        l.entries.push_back(block_entry("activation", r, r.blocks->swiglu, elements));
+    } else {
+        l.entries.push_back(memory_entry("activation", memory_op(r, (m.ffn_gated ? 3.0 : 2.0) * r.beta * elements)));
+    }
 }
 
 void add_mlp(Layer& l, const std::string& name, const ModelSpec& m, const Rates& r, const Shape& sh, double width) {
@@ -200,13 +273,15 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     l.entries.push_back(gemm_entry("experts", w, sh.frozen, 1.0 / cf));
     // Permute and unpermute: each routed token copy read and written, both ways.
     const double routed = sh.tokens_local * m.topk * cf;
-    l.entries.push_back(memory_entry("permute", memory_op(r, 4.0 * routed * h * r.beta)));
-    const double act = (m.ffn_gated ? 3.0 : 2.0) * r.beta * per_expert * local * width;
-    l.entries.push_back(memory_entry("activation", memory_op(r, act)));
+    if (r.blocks != nullptr && r.blocks->moe_routing && r.blocks->moe_tokens) {
+        l.entries.push_back(blocks_entry("permute", r, {{*r.blocks->moe_routing, routed * h}, {*r.blocks->moe_tokens, sh.tokens_local * h}}));
+    } else {
+        l.entries.push_back(memory_entry("permute", memory_op(r, 4.0 * routed * h * r.beta)));
+    }
+    add_activation(l, m, r, per_expert * local * width);
     add_mlp(l, "shared_experts", m, r, sh, m.derived_shared_ffn_hidden());
     if (m.derived_shared_ffn_hidden() > 0) {
-        const double sact = (m.ffn_gated ? 3.0 : 2.0) * r.beta * sh.tokens * m.derived_shared_ffn_hidden() / sh.tp;
-        l.entries.push_back(memory_entry("activation", memory_op(r, sact)));
+        add_activation(l, m, r, sh.tokens * m.derived_shared_ffn_hidden() / sh.tp);
     }
 }
 
@@ -219,10 +294,14 @@ Layer make_layer(bool moe, const ModelSpec& m, const TrainingSpec& t, const Para
     } else {
         const double ffn = m.derived_ffn_hidden();
         add_mlp(l, "mlp", m, r, sh, ffn);
-        l.entries.push_back(memory_entry(
-            "activation", memory_op(r, (m.ffn_gated ? 3.0 : 2.0) * r.beta * sh.tokens * ffn / sh.tp)));
+        add_activation(l, m, r, sh.tokens * ffn / sh.tp);
     }
-    l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * sh.tokens_local * m.hidden * r.beta)));
+    const double th = sh.tokens_local * m.hidden;
+    if (r.blocks != nullptr) {  // two norms and two residual adds per layer
+        l.entries.push_back(blocks_entry("norms", r, {{r.blocks->rmsnorm, 2.0 * th}, {r.blocks->residual, 2.0 * th}}));
+    } else {
+        l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * th * r.beta)));
+    }
     return l;
 }
 
@@ -302,6 +381,12 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
             const double tokens = op.batch * op.seq;
             const double flops = tokens * op.seq * 2.0 * op.head_dim * op.heads;
             const double bytes = r.beta * tokens * op.heads * op.head_dim * 4.0;
+            if (gpu.kernels) {  // the measured backend (the ops sweep ran SDPA flash)
+                r.table = gpu.kernels.get();
+                r.attention = AttentionBackend::Flash;
+                const Entry e = measured_attention(r, flops, bytes, tokens * op.seq * op.heads, op.head_dim, op.seq);
+                return op.kind == ModelOpKind::AttentionForward ? e.fwd.seconds : e.bwd.seconds;
+            }
             const Work fwd = attention_fwd(r, flops, bytes, op.seq);
             return op.kind == ModelOpKind::AttentionForward ? fwd.seconds : (fwd * kAttentionBackwardFactor).seconds;
         }
@@ -309,6 +394,56 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
             return memory_op(r, op.bytes).seconds;
     }
     return 0.0;
+}
+
+KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
+    KernelChoice k;
+    k.implementation = t.implementation;
+    if (!gpu.kernels) {
+        return k;
+    }
+    k.table = gpu.kernels;
+    k.derived = gpu.kernels_derived;
+    k.mem_scale = k.derived && gpu.hbm_gbyte_s > 0 && gpu.kernels->spec_hbm_gbyte_s > 0
+                      ? gpu.kernels->spec_hbm_gbyte_s / gpu.hbm_gbyte_s
+                      : 1.0;
+    switch (t.implementation) {
+        case Implementation::MegatronTe:
+            k.blocks = "fused";
+            k.attention = AttentionBackend::Cudnn;
+            k.optimizer = OptimizerImpl::FusedFp32;
+            break;
+        case Implementation::MegatronLocal:
+            k.blocks = "megatron";
+            k.attention = AttentionBackend::Unfused;
+            k.optimizer = OptimizerImpl::ForeachFp32;
+            break;
+        case Implementation::Hf:
+            k.blocks = "hf";
+            k.attention = AttentionBackend::Cudnn;
+            k.optimizer = OptimizerImpl::ForeachBf16;
+            break;
+    }
+    if (t.attention_backend != AttentionBackend::Auto) {
+        k.attention = t.attention_backend;
+    }
+    if (t.optimizer != OptimizerImpl::Auto) {
+        k.optimizer = t.optimizer;
+    }
+    static constexpr std::array<std::pair<OptimizerImpl, const char*>, 4> kKeys = {
+        {{OptimizerImpl::FusedFp32, "fused_fp32"},
+         {OptimizerImpl::ForeachFp32, "foreach_fp32"},
+         {OptimizerImpl::FusedBf16, "fused_bf16"},
+         {OptimizerImpl::ForeachBf16, "foreach_bf16"}}};
+    for (const auto& [o, key] : kKeys) {
+        if (o == k.optimizer) {
+            const auto it = gpu.kernels->optimizer_ps_per_param.find(key);
+            k.optimizer_ps = it == gpu.kernels->optimizer_ps_per_param.end() ? 0.0 : it->second;
+        }
+    }
+    const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
+    k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? kMegatronOptimizerExtraBytes : 0.0;
+    return k;
 }
 
 double gemm_efficiency(double m, double n, double k) {
@@ -393,6 +528,16 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
     r.scale = compute_scale;
     r.beta = m.activation_bytes;
+    const KernelChoice kc = choose_kernels(t, gpu);
+    out.kernels = kc;
+    if (kc.table) {
+        r.table = kc.table.get();
+        r.blocks = kc.table->implementation(kc.blocks);
+        r.mem_scale = kc.mem_scale;
+        r.attention = kc.attention;
+        r.optimizer_ps = kc.optimizer_ps;
+        r.optimizer_extra_bytes = kc.optimizer_extra_bytes;
+    }
     Shape sh;
     sh.tp = p.tp;
     sh.tokens = static_cast<double>(t.micro_batch) * t.seq_len / std::max(1, p.cp);
@@ -403,10 +548,14 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     const Layer dense = make_layer(false, m, t, p, r, sh);
     const Layer moe = m.experts > 0 ? make_layer(true, m, t, p, r, sh) : dense;
     // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
-    const Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
+    Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
     const Entry output = gemm_entry("output", gemm(r, sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
-    const Entry loss =
-        memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
+    Entry loss = memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
+    if (r.blocks != nullptr) {
+        // The loss over the logits, measured; the embedding's dense gradient (the whole table written).
+        loss = block_entry("loss", r, r.blocks->loss, sh.tokens * m.vocab / sh.tp);
+        embedding.bwd = sh.frozen ? Work{} : measured(r, r.table->embedding_bwd_ps, m.vocab / sh.tp * m.hidden);
+    }
 
     const int pp = std::max(1, p.pp);
     const int v = std::max({1, p.vpp, t.vpp});
@@ -495,7 +644,11 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     const bool shard = t.zero_stage >= 1 || t.distributed_optimizer;
     const double shard_params = dense_local / (shard ? static_cast<double>(p.dp) * p.cp : 1.0) +
                                 (m.experts > 0 ? expert_local / (shard ? std::max(1, p.expert_dp) : 1.0) : 0.0);
-    const Work opt = memory_op(r, kAdamBytesPerParam * shard_params);
+    Work opt = memory_op(r, kAdamBytesPerParam * shard_params);
+    if (r.table != nullptr && r.optimizer_ps > 0) {
+        opt = measured(r, r.optimizer_ps, shard_params);
+        opt += memory_op(r, r.optimizer_extra_bytes * shard_params);
+    }
     out.optimizer_s = opt.seconds;
 
     const double micro = out.micro_batches;

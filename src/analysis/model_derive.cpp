@@ -241,7 +241,57 @@ nlohmann::json TrainingSpec::to_json() const {
     if (grad_accum > 0) {
         j["grad_accum"] = grad_accum;
     }
+    j["implementation"] = std::string(planlayout::to_string(implementation));
+    j["attention_backend"] = planlayout::to_string(attention_backend);
+    j["optimizer"] = std::string(planlayout::to_string(optimizer));
     return j;
+}
+
+std::string_view to_string(Implementation i) {
+    switch (i) {
+        case Implementation::MegatronTe:
+            return "megatron-te";
+        case Implementation::MegatronLocal:
+            return "megatron-local";
+        case Implementation::Hf:
+            return "hf";
+    }
+    return "megatron-te";
+}
+
+std::optional<Implementation> parse_implementation(std::string_view s) {
+    for (const Implementation i : {Implementation::MegatronTe, Implementation::MegatronLocal, Implementation::Hf}) {
+        if (s == to_string(i)) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view to_string(OptimizerImpl o) {
+    switch (o) {
+        case OptimizerImpl::Auto:
+            return "auto";
+        case OptimizerImpl::FusedFp32:
+            return "adamw-fused-fp32";
+        case OptimizerImpl::ForeachFp32:
+            return "adamw-foreach-fp32";
+        case OptimizerImpl::FusedBf16:
+            return "adamw-fused-bf16";
+        case OptimizerImpl::ForeachBf16:
+            return "adamw-foreach-bf16";
+    }
+    return "auto";
+}
+
+std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s) {
+    for (const OptimizerImpl o : {OptimizerImpl::Auto, OptimizerImpl::FusedFp32, OptimizerImpl::ForeachFp32,
+                                  OptimizerImpl::FusedBf16, OptimizerImpl::ForeachBf16}) {
+        if (s == to_string(o)) {
+            return o;
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace planlayout

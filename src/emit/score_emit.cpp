@@ -26,8 +26,20 @@ nlohmann::json compute_json(const Score& s) {
                        {"seconds", o.seconds},
                        {"bound", o.memory_bound ? "memory" : "compute"}});
     }
+    nlohmann::json kernels = nullptr;
+    if (c.kernels.table) {
+        kernels = {{"table", c.kernels.table->file},
+                   {"measured_on", c.kernels.table->gpu},
+                   {"derived", c.kernels.derived},
+                   {"memory_scale", c.kernels.mem_scale},
+                   {"implementation", std::string(to_string(c.kernels.implementation))},
+                   {"blocks", c.kernels.blocks},
+                   {"attention_backend", to_string(c.kernels.attention)},
+                   {"optimizer", std::string(to_string(c.kernels.optimizer))}};
+    }
     return {{"gpu", s.gpu_name},
             {"gpu_source", s.gpu_source},
+            {"kernels", kernels},
             {"peak_tflops", s.gpu_peak_tflops},
             {"basis", c.basis},
             {"compute_scale", s.compute_scale},
@@ -55,6 +67,15 @@ void compute_text(std::ostream& out, const Score& s) {
         out << " (flat model: training." << c.basis << " given)";
     }
     out << "\n";
+    if (c.modelled && c.kernels.table) {
+        out << "  kernels: " << to_string(c.kernels.implementation) << ", attention " << to_string(c.kernels.attention)
+            << ", optimizer " << to_string(c.kernels.optimizer) << "; " << c.kernels.table->file << " (measured on "
+            << c.kernels.table->gpu;
+        if (c.kernels.derived) {
+            out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);
+        }
+        out << ")\n";
+    }
     if (s.anchored || s.compute_scale != 1.0) {
         out << "  compute_scale " << fixed_text(s.compute_scale, 4)
             << (s.anchored ? " (fitted to the measured step)" : " (given, or from a compute calibration: see the assumptions)") << "\n";

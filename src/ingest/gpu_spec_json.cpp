@@ -3,6 +3,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
+#include "planlayout/ingest/kernel_table_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_gpus.hpp"
 
@@ -63,6 +64,27 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& j, const std::string& file) {
     return g;
 }
 
-std::vector<GpuSpec> builtin_gpu_specs() { return read_builtin(); }
+std::vector<GpuSpec> builtin_gpu_specs() {
+    std::vector<GpuSpec> specs = read_builtin();
+    attach_kernel_tables(specs, builtin_kernel_tables());
+    return specs;
+}
+
+void attach_kernel_tables(std::vector<GpuSpec>& specs, const std::vector<std::shared_ptr<const KernelTable>>& tables) {
+    if (tables.empty()) {
+        return;
+    }
+    for (GpuSpec& g : specs) {
+        g.kernels = tables.front();
+        g.kernels_derived = true;
+        for (const auto& t : tables) {
+            if (match_gpu({g}, t->gpu) != nullptr) {
+                g.kernels = t;
+                g.kernels_derived = false;
+                break;
+            }
+        }
+    }
+}
 
 }  // namespace planlayout

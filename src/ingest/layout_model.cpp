@@ -243,7 +243,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "recompute_method",
-                  "recompute_layers"});
+                  "recompute_layers", "implementation", "attention_backend", "optimizer"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -316,6 +316,18 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     t.gpu_peak_tflops = f.get<double>("gpu_peak_tflops", 1e-3, 1e6);
     t.mfu = f.get<double>("mfu", 1e-6, 1.0);
     set_if(f.get<double>("compute_scale", 1e-4, 100.0), t.compute_scale);
+    set_if(f.get_enum<Implementation>(
+               "implementation", [](const std::string& s) { return parse_implementation(s); },
+               "megatron-te (Transformer Engine), megatron-local (--transformer-impl local, fusions off) or hf (transformers)"),
+           t.implementation);
+    set_if(f.get_enum<AttentionBackend>(
+               "attention_backend", [](const std::string& s) { return parse_attention_backend(s); },
+               "auto (the implementation's), flash, cudnn, efficient or unfused"),
+           t.attention_backend);
+    set_if(f.get_enum<OptimizerImpl>(
+               "optimizer", [](const std::string& s) { return parse_optimizer_impl(s); },
+               "auto, adamw-fused-fp32, adamw-foreach-fp32, adamw-fused-bf16 or adamw-foreach-bf16"),
+           t.optimizer);
     if (const auto fp8 = f.get<std::string>("fp8")) {
         if (*fp8 != "e4m3" && *fp8 != "hybrid") {
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");

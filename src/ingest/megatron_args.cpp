@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "planlayout/error.hpp"
 #include "planlayout/limits.hpp"
@@ -48,6 +49,13 @@ constexpr Flag kFlags[] = {
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"},
+    // kernels (docs/cost-model.md, "Compute: kernels")
+    {"transformer-impl", Kind::One, "transformer_impl"}, {"attention-backend", Kind::One, "attention_backend"},
+    {"use-flash-attn", Kind::Bool, "use_flash_attn"},
+    {"no-masked-softmax-fusion", Kind::Bool, "no_softmax_fusion"}, {"no-bias-swiglu-fusion", Kind::Bool, "no_swiglu_fusion"},
+    {"no-bias-gelu-fusion", Kind::Bool, "no_gelu_fusion"}, {"no-bias-dropout-fusion", Kind::Bool, "no_dropout_fusion"},
+    {"no-rope-fusion", Kind::Bool, "no_rope_fusion"}, {"no-persist-layer-norm", Kind::Bool, "no_persist_ln"},
+    {"no-gradient-accumulation-fusion", Kind::Bool, "no_grad_acc_fusion"},
     // model
     {"num-layers", Kind::One, "layers"}, {"hidden-size", Kind::One, "hidden"},
     {"ffn-hidden-size", Kind::One, "ffn_hidden"}, {"num-attention-heads", Kind::One, "heads"},
@@ -400,6 +408,41 @@ void Mapper::training() {
     overlap();
     if (const Given* g = get("fp8")) {
         put("/training/fp8", choice(*g, {"e4m3", "hybrid"}), *g);
+    }
+    kernels();
+    attention_backend();
+}
+
+// --transformer-impl and --attention-backend as the implementation whose kernels are priced. The
+// local implementation is measured with every fusion off; a fusion flag left on is noted as priced so.
+void Mapper::kernels() {
+    const Given* impl = get("transformer_impl");
+    if (impl == nullptr) {
+        return;
+    }
+    const bool local = choice(*impl, {"local", "transformer_engine", "inference_optimized"}) == "local";
+    std::string note;
+    if (local) {
+        for (const auto& [key, flag] : {std::pair<const char*, const char*>{"no_softmax_fusion", "--no-masked-softmax-fusion"},
+                                        {"no_swiglu_fusion", "--no-bias-swiglu-fusion"},
+                                        {"no_dropout_fusion", "--no-bias-dropout-fusion"},
+                                        {"no_rope_fusion", "--no-rope-fusion"}}) {
+            if (get(key) == nullptr) {
+                note += std::string(note.empty() ? " (priced with every fusion off, as measured; not given: " : ", ") + flag;
+            }
+        }
+        note += note.empty() ? "" : ")";
+    }
+    put("/training/implementation", local ? "megatron-local" : "megatron-te", *impl, note);
+}
+
+void Mapper::attention_backend() {
+    if (const Given* g = get("attention_backend")) {
+        const std::string b = choice(*g, {"auto", "flash", "fused", "unfused", "local"});
+        put("/training/attention_backend", b == "fused" ? "cudnn" : b == "local" ? "unfused" : b, *g,
+            b == "fused" ? " (cuDNN fused attention)" : "");
+    } else if (const Given* f = get("use_flash_attn")) {
+        put("/training/attention_backend", "flash", *f);
     }
 }
 

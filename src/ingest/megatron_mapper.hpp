@@ -46,6 +46,8 @@ private:
     [[nodiscard]] std::string where(int line) const { return file_ + ":" + std::to_string(line); }
     [[nodiscard]] const Given* get(const char* key) const;
     void put(const std::string& pointer, nlohmann::json v, const Given& g, const std::string& note = "");
+    void kernels();
+    void attention_backend();
     void put_default(const std::string& pointer, nlohmann::json v, const std::string& what = "");
     void ignore(const Given& g) { out_.ignored.push_back({g.flag, g.raw, where(g.line)}); }
 

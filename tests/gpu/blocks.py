@@ -45,13 +45,20 @@ def timed(fn, samples):
     return statistics.median(out)
 
 
-def fwd_bwd(fn, inputs, samples):
-    """(fwd µs, bwd µs) of out = fn(*inputs) and its backward to every input that needs a grad."""
+def fwd_bwd(fn, inputs, samples, fresh=False):
+    """(fwd µs, bwd µs) of out = fn(*inputs) and its backward to every input that needs a grad.
+    fresh: the backward consumes its graph (Megatron's cross entropy works in place on what it
+    saved), so each sample runs forward + backward and the forward's time is subtracted."""
     out = fn(*inputs)
     outs = out if isinstance(out, tuple) else (out,)
     grads = [torch.randn_like(o) for o in outs]
     leaves = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
     f = timed(lambda: fn(*inputs), samples)
+    if fresh:
+        def both():
+            o = fn(*inputs)
+            return torch.autograd.grad(o if isinstance(o, tuple) else (o,), leaves, grads)
+        return f, timed(both, samples) - f
     b = timed(lambda: torch.autograd.grad(outs, leaves, grads, retain_graph=True), samples)
     return f, b
 
@@ -82,6 +89,65 @@ def hf_rows(a, rows, shapes):
         labels = torch.randint(0, v, (1, t), device="cuda")
         add(rows, "hf", "loss", f"T{t} V{v}", t * v,
             *fwd_bwd(lambda lg: ForCausalLMLoss(lg, labels, v), [rand(1, t, v)], a.samples))
+        torch.cuda.empty_cache()
+
+
+def profiled_classes(fn):
+    """Kernel time by class (trace_summary's classes) of one call of fn, in µs."""
+    import tempfile
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import trace_summary
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.json")
+        prof.export_chrome_trace(path)
+        doc = json.load(open(path))
+    s = trace_summary.summarize(doc["traceEvents"] if isinstance(doc, dict) else doc, 1)
+    return {k: v["us"] for k, v in s["classes"].items()}, s["kernels_per_step"]
+
+
+def hf_moe_rows(a, rows):
+    """The HF Qwen3-MoE sparse block (router, top-k, expert dispatch and combine, experts): the
+    memory-bound kernels' time, forward and backward, per routed element (tokens x top-k x hidden);
+    the GEMMs are priced by the GEMM model."""
+    import transformers
+    from transformers.models.qwen3_moe import modeling_qwen3_moe as mq
+    t, h = a.tokens, 2048
+    for e, k, mf in ((64, 8, 1024), (16, 2, 4096)):
+        cfg = transformers.Qwen3MoeConfig(hidden_size=h, num_experts=e, num_experts_per_tok=k, moe_intermediate_size=mf,
+                                          norm_topk_prob=True, num_attention_heads=16, num_key_value_heads=16)
+        # What the full model's from-config dispatch sets (its trace runs the grouped-GEMM experts);
+        # a standalone block would otherwise take the per-expert loop.
+        cfg._experts_implementation = a.hf_experts
+        torch.manual_seed(0)
+        block = mq.Qwen3MoeSparseMoeBlock(cfg).cuda().to(torch.bfloat16)
+        x = rand(1, t, h)
+        out = block(x)
+        out = out[0] if isinstance(out, tuple) else out
+        g = torch.randn_like(out)
+        for _ in range(3):
+            o = block(x)
+            o = o[0] if isinstance(o, tuple) else o
+            torch.autograd.grad(o, [x] + list(block.parameters()), g)
+        fwd, nf = profiled_classes(lambda: block(x))
+        def both():
+            o = block(x)
+            o = o[0] if isinstance(o, tuple) else o
+            torch.autograd.grad(o, [x] + list(block.parameters()), g)
+        tot, nt = profiled_classes(both)
+        el = t * k * h
+        mem_f = fwd.get("memory", 0.0)
+        mem_b = tot.get("memory", 0.0) - mem_f
+        row = {"impl": "hf", "block": "moe_routing", "shape": f"T{t} h{h} E{e} k{k} f{mf}", "elements": el,
+               "fwd_us": mem_f, "bwd_us": mem_b, "fwd_ps_per_element": mem_f * 1e6 / el,
+               "bwd_ps_per_element": mem_b * 1e6 / el, "classes_fwd_us": fwd, "classes_fwd_bwd_us": tot,
+               "kernels_fwd": nf, "kernels_fwd_bwd": nt}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        del block
         torch.cuda.empty_cache()
 
 
@@ -133,7 +199,7 @@ def megatron_rows(a, rows, shapes):
                      a.samples))
         labels = torch.randint(0, v, (t, 1), device="cuda")
         add(rows, "megatron", "loss", f"T{t} V{v}", t * v,
-            *fwd_bwd(lambda lg: vocab_parallel_cross_entropy(lg, labels), [rand(t, 1, v)], a.samples))
+            *fwd_bwd(lambda lg: vocab_parallel_cross_entropy(lg, labels), [rand(t, 1, v)], a.samples, fresh=True))
         emb = torch.nn.Embedding(v, h).cuda().to(torch.bfloat16)
         ids = torch.randint(0, v, (1, t), device="cuda")
         out = emb(ids)
@@ -159,18 +225,27 @@ def main():
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--tokens", type=int, default=4096)
     ap.add_argument("--attn-seq", type=int, default=4096)
+    ap.add_argument("--hf-experts", default="grouped_mm", help="transformers' experts implementation for the MoE block")
+    ap.add_argument("--moe-only", action="store_true", help="only the HF MoE block (blocks-moe-TAG.json)")
     a = ap.parse_args()
     # (hidden, ffn, heads, kv heads, head dim, vocab): the Llama-3.2-1B and Llama-3.1-8B layer shapes.
     shapes = [(2048, 8192, 32, 8, 64, 128256), (4096, 14336, 32, 8, 128, 128256), (1536, 8960, 12, 2, 128, 151936)]
     rows = []
-    hf_rows(a, rows, shapes)
-    megatron_rows(a, rows, shapes)
+    if a.moe_only:
+        hf_moe_rows(a, rows)
+        rows_out = os.path.join(a.out, f"blocks-moe-{a.tag}.json")
+    else:
+        hf_rows(a, rows, shapes)
+        hf_moe_rows(a, rows)
+        rows_out = None
+    if not a.moe_only:
+        megatron_rows(a, rows, shapes)
     p = torch.cuda.get_device_properties(0)
     import transformers
     meta = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "cuda": torch.version.cuda,
             "transformers": transformers.__version__, "sms": p.multi_processor_count,
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
-    with open(os.path.join(a.out, f"blocks-{a.tag}.json"), "w") as fh:
+    with open(rows_out or os.path.join(a.out, f"blocks-{a.tag}.json"), "w") as fh:
         json.dump({"meta": meta, "command": " ".join(sys.argv), "rows": rows}, fh, indent=1)
 
 

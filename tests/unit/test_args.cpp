@@ -115,7 +115,8 @@ TEST_CASE("a launch line's spec flags are read - its other flags and words are i
     const auto spec = parallel_spec_from_args(a, /*require_world=*/true);
     CHECK(spec.world == 16);
     CHECK(spec.hierarchical_cp == std::vector<std::int64_t>{2, 4});
-    CHECK(m.ignored.size() == 2);  // --lr 1e-4, --use-flash-attn
+    CHECK(m.ignored.size() == 1);  // --lr 1e-4 (--use-flash-attn is read: the attention backend)
+    CHECK(m.layout.at("training").at("attention_backend") == "flash");
 }
 
 TEST_CASE("--use-tp-pp-dp-mapping and --order from a launch line become the same flags again") {

@@ -49,7 +49,7 @@ TEST_CASE("examples/gpt3/train_gpt3_175b_distributed.sh: arrays, $((...)), fp16,
         "parallel": {"tp": 8, "pp": 16},
         "model": {"layers": 96, "hidden": 12288, "heads": 96, "tied_embeddings": true, "ffn_gated": false,
                   "dtype_bytes": {"activation": 2, "param": 2, "grad": 2}},
-        "training": {"seq_len": 2048, "micro_batch": 1, "global_batch": 1536,
+        "training": {"seq_len": 2048, "micro_batch": 1, "global_batch": 1536, "attention_backend": "auto",
                      "overlap": {"dp": false, "param_gather": false, "pp": false}}})"));
     CHECK(m.sources.at("/cluster/gpus_per_node") == "gpt3_175b.sh:25");
     CHECK(m.flags.at("/cluster/gpus_per_node") == "--nproc_per_node");
@@ -68,7 +68,28 @@ TEST_CASE("examples/gpt3/train_gpt3_175b_distributed.sh: arrays, $((...)), fp16,
     CHECK(ignored(m, "--step-batch-size-schedule") == "0:16 2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536 @ gpt3_175b.sh:43");
     CHECK(ignored(m, "--save") == "$CHECKPOINT_PATH @ gpt3_175b.sh:74");  // $1: unknown, and not modeled
     CHECK(ignored(m, "--lr") == "6.0e-5 @ gpt3_175b.sh:51");
-    CHECK(m.ignored.size() == 27);
+    CHECK(m.ignored.size() == 26);
+}
+
+TEST_CASE("--transformer-impl and --attention-backend choose the kernels priced, and a fusion left on under local is noted") {
+    const auto read = [](const std::string& line) {
+        return planlayout::megatron_args_from_words(planlayout::read_launch_script(line, "l.sh", {}), "l.sh");
+    };
+    auto m = read("--transformer-impl local --no-masked-softmax-fusion --no-bias-swiglu-fusion --no-bias-dropout-fusion "
+                  "--no-rope-fusion --attention-backend fused");
+    CHECK(m.layout.at("training").at("implementation") == "megatron-local");
+    CHECK(m.layout.at("training").at("attention_backend") == "cudnn");
+    CHECK(m.sources.at("/training/implementation") == "l.sh:1");
+    CHECK(m.ignored.empty());
+    m = read("--transformer-impl local --no-rope-fusion --attention-backend local");
+    CHECK(m.layout.at("training").at("attention_backend") == "unfused");
+    CHECK(m.sources.at("/training/implementation") ==
+          "l.sh:1 (priced with every fusion off, as measured; not given: --no-masked-softmax-fusion, "
+          "--no-bias-swiglu-fusion, --no-bias-dropout-fusion)");
+    m = read("--transformer-impl transformer_engine");
+    CHECK(m.layout.at("training").at("implementation") == "megatron-te");
+    CHECK_FALSE(m.layout.at("training").contains("attention_backend"));
+    CHECK_THROWS_WITH_AS(read("--transformer-impl tensorrt"), doctest::Contains("--transformer-impl"), planlayout::Error);
 }
 
 TEST_CASE("examples/mixtral/train_mixtral_8x7b_distributed.sh: ${X:-default}, MoE, GQA, bf16, if-block read") {

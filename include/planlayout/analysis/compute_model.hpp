@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,31 @@ struct GpuChoice {
 [[nodiscard]] GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& training_gpu,
                                    const std::vector<std::pair<std::string, std::string>>& template_models);
 
+/// Bytes per parameter moved around a Megatron optimizer step with fp32 master weights, besides the
+/// Adam kernels: the gradient norm reads the fp32 gradients (4), the bf16 weights are written back
+/// from the fp32 master (4 read + 2 written), the gradient buffer is zeroed (4 written).
+inline constexpr double kMegatronOptimizerExtraBytes = 14.0;
+
+/// What prices a layout's kernels (docs/cost-model.md, "Compute: kernels"): the GPU's measured
+/// table, the implementation's blocks in it, the attention backend and optimizer the training spec
+/// resolves to, and the factor that carries the table's memory-bound times to this GPU.
+struct KernelChoice {
+    std::shared_ptr<const KernelTable> table;  // null: none (the spec-sheet constants)
+    std::string blocks;                        // the table's block set: "fused", "megatron", "hf"
+    Implementation implementation = Implementation::MegatronTe;
+    AttentionBackend attention = AttentionBackend::Cudnn;
+    OptimizerImpl optimizer = OptimizerImpl::FusedFp32;
+    double optimizer_ps = 0;           // per parameter, measured
+    double optimizer_extra_bytes = 0;  // per parameter around the step
+    double mem_scale = 1;              // the table GPU's HBM bandwidth / this GPU's (datasheets)
+    bool derived = false;              // measured on another GPU
+};
+
+/// The choice for this training spec on this GPU (Auto attention and optimizer resolved by the
+/// implementation: MegatronTe cuDNN + fused fp32 Adam, MegatronLocal unfused + foreach fp32, Hf
+/// cuDNN (what SDPA picks on Hopper) + foreach on the bf16 weights).
+[[nodiscard]] KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu);
+
 /// One operation kind, summed over the slowest stage's layers and micro-batches of one step.
 struct ComputeOp {
     std::string name;         // "experts", "attention", "mlp", ...
@@ -112,6 +138,7 @@ struct ComputeBreakdown {
     double model_flops = 0;        // per step over all GPUs (no recompute, no capacity padding)
     double peak_tflops = 0;        // the dense bf16 peak MFU is measured against
     double gpus = 1;
+    KernelChoice kernels;          // what priced the ops (table null: the spec-sheet constants)
 };
 
 /// Layers per virtual chunk (pp × vpp chunks, in layer order: chunk c = j·pp + stage): the even

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/topology/kernel_table.hpp"
+
 namespace planlayout {
 
 struct CollectiveFits;  // analysis/collective_fit.hpp
@@ -124,6 +126,24 @@ enum class FineTune { Full, Lora };
 /// Which layers full recompute covers (Megatron --recompute-method).
 enum class RecomputeMethod { Uniform, Block };
 
+/// The training code whose kernels run (docs/cost-model.md, "Compute: kernels"): what prices the
+/// memory-bound blocks, picks the attention backend and the optimizer by default.
+///   MegatronTe     Megatron-LM with Transformer Engine (--transformer-impl transformer_engine, its
+///                  default): fused norm, RoPE, SwiGLU and loss, cuDNN attention, fused Adam
+///   MegatronLocal  --transformer-impl local with the fusions off: torch kernels, unfused attention
+///   Hf             Hugging Face transformers modules (eager PyTorch, SDPA attention)
+enum class Implementation { MegatronTe, MegatronLocal, Hf };
+
+[[nodiscard]] std::string_view to_string(Implementation i);
+[[nodiscard]] std::optional<Implementation> parse_implementation(std::string_view s);
+
+/// The optimizer step's kernels (Auto: by implementation; MegatronTe fused fp32, MegatronLocal
+/// foreach fp32, Hf foreach on the bf16 weights).
+enum class OptimizerImpl { Auto, FusedFp32, ForeachFp32, FusedBf16, ForeachBf16 };
+
+[[nodiscard]] std::string_view to_string(OptimizerImpl o);
+[[nodiscard]] std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s);
+
 /// The training run: batch, sequence, memory tricks and what overlaps what.
 struct TrainingSpec {
     int global_batch = 0;  // sequences per optimizer step
@@ -156,6 +176,9 @@ struct TrainingSpec {
     std::optional<double> gpu_peak_tflops;       // dense bf16 peak override (else the GPU spec's)
     std::optional<double> mfu;                   // override: the flat model (comp from 6·N·tokens / (peak·mfu))
     double compute_scale = 1.0;                  // multiplies the efficiency of compute-bound ops (anchoring)
+    Implementation implementation = Implementation::MegatronTe;  // whose kernels run
+    AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
+    OptimizerImpl optimizer = OptimizerImpl::Auto;
     // Precision and recompute details (stored; Megatron --fp8-format, --recompute-method/-num-layers)
     std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
     std::optional<RecomputeMethod> recompute_method;  // full recompute only

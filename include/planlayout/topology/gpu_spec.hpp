@@ -1,9 +1,12 @@
 // Topology: one GPU's compute and memory numbers (layouts/gpus/*.json, read by ingest/gpu_spec_json).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "planlayout/topology/kernel_table.hpp"
 
 namespace planlayout {
 
@@ -18,6 +21,10 @@ struct GpuSpec {
     double hbm_gbyte_s = 0;        // GPU memory bandwidth, GB/s
     double memory_gib = 0;
     std::string source;            // "layouts/gpus/h100-sxm.json"
+    /// The measured kernel table the compute model prices ops from: this GPU's own, or another GPU's
+    /// carried over by the ratio of the datasheets (kernels_derived); null: none (spec-sheet constants).
+    std::shared_ptr<const KernelTable> kernels;
+    bool kernels_derived = false;
 
     /// The FP8 peak, or the bf16 one on GPUs without FP8.
     [[nodiscard]] double fp8_or_bf16_tflops() const { return fp8_tflops > 0 ? fp8_tflops : bf16_tflops; }

@@ -1,0 +1,74 @@
+// Topology: what one GPU's kernels measured (layouts/kernels/*.json, read by ingest/kernel_table_json):
+// attention by backend, the memory-bound blocks of each training implementation, optimizer steps,
+// launch cost. The compute model (analysis/compute_model) prices ops from it (docs/cost-model.md,
+// "Compute: kernels"). Pure values, no I/O.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace planlayout {
+
+/// Fused attention backends (PyTorch SDPA's, Transformer Engine's) and the unfused path.
+enum class AttentionBackend {
+    Auto,       // the implementation's own choice (training.implementation)
+    Flash,      // FlashAttention-2 (SDPA flash, flash_attn)
+    Cudnn,      // cuDNN fused attention (SDPA cuDNN, Transformer Engine's default on Hopper)
+    Efficient,  // PyTorch's memory-efficient attention
+    Unfused,    // scores materialized: QK^T, mask, softmax, PV as separate kernels
+};
+
+/// One measured point of a fused backend: efficiency = achieved TFLOPS / the dense bf16 peak.
+struct AttentionPoint {
+    AttentionBackend backend = AttentionBackend::Flash;
+    int head_dim = 0;
+    int seq = 0;
+    double fwd = 0;
+    double bwd = 0;  // backward FLOPs are 2.5x the forward's
+};
+
+/// Forward and backward picoseconds per element of one block.
+struct BlockCost {
+    double fwd_ps = 0;
+    double bwd_ps = 0;
+};
+
+/// The memory-bound blocks of a layer as one implementation runs them, per element: rmsnorm and
+/// residual per token x hidden, rope per token x (heads + kv heads) x head dim, swiglu per token x
+/// FFN width, loss per token x vocabulary, moe_routing per routed element (token x top-k x hidden)
+/// plus moe_tokens per token x hidden (router, top-k, dispatch and combine).
+struct ImplementationBlocks {
+    BlockCost rmsnorm, rope, swiglu, residual, loss;
+    std::optional<BlockCost> moe_routing;
+    std::optional<BlockCost> moe_tokens;
+    std::optional<BlockCost> unfused_attention;  // per score element (batch x heads x seq_q x seq_k)
+};
+
+/// The table of one GPU (measured) and how to carry it to another (derived by spec ratios).
+struct KernelTable {
+    std::string gpu;     // the GPU it was measured on ("H200")
+    std::string source;  // what ran, where, with which versions
+    std::string file;    // layouts/kernels/h200.json
+    double peak_bf16_tflops = 0;  // the dense peak the attention efficiencies are shares of
+    double spec_hbm_gbyte_s = 0;  // that GPU's datasheet memory bandwidth (carrying the table to another GPU)
+    double copy_gbyte_s = 0;      // measured device copy bandwidth
+    double launch_us = 0;         // host time per eager kernel launch
+    std::vector<AttentionPoint> attention;
+    std::map<std::string, ImplementationBlocks> blocks;  // "hf", "megatron", "fused"
+    double embedding_bwd_ps = 0;                          // per vocab x hidden element
+    std::map<std::string, double> optimizer_ps_per_param;  // "foreach_fp32", "fused_bf16", ...
+
+    /// The backend's efficiency (share of the dense bf16 peak) at this head dim and sequence:
+    /// linear in log2(seq) between measured points (the ends held), linear in head dim between
+    /// the measured ones (held outside). nullopt when the backend has no point.
+    [[nodiscard]] std::optional<double> attention_efficiency(AttentionBackend b, double head_dim, double seq,
+                                                             bool backward) const;
+    [[nodiscard]] const ImplementationBlocks* implementation(const std::string& name) const;
+};
+
+[[nodiscard]] std::string to_string(AttentionBackend b);
+[[nodiscard]] std::optional<AttentionBackend> parse_attention_backend(const std::string& s);
+
+}  // namespace planlayout

@@ -1,0 +1,124 @@
+// Ingest: measured kernel tables.
+#include "planlayout/ingest/kernel_table_json.hpp"
+
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
+#include "planlayout/json_reader.hpp"
+#include "planlayout_embedded_kernels.hpp"
+
+namespace planlayout {
+namespace {
+
+constexpr double kMaxPs = 1e6;  // picoseconds per element or parameter: far above any kernel
+
+double required(const JsonReader& r, const std::string& key, double min, double max) {
+    const auto v = r.get<double>(key, min, max);
+    if (!v) {
+        throw input_error(r.where(key), "missing: " + key, "run tests/gpu/kernel_table.py --write to rebuild the table");
+    }
+    return *v;
+}
+
+/// [fwd_ps, bwd_ps] at `key` of `r`.
+BlockCost pair_at(const JsonReader& r, const std::string& key) {
+    const nlohmann::json* a = r.get_array(key);
+    if (a == nullptr || a->size() != 2 || !(*a)[0].is_number() || !(*a)[1].is_number() || (*a)[0].get<double>() < 0 ||
+        (*a)[1].get<double>() < 0 || (*a)[0].get<double>() > kMaxPs || (*a)[1].get<double>() > kMaxPs) {
+        throw input_error(r.where(key), "expected [forward ps, backward ps], two numbers in [0, 1e6]",
+                          "write e.g. [1.47, 2.12]");
+    }
+    return {(*a)[0].get<double>(), (*a)[1].get<double>()};
+}
+
+std::optional<BlockCost> optional_pair(const JsonReader& r, const std::string& key) {
+    return r.has(key) ? std::optional<BlockCost>(pair_at(r, key)) : std::nullopt;
+}
+
+void read_attention(const JsonReader& r, KernelTable& t) {
+    const nlohmann::json* a = r.get_array("attention");
+    const std::size_t n = a == nullptr ? 0 : a->size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const JsonReader e = r.element("attention", i);
+        e.check_keys({"backend", "head_dim", "seq", "fwd", "bwd"});
+        AttentionPoint p;
+        const auto be = e.get_enum<AttentionBackend>("backend", parse_attention_backend, "flash, cudnn or efficient");
+        if (!be || *be == AttentionBackend::Auto || *be == AttentionBackend::Unfused) {
+            throw input_error(e.where("backend"), "expected a fused backend", "use flash, cudnn or efficient");
+        }
+        p.backend = *be;
+        p.head_dim = static_cast<int>(required(e, "head_dim", 1, 4096));
+        p.seq = static_cast<int>(required(e, "seq", 1, 1 << 24));
+        p.fwd = required(e, "fwd", 1e-6, 1);
+        p.bwd = required(e, "bwd", 1e-6, 1);
+        t.attention.push_back(p);
+    }
+}
+
+void read_blocks(const JsonReader& r, const JsonReader& unfused, KernelTable& t) {
+    const auto b = r.get_object("blocks");
+    if (!b) {
+        throw input_error(r.where("blocks"), "missing: blocks", "run tests/gpu/kernel_table.py --write to rebuild the table");
+    }
+    for (const auto& [name, value] : b->json().items()) {
+        if (is_comment_key(name)) {
+            continue;
+        }
+        const auto o = b->get_object(name);
+        o->check_keys({"rmsnorm", "rope", "swiglu", "residual", "loss", "moe_routing", "moe_tokens"});
+        ImplementationBlocks ib;
+        ib.rmsnorm = pair_at(*o, "rmsnorm");
+        ib.rope = pair_at(*o, "rope");
+        ib.swiglu = pair_at(*o, "swiglu");
+        ib.residual = pair_at(*o, "residual");
+        ib.loss = pair_at(*o, "loss");
+        ib.moe_routing = optional_pair(*o, "moe_routing");
+        ib.moe_tokens = optional_pair(*o, "moe_tokens");
+        ib.unfused_attention = optional_pair(unfused, name);
+        t.blocks[name] = ib;
+    }
+}
+
+}  // namespace
+
+KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
+    const JsonReader r(j, file, "");
+    r.check_keys({"gpu", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
+                  "blocks", "embedding_bwd_ps", "optimizer_ps_per_param"});
+    KernelTable t;
+    t.file = file;
+    t.gpu = r.get<std::string>("gpu").value_or("");
+    if (t.gpu.empty()) {
+        throw input_error(r.where("gpu"), "missing: the GPU the table was measured on", "add \"gpu\": \"H200\"");
+    }
+    t.source = r.get<std::string>("source").value_or("");
+    t.peak_bf16_tflops = required(r, "peak_bf16_tflops", 1e-3, 1e5);
+    t.copy_gbyte_s = required(r, "copy_gbyte_s", 1e-3, 1e6);
+    t.spec_hbm_gbyte_s = required(r, "spec_hbm_gbyte_s", 1e-3, 1e6);
+    t.launch_us = required(r, "launch_us", 0, 1e4);
+    t.embedding_bwd_ps = required(r, "embedding_bwd_ps", 0, kMaxPs);
+    read_attention(r, t);
+    const auto unfused = r.get_object("unfused_attention");
+    if (!unfused) {
+        throw input_error(r.where("unfused_attention"), "missing: unfused_attention", "run tests/gpu/kernel_table.py --write");
+    }
+    read_blocks(r, *unfused, t);
+    if (const auto o = r.get_object("optimizer_ps_per_param")) {
+        for (const auto& [name, value] : o->json().items()) {
+            if (!is_comment_key(name)) {
+                t.optimizer_ps_per_param[name] = *o->get<double>(name, 0, kMaxPs);
+            }
+        }
+    }
+    return t;
+}
+
+std::vector<std::shared_ptr<const KernelTable>> builtin_kernel_tables() {
+    std::vector<std::shared_ptr<const KernelTable>> out;
+    for (const auto& e : kEmbeddedKernels) {
+        const std::string src = std::string("layouts/kernels/") + e.name + ".json";
+        out.push_back(std::make_shared<const KernelTable>(kernel_table_from_json(parse_json_text(e.text, src), src)));
+    }
+    return out;
+}
+
+}  // namespace planlayout

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Builds layouts/kernels/h200.json, the compute model's measured kernel table (issue 28), from the
+raw H200 measurements under tests/gpu/data/h200-steps/ (kernels-h200.json from kernels.py,
+blocks-h200.json from blocks.py). Pure Python, no torch.
+
+  python3 tests/gpu/kernel_table.py            # prints the table
+  python3 tests/gpu/kernel_table.py --check    # exit 1 unless layouts/kernels/h200.json is exactly this
+
+Every number in the table is a mechanical reduction of those files:
+  attention   per backend (flash, cudnn, efficient), head dim and sequence: achieved TFLOPS / the
+              H200's dense bf16 peak (989, layouts/gpus/h200.json), forward and backward (backward
+              FLOPs = 2.5 x forward), mean over the head layouts measured (16/16, 32/8, 32/32 heads)
+  unfused     per score element (batch x heads x seq^2), picoseconds, forward and backward: "hf" the
+              eager path (kernels.py unfused: baddbmm, mask, fp32 softmax, bmm), "megatron" the local
+              DotProductAttention (blocks.py core_attention); mean over the shapes measured
+  blocks      per implementation and block, picoseconds per element (rmsnorm and residual per
+              token x hidden, rope per token x (heads + kv heads) x head dim, swiglu per token x ffn,
+              loss per token x vocab), mean over the three layer shapes; "fused" is derived, not
+              measured (Transformer Engine does not install on the lent machine): each fused
+              kernel's minimal bytes at the measured copy bandwidth, except rmsnorm (torch's fused
+              RMSNorm, measured)
+  embedding   the dense gradient of the embedding table, picoseconds per vocab x hidden element
+  optimizer   torch.optim.AdamW per parameter (foreach / fused, fp32 / bf16), at 700M parameters
+  launch_us   host time per eager kernel launch; copy_gbyte_s the 1 GiB device copy's bandwidth
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DATA = os.path.join(HERE, "data", "h200-steps")
+OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
+PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
+
+
+def r4(x):
+    return float(f"{x:.4g}")
+
+
+def build():
+    k = json.load(open(os.path.join(DATA, "kernels-h200.json")))
+    b = json.load(open(os.path.join(DATA, "blocks-h200.json")))
+    moe = json.load(open(os.path.join(DATA, "blocks-moe-h200.json")))
+    cells = {}
+    unfused_hf = ([], [])
+    for r in k["rows"]:
+        if r["kind"] != "attn" or "error" in r:
+            continue
+        if r["backend"] == "unfused":
+            el = r["batch"] * r["heads"] * r["seq"] ** 2
+            unfused_hf[0].append(r["fwd_us"] * 1e6 / el)
+            unfused_hf[1].append(r["bwd_us"] * 1e6 / el)
+            continue
+        c = cells.setdefault((r["backend"], r["head_dim"], r["seq"]), ([], []))
+        c[0].append(r["fwd_flops"] / (r["fwd_us"] * 1e6) / PEAK_TFLOPS)
+        c[1].append(r["bwd_flops"] / (r["bwd_us"] * 1e6) / PEAK_TFLOPS)
+    attention = [{"backend": be, "head_dim": d, "seq": s, "fwd": r4(statistics.mean(f)), "bwd": r4(statistics.mean(w))}
+                 for (be, d, s), (f, w) in sorted(cells.items())]
+    blocks = {}
+    core = ([], [])
+    emb = []
+    for r in b["rows"]:
+        if r["block"] == "core_attention":
+            core[0].append(r["fwd_ps_per_element"])
+            core[1].append(r["bwd_ps_per_element"])
+        elif r["block"] == "embedding":
+            emb.append(r["bwd_ps_per_element"])
+        else:
+            c = blocks.setdefault(r["impl"], {}).setdefault(r["block"], ([], []))
+            c[0].append(r["fwd_ps_per_element"])
+            c[1].append(r["bwd_ps_per_element"])
+    # HF's MoE block (grouped-GEMM experts): its memory-bound kernels at two shapes of the same token
+    # count and hidden size, solved for a cost per routed element (tokens x top-k x hidden) and one per
+    # token x hidden (router, top-k, scatter of the whole batch).
+    m = sorted((r for r in moe["rows"] if r["block"] == "moe_routing"), key=lambda r: -r["elements"])
+    hf_moe = None
+    if len(m) == 2:
+        th = 4096 * 2048  # tokens x hidden of both rows (blocks.py --tokens 4096, h 2048)
+        routing, tokens = [], []
+        for key in ("fwd_us", "bwd_us"):
+            a = (m[0][key] - m[1][key]) / (m[0]["elements"] - m[1]["elements"])  # µs per routed element
+            routing.append(r4(a * 1e6))
+            tokens.append(r4((m[1][key] - a * m[1]["elements"]) / th * 1e6))
+        hf_moe = (routing, tokens)
+    out_blocks = {impl: {blk: [r4(statistics.mean(f)), r4(statistics.mean(w))] for blk, (f, w) in sorted(d.items())}
+                  for impl, d in sorted(blocks.items())}
+    if hf_moe:
+        out_blocks["hf"]["moe_routing"], out_blocks["hf"]["moe_tokens"] = hf_moe
+    copy = max(r["gbyte_s"] for r in k["rows"] if r["kind"] == "membw" and r["op"] == "copy")
+    ps = lambda nbytes: r4(nbytes / (copy * 1e9) * 1e12)  # picoseconds to move nbytes at the copy bandwidth
+    out_blocks["fused"] = {
+        "rmsnorm": out_blocks["megatron"]["rmsnorm"],            # torch's fused RMSNorm kernel, measured
+        "rope": [ps(4), ps(4)],                                   # read + write q/k (bf16), both passes
+        "swiglu": [ps(6), ps(10)],                                # fwd: 2 reads + 1 write; bwd: 3 reads + 2 writes
+        "residual": out_blocks["megatron"]["residual"],          # a plain add, measured
+        "loss": [ps(2), ps(4)],                                   # fwd: logits read once; bwd: read + write grad
+    }
+    opt = {}
+    for r in k["rows"]:
+        if r["kind"] == "optim" and r["params"] > 5e8:
+            opt[f"{r['impl']}_{'fp32' if r['dtype'] == 'float32' else 'bf16'}"] = r4(r["us"] * 1e6 / r["params"])
+    launch = statistics.median(r["us_per_launch"] for r in k["rows"] if r["kind"] == "launch")
+    return {
+        "_": "Generated by tests/gpu/kernel_table.py from tests/gpu/data/h200-steps/ (kernels-h200.json, blocks-h200.json). Do not edit.",
+        "gpu": "H200",
+        "source": f"one H200 ({k['meta']['device']}, {k['meta']['sms']} SMs), torch {k['meta']['torch']}, CUDA "
+                  f"{k['meta']['cuda']}, cuDNN {k['meta']['cudnn']}, transformers {b['meta']['transformers']}, "
+                  f"Megatron-LM d98e8a64; {k['meta']['date']}",
+        "peak_bf16_tflops": PEAK_TFLOPS,
+        "spec_hbm_gbyte_s": json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["hbm_gbyte_s"],
+        "copy_gbyte_s": r4(copy),
+        "launch_us": r4(launch),
+        "attention": attention,
+        "unfused_attention": {"hf": [r4(statistics.mean(unfused_hf[0])), r4(statistics.mean(unfused_hf[1]))],
+                              "megatron": [r4(statistics.mean(core[0])), r4(statistics.mean(core[1]))]},
+        "blocks": out_blocks,
+        "embedding_bwd_ps": r4(statistics.mean(emb)),
+        "optimizer_ps_per_param": dict(sorted(opt.items())),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    text = json.dumps(build(), indent=1) + "\n"
+    if a.write:
+        os.makedirs(os.path.dirname(OUT), exist_ok=True)
+        open(OUT, "w").write(text)
+    elif a.check:
+        have = open(OUT).read() if os.path.exists(OUT) else ""
+        if have != text:
+            sys.exit(f"kernel_table: {OUT} differs from what tests/gpu/data/h200-steps gives; run tests/gpu/kernel_table.py --write")
+        print("kernel_table: layouts/kernels/h200.json matches the measurements")
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+// Tests: the measured kernel table (topology/kernel_table.hpp, ingest/kernel_table_json.hpp) and the
+// compute model's use of it (analysis/compute_model.hpp, choose_kernels), by hand.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "planlayout/analysis/compute_model.hpp"
+#include "planlayout/error.hpp"
+#include "planlayout/ingest/gpu_spec_json.hpp"
+#include "planlayout/ingest/kernel_table_json.hpp"
+#include "planlayout/ingest/read_file.hpp"
+
+using namespace planlayout;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+KernelTable small_table() {
+    KernelTable t;
+    t.gpu = "H200";
+    t.peak_bf16_tflops = 1000;
+    t.spec_hbm_gbyte_s = 4000;
+    t.copy_gbyte_s = 3600;
+    t.attention = {{AttentionBackend::Flash, 64, 1024, 0.2, 0.1},
+                   {AttentionBackend::Flash, 64, 4096, 0.4, 0.3},
+                   {AttentionBackend::Flash, 128, 1024, 0.3, 0.2},
+                   {AttentionBackend::Flash, 128, 4096, 0.5, 0.4}};
+    ImplementationBlocks b;
+    b.rmsnorm = {10, 20};
+    b.rope = {3, 4};
+    b.swiglu = {5, 6};
+    b.residual = {1, 0};
+    b.loss = {7, 8};
+    b.unfused_attention = BlockCost{30, 40};
+    t.blocks["megatron"] = b;
+    t.blocks["hf"] = b;
+    t.blocks["fused"] = b;
+    t.embedding_bwd_ps = 2;
+    t.optimizer_ps_per_param = {{"fused_fp32", 8}, {"foreach_fp32", 20}, {"foreach_bf16", 12}, {"fused_bf16", 5}};
+    return t;
+}
+
+GpuSpec gpu_with(const KernelTable& t, double hbm, bool derived) {
+    GpuSpec g;
+    g.name = derived ? "Other" : "H200";
+    g.bf16_tflops = 1000;
+    g.fp8_tflops = 2000;
+    g.hbm_gbyte_s = hbm;
+    g.kernels = std::make_shared<const KernelTable>(t);
+    g.kernels_derived = derived;
+    return g;
+}
+
+double op_seconds_named(const ComputeBreakdown& c, const std::string& name) {
+    const auto it = std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; });
+    return it == c.ops.end() ? -1.0 : it->seconds;
+}
+
+}  // namespace
+
+TEST_CASE("attention efficiency from the table: linear in log2(seq), linear in head dim, ends held") {
+    const KernelTable t = small_table();
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 64, 2048, false) == doctest::Approx(0.3));  // halfway in log2
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 64, 2048, true) == doctest::Approx(0.2));
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 96, 1024, false) == doctest::Approx(0.25));
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 64, 512, false) == doctest::Approx(0.2));     // below: held
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 128, 65536, false) == doctest::Approx(0.5));  // above: held
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 256, 4096, true) == doctest::Approx(0.4));    // wider head
+    CHECK(*t.attention_efficiency(AttentionBackend::Flash, 32, 4096, true) == doctest::Approx(0.3));     // narrower
+    CHECK_FALSE(t.attention_efficiency(AttentionBackend::Cudnn, 64, 4096, false).has_value());
+}
+
+TEST_CASE("the built-in kernel table is the H200's own and is carried to other GPUs by the datasheets' bandwidth") {
+    const auto specs = builtin_gpu_specs();
+    const GpuSpec* h200 = match_gpu(specs, "H200");
+    const GpuSpec* h100 = match_gpu(specs, "H100 SXM");
+    REQUIRE(h200 != nullptr);
+    REQUIRE(h100 != nullptr);
+    REQUIRE(h200->kernels);
+    CHECK(h200->kernels->gpu == "H200");
+    CHECK_FALSE(h200->kernels_derived);
+    CHECK(h100->kernels_derived);
+    TrainingSpec t;
+    CHECK(choose_kernels(t, *h200).mem_scale == 1.0);
+    CHECK(choose_kernels(t, *h100).mem_scale == doctest::Approx(h200->hbm_gbyte_s / h100->hbm_gbyte_s));
+    // Every implementation has its blocks, and the measured local one its unfused attention.
+    for (const char* name : {"fused", "megatron", "hf"}) {
+        CHECK(h200->kernels->implementation(name) != nullptr);
+    }
+    CHECK(h200->kernels->implementation("megatron")->unfused_attention.has_value());
+    CHECK(h200->kernels->implementation("hf")->moe_routing.has_value());
+}
+
+TEST_CASE("each implementation resolves its attention backend and optimizer, and the spec overrides them") {
+    const GpuSpec g = gpu_with(small_table(), 4000, false);
+    TrainingSpec t;
+    KernelChoice k = choose_kernels(t, g);
+    CHECK(k.blocks == "fused");
+    CHECK(k.attention == AttentionBackend::Cudnn);
+    CHECK(k.optimizer == OptimizerImpl::FusedFp32);
+    CHECK(k.optimizer_ps == 8);
+    CHECK(k.optimizer_extra_bytes == kMegatronOptimizerExtraBytes);
+    t.implementation = Implementation::MegatronLocal;
+    k = choose_kernels(t, g);
+    CHECK(k.blocks == "megatron");
+    CHECK(k.attention == AttentionBackend::Unfused);
+    CHECK(k.optimizer_ps == 20);
+    t.implementation = Implementation::Hf;
+    k = choose_kernels(t, g);
+    CHECK(k.blocks == "hf");
+    CHECK(k.optimizer == OptimizerImpl::ForeachBf16);
+    CHECK(k.optimizer_extra_bytes == 0);  // the optimizer steps on the bf16 weights themselves
+    t.attention_backend = AttentionBackend::Flash;
+    t.optimizer = OptimizerImpl::FusedBf16;
+    k = choose_kernels(t, g);
+    CHECK(k.attention == AttentionBackend::Flash);
+    CHECK(k.optimizer_ps == 5);
+    CHECK(choose_kernels(t, gpu_with(small_table(), 2000, true)).mem_scale == 2.0);  // half the bandwidth: twice the time
+}
+
+TEST_CASE("a layer priced from the table, by hand: norms, rope, activation, unfused attention, loss, embedding, optimizer") {
+    // One layer, h 1024, 8 heads of 128 (kv 8), gated FFN 4096, vocab 1000, 2048 tokens.
+    ModelSpec m;
+    m.layers = 1;
+    m.hidden = 1024;
+    m.heads = 8;
+    m.ffn_hidden = 4096;
+    m.vocab = 1000;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 2048;
+    t.implementation = Implementation::MegatronLocal;
+    const GpuSpec g = gpu_with(small_table(), 2000, true);  // derived: every block takes twice its table time
+    const ComputeBreakdown c = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    const double T = 2048;
+    const double th = T * 1024;
+    CHECK(op_seconds_named(c, "norms") == doctest::Approx(2.0 * ((10 + 20) * 2 * th + (1 + 0) * 2 * th) * 1e-12));
+    CHECK(op_seconds_named(c, "rope") == doctest::Approx(2.0 * (3 + 4) * T * (8 + 8) * 128 * 1e-12));
+    CHECK(op_seconds_named(c, "activation") == doctest::Approx(2.0 * (5 + 6) * T * 4096 * 1e-12));
+    CHECK(op_seconds_named(c, "attention") == doctest::Approx(2.0 * (30 + 40) * T * 2048 * 8 * 1e-12));
+    CHECK(op_seconds_named(c, "loss") == doctest::Approx(2.0 * (7 + 8) * T * 1000 * 1e-12));
+    // Embedding: the forward gather by bytes (2 accesses x T x h x 2 bytes at 2000 GB/s), the dense
+    // gradient from the table (vocab x hidden).
+    CHECK(op_seconds_named(c, "embedding") == doctest::Approx(2.0 * T * 1024 * 2 / 2000e9 + 2.0 * 2 * 1000 * 1024 * 1e-12));
+    // Optimizer: foreach fp32 (20 ps) on every parameter, plus Megatron's 14 bytes around the step.
+    const double params = m.derived_dense_params();
+    CHECK(c.optimizer_s == doctest::Approx(2.0 * 20 * params * 1e-12 + kMegatronOptimizerExtraBytes * params / 2000e9));
+    // A fused backend instead: FLOPs at the table's efficiency of this GPU's peak (forward and backward each).
+    t.attention_backend = AttentionBackend::Flash;
+    const ComputeBreakdown f = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    const double fwd_flops = T * 2048 * 256 * 8;  // tokens x keys x (dqk + dv) x heads
+    const double eff_f = *small_table().attention_efficiency(AttentionBackend::Flash, 128, 2048, false);
+    const double eff_b = *small_table().attention_efficiency(AttentionBackend::Flash, 128, 2048, true);
+    CHECK(op_seconds_named(f, "attention") == doctest::Approx(fwd_flops / (1000e12 * eff_f) + 2.5 * fwd_flops / (1000e12 * eff_b)));
+}
+
+TEST_CASE("a kernel table entry that is not a pair of numbers is refused, naming the file and key") {
+    const std::string text = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
+        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
+        "blocks": {"hf": {"rmsnorm": [1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}}})";
+    try {
+        (void)kernel_table_from_json(parse_json_text(text, "k.json"), "k.json");
+        FAIL("accepted a one-number pair");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("k.json (/blocks/hf/rmsnorm)") != std::string::npos);
+        CHECK(std::string(e.what()).find("[forward ps, backward ps]") != std::string::npos);
+    }
+}
