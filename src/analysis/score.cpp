@@ -102,8 +102,45 @@ struct ComputeFit {
     ComputeBreakdown breakdown;
     double scale = 1;
     bool anchored = false;
+    double transport_factor = 1;  // the measured arm's efficiencies, when the compute band held compute
+    Transport measured = Transport::Tcp;
     std::optional<std::string> warning;
 };
+
+/// g's argument in [lo, hi] at which g (decreasing) equals target, bisected in log scale; the
+/// nearer end when target lies outside.
+template <class G>
+double solve_decreasing(const G& g, double target, double lo, double hi) {
+    double a = std::log(lo);
+    double b = std::log(hi);
+    if (g(lo) <= target) {
+        return lo;
+    }
+    if (g(hi) >= target) {
+        return hi;
+    }
+    for (int i = 0; i < 80 && b - a > 1e-10; ++i) {
+        const double mid = 0.5 * (a + b);
+        (g(std::exp(mid)) > target ? a : b) = mid;
+    }
+    return std::exp(0.5 * (a + b));
+}
+
+/// How far anchored compute may exceed the model before the rest of the step is put on the
+/// transport: kComputeAnchorBand for dense layers and grouped-GEMM experts; none (nullopt) for
+/// the flat model and for experts run one by one (Megatron's SequentialMLP measured host-bound,
+/// 4.5x its kernels: docs/gpu-validation.md).
+std::optional<double> compute_band(const ModelSpec& m, const TrainingSpec& t) {
+    if (t.compute_time_s || t.mfu || (m.experts > 0 && !m.grouped_gemm)) {
+        return std::nullopt;
+    }
+    return kComputeAnchorBand;
+}
+
+ComputeFit finish_fit(ComputeFit f, const ScoreInput& in, const GpuSpec& gpu) {
+    f.breakdown = breakdown_at(in, gpu, f.scale);
+    return f;
+}
 
 ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vector<TrafficItem>& traffic,
                        const std::vector<const PlacedGroup*>& shapes, double micro) {
@@ -123,6 +160,33 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
         const ScaleFit r = fit_compute_scale(step_at, *t.measured_step_time_s);
         f.scale = r.scale;
         f.anchored = true;
+        f.measured = m;
+        const double model_comp = breakdown_at(in, gpu, 1.0).comp_s;
+        const double need = model_comp > 0 ? breakdown_at(in, gpu, r.scale).comp_s / model_comp : 1.0;
+        if (const auto band = compute_band(*in.model, t); band && need > *band) {
+            // Compute held at the band's edge; the measured arm's transport takes the rest.
+            const double s_band = solve_decreasing([&](double x) { return breakdown_at(in, gpu, x).comp_s; },
+                                                   *band * model_comp, kMinComputeScale, 1.0);
+            const ComputeBreakdown held = breakdown_at(in, gpu, s_band);
+            const auto step_with = [&](double factor) {
+                ScoreInput p2 = probe;
+                p2.transport.anchored = m;
+                p2.transport.anchor_factor = factor;
+                return evaluate(p2, traffic, shapes, held, micro, PriorEnd::Point, PriorEnd::Point).step_s[0];
+            };
+            const double factor = solve_decreasing(step_with, *t.measured_step_time_s, kMinTransportFactor, 1.0);
+            if (std::abs(step_with(factor) - *t.measured_step_time_s) <= 1e-3 * *t.measured_step_time_s) {
+                f.scale = s_band;
+                f.transport_factor = factor;
+                f.warning = "the measured " + std::string(to_string(m)) + " step of " + seconds_text(*t.measured_step_time_s) +
+                            " s would need " + number_text(need) + "x the modelled compute, beyond its band of " +
+                            number_text(*band) + "x (dense layers and grouped-GEMM experts; the H200 full steps are within 15 %): "
+                            "compute is held at " + number_text(*band) + "x and the rest put on " + std::string(to_string(m)) +
+                            ", its efficiency fitted at " + number_text(factor) + "x the prior; measure the other arm or the "
+                            "compute alone to tell them apart";
+                return finish_fit(f, in, gpu);
+            }
+        }
         if (r.clamped) {
             f.warning = "the measured " + std::string(to_string(m)) + " step of " + seconds_text(*t.measured_step_time_s) +
                         " s lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
@@ -131,8 +195,7 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
                         (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)";
         }
     }
-    f.breakdown = breakdown_at(in, gpu, f.scale);
-    return f;
+    return finish_fit(f, in, gpu);
 }
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
@@ -411,32 +474,39 @@ Sensitive finish_kinds(Score& s, const Reach& reach) {
 
 }  // namespace
 
-Score compute_score(const ScoreInput& in) {
-    const Reach reach(in.transport);
+Score compute_score(const ScoreInput& in_given) {
+    const Reach reach(in_given.transport);
     Score s;
-    s.baseline = s.requested_baseline = in.transport.baseline;
-    s.candidate = s.requested_candidate = in.transport.candidate;
+    s.baseline = s.requested_baseline = in_given.transport.baseline;
+    s.candidate = s.requested_candidate = in_given.transport.candidate;
     s.single_arm = s.baseline == s.candidate;
-    s.has_model = in.model.has_value() && in.training.has_value();
-    s.given_share = in.given.cross_node_share.has_value();
-    s.given_eliminable = in.given.eliminable.has_value();
-    s.given_non_overlapped = in.given.non_overlapped.has_value();
+    s.has_model = in_given.model.has_value() && in_given.training.has_value();
+    s.given_share = in_given.given.cross_node_share.has_value();
+    s.given_eliminable = in_given.given.eliminable.has_value();
+    s.given_non_overlapped = in_given.given.non_overlapped.has_value();
     if (!s.has_model) {
-        return score_from_factors(in, std::move(s));
+        return score_from_factors(in_given, std::move(s));
     }
 
-    const std::vector<TrafficItem> traffic = traffic_per_step(in.sizes, *in.model, *in.training);
+    const std::vector<TrafficItem> traffic = traffic_per_step(in_given.sizes, *in_given.model, *in_given.training);
     std::vector<const PlacedGroup*> shapes;
     for (const auto& item : traffic) {
-        shapes.push_back(find_cost_shape(in, item.kind));
+        shapes.push_back(find_cost_shape(in_given, item.kind));
         if (shapes.back() == nullptr) {
             s.warnings.push_back("no placement for group kind '" + item.kind + "': its " +
                                  std::string(to_string(item.op)) + " traffic is left out");
         }
     }
-    const double micro = in.training->micro_batches(in.sizes.dp);
-    const GpuChoice gpu = in.gpu ? *in.gpu : choose_gpu({}, in.training->gpu, {});
-    const ComputeFit fit = fit_compute(in, gpu.spec, traffic, shapes, micro);
+    const double micro = in_given.training->micro_batches(in_given.sizes.dp);
+    const GpuChoice gpu = in_given.gpu ? *in_given.gpu : choose_gpu({}, in_given.training->gpu, {});
+    const ComputeFit fit = fit_compute(in_given, gpu.spec, traffic, shapes, micro);
+    ScoreInput anchored_copy;
+    if (fit.transport_factor != 1.0) {  // the anchoring put part of the step on the measured arm's transport
+        anchored_copy = in_given;
+        anchored_copy.transport.anchored = fit.measured;
+        anchored_copy.transport.anchor_factor = fit.transport_factor;
+    }
+    const ScoreInput& in = fit.transport_factor != 1.0 ? anchored_copy : in_given;
     const ComputeBreakdown& c = fit.breakdown;
     s.compute_s = c.comp_s;
     s.bubble_s = c.bubble_s;

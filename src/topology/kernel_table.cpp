@@ -1,59 +1,67 @@
 // Topology: the measured kernel table's lookups (interpolation over sequence and head dim).
 #include "planlayout/topology/kernel_table.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <utility>
 
 namespace planlayout {
 namespace {
 
-/// The efficiency at `seq` over one head dim's points, sorted by seq: linear in log2(seq), the
-/// ends held. nullopt without points.
-std::optional<double> along_seq(std::vector<std::pair<double, double>> pts, double seq) {
-    if (pts.empty()) {
-        return std::nullopt;
-    }
-    std::sort(pts.begin(), pts.end());
-    if (seq <= pts.front().first) {
-        return pts.front().second;
-    }
-    for (std::size_t i = 1; i < pts.size(); ++i) {
-        if (seq <= pts[i].first) {
-            const double x0 = std::log2(pts[i - 1].first);
-            const double x1 = std::log2(pts[i].first);
-            const double t = x1 > x0 ? (std::log2(seq) - x0) / (x1 - x0) : 1.0;
-            return pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
+/// The efficiency at `seq` over the points of one backend and head dim: linear in log2(seq)
+/// between the neighbouring measured sequences, the ends held. No allocation: the search prices
+/// this for every candidate. nullopt without points.
+std::optional<double> along_seq(const std::vector<AttentionPoint>& pts, AttentionBackend b, int head_dim, double seq,
+                                bool backward) {
+    const AttentionPoint* below = nullptr;  // the longest sequence <= seq
+    const AttentionPoint* above = nullptr;  // the shortest sequence >= seq
+    for (const AttentionPoint& p : pts) {
+        if (p.backend != b || p.head_dim != head_dim) {
+            continue;
+        }
+        if (p.seq <= seq && (below == nullptr || p.seq > below->seq)) {
+            below = &p;
+        }
+        if (p.seq >= seq && (above == nullptr || p.seq < above->seq)) {
+            above = &p;
         }
     }
-    return pts.back().second;
+    const auto eff = [backward](const AttentionPoint* p) { return backward ? p->bwd : p->fwd; };
+    if (below == nullptr && above == nullptr) {
+        return std::nullopt;
+    }
+    if (below == nullptr || above == nullptr || below->seq == above->seq) {
+        return eff(below != nullptr ? below : above);
+    }
+    const double x0 = std::log2(below->seq);
+    const double t = (std::log2(seq) - x0) / (std::log2(above->seq) - x0);
+    return eff(below) + t * (eff(above) - eff(below));
 }
 
 }  // namespace
 
 std::optional<double> KernelTable::attention_efficiency(AttentionBackend b, double head_dim, double seq,
                                                         bool backward) const {
-    std::map<int, std::vector<std::pair<double, double>>> by_dim;
+    int lo = 0;  // the widest measured head dim <= head_dim, and the narrowest >= it
+    int hi = 0;
     for (const AttentionPoint& p : attention) {
-        if (p.backend == b) {
-            by_dim[p.head_dim].emplace_back(p.seq, backward ? p.bwd : p.fwd);
+        if (p.backend != b) {
+            continue;
+        }
+        if (p.head_dim <= head_dim && p.head_dim > lo) {
+            lo = p.head_dim;
+        }
+        if (p.head_dim >= head_dim && (hi == 0 || p.head_dim < hi)) {
+            hi = p.head_dim;
         }
     }
-    if (by_dim.empty()) {
+    if (lo == 0 && hi == 0) {
         return std::nullopt;
     }
-    // The two measured head dims around `head_dim` (or the nearest end).
-    auto hi = by_dim.lower_bound(static_cast<int>(std::ceil(head_dim)));
-    if (hi == by_dim.end()) {
-        return along_seq(std::prev(hi)->second, seq);
+    if (lo == 0 || hi == 0 || lo == hi) {
+        return along_seq(attention, b, lo == 0 ? hi : lo, seq, backward);
     }
-    if (hi == by_dim.begin() || hi->first == head_dim) {
-        return along_seq(hi->second, seq);
-    }
-    const auto lo = std::prev(hi);
-    const auto a = along_seq(lo->second, seq);
-    const auto c = along_seq(hi->second, seq);
-    const double t = (head_dim - lo->first) / static_cast<double>(hi->first - lo->first);
+    const auto a = along_seq(attention, b, lo, seq, backward);
+    const auto c = along_seq(attention, b, hi, seq, backward);
+    const double t = (head_dim - lo) / static_cast<double>(hi - lo);
     return *a + t * (*c - *a);
 }
 

@@ -373,3 +373,23 @@ TEST_CASE("a ds_config's batch triple is settled over the data-parallel size as 
     CHECK(too_small.code == 2);
     CHECK(too_small.err.find("Micro batch size per gpu: 0 has to be greater than 0") != std::string::npos);
 }
+
+TEST_CASE("a measured TCP step cannot hide a real benefit: compute is held to its band and the rest put on the transport") {
+    // Issue 28's case, modelled from its description (tests/data/a40/): Llama-3.2-3B DDP on 2 nodes x
+    // 4 A40 over one 100 GbE wire; TCP 5.72 s measured (the input), RoCE 2.51 s measured (-56.1 %,
+    // not an input). Compute alone, anchored, would have to be about ten times the model's.
+    const std::string layout = std::string(kSrc) + "/tests/data/a40/llama3.2-3b-ddp-2x4.json";
+    const Run r = cli({"analyze", layout, "--format", "json", "--allow-outside-files"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& score = doc.at("score");
+    const double measured_gain = (5.72 - 2.51) / 5.72;
+    MESSAGE("predicted " << score.at("rdma_benefit").get<double>() << " against measured " << measured_gain);
+    CHECK(std::abs(score.at("rdma_benefit").get<double>() - measured_gain) <= 0.10);
+    CHECK(score.at("step_time_s").at("tcp").get<double>() == doctest::Approx(5.72).epsilon(1e-3));
+    bool named = false;
+    for (const auto& w : doc.at("warnings")) {  // doc outlives the loop (parse(...).at() would dangle)
+        named = named || w.get<std::string>().find("beyond its band of 1.5x") != std::string::npos;
+    }
+    CHECK_MESSAGE(named, doc.at("warnings").dump());
+}

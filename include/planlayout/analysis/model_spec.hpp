@@ -263,6 +263,10 @@ struct TransportSpec {
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
+    // Anchoring (analysis/score): when a measured step holds more than the compute band allows, the
+    // measured arm's network efficiencies are multiplied by anchor_factor (1: none).
+    Transport anchored = Transport::Tcp;
+    double anchor_factor = 1.0;
 
     /// A transport's priors; p2p has none of its own (P2P is the node's NVLink/PCIe priors) and
     /// gives the network's.

@@ -17,6 +17,14 @@
 
 namespace planlayout {
 
+/// Anchoring (docs/cost-model.md §6, "Anchoring"): a measured step may put at most this many times
+/// the modelled compute on compute, for dense layers and grouped-GEMM experts; the rest goes to the
+/// measured arm's transport. The full steps of docs/gpu-validation.md are within 15 % of the
+/// model (the largest dense error 12.4 %), so 1.5x leaves that error three times over.
+inline constexpr double kComputeAnchorBand = 1.5;
+/// The least the anchoring may multiply a transport's efficiencies by.
+inline constexpr double kMinTransportFactor = 1e-3;
+
 /// The seed's product form, factor by factor; any of them may be given in the layout's
 /// "score" section instead of computed.
 struct ScoreFactors {
