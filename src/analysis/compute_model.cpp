@@ -515,21 +515,19 @@ ScheduleTime pipeline_schedule(const std::vector<StageTime>& stages, int micro_b
     return s;
 }
 
-ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
-                                   const GpuSpec& gpu, double compute_scale) {
-    ComputeBreakdown out;
-    out.modelled = true;
+namespace {
+
+/// The rates of one GPU for this run: peaks (fp8 for the GEMMs with training.fp8), bandwidth, and
+/// the kernel table's blocks, attention backend and optimizer when the GPU carries one.
+Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, const KernelChoice& kc, double scale) {
     const double bf16 = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
     const double fp8 = t.gpu_peak_tflops ? 2.0 * *t.gpu_peak_tflops : gpu.fp8_or_bf16_tflops();
-    out.peak_tflops = bf16;
     Rates r;
     r.gemm_flops_s = (t.fp8.empty() ? bf16 : fp8) * 1e12;
     r.attn_flops_s = bf16 * 1e12;
     r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
-    r.scale = compute_scale;
+    r.scale = scale;
     r.beta = m.activation_bytes;
-    const KernelChoice kc = choose_kernels(t, gpu);
-    out.kernels = kc;
     if (kc.table) {
         r.table = kc.table.get();
         r.blocks = kc.table->implementation(kc.blocks);
@@ -538,6 +536,18 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         r.optimizer_ps = kc.optimizer_ps;
         r.optimizer_extra_bytes = kc.optimizer_extra_bytes;
     }
+    return r;
+}
+
+}  // namespace
+
+ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                                   const GpuSpec& gpu, double compute_scale) {
+    ComputeBreakdown out;
+    out.modelled = true;
+    out.peak_tflops = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
+    out.kernels = choose_kernels(t, gpu);
+    const Rates r = rates_for(m, t, gpu, out.kernels, compute_scale);
     Shape sh;
     sh.tp = p.tp;
     sh.tokens = static_cast<double>(t.micro_batch) * t.seq_len / std::max(1, p.cp);

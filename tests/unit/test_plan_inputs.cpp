@@ -393,3 +393,31 @@ TEST_CASE("a measured TCP step cannot hide a real benefit: compute is held to it
     }
     CHECK_MESSAGE(named, doc.at("warnings").dump());
 }
+
+TEST_CASE("a model given only as Megatron flags is Megatron's: GELU unless --swiglu, tied unless --untie, as --help says") {
+    const auto model_of = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> a{"analyze", "--nodes", "1", "--node", "h100-hgx-8gpu-8nic", "--tp", "8", "--num-layers", "4",
+                                   "--hidden-size", "1024", "--num-attention-heads", "8", "--seq-length", "1024",
+                                   "--global-batch-size", "8", "--vocab-size", "32000", "--format", "json"};
+        a.insert(a.end(), extra.begin(), extra.end());
+        const Run r = cli(a);
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        nlohmann::json model;  // the model's effective values, from the assumptions (path -> value)
+        const auto doc = nlohmann::json::parse(r.out);
+        for (const auto& a : doc.at("assumptions")) {
+            const std::string path = a.at("path").get<std::string>();
+            if (path.rfind("/model/", 0) == 0) {
+                model[path.substr(7)] = a.at("value");
+            }
+        }
+        return model;
+    };
+    const auto plain = model_of({});
+    CHECK(plain.at("ffn_gated") == false);
+    CHECK(plain.at("tied_embeddings") == true);
+    CHECK(plain.at("ffn_hidden") == 4096);
+    const auto gated = model_of({"--swiglu", "--untie-embeddings-and-output-weights"});
+    CHECK(gated.at("ffn_gated") == true);
+    CHECK(gated.at("tied_embeddings") == false);
+    CHECK(gated.at("ffn_hidden") == 2688);  // arguments.py: int(4h * 2/3 / 64) * 64
+}
