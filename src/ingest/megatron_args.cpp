@@ -48,6 +48,9 @@ constexpr Flag kFlags[] = {
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"},
+    {"use-megatron-fsdp", Kind::Bool, "megatron_fsdp"}, {"use-custom-fsdp", Kind::Bool, "megatron_fsdp"},
+    {"data-parallel-sharding-strategy", Kind::One, "sharding_strategy"},
+    {"transformer-impl", Kind::One, "transformer_impl"}, {"attention-backend", Kind::One, "attention_backend"},
     // model
     {"num-layers", Kind::One, "layers"}, {"hidden-size", Kind::One, "hidden"},
     {"ffn-hidden-size", Kind::One, "ffn_hidden"}, {"num-attention-heads", Kind::One, "heads"},
@@ -382,6 +385,30 @@ void Mapper::overlap() {
     }
 }
 
+// The flags that change how Megatron-LM keeps memory (docs/cost-model.md §8): Megatron-FSDP
+// (--use-megatron-fsdp, or the older --use-custom-fsdp, with --data-parallel-sharding-strategy,
+// default no_shard; without Megatron-FSDP the strategy does nothing) and attention that
+// materializes the s x s scores (--attention-backend unfused; --transformer-impl local without a
+// fused backend: Megatron's local DotProductAttention).
+void Mapper::memory_flags() {
+    if (const Given* g = get("megatron_fsdp")) {
+        const Given* strategy = get("sharding_strategy");
+        const std::string s =
+            strategy != nullptr ? choice(*strategy, {"no_shard", "optim", "optim_grads", "optim_grads_params"}) : "no_shard";
+        put("/training/states/megatron_fsdp", s, strategy != nullptr ? *strategy : *g,
+            strategy != nullptr ? "" : " (--data-parallel-sharding-strategy's default no_shard)");
+    }
+    const Given* backend = get("attention_backend");
+    const Given* impl = get("transformer_impl");
+    const std::string b = backend != nullptr ? choice(*backend, {"flash", "fused", "unfused", "local", "auto"}) : "auto";
+    if (b == "unfused" || b == "local") {
+        put("/training/attention", "unfused", *backend);
+    } else if (b == "auto" && impl != nullptr &&
+               choice(*impl, {"local", "transformer_engine", "inference_optimized"}) == "local") {
+        put("/training/attention", "unfused", *impl, " (the local DotProductAttention materializes the scores)");
+    }
+}
+
 void Mapper::training() {
     flag("sequence_parallel", "/training/sequence_parallel");
     count("seq_len", "/training/seq_len", 1, kMaxSize);
@@ -398,6 +425,7 @@ void Mapper::training() {
     }
     count("recompute_layers", "/training/recompute_layers", 0, kMaxSize);
     overlap();
+    memory_flags();
     if (const Given* g = get("fp8")) {
         put("/training/fp8", choice(*g, {"e4m3", "hybrid"}), *g);
     }

@@ -76,8 +76,8 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     //   Ψ = 8,029,995,008
     // One rank holds Ψ/(tp·pp) = 2,007,498,752 parameters:
     //   weights     2 bytes each                                      =  4,014,997,504
-    //   gradients   2 bytes each (bf16; the distributed optimizer does not shard them)
-    //                                                                 =  4,014,997,504
+    //   gradients   2 bytes each (the layout's default gradient dtype; the distributed optimizer
+    //               does not shard them)                              =  4,014,997,504
     //   optimizer   12 bytes each (fp32 master, Adam m, v), sharded over dp = 2
     //               12 · 2,007,498,752 / 2                            = 12,044,992,512
     //   activations s·b·h = 8192·1·4096 = 33,554,432; with sequence parallelism 34·sbh/tp =
@@ -90,6 +90,7 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     const MemoryEstimate& e = r.memory->estimate;
     CHECK(e.params_bytes == 4014997504.0);
     CHECK(e.grads_bytes == 4014997504.0);
+    CHECK(e.gathered_bytes == 0);
     CHECK(e.optimizer_bytes == 12044992512.0);
     CHECK(e.activations_bytes == 18253611008.0);
     CHECK(e.total_bytes() == 38328598528.0);
@@ -201,7 +202,12 @@ TEST_CASE("memory budget: the smallest GPU memory among the nodes the job uses -
     CHECK(!unknown.known());
     CHECK(unknown.budget_bytes() == 0);
     CHECK(unknown.source == "node template h100-hgx-8gpu-8nic gives no gpu_memory_mib");
-    const MemoryReport m{MemoryEstimate{1, 2, 3, 4}, unknown};
+    MemoryEstimate four;
+    four.params_bytes = 1;
+    four.grads_bytes = 2;
+    four.optimizer_bytes = 3;
+    four.activations_bytes = 4;
+    const MemoryReport m{four, unknown};
     CHECK(fit(m) == "unknown");
     CHECK(memory_warning(m).value_or("").find("no budget to check the 10 B against") != std::string::npos);
     CHECK(to_json(m)["fits"].is_null());

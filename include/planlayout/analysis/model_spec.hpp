@@ -124,6 +124,16 @@ enum class FineTune { Full, Lora };
 /// Which layers full recompute covers (Megatron --recompute-method).
 enum class RecomputeMethod { Uniform, Block };
 
+/// Memory as the frameworks allocate it (TrainingSpec's last block): the dtype of the model
+/// states, where ZeRO-Offload puts them, and Megatron-FSDP's sharding strategy.
+enum class StatePrecision { Bf16, Fp16, Fp32 };
+enum class Offload { None, Cpu, Nvme };
+enum class ShardingStrategy { Off, NoShard, Optim, OptimGrads, OptimGradsParams };
+
+[[nodiscard]] std::string_view to_string(StatePrecision p);
+[[nodiscard]] std::string_view to_string(Offload o);
+[[nodiscard]] std::string_view to_string(ShardingStrategy s);  // "off", "no_shard", "optim", ...
+
 /// The training run: batch, sequence, memory tricks and what overlaps what.
 struct TrainingSpec {
     int global_batch = 0;  // sequences per optimizer step
@@ -161,6 +171,21 @@ struct TrainingSpec {
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
+
+    // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
+    //      The layout's "training": {"states": {...}, "attention": ..., "checkpoint_every": N}.
+    StatePrecision precision = StatePrecision::Bf16;  // states/precision: bf16 or fp16 mixed precision, or fp32
+                                                      // (DeepSpeed with neither bf16 nor fp16 enabled)
+    bool bf16_master_weights_and_grads = false;  // states/bf16_master_weights_and_grads (DeepSpeed bf16.*): master in bf16
+    bool bf16_optimizer_states = false;          // states/bf16_optimizer_states (DeepSpeed bf16.*): Adam m, v in bf16
+    Offload offload_optimizer = Offload::None;   // states/offload_optimizer (zero_optimization.offload_optimizer.device)
+    Offload offload_param = Offload::None;       // states/offload_param (zero_optimization.offload_param.device, ZeRO-3)
+    double prefetch_bucket = 5e7;                // states/prefetch_bucket: ZeRO-3 stage3_prefetch_bucket_size (elements);
+                                                 // 0: "auto", the HF Trainer's 0.9·h·h
+    ShardingStrategy megatron_fsdp = ShardingStrategy::Off;  // states/megatron_fsdp: --use-megatron-fsdp with
+                                                              // --data-parallel-sharding-strategy
+    bool unfused_attention = false;  // "attention": "unfused" materializes the s×s scores (default "flash")
+    int checkpoint_every = 0;        // torchtitan selective_ac_option N: every Nth layer fully checkpointed (0: off)
 
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
