@@ -233,7 +233,8 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
 // checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the scores, softmax and
 // dropout: 5·a·s²·b/t (kept unless recomputed). MoE layers add the routed tokens' expert inputs
 // and outputs: 2·topk·s·b·h·β. Pipeline: the first stage holds min(p, m) micro-batches (1F1B),
-// × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py).
+// × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py); with p = 1 the
+// output layer's input and logits.
 void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
     const double tp = p.tp;
     const double pp = p.pp;
@@ -275,11 +276,17 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
         in_flight = pp * (1.0 + (pp - 1.0) / (pp * vpp));
     }
     const double transient = checkpointed > 0 ? std::min(group, checkpointed) * (kept_layer + scores) : 0.0;
-    e.activations_bytes = in_flight * per_micro + transient;
-    e.activations_formula = num(in_flight) + " micro-batches × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
+    // One stage is also the last (p = 1): the output layer's input and the fp32 logits for the
+    // loss, 4·s·b·(h + V)/t (Megatron's theoretical_memory_usage.py, "inputs to output layer and
+    // CE loss"), one micro-batch at a time.
+    const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
+    const double logits = p.pp == 1 ? 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp : 0.0;
+    e.activations_bytes = in_flight * per_micro + transient + logits;
+    e.activations_formula = num(in_flight) + " in flight × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
                             (checkpointed > 0 ? " + " + num(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
                                               : std::string()) +
-                            ")" + (transient > 0 ? " + recomputing " + gib(transient) : std::string()) + "; " + how +
+                            ")" + (transient > 0 ? " + recomputing " + gib(transient) : std::string()) +
+                            (logits > 0 ? " + output and fp32 logits " + gib(logits) : std::string()) + "; " + how +
                             (t.sequence_parallel ? ", sequence parallel" : "") +
                             (t.unfused_attention ? ", unfused attention (5·a·s²·b/t)" : ", flash attention");
 }
