@@ -68,7 +68,9 @@ TEST_CASE("examples/gpt3/train_gpt3_175b_distributed.sh: arrays, $((...)), fp16,
     CHECK(ignored(m, "--step-batch-size-schedule") == "0:16 2.4B:320 4.8B:624 7.2B:928 9.6B:1232 12B:1536 @ gpt3_175b.sh:43");
     CHECK(ignored(m, "--save") == "$CHECKPOINT_PATH @ gpt3_175b.sh:74");  // $1: unknown, and not modeled
     CHECK(ignored(m, "--lr") == "6.0e-5 @ gpt3_175b.sh:51");
-    CHECK(m.ignored.size() == 27);
+    // --attention-backend auto is read (the attention that memory counts): not ignored.
+    CHECK(m.ignored.size() == 26);
+    CHECK(!m.layout.contains(json::json_pointer("/training/attention")));  // auto with Transformer Engine: fused
 }
 
 TEST_CASE("examples/mixtral/train_mixtral_8x7b_distributed.sh: ${X:-default}, MoE, GQA, bf16, if-block read") {
