@@ -228,6 +228,16 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
     }
 }
 
+// torchtitan's per-op selective checkpointing (selective_ac_option "op", models/llama3/infra/
+// parallelize.py _save_list and its policy): a block keeps its input, the attention output and
+// every other matmul output (the 1st, 3rd, 5th, 7th of wq, wk, wv, wo, w1, w3, w2: q, v, w1's
+// and w2's), all bf16: 2·(h + heads·hd + heads·hd + kv·hd + ffn + h) bytes per token, over t.
+double per_op_layer(const ModelSpec& m, double tokens, double tp) {
+    const double q = static_cast<double>(m.heads) * m.derived_head_dim();
+    const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
+    return 2.0 * tokens * (2.0 * m.hidden + 2.0 * q + kv + m.derived_ffn_hidden()) / tp;
+}
+
 // Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
 // no s² term): s·b·h·(10 + 24/t) without sequence parallelism, s·b·h·34/t with it; a fully
 // checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the scores, softmax and
@@ -247,7 +257,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const double layers_stage = std::ceil(static_cast<double>(m.layers) / pp);
     const double moe_share = m.layers > 0 ? static_cast<double>(m.moe_layers) / m.layers : 0.0;
     const double moe_layer = m.experts > 0 ? 2.0 * m.topk * sbh * m.activation_bytes / (t.sequence_parallel ? tp : 1.0) : 0.0;
-    const double kept_layer = full_layer + (t.recompute == Recompute::None ? scores : 0.0) + moe_share * moe_layer;
+    const double kept_layer = (t.per_op_checkpoint ? per_op_layer(m, sbh / m.hidden, tp) : full_layer) +
+                              (t.recompute == Recompute::None ? scores : 0.0) + moe_share * moe_layer;
     // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of
     // recomputing them in the backward.
     double checkpointed = 0;
@@ -263,6 +274,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
             group = t.recompute_layers;
             how = "full recompute, groups of " + num(group) + " layers (uniform)";
         }
+    } else if (t.per_op_checkpoint) {
+        how = "per-op selective checkpointing (torchtitan \"op\")";
     } else if (t.checkpoint_every > 0) {
         checkpointed = std::floor(layers_stage / t.checkpoint_every);
         how = "every " + num(t.checkpoint_every) + "th layer checkpointed (" + num(checkpointed) + " per stage)";

@@ -271,6 +271,9 @@ nlohmann::json TrainingSpec::to_json() const {
     if (checkpoint_every > 0) {
         j["checkpoint_every"] = checkpoint_every;
     }
+    if (per_op_checkpoint) {
+        j["per_op_checkpoint"] = true;
+    }
     if (grad_accum > 0) {
         j["grad_accum"] = grad_accum;
     }

@@ -30,7 +30,9 @@ void torchtitan_checkpoint_fragment(const TorchtitanTraining& t, const std::stri
     const std::string option = t.ac_option.value_or("2");
     const std::string given = t.ac_mode ? "activation_checkpoint.mode" : "[activation_checkpoint] absent: torchtitan's default mode";
     put(out, "/training/recompute", mode, name + " (" + given + " " + mode + ")");
-    if (mode == "selective" && option != "op") {
+    if (mode == "selective" && option == "op") {
+        put(out, "/training/per_op_checkpoint", true, name + " (activation_checkpoint.selective_ac_option op)");
+    } else if (mode == "selective") {
         put(out, "/training/checkpoint_every", std::stoi(option),
             name + " (activation_checkpoint.selective_ac_option " + option + (t.ac_option ? "" : ", torchtitan's default") +
                 ": every " + option + "th block fully checkpointed)");

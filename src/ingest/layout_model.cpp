@@ -285,6 +285,11 @@ void read_memory_block(const JsonReader& f, TrainingSpec& t) {
         t.unfused_attention = *a == "unfused";
     }
     set_if(f.get<int>("checkpoint_every", 1, kMaxInt), t.checkpoint_every);
+    set_if(f.get<bool>("per_op_checkpoint"), t.per_op_checkpoint);
+    if (t.per_op_checkpoint && t.checkpoint_every > 0) {
+        throw input_error(f.where("per_op_checkpoint"), "per_op_checkpoint and checkpoint_every are two values of one option",
+                          "keep one (torchtitan's selective_ac_option is \"op\" or a number)");
+    }
 }
 
 }  // namespace
@@ -295,7 +300,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "recompute_method",
-                  "recompute_layers", "states", "attention", "checkpoint_every"});
+                  "recompute_layers", "states", "attention", "checkpoint_every", "per_op_checkpoint"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);

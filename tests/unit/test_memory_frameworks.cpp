@@ -205,6 +205,12 @@ TEST_CASE("activations by recompute mode: none, full (uniform and block), every 
     t.recompute = Recompute::Selective;
     t.checkpoint_every = 2;
     CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 8 * kLayer + 8 * kInput + kLayer + kLogits);
+    // torchtitan's per-op selective checkpointing ("op"): the block input, the attention output
+    // and every other matmul output (q, v, w1, w2), bf16: 2·(2·4096 + 2·4096 + 4096 + 11008) =
+    // 62,976 bytes per token, 257,949,696 per layer of 4096 tokens (the MHA model: kv = heads).
+    t.checkpoint_every = 0;
+    t.per_op_checkpoint = true;
+    CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * 257949696.0 + kLogits);
     // Unfused attention keeps the scores, softmax and dropout: 5·a·s²·b/t = 5·32·4096² =
     // 2,684,354,560 bytes per layer.
     t = run();

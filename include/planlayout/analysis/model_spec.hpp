@@ -186,6 +186,7 @@ struct TrainingSpec {
                                                               // --data-parallel-sharding-strategy
     bool unfused_attention = false;  // "attention": "unfused" materializes the s×s scores (default "flash")
     int checkpoint_every = 0;        // torchtitan selective_ac_option N: every Nth layer fully checkpointed (0: off)
+    bool per_op_checkpoint = false;  // torchtitan selective_ac_option "op": per-op selective checkpointing
 
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
