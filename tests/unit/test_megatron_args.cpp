@@ -297,3 +297,22 @@ TEST_CASE("overlap flags: bucket size, p2p overlap in the interleaved schedule, 
              "/training/overlap/pp") == false);
     CHECK_FALSE(line("torchrun pretrain_gpt.py --tp 2 --pp 2").layout.contains("training"));
 }
+
+TEST_CASE("memory flags: Megatron-FSDP's sharding strategy and the attention that keeps the s x s scores") {
+    // arguments.py: --use-megatron-fsdp (or the older --use-custom-fsdp) with
+    // --data-parallel-sharding-strategy, default no_shard; without Megatron-FSDP the strategy is
+    // not read.
+    CHECK(at(line("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params"),
+             "/training/states/megatron_fsdp") == "optim_grads_params");
+    CHECK(at(line("--use-custom-fsdp"), "/training/states/megatron_fsdp") == "no_shard");
+    CHECK_FALSE(line("--data-parallel-sharding-strategy optim").layout.contains("training"));
+    CHECK_THROWS_WITH_AS((void)line("--use-megatron-fsdp --data-parallel-sharding-strategy zero3"),
+                         doctest::Contains("not one of Megatron-LM's choices"), planlayout::Error);
+    // --attention-backend unfused or local, or --transformer-impl local with the backend left at
+    // auto (the local spec's DotProductAttention): the scores are materialized.
+    CHECK(at(line("--attention-backend unfused"), "/training/attention") == "unfused");
+    CHECK(at(line("--transformer-impl local"), "/training/attention") == "unfused");
+    CHECK(at(line("--transformer-impl local --attention-backend auto"), "/training/attention") == "unfused");
+    CHECK_FALSE(line("--transformer-impl local --attention-backend flash").layout.contains("training"));
+    CHECK_FALSE(line("--transformer-impl transformer_engine").layout.contains("training"));
+}
