@@ -39,7 +39,7 @@ std::string offload_device(const JsonReader& z, const std::string& key) {
     if (!sub) {
         return "none";
     }
-    const std::string device = sub->get_string("device").value_or("none");
+    std::string device = sub->get_string("device").value_or("none");
     if (device != "none" && device != "cpu" && device != "nvme") {
         throw input_error(sub->where("device"), "unknown offload device '" + device + "'",
                           "use none, cpu or nvme (DeepSpeed's OffloadDeviceEnum)");
