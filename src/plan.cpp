@@ -391,7 +391,8 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
         }
     }
     if (setup && setup->model && setup->training) {
-        report.memory = MemoryReport{estimate_memory(parallel_sizes(resolved), *setup->model, *setup->training),
+        report.memory = MemoryReport{estimate_memory(parallel_sizes(report.groups), *setup->model, *setup->training,
+                                                     state_owner(spec)),
                                      memory_budget(report.cluster, report.placement, request.memory_limits)};
         if (const auto w = memory_warning(*report.memory)) {
             report.warnings.push_back(*w);

@@ -1,61 +1,349 @@
-// Memory per GPU: the usual Megatron accounting (Korthikanti et al. 2022 for activations).
+// Memory per GPU: the model states as each framework allocates them (Megatron, DeepSpeed ZeRO,
+// torchtitan FSDP2), activations after Korthikanti et al. 2022 (docs/cost-model.md §8).
 #include "planlayout/analysis/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 #include "planlayout/error.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
 
-MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t) {
+namespace {
+
+// Bytes per parameter of each model state, which of them are sharded over the data-parallel
+// ranks, and how unsharded parameters come back for compute.
+enum class Gather { None, Units, Modules };  // none; FSDP units (layers); ZeRO-3 modules with prefetch
+
+struct States {
+    std::string name;           // "Megatron DDP", "DeepSpeed ZeRO-3, bf16", ...
+    double weight = 2;          // bytes per parameter of the resident weights
+    double grad = 4;
+    double optimizer = 12;      // master + Adam m, v
+    std::string optimizer_parts = "4 fp32 master + 4 m + 4 v";
+    bool shard_weight = false;
+    bool shard_grad = false;
+    bool shard_optimizer = false;
+    Gather gather = Gather::None;
+    double gather_bytes = 2;     // dtype of the gathered (compute) parameters
+    double unit_grad_bytes = 0;  // FSDP: bytes per parameter of one unit's unsharded gradient
+    bool offload_optimizer = false;
+    bool offload_param = false;
+};
+
+// Megatron-LM (megatron/training/theoretical_memory_usage.py compute_weight_and_optimizer_memory):
+// bf16 weights 2 + fp32 main grads 4 + fp32 master, m, v 12 = 18 bytes per parameter; the
+// distributed optimizer shards the 12 over the data-parallel ranks (6 + 12/d). Megatron-FSDP
+// (megatron/core/distributed/fsdp, --data-parallel-sharding-strategy) shards the optimizer
+// (optim), also the main grads (optim_grads), also the weights (optim_grads_params: gathered per
+// module during compute). A legacy training.zero_stage shards as ZeRO's stages do.
+States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
+    States s;
+    const bool fp32 = t.precision == StatePrecision::Fp32;
+    s.weight = fp32 ? 4 : m.param_bytes;
+    // main_grad in the model's gradient dtype: the Megatron reader gives 4 for --bf16 (fp32 main
+    // grads, Megatron's 18), 2 with --grad-reduce-in-bf16; a layout's default is 2.
+    s.grad = fp32 ? 4 : m.grad_bytes;
+    s.optimizer = fp32 ? 8 : 12;
+    s.optimizer_parts = fp32 ? "4 m + 4 v (fp32 weights are the master)" : "4 fp32 master + 4 m + 4 v";
+    int stage = t.zero_stage;
+    s.name = "Megatron DDP";
+    if (t.distributed_optimizer) {
+        stage = std::max(stage, 1);
+        s.name = "Megatron distributed optimizer";
+    }
+    if (t.zero_stage > 0) {
+        s.name = "Megatron, ZeRO-" + std::to_string(t.zero_stage) + " (training.zero_stage)";
+    }
+    if (t.megatron_fsdp != ShardingStrategy::Off) {
+        static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};
+        stage = kStage.at(static_cast<std::size_t>(t.megatron_fsdp));
+        s.name = "Megatron-FSDP " + std::string(to_string(t.megatron_fsdp));
+        if (stage == 3) {
+            s.gather = Gather::Units;
+            s.gather_bytes = s.weight;
+            s.unit_grad_bytes = s.grad;
+        }
+    }
+    s.shard_optimizer = stage >= 1;
+    s.shard_grad = stage >= 2;
+    s.shard_weight = stage >= 3;
+    if (stage >= 3 && s.gather == Gather::None) {
+        s.gather = Gather::Units;
+        s.gather_bytes = s.weight;
+    }
+    return s;
+}
+
+// DeepSpeed (ZeRO paper §3, DeepSpeed's ZeRO docs: mixed-precision Adam 2 + 2 + 12 = 16 bytes per
+// parameter; stage 1 shards the 12 (4 + 12/Nd), stage 2 also the 2 of gradients (2 + 14/Nd),
+// stage 3 everything (16/Nd)). Precision as runtime/precision_config.py: fp32 when neither bf16
+// nor fp16 is enabled (4-byte weights and gradients, Adam m, v: 8, no separate master);
+// bf16.bf16_master_weights_and_grads keeps the master in bf16 (2), bf16.bf16_optimizer_states
+// also m, v (2 + 2). zero_optimization.offload_optimizer moves the optimizer states to the host
+// (ZeRO-Offload), offload_param the ZeRO-3 weight shards.
+States deepspeed_states(const TrainingSpec& t, int stage) {
+    States s;
+    const bool fp32 = t.precision == StatePrecision::Fp32;
+    s.name = "DeepSpeed ZeRO-" + std::to_string(stage) + ", " + std::string(to_string(t.precision));
+    s.weight = fp32 ? 4 : 2;
+    s.grad = fp32 ? 4 : 2;
+    if (fp32) {
+        s.optimizer = 8;
+        s.optimizer_parts = "4 m + 4 v (fp32 weights are the master)";
+    } else {
+        const double master = t.bf16_master_weights_and_grads ? 2 : 4;
+        const double moments = t.bf16_optimizer_states ? 4 : 8;
+        s.optimizer = master + moments;
+        s.optimizer_parts = (t.bf16_master_weights_and_grads ? "2 bf16 master" : "4 fp32 master") +
+                            std::string(t.bf16_optimizer_states ? " + 2 m + 2 v (bf16)" : " + 4 m + 4 v");
+    }
+    s.shard_optimizer = stage >= 1;
+    s.shard_grad = stage >= 2;
+    s.shard_weight = stage >= 3;
+    s.gather = stage >= 3 ? Gather::Modules : Gather::None;
+    s.gather_bytes = s.weight;
+    s.offload_optimizer = t.offload_optimizer != Offload::None;
+    s.offload_param = stage >= 3 && t.offload_param != Offload::None;
+    return s;
+}
+
+// torchtitan (torchtitan/distributed/fsdp.py, models/llama3/infra/parallelize.py apply_fsdp):
+// fully_shard keeps fp32 parameters (4), fp32 gradients (4) and AdamW's fp32 m, v (8) sharded
+// over the FSDP mesh (dp_shard × cp), replicated over dp_replicate (HSDP); compute gathers each
+// unit (a transformer block, the embedding, the norm + output) in param_dtype bf16, the next one
+// prefetched, and reduce-scatters a unit's gradient in reduce_dtype fp32. Without an FSDP mesh
+// (dp_shard·cp = 1) DDP or a single GPU keeps the same 16 bytes whole. A DeviceMesh with FSDP
+// dims is counted the same way.
+States fsdp2_states(bool sharded) {
+    States s;
+    s.name = sharded ? "FSDP2 (torchtitan), fp32 states, bf16 compute" : "torchtitan without FSDP, fp32 states";
+    s.weight = 4;
+    s.grad = 4;
+    s.optimizer = 8;
+    s.optimizer_parts = "4 m + 4 v (fp32 weights are the master)";
+    s.shard_weight = s.shard_grad = s.shard_optimizer = sharded;
+    if (sharded) {
+        s.gather = Gather::Units;
+        s.gather_bytes = 2;
+        s.unit_grad_bytes = 2 + 4;  // the unit's bf16 gradient and its fp32 copy for the reduce-scatter
+    }
+    return s;
+}
+
+std::string num(double v) { return number_text(v); }
+
+std::string gib(double b) { return human_bytes(b); }
+
+// "X/Nd" or "X" for one term's bytes per parameter.
+std::string per_param(double bytes, bool sharded, const char* over) {
+    return num(bytes) + (sharded ? std::string("/") + over : std::string());
+}
+
+// The parameters one rank holds and, for gathering, the largest unit and module.
+struct Holding {
+    double dense_local = 0;     // Ψ_d/(t·p)
+    double expert_local = 0;    // Ψ_e/(e·etp·p)
+    double dense_trainable = 0;
+    double expert_trainable = 0;
+    double nd = 1;              // shards of dense states
+    double ne = 1;              // shards of expert states
+};
+
+// The largest FSDP unit a rank gathers (a transformer block's local parameters, or the embedding
+// or output layer), and the largest single module ZeRO-3 fetches (one linear layer).
+double largest_unit(const ParallelSizes& p, const ModelSpec& m) {
+    const double embed = static_cast<double>(m.vocab) * m.hidden;
+    const double layers = std::max(1, m.layers);
+    const double dense_layer = std::max(0.0, m.derived_dense_params() - embed * (m.tied_embeddings ? 1 : 2)) / layers;
+    const double expert_layer = m.moe_layers > 0 ? m.derived_expert_params() / m.moe_layers : 0.0;
+    const double block = dense_layer / p.tp + expert_layer / (static_cast<double>(p.ep) * p.etp);
+    return std::max(block, embed / p.tp);
+}
+
+double largest_module(const ParallelSizes& p, const ModelSpec& m) {
+    const double h = m.hidden;
+    const double linear = std::max({static_cast<double>(m.vocab) * h, h * m.derived_ffn_hidden(),
+                                    h * m.heads * m.derived_head_dim(), h * m.derived_moe_ffn_hidden()});
+    return linear / p.tp;
+}
+
+void model_states(const States& s, const Holding& h, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
+    const bool lora = t.finetune == FineTune::Lora;
+    const auto shard = [&](double dense, double expert, bool sharded) {
+        return dense / (sharded ? h.nd : 1.0) + expert / (sharded ? h.ne : 1.0);
+    };
+    const double weights = shard(h.dense_local, h.expert_local, s.shard_weight);
+    const double adapters = lora ? h.dense_trainable + h.expert_trainable : 0.0;  // on top of the frozen base
+    const double trainable_g = shard(h.dense_trainable, h.expert_trainable, s.shard_grad);
+    const double trainable_o = shard(h.dense_trainable, h.expert_trainable, s.shard_optimizer);
+    // LoRA's frozen base weights keep the model's dtype: sharded or not, they are not trained.
+    const double w_bytes = lora ? m.param_bytes : s.weight;
+    e.params_bytes = weights * w_bytes + adapters * s.weight;
+    e.grads_bytes = trainable_g * s.grad;
+    e.optimizer_bytes = trainable_o * s.optimizer;
+    const std::string nd = "Nd " + num(h.nd) + (h.expert_local > 0 ? ", Ne " + num(h.ne) : std::string());
+    e.accounting = s.name + ": " + per_param(s.weight, s.shard_weight, "Nd") + " weights + " +
+                   per_param(s.grad, s.shard_grad, "Nd") + " grads + " + per_param(s.optimizer, s.shard_optimizer, "Nd") +
+                   " optimizer (" + s.optimizer_parts + ") bytes per parameter; " + nd;
+    const std::string held = "Ψ_d/(t·p)" + std::string(h.expert_local > 0 ? " + Ψ_e/(e·etp·p)" : "");
+    e.params_formula = held + (s.shard_weight ? " sharded" : "") + " × " + num(w_bytes) + " B" +
+                       (lora ? " + the LoRA adapters × " + num(s.weight) + " B" : "");
+    const std::string trained = lora ? "the LoRA adapters" : held;
+    e.grads_formula = trained + (s.shard_grad ? " sharded" : "") + " × " + num(s.grad) + " B";
+    e.optimizer_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + num(s.optimizer) + " B";
+    if (s.offload_optimizer) {
+        e.offloaded_bytes += e.optimizer_bytes;
+        e.optimizer_bytes = 0;
+        e.optimizer_formula += ", offloaded (offload_optimizer " + std::string(to_string(t.offload_optimizer)) + "): 0 on the GPU";
+    }
+    if (s.offload_param) {
+        e.offloaded_bytes += e.params_bytes;
+        e.params_bytes = 0;
+        e.params_formula += ", offloaded (offload_param " + std::string(to_string(t.offload_param)) + "): 0 on the GPU";
+    }
+}
+
+void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
+    if (s.gather == Gather::Units) {
+        // The unit computing and the next one prefetched, in the compute dtype, and one unit's
+        // unsharded gradient before its reduce-scatter.
+        const double unit = largest_unit(p, m);
+        e.gathered_bytes = unit * (2 * s.gather_bytes + s.unit_grad_bytes);
+        e.gathered_formula = "largest unit " + num(std::round(unit)) + " params × (2 in flight × " + num(s.gather_bytes) +
+                             " B" + (s.unit_grad_bytes > 0 ? " + one unit's gradient " + num(s.unit_grad_bytes) + " B" : "") +
+                             ")";
+    } else if (s.gather == Gather::Modules) {
+        // ZeRO-3 fetches module by module, prefetching up to stage3_prefetch_bucket_size elements
+        // ahead (the HF Trainer's "auto": 0.9·h·h).
+        const double module = largest_module(p, m);
+        const double bucket = t.prefetch_bucket > 0 ? t.prefetch_bucket : 0.9 * m.hidden * m.hidden;
+        e.gathered_bytes = (module + bucket) * s.gather_bytes;
+        e.gathered_formula = "(largest module " + num(std::round(module)) + " + prefetch bucket " + num(std::round(bucket)) +
+                             ") params × " + num(s.gather_bytes) + " B";
+    }
+}
+
+// torchtitan's per-op selective checkpointing (selective_ac_option "op", models/llama3/infra/
+// parallelize.py _save_list and its policy): a block keeps its input, the attention output and
+// every other matmul output (the 1st, 3rd, 5th, 7th of wq, wk, wv, wo, w1, w3, w2: q, v, w1's
+// and w2's), all bf16: 2·(h + heads·hd + heads·hd + kv·hd + ffn + h) bytes per token, over t.
+double per_op_layer(const ModelSpec& m, double tokens, double tp) {
+    const double q = static_cast<double>(m.heads) * m.derived_head_dim();
+    const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
+    return 2.0 * tokens * (2.0 * m.hidden + 2.0 * q + kv + m.derived_ffn_hidden()) / tp;
+}
+
+// Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
+// no s² term): s·b·h·(10 + 24/t) without sequence parallelism, s·b·h·34/t with it; a fully
+// checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the scores, softmax and
+// dropout: 5·a·s²·b/t (kept unless recomputed). MoE layers add the routed tokens' expert inputs
+// and outputs: 2·topk·s·b·h·β. Pipeline: the first stage holds min(p, m) micro-batches (1F1B),
+// × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py); with p = 1 the
+// output layer's input and logits.
+void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
+    const double tp = p.tp;
+    const double pp = p.pp;
+    const double sbh = static_cast<double>(t.seq_len) * t.micro_batch * m.hidden / p.cp;
+    const double full_layer = t.sequence_parallel ? 34.0 * sbh / tp : sbh * (10.0 + 24.0 / tp);
+    const double input_layer = 2.0 * sbh / tp;
+    const double scores = t.unfused_attention() ? 5.0 * m.heads * static_cast<double>(t.seq_len) * t.seq_len * t.micro_batch /
+                                                    (tp * p.cp)
+                                              : 0.0;
+    const double layers_stage = std::ceil(static_cast<double>(m.layers) / pp);
+    const double moe_share = m.layers > 0 ? static_cast<double>(m.moe_layers) / m.layers : 0.0;
+    const double moe_layer = m.experts > 0 ? 2.0 * m.topk * sbh * m.activation_bytes / (t.sequence_parallel ? tp : 1.0) : 0.0;
+    const double kept_layer = (t.per_op_checkpoint ? per_op_layer(m, sbh / m.hidden, tp) : full_layer) +
+                              (t.recompute == Recompute::None ? scores : 0.0) + moe_share * moe_layer;
+    // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of
+    // recomputing them in the backward.
+    double checkpointed = 0;
+    double group = 1;
+    std::string how = t.recompute == Recompute::Selective ? "selective recompute" : "no recompute";
+    if (t.recompute == Recompute::Full) {
+        checkpointed = layers_stage;
+        how = "full recompute";
+        if (t.recompute_method == RecomputeMethod::Block && t.recompute_layers > 0) {
+            checkpointed = std::min(layers_stage, static_cast<double>(t.recompute_layers));
+            how = "full recompute of " + num(checkpointed) + " layers per stage (block)";
+        } else if (t.recompute_layers > 1) {
+            group = t.recompute_layers;
+            how = "full recompute, groups of " + num(group) + " layers (uniform)";
+        }
+    } else if (t.per_op_checkpoint) {
+        how = "per-op selective checkpointing (torchtitan \"op\")";
+    } else if (t.checkpoint_every > 0) {
+        checkpointed = std::floor(layers_stage / t.checkpoint_every);
+        how = "every " + num(t.checkpoint_every) + "th layer checkpointed (" + num(checkpointed) + " per stage)";
+    }
+    const double kept_layers = layers_stage - checkpointed;
+    const double per_micro = kept_layers * kept_layer + std::ceil(checkpointed / group) * input_layer;
+    const double vpp = std::max(p.vpp, t.vpp);
+    const double m_batches = t.micro_batches(p.dp);
+    double in_flight = std::min(pp, m_batches);
+    if (vpp > 1 && pp > 1) {
+        in_flight = pp * (1.0 + (pp - 1.0) / (pp * vpp));
+    }
+    const double transient = checkpointed > 0 ? std::min(group, checkpointed) * (kept_layer + scores) : 0.0;
+    // One stage is also the last (p = 1): the output layer's input and the fp32 logits for the
+    // loss, 4·s·b·(h + V)/t (Megatron's theoretical_memory_usage.py, "inputs to output layer and
+    // CE loss"), one micro-batch at a time.
+    const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
+    const double logits = p.pp == 1 ? 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp : 0.0;
+    e.activations_bytes = in_flight * per_micro + transient + logits;
+    e.activations_formula = num(in_flight) + " in flight × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
+                            (checkpointed > 0 ? " + " + num(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
+                                              : std::string()) +
+                            ")" + (transient > 0 ? " + recomputing " + gib(transient) : std::string()) +
+                            (logits > 0 ? " + output and fp32 logits " + gib(logits) : std::string()) + "; " + how +
+                            (t.sequence_parallel ? ", sequence parallel" : "") +
+                            (t.unfused_attention() ? ", unfused attention (5·a·s²·b/t)" : ", flash attention");
+}
+
+}  // namespace
+
+StateOwner state_owner(const FrameworkSpec& spec) {
+    StateOwner o;
+    o.framework = spec.framework;
+    o.zero_stage = spec.framework == Framework::DeepSpeed ? static_cast<int>(spec.deepspeed.zero_stage) : 0;
+    return o;
+}
+
+MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, const StateOwner& owner) {
     MemoryEstimate e;
     const double tp = p.tp;
     const double pp = p.pp;
-    const double dense_dp = static_cast<double>(p.dp) * p.cp;
     const double expert_shards = static_cast<double>(p.ep) * p.etp * pp;
-    const double dense_local = m.derived_dense_params() / (tp * pp);
-    const double expert_local = m.experts > 0 ? m.derived_expert_params() / expert_shards : 0.0;
+    Holding h;
+    h.dense_local = m.derived_dense_params() / (tp * pp);
+    h.expert_local = m.experts > 0 ? m.derived_expert_params() / expert_shards : 0.0;
     const bool lora = t.finetune == FineTune::Lora;
-    const double edp = std::max(1, p.expert_dp);
-
-    // Weights: ZeRO-3 / FSDP shards them over the data-parallel ranks.
-    const bool zero3 = t.zero_stage >= 3;
-    e.params_bytes = (dense_local / (zero3 ? dense_dp : 1.0) + expert_local / (zero3 ? edp : 1.0)) * m.param_bytes;
-
-    // Trainable parameters: everything, or the LoRA adapters (dense share and expert share).
-    const double dense_trainable = lora ? t.lora_adapter_params * (1.0 - t.lora_expert_share) / (tp * pp) : dense_local;
-    const double expert_trainable = lora ? t.lora_adapter_params * t.lora_expert_share / expert_shards : expert_local;
-    if (lora) {
-        e.params_bytes += (dense_trainable + expert_trainable) * m.param_bytes;  // adapters on top of the base
-    }
-    const bool shard_grads = t.zero_stage >= 2;
-    const bool shard_optimizer = t.zero_stage >= 1 || t.distributed_optimizer;
-    e.grads_bytes = (dense_trainable / (shard_grads ? dense_dp : 1.0) + expert_trainable / (shard_grads ? edp : 1.0)) *
-                    m.grad_bytes;
-    e.optimizer_bytes =
-        12.0 * (dense_trainable / (shard_optimizer ? dense_dp : 1.0) + expert_trainable / (shard_optimizer ? edp : 1.0));
-
-    // Activations per layer and micro-batch (bytes, bf16): s·b·h·(10 + 24/t) without sequence
-    // parallelism, s·b·h·34/t with it (flash attention: no s² term); full recompute keeps only
-    // the layer input, 2·s·b·h/t. CP splits the sequence. MoE layers add the routed tokens'
-    // expert inputs and outputs: 2·topk·s·b·h·β.
-    const double sbh = static_cast<double>(t.seq_len) * t.micro_batch * m.hidden / p.cp;
-    double per_layer = 0;
-    if (t.recompute == Recompute::Full) {
-        per_layer = 2.0 * sbh / tp;
+    h.dense_trainable = lora ? t.lora_adapter_params * (1.0 - t.lora_expert_share) / (tp * pp) : h.dense_local;
+    h.expert_trainable = lora ? t.lora_adapter_params * t.lora_expert_share / expert_shards : h.expert_local;
+    // The shard groups: FSDP / ZeRO-3 name theirs (roles fsdp, efsdp); otherwise the data-parallel
+    // ranks the distributed optimizer and ZeRO-1/2 shard over, dp·cp and the expert-data group.
+    h.nd = p.fsdp > 0 ? p.fsdp : static_cast<double>(p.dp) * p.cp;
+    h.ne = p.efsdp > 0 ? p.efsdp : std::max(1, p.expert_dp);
+    States s;
+    const bool fsdp_framework = owner.framework == Framework::Torchtitan ||
+                                (owner.framework == Framework::DeviceMesh && p.fsdp > 0);
+    if (owner.framework == Framework::DeepSpeed) {
+        s = deepspeed_states(t, std::max(owner.zero_stage, t.zero_stage));
+    } else if (fsdp_framework) {
+        s = fsdp2_states(p.fsdp > 1 || (p.efsdp > 1 && p.ep > 1));
+        if (p.ep <= 1) {
+            h.ne = h.nd;  // without EP the experts are FSDP-sharded with the dense parameters
+        }
     } else {
-        per_layer = t.sequence_parallel ? 34.0 * sbh / tp : sbh * (10.0 + 24.0 / tp);
+        s = megatron_states(m, t);
     }
-    const double layers_stage = std::ceil(static_cast<double>(m.layers) / pp);
-    const double moe_share = m.layers > 0 ? static_cast<double>(m.moe_layers) / m.layers : 0.0;
-    const double moe_per_layer = m.experts > 0 && t.recompute != Recompute::Full
-                                     ? 2.0 * m.topk * sbh * m.activation_bytes / (t.sequence_parallel ? tp : 1.0)
-                                     : 0.0;
-    const double in_flight = std::min<double>(pp, t.micro_batches(p.dp));
-    e.activations_bytes = in_flight * layers_stage * (per_layer + moe_share * moe_per_layer);
+    model_states(s, h, m, t, e);
+    gathered(s, p, m, t, e);
+    activations(p, m, t, e);
     return e;
 }
 

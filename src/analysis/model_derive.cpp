@@ -238,6 +238,39 @@ nlohmann::json TrainingSpec::to_json() const {
     if (recompute_layers > 0) {
         j["recompute_layers"] = recompute_layers;
     }
+    // The memory block (issue 29): written when it differs from the defaults.
+    const TrainingSpec defaults;
+    nlohmann::json states = nlohmann::json::object();
+    if (precision != defaults.precision) {
+        states["precision"] = to_string(precision);
+    }
+    if (bf16_master_weights_and_grads) {
+        states["bf16_master_weights_and_grads"] = true;
+    }
+    if (bf16_optimizer_states) {
+        states["bf16_optimizer_states"] = true;
+    }
+    if (offload_optimizer != Offload::None) {
+        states["offload_optimizer"] = to_string(offload_optimizer);
+    }
+    if (offload_param != Offload::None) {
+        states["offload_param"] = to_string(offload_param);
+    }
+    if (prefetch_bucket != defaults.prefetch_bucket) {
+        states["prefetch_bucket"] = prefetch_bucket;
+    }
+    if (megatron_fsdp != ShardingStrategy::Off) {
+        states["megatron_fsdp"] = to_string(megatron_fsdp);
+    }
+    if (!states.empty()) {
+        j["states"] = states;
+    }
+    if (checkpoint_every > 0) {
+        j["checkpoint_every"] = checkpoint_every;
+    }
+    if (per_op_checkpoint) {
+        j["per_op_checkpoint"] = true;
+    }
     if (grad_accum > 0) {
         j["grad_accum"] = grad_accum;
     }

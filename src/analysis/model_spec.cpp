@@ -10,6 +10,9 @@ namespace planlayout {
 namespace {
 
 constexpr std::array<std::string_view, 5> kTransportNames = {"tcp", "rdma", "gdrdma", "p2p", "shm"};
+constexpr std::array<std::string_view, 3> kPrecisionNames = {"bf16", "fp16", "fp32"};
+constexpr std::array<std::string_view, 3> kOffloadNames = {"none", "cpu", "nvme"};
+constexpr std::array<std::string_view, 5> kShardingNames = {"off", "no_shard", "optim", "optim_grads", "optim_grads_params"};
 
 }  // namespace
 
@@ -21,6 +24,9 @@ int TrainingSpec::micro_batches(int dp) const {
 }
 
 std::string_view to_string(Transport t) { return kTransportNames.at(static_cast<std::size_t>(t)); }
+std::string_view to_string(StatePrecision p) { return kPrecisionNames.at(static_cast<std::size_t>(p)); }
+std::string_view to_string(Offload o) { return kOffloadNames.at(static_cast<std::size_t>(o)); }
+std::string_view to_string(ShardingStrategy s) { return kShardingNames.at(static_cast<std::size_t>(s)); }
 
 std::optional<Transport> parse_transport(std::string_view s) {
     for (std::size_t i = 0; i < kTransportNames.size(); ++i) {

@@ -23,13 +23,29 @@ void put(FrameworkFragment& out, const std::string& pointer, const nlohmann::jso
     out.sources[pointer] = std::move(source);
 }
 
+// torchtitan's [activation_checkpoint] into /training/recompute (and checkpoint_every for the
+// layer-level selective option): absent, torchtitan's default mode "selective" with option "2".
+void torchtitan_checkpoint_fragment(const TorchtitanTraining& t, const std::string& name, FrameworkFragment& out) {
+    const std::string mode = t.ac_mode.value_or("selective");
+    const std::string option = t.ac_option.value_or("2");
+    const std::string given = t.ac_mode ? "activation_checkpoint.mode" : "[activation_checkpoint] absent: torchtitan's default mode";
+    put(out, "/training/recompute", mode, name + " (" + given + " " + mode + ")");
+    if (mode == "selective" && option == "op") {
+        put(out, "/training/per_op_checkpoint", true, name + " (activation_checkpoint.selective_ac_option op)");
+    } else if (mode == "selective") {
+        put(out, "/training/checkpoint_every", std::stoi(option),
+            name + " (activation_checkpoint.selective_ac_option " + option + (t.ac_option ? "" : ", torchtitan's default") +
+                ": every " + option + "th block fully checkpointed)");
+    }
+}
+
 // torchtitan's job config (TOML): [parallelism] into /parallel, [training] sizes into /training.
 void torchtitan_config_fragment(const std::string& path, Context& ctx, FrameworkFragment& out) {
     const std::string name = path == "-" ? "stdin" : path;
     const TorchtitanConfig config = read_torchtitan_config(read_input(path, ctx, kMaxConfigBytes), name);
     out.files.push_back(path);
     const TorchtitanDims& d = config.dims;
-    auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
+    auto set = [&](const char* pointer, const nlohmann::json& value, const std::string& key) {
         put(out, pointer, value, name + " (" + key + ")");
     };
     set("/parallel/framework", "torchtitan", "torchtitan job config");
@@ -53,9 +69,65 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
         set("/training/micro_batch", *t.pp_microbatch_size, "parallelism.pipeline_parallel_microbatch_size");
     } else if (t.local_batch_size) {
         set("/training/micro_batch", *t.local_batch_size, "training.local_batch_size");
+    } else {
+        set("/training/micro_batch", 8, "training.local_batch_size absent: torchtitan's default 8");
     }
     if (t.global_batch_size && *t.global_batch_size > 0) {
         set("/training/global_batch", *t.global_batch_size, "training.global_batch_size");
+    } else {
+        // torchtitan (train.py): global_batch_size -1 (the default) is local_batch_size x the
+        // data-parallel degree (dp_replicate x dp_shard), one gradient-accumulation step; with a
+        // pipeline, the local batch is split into micro-batches of pipeline_parallel_microbatch_size.
+        // plan() settles global = micro x grad_accum x dp (analysis/batch.hpp).
+        const std::int64_t local = t.local_batch_size.value_or(8);
+        std::int64_t accum = 1;
+        if (d.pp > 1 && t.pp_microbatch_size && *t.pp_microbatch_size > 0) {
+            if (local % *t.pp_microbatch_size != 0) {
+                throw input_error(name + " (parallelism.pipeline_parallel_microbatch_size)",
+                                  "the local batch " + std::to_string(local) + " is not a multiple of the micro-batch " +
+                                      std::to_string(*t.pp_microbatch_size) + " (torchtitan refuses it too)",
+                                  "make training.local_batch_size a multiple of pipeline_parallel_microbatch_size");
+            }
+            accum = local / *t.pp_microbatch_size;
+        }
+        set("/training/grad_accum", accum,
+            "training.global_batch_size " + std::string(t.global_batch_size ? "-1" : "absent") +
+                ": torchtitan's global batch is local_batch_size x dp" +
+                (accum > 1 ? ", the local batch in " + std::to_string(accum) + " pipeline micro-batches" : std::string()));
+    }
+    torchtitan_checkpoint_fragment(t, name, out);
+}
+
+// ds_config.json: how DeepSpeed keeps the model states (precision, bf16 master and optimizer
+// states, offload, ZeRO-3 prefetch) into /training/states, where they differ from the defaults
+// (docs/cost-model.md §8).
+void deepspeed_states_fragment(const DeepSpeedConfig& config, const std::string& name, FrameworkFragment& out) {
+    auto set = [&](const char* pointer, const nlohmann::json& value, const std::string& key) {
+        put(out, pointer, value, name + " (" + key + ")");
+    };
+    if (!config.bf16 && !config.fp16) {
+        set("/training/states/precision", "fp32", "neither bf16 nor fp16 enabled: DeepSpeed trains in fp32");
+    } else if (config.fp16) {
+        set("/training/states/precision", "fp16", config.fp16_auto ? "fp16.enabled \"auto\": the HF Trainer's --fp16" : "fp16.enabled");
+    } else if (config.bf16_auto) {
+        set("/training/states/precision", "bf16", "bf16.enabled \"auto\": taken as the HF Trainer's --bf16");
+    }
+    if (config.bf16_master_weights_and_grads) {
+        set("/training/states/bf16_master_weights_and_grads", true, "bf16.bf16_master_weights_and_grads");
+    }
+    if (config.bf16_optimizer_states) {
+        set("/training/states/bf16_optimizer_states", true, "bf16.bf16_optimizer_states");
+    }
+    if (config.offload_optimizer != "none") {
+        set("/training/states/offload_optimizer", config.offload_optimizer, "zero_optimization.offload_optimizer.device");
+    }
+    if (config.offload_param != "none") {
+        set("/training/states/offload_param", config.offload_param, "zero_optimization.offload_param.device");
+    }
+    if (config.prefetch_bucket != DeepSpeedConfig{}.prefetch_bucket) {
+        set("/training/states/prefetch_bucket", config.prefetch_bucket,
+            config.prefetch_bucket == 0 ? "zero_optimization.stage3_prefetch_bucket_size \"auto\": 0.9 * hidden^2"
+                                        : "zero_optimization.stage3_prefetch_bucket_size");
     }
 }
 
@@ -99,6 +171,7 @@ void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkF
     if (config.gradient_accumulation_steps) {
         set("/training/grad_accum", *config.gradient_accumulation_steps, "gradient_accumulation_steps");
     }
+    deepspeed_states_fragment(config, name, out);
 }
 
 }  // namespace

@@ -254,7 +254,7 @@ void memory_section(std::ostringstream& out, const Report& report) {
     const MemoryReport& m = *report.memory;
     const MemoryEstimate& e = m.estimate;
     section(out, "memory", "Memory per GPU");
-    out << "<p>The busiest rank: the first pipeline stage.</p>\n<table>\n";
+    out << "<p>The busiest rank: the first pipeline stage. " << esc(e.accounting) << ".</p>\n<table>\n";
     const auto row = [&out](const char* name, double bytes, const char* cls) {
         out << "<tr" << cls << ">" << cell(name) << num_cell(human_bytes(bytes)) << "</tr>\n";
     };
@@ -262,6 +262,9 @@ void memory_section(std::ostringstream& out, const Report& report) {
     row("grads", e.grads_bytes, "");
     row("optimizer", e.optimizer_bytes, "");
     row("activations", e.activations_bytes, "");
+    if (e.gathered_bytes > 0) {
+        row("gathered", e.gathered_bytes, "");
+    }
     row("total", e.total_bytes(), " class=\"total\"");
     out << "</table>\n<p>budget: " << esc(memory_budget_text(m.budget)) << "</p>\n";
     if (m.budget.known() && m.budget.budget_bytes() > 0) {

@@ -184,16 +184,23 @@ std::string memory_text(const MemoryReport& m) {
     const MemoryEstimate& e = m.estimate;
     std::ostringstream out;
     out << "memory per GPU (the busiest rank: the first pipeline stage):\n";
-    const auto row = [&out](const char* name, double bytes) { out << "  " << pad(name, 12) << lpad(human_bytes(bytes), 10); };
-    row("params", e.params_bytes);
-    out << "\n";
-    row("grads", e.grads_bytes);
-    out << "\n";
-    row("optimizer", e.optimizer_bytes);
-    out << "\n";
-    row("activations", e.activations_bytes);
-    out << "\n";
-    row("total", e.total_bytes());
+    if (!e.accounting.empty()) {
+        out << "  " << pad("states", 12) << e.accounting << "\n";
+    }
+    const auto row = [&out](const char* name, double bytes, const std::string& formula) {
+        out << "  " << pad(name, 12) << lpad(human_bytes(bytes), 10) << (formula.empty() ? "" : "  " + formula) << "\n";
+    };
+    row("params", e.params_bytes, e.params_formula);
+    row("grads", e.grads_bytes, e.grads_formula);
+    row("optimizer", e.optimizer_bytes, e.optimizer_formula);
+    row("activations", e.activations_bytes, e.activations_formula);
+    if (e.gathered_bytes > 0) {
+        row("gathered", e.gathered_bytes, e.gathered_formula);
+    }
+    if (e.offloaded_bytes > 0) {
+        row("offloaded", e.offloaded_bytes, "in host memory or on NVMe, not in the total");
+    }
+    out << "  " << pad("total", 12) << lpad(human_bytes(e.total_bytes()), 10);
     const auto fits = m.fits();
     if (!fits) {
         out << ": not checked, the budget is unknown\n";
@@ -215,11 +222,19 @@ nlohmann::json to_json(const MemoryReport& m) {
                         {"grads", bytes(e.grads_bytes)},
                         {"optimizer", bytes(e.optimizer_bytes)},
                         {"activations", bytes(e.activations_bytes)},
+                        {"gathered", bytes(e.gathered_bytes)},
+                        {"offloaded", bytes(e.offloaded_bytes)},
                         {"total", bytes(e.total_bytes())},
                         {"gpu_memory", bytes(m.budget.gpu_memory_bytes)},
                         {"headroom", bytes(m.budget.headroom_bytes)},
                         {"budget", bytes(m.budget.budget_bytes())},
-                        {"budget_source", m.budget.source}};
+                        {"budget_source", m.budget.source},
+                        {"states", e.accounting},
+                        {"formulas", {{"params", e.params_formula},
+                                      {"grads", e.grads_formula},
+                                      {"optimizer", e.optimizer_formula},
+                                      {"activations", e.activations_formula},
+                                      {"gathered", e.gathered_formula}}}};
     const auto fits = m.fits();
     j["fits"] = fits ? nlohmann::json(*fits) : nlohmann::json(nullptr);
     return j;

@@ -20,12 +20,31 @@ std::optional<std::int64_t> int_or_auto(const JsonReader& r, const std::string& 
     return r.get_int(key, min, max);
 }
 
-bool enabled(const JsonReader& r, const std::string& key) {
+// The section's "enabled": true, false, or "auto" (nullopt: the HF Trainer fills it from its
+// --bf16 / --fp16 flag); false when the section is absent.
+std::optional<bool> enabled(const JsonReader& r, const std::string& key) {
     const auto sub = r.get_object(key);
     if (!sub) {
         return false;
     }
+    if (sub->has("enabled") && sub->at("enabled").is_string() && sub->at("enabled").get<std::string>() == "auto") {
+        return std::nullopt;
+    }
     return sub->get_bool("enabled").value_or(false);
+}
+
+// zero_optimization.<key>.device: none, cpu or nvme (runtime/zero/offload_config.py OffloadDeviceEnum).
+std::string offload_device(const JsonReader& z, const std::string& key) {
+    const auto sub = z.get_object(key);
+    if (!sub) {
+        return "none";
+    }
+    std::string device = sub->get_string("device").value_or("none");
+    if (device != "none" && device != "cpu" && device != "nvme") {
+        throw input_error(sub->where("device"), "unknown offload device '" + device + "'",
+                          "use none, cpu or nvme (DeepSpeed's OffloadDeviceEnum)");
+    }
+    return device;
 }
 
 }  // namespace
@@ -43,9 +62,33 @@ DeepSpeedConfig read_deepspeed_config(const std::string& text, const std::string
         c.zero_stage = int_or_auto(*z, "stage", 0, 3).value_or(0);
         c.zero_hpz_partition_size = z->get_int("zero_hpz_partition_size", 0, kMaxWorld).value_or(1);
         c.mics_shard_size = z->get_int("mics_shard_size", -1, kMaxWorld).value_or(-1);
+        c.offload_optimizer = offload_device(*z, "offload_optimizer");
+        c.offload_param = offload_device(*z, "offload_param");
+        if (z->has("stage3_prefetch_bucket_size") && z->at("stage3_prefetch_bucket_size").is_string() &&
+            z->at("stage3_prefetch_bucket_size").get<std::string>() == "auto") {
+            c.prefetch_bucket = 0;
+        } else {
+            c.prefetch_bucket = z->get_double("stage3_prefetch_bucket_size", 0, 1e15).value_or(5e7);
+        }
     }
-    c.bf16 = enabled(r, "bf16") || enabled(r, "bfloat16");
-    c.fp16 = enabled(r, "fp16");
+    const std::string bf16_key = r.has("bf16") || !r.has("bfloat16") ? "bf16" : "bfloat16";
+    const std::optional<bool> bf16 = enabled(r, bf16_key);
+    const std::optional<bool> fp16 = enabled(r, "fp16");
+    // "auto" follows the HF Trainer's flag; plan-layout takes the usual --bf16 unless fp16 is on.
+    c.fp16 = fp16.value_or(!bf16.has_value() ? false : !*bf16);
+    c.fp16_auto = !fp16.has_value() && c.fp16;
+    c.bf16 = bf16.value_or(!c.fp16);
+    c.bf16_auto = !bf16.has_value() && c.bf16;
+    if (const auto b = r.get_object(bf16_key)) {
+        c.bf16_master_weights_and_grads = b->get_bool("bf16_master_weights_and_grads").value_or(false);
+        c.bf16_optimizer_states = b->get_bool("bf16_optimizer_states").value_or(false);
+    }
+    if (c.bf16_master_weights_and_grads && c.zero_stage == 0) {
+        // runtime/config.py: "Bf16_master_weights_and_grads is only supported with ZeRO Stage 1, 2, or 3."
+        throw input_error(r.where(bf16_key) + " bf16_master_weights_and_grads",
+                          "DeepSpeed supports bf16 master weights only with ZeRO stage 1, 2 or 3",
+                          "set zero_optimization.stage to 1, 2 or 3, or drop bf16_master_weights_and_grads");
+    }
     if (c.bf16 && c.fp16) {
         throw input_error(r.where("fp16"), "bf16 and fp16 are both enabled (DeepSpeed: bfloat16 and fp16 modes cannot be simultaneously enabled)",
                           "enable only one of bf16 and fp16");

@@ -237,13 +237,64 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
     return m;
 }
 
+namespace {
+
+// The value of `e` whose to_string is `s` (enums numbered from 0 up to Last).
+template <typename E, E Last>
+std::optional<E> enum_named(const std::string& s) {
+    for (int i = 0; i <= static_cast<int>(Last); ++i) {
+        if (to_string(static_cast<E>(i)) == s) {
+            return static_cast<E>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+// TrainingSpec's memory block (issue 29): "states", "checkpoint_every", "per_op_checkpoint".
+void read_memory_block(const JsonReader& f, TrainingSpec& t) {
+    if (auto st = f.get_object("states")) {
+        st->check_keys({"precision", "bf16_master_weights_and_grads", "bf16_optimizer_states", "offload_optimizer",
+                        "offload_param", "prefetch_bucket", "megatron_fsdp"});
+        set_if(st->get_enum<StatePrecision>("precision", enum_named<StatePrecision, StatePrecision::Fp32>, "bf16, fp16 or fp32"),
+               t.precision);
+        set_if(st->get<bool>("bf16_master_weights_and_grads"), t.bf16_master_weights_and_grads);
+        set_if(st->get<bool>("bf16_optimizer_states"), t.bf16_optimizer_states);
+        set_if(st->get_enum<Offload>("offload_optimizer", enum_named<Offload, Offload::Nvme>, "none, cpu or nvme"),
+               t.offload_optimizer);
+        set_if(st->get_enum<Offload>("offload_param", enum_named<Offload, Offload::Nvme>, "none, cpu or nvme"), t.offload_param);
+        set_if(st->get<double>("prefetch_bucket", 0, 1e15), t.prefetch_bucket);
+        set_if(st->get_enum<ShardingStrategy>("megatron_fsdp", enum_named<ShardingStrategy, ShardingStrategy::OptimGradsParams>,
+                                              "off, no_shard, optim, optim_grads or optim_grads_params"),
+               t.megatron_fsdp);
+        if (t.bf16_optimizer_states && !t.bf16_master_weights_and_grads) {
+            // DeepSpeed runtime/config.py: "bf16_optimizer_states requires bf16_master_weights_and_grads".
+            throw input_error(st->where("bf16_optimizer_states"),
+                              "bf16_optimizer_states requires bf16_master_weights_and_grads (DeepSpeed refuses it alone)",
+                              "set \"bf16_master_weights_and_grads\": true too, or drop bf16_optimizer_states");
+        }
+        if ((t.bf16_master_weights_and_grads) && t.precision != StatePrecision::Bf16) {
+            throw input_error(st->where("bf16_master_weights_and_grads"), "bf16 master weights need bf16 precision",
+                              "set \"precision\": \"bf16\", or drop bf16_master_weights_and_grads");
+        }
+    }
+    set_if(f.get<int>("checkpoint_every", 1, kMaxInt), t.checkpoint_every);
+    set_if(f.get<bool>("per_op_checkpoint"), t.per_op_checkpoint);
+    if (t.per_op_checkpoint && t.checkpoint_every > 0) {
+        throw input_error(f.where("per_op_checkpoint"), "per_op_checkpoint and checkpoint_every are two values of one option",
+                          "keep one (torchtitan's selective_ac_option is \"op\" or a number)");
+    }
+}
+
+}  // namespace
+
 TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string& where,
                                      const std::string& pointer) {
     const JsonReader f(j, where, pointer);
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "recompute_method",
-                  "recompute_layers", "implementation", "attention_backend", "optimizer"});
+                  "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
+                  "per_op_checkpoint"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -349,6 +400,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                           "recompute_method and recompute_layers apply to full recompute only",
                           "set \"recompute\": \"full\", or remove them");
     }
+    read_memory_block(f, t);
     if (t.global_batch == 0 || t.seq_len == 0) {
         throw input_error(f.where(t.global_batch == 0 ? "global_batch" : "seq_len"),
                           "missing: global_batch and seq_len are both required",

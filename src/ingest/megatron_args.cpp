@@ -56,6 +56,8 @@ constexpr Flag kFlags[] = {
     {"no-bias-gelu-fusion", Kind::Bool, "no_gelu_fusion"}, {"no-bias-dropout-fusion", Kind::Bool, "no_dropout_fusion"},
     {"no-rope-fusion", Kind::Bool, "no_rope_fusion"}, {"no-persist-layer-norm", Kind::Bool, "no_persist_ln"},
     {"no-gradient-accumulation-fusion", Kind::Bool, "no_grad_acc_fusion"},
+    {"use-megatron-fsdp", Kind::Bool, "megatron_fsdp"}, {"use-custom-fsdp", Kind::Bool, "megatron_fsdp"},
+    {"data-parallel-sharding-strategy", Kind::One, "sharding_strategy"},
     // model
     {"num-layers", Kind::One, "layers"}, {"hidden-size", Kind::One, "hidden"},
     {"ffn-hidden-size", Kind::One, "ffn_hidden"}, {"num-attention-heads", Kind::One, "heads"},
@@ -390,6 +392,20 @@ void Mapper::overlap() {
     }
 }
 
+// The flags that change how Megatron-LM keeps memory (docs/cost-model.md §8): Megatron-FSDP
+// (--use-megatron-fsdp, or the older --use-custom-fsdp, with --data-parallel-sharding-strategy,
+// default no_shard; without Megatron-FSDP the strategy does nothing). Attention that materializes
+// the s x s scores follows --attention-backend and --transformer-impl (kernels(), attention_backend()).
+void Mapper::memory_flags() {
+    if (const Given* g = get("megatron_fsdp")) {
+        const Given* strategy = get("sharding_strategy");
+        const std::string s =
+            strategy != nullptr ? choice(*strategy, {"no_shard", "optim", "optim_grads", "optim_grads_params"}) : "no_shard";
+        put("/training/states/megatron_fsdp", s, strategy != nullptr ? *strategy : *g,
+            strategy != nullptr ? "" : " (--data-parallel-sharding-strategy's default no_shard)");
+    }
+}
+
 void Mapper::training() {
     flag("sequence_parallel", "/training/sequence_parallel");
     count("seq_len", "/training/seq_len", 1, kMaxSize);
@@ -406,6 +422,7 @@ void Mapper::training() {
     }
     count("recompute_layers", "/training/recompute_layers", 0, kMaxSize);
     overlap();
+    memory_flags();
     if (const Given* g = get("fp8")) {
         put("/training/fp8", choice(*g, {"e4m3", "hybrid"}), *g);
     }

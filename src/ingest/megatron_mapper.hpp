@@ -57,6 +57,7 @@ private:
     [[nodiscard]] double number(const Given& g, double min, double max) const;
     [[nodiscard]] std::string choice(const Given& g, const std::vector<std::string>& choices) const;
     void count(const char* key, const std::string& pointer, std::int64_t min, std::int64_t max);
+    void memory_flags();
     void flag(const char* key, const std::string& pointer);
 
     void cluster_and_parallel();

@@ -229,6 +229,29 @@ TorchtitanConfig read_torchtitan_config(const std::string& text, const std::stri
             }
         }
     }
+    if (const toml::node* p = root.get("activation_checkpoint")) {
+        if (const toml::table* t = p->as_table()) {
+            if (const toml::node* n = t->get("mode")) {
+                const auto mode = n->value_exact<std::string>();
+                if (!mode || (*mode != "selective" && *mode != "full" && *mode != "none")) {
+                    throw input_error(at(file, n->source()), "[activation_checkpoint] mode must be \"selective\", \"full\" or \"none\"",
+                                      "write e.g. mode = \"selective\" (torchtitan's ActivationCheckpoint.mode)");
+                }
+                out.training.ac_mode = *mode;
+            }
+            if (const toml::node* n = t->get("selective_ac_option")) {
+                const auto option = n->value_exact<std::string>();
+                const bool digits = option && !option->empty() && option->size() < 9 &&
+                                    std::all_of(option->begin(), option->end(), [](char c) { return c >= '0' && c <= '9'; });
+                if (!option || (*option != "op" && !digits)) {
+                    throw input_error(at(file, n->source()),
+                                      "[activation_checkpoint] selective_ac_option must be \"op\" or a whole number as a string",
+                                      "write e.g. selective_ac_option = \"2\" (every 2nd block) or \"op\"");
+                }
+                out.training.ac_option = *option;
+            }
+        }
+    }
     return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/launch_script.hpp"
+#include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/megatron_args.hpp"
 #include "test_files.hpp"
 
@@ -315,4 +316,31 @@ TEST_CASE("overlap flags: bucket size, p2p overlap in the interleaved schedule, 
                   "--global-batch-size 64 --no-overlap-p2p-communication"),
              "/training/overlap/pp") == false);
     CHECK_FALSE(line("torchrun pretrain_gpt.py --tp 2 --pp 2").layout.contains("training"));
+}
+
+TEST_CASE("memory flags: Megatron-FSDP's sharding strategy and the attention that keeps the s x s scores") {
+    // arguments.py: --use-megatron-fsdp (or the older --use-custom-fsdp) with
+    // --data-parallel-sharding-strategy, default no_shard; without Megatron-FSDP the strategy is
+    // not read.
+    CHECK(at(line("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params"),
+             "/training/states/megatron_fsdp") == "optim_grads_params");
+    CHECK(at(line("--use-custom-fsdp"), "/training/states/megatron_fsdp") == "no_shard");
+    CHECK_FALSE(line("--data-parallel-sharding-strategy optim").layout.contains("training"));
+    CHECK_THROWS_WITH_AS((void)line("--use-megatron-fsdp --data-parallel-sharding-strategy zero3"),
+                         doctest::Contains("not one of Megatron-LM's choices"), planlayout::Error);
+    // --attention-backend unfused or local, or --transformer-impl local with the backend left at
+    // auto (the local spec's DotProductAttention): the scores are materialized (TrainingSpec's
+    // unfused_attention(), which memory and compute both follow).
+    const auto training_of = [](const planlayout::MegatronArgs& m) {
+        nlohmann::json t = m.layout.at("training");
+        t["global_batch"] = 1;  // the sizes a training section needs; the launch line gave none
+        t["seq_len"] = 128;
+        return planlayout::training_spec_from_json(t, "l.sh", "/training");
+    };
+    CHECK(at(line("--attention-backend unfused"), "/training/attention_backend") == "unfused");
+    CHECK(training_of(line("--attention-backend unfused")).unfused_attention());
+    CHECK(training_of(line("--transformer-impl local")).unfused_attention());
+    CHECK(training_of(line("--transformer-impl local --attention-backend auto")).unfused_attention());
+    CHECK_FALSE(training_of(line("--transformer-impl local --attention-backend flash")).unfused_attention());
+    CHECK_FALSE(training_of(line("--transformer-impl transformer_engine")).unfused_attention());
 }

@@ -76,8 +76,8 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     //   Ψ = 8,029,995,008
     // One rank holds Ψ/(tp·pp) = 2,007,498,752 parameters:
     //   weights     2 bytes each                                      =  4,014,997,504
-    //   gradients   2 bytes each (bf16; the distributed optimizer does not shard them)
-    //                                                                 =  4,014,997,504
+    //   gradients   2 bytes each (the layout's default gradient dtype; the distributed optimizer
+    //               does not shard them)                              =  4,014,997,504
     //   optimizer   12 bytes each (fp32 master, Adam m, v), sharded over dp = 2
     //               12 · 2,007,498,752 / 2                            = 12,044,992,512
     //   activations s·b·h = 8192·1·4096 = 33,554,432; with sequence parallelism 34·sbh/tp =
@@ -90,6 +90,7 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     const MemoryEstimate& e = r.memory->estimate;
     CHECK(e.params_bytes == 4014997504.0);
     CHECK(e.grads_bytes == 4014997504.0);
+    CHECK(e.gathered_bytes == 0);
     CHECK(e.optimizer_bytes == 12044992512.0);
     CHECK(e.activations_bytes == 18253611008.0);
     CHECK(e.total_bytes() == 38328598528.0);
@@ -135,23 +136,25 @@ TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, 
     //   optimizer   12 bytes per adapter parameter, not sharded        =  1,200,000,000
     //   activations s·b·h = 512·1·4096 = 2,097,152; no SP, no recompute: (10 + 24/1)·sbh =
     //               71,303,168 per layer; the 40 MoE layers add 2·topk·sbh·β = 2·6·2,097,152·2 =
-    //               50,331,648 each; one stage of 43 layers, min(pp, m) = min(1, 16/16) = 1
-    //               43 · 71,303,168 + 40 · 50,331,648                  =  5,079,302,144
-    //   total                                                         = 47,259,193,344 (44.0 GiB)
+    //               50,331,648 each; one stage of 43 layers, min(pp, m) = min(1, 16/16) = 1;
+    //               the one stage is also the last: the output layer's input and the fp32
+    //               logits, 4·s·b·(h + V) = 4·512·(4096 + 129280) = 273,154,048
+    //               43 · 71,303,168 + 40 · 50,331,648 + 273,154,048    =  5,352,456,192
+    //   total                                                         = 47,532,347,392 (44.3 GiB)
     const Report r = plan_text(slurp(fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json"));
     REQUIRE(r.memory);
     const MemoryEstimate& e = r.memory->estimate;
     CHECK(e.params_bytes == 40779891200.0);
     CHECK(e.grads_bytes == 200000000.0);
     CHECK(e.optimizer_bytes == 1200000000.0);
-    CHECK(e.activations_bytes == doctest::Approx(5079302144.0).epsilon(1e-12));  // 40/43 · 43 in doubles
-    CHECK(e.total_bytes() == doctest::Approx(47259193344.0).epsilon(1e-12));
-    CHECK(fit(*r.memory) == "fits");  // 44.0 GiB of 73.6 GiB
+    CHECK(e.activations_bytes == doctest::Approx(5352456192.0).epsilon(1e-12));  // 40/43 · 43 in doubles
+    CHECK(e.total_bytes() == doctest::Approx(47532347392.0).epsilon(1e-12));
+    CHECK(fit(*r.memory) == "fits");  // 44.3 GiB of 73.6 GiB
     // The JSON carries the same figures as integers, and the budget.
     const auto j = to_json(*r.memory);
     CHECK(j["params"] == 40779891200);
-    CHECK(j["activations"] == 5079302144);
-    CHECK(j["total"] == 47259193344);
+    CHECK(j["activations"] == 5352456192);
+    CHECK(j["total"] == 47532347392);
     CHECK(j["gpu_memory"] == 85520809984);  // 81559 MiB
     CHECK(j["headroom"] == 6442450944);
     CHECK(j["budget"] == 79078359040);
@@ -201,7 +204,12 @@ TEST_CASE("memory budget: the smallest GPU memory among the nodes the job uses -
     CHECK(!unknown.known());
     CHECK(unknown.budget_bytes() == 0);
     CHECK(unknown.source == "node template h100-hgx-8gpu-8nic gives no gpu_memory_mib");
-    const MemoryReport m{MemoryEstimate{1, 2, 3, 4}, unknown};
+    MemoryEstimate four;
+    four.params_bytes = 1;
+    four.grads_bytes = 2;
+    four.optimizer_bytes = 3;
+    four.activations_bytes = 4;
+    const MemoryReport m{four, unknown};
     CHECK(fit(m) == "unknown");
     CHECK(memory_warning(m).value_or("").find("no budget to check the 10 B against") != std::string::npos);
     CHECK(to_json(m)["fits"].is_null());

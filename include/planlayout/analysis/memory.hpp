@@ -8,27 +8,50 @@
 
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
+#include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {
 
 /// Bytes one GPU holds during a stable step; every term is for the busiest rank (the first
-/// pipeline stage, which keeps min(pp, m) micro-batches of activations in flight under 1F1B).
+/// pipeline stage, which keeps the most micro-batches of activations in flight). The model states
+/// are counted as the framework that owns them allocates them (docs/cost-model.md §8): Megatron
+/// (DDP, distributed optimizer, Megatron-FSDP), DeepSpeed ZeRO-0..3, torchtitan FSDP2/HSDP.
 struct MemoryEstimate {
-    double params_bytes = 0;       // weights, param_bytes each (ZeRO-3: sharded over dp)
-    double grads_bytes = 0;        // trainable parameters' gradients, grad_bytes each
-    double optimizer_bytes = 0;    // fp32 master + Adam m, v: 12 bytes per trainable parameter
+    double params_bytes = 0;       // the rank's resident weights (sharded ones: its shard)
+    double grads_bytes = 0;        // the trainable parameters' gradients as the framework keeps them
+    double optimizer_bytes = 0;    // master weights and Adam m, v of the trainable parameters
     double activations_bytes = 0;  // saved activations of the in-flight micro-batches
+    double gathered_bytes = 0;     // ZeRO-3 / FSDP: the unsharded parameters in flight during compute
+    double offloaded_bytes = 0;    // states ZeRO-Offload keeps in host memory or on NVMe (not in the total)
+    std::string accounting;        // whose accounting, in bytes per parameter ("DeepSpeed ZeRO-3, bf16: 16/Nd ...")
+    // Each term's formula with the numbers it used, for the text and JSON outputs.
+    std::string params_formula;
+    std::string grads_formula;
+    std::string optimizer_formula;
+    std::string activations_formula;
+    std::string gathered_formula;
 
     [[nodiscard]] double total_bytes() const {
-        return params_bytes + grads_bytes + optimizer_bytes + activations_bytes;
+        return params_bytes + grads_bytes + optimizer_bytes + activations_bytes + gathered_bytes;
     }
 };
 
-/// The estimate for one layout. Uneven pipelines count the largest stage (⌈L/p⌉ layers).
+/// Whose accounting of the model states: the framework of the layout's "parallel" section and,
+/// for DeepSpeed, its ZeRO stage (zero_optimization.stage lives in "parallel", not "training").
+struct StateOwner {
+    Framework framework = Framework::Megatron;
+    int zero_stage = 0;
+};
+
+[[nodiscard]] StateOwner state_owner(const FrameworkSpec& spec);
+
+/// The estimate for one layout. Uneven pipelines count the largest stage (⌈L/p⌉ layers). `p` are
+/// the sizes of the layout's groups (parallel_sizes(groups): the fsdp/efsdp group sizes shard
+/// FSDP and ZeRO-3 states); `owner` says whose accounting (Megatron's by default).
 [[nodiscard]] MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& model,
-                                             const TrainingSpec& training);
+                                             const TrainingSpec& training, const StateOwner& owner = {});
 
 /// What the estimate leaves out and the budget keeps back, by default: the CUDA context and
 /// library workspaces (~1 GiB), NCCL's buffers (0.5-0.7 GiB per communicator that carries

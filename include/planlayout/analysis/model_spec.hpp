@@ -143,6 +143,15 @@ enum class OptimizerImpl { Auto, FusedFp32, ForeachFp32, FusedBf16, ForeachBf16 
 
 [[nodiscard]] std::string_view to_string(OptimizerImpl o);
 [[nodiscard]] std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s);
+/// Memory as the frameworks allocate it (TrainingSpec's last block): the dtype of the model
+/// states, where ZeRO-Offload puts them, and Megatron-FSDP's sharding strategy.
+enum class StatePrecision { Bf16, Fp16, Fp32 };
+enum class Offload { None, Cpu, Nvme };
+enum class ShardingStrategy { Off, NoShard, Optim, OptimGrads, OptimGradsParams };
+
+[[nodiscard]] std::string_view to_string(StatePrecision p);
+[[nodiscard]] std::string_view to_string(Offload o);
+[[nodiscard]] std::string_view to_string(ShardingStrategy s);  // "off", "no_shard", "optim", ...
 
 /// The training run: batch, sequence, memory tricks and what overlaps what.
 struct TrainingSpec {
@@ -185,8 +194,31 @@ struct TrainingSpec {
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
+    // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
+    //      The layout's "training": {"states": {...}, "checkpoint_every": N}; unfused attention's
+    //      scores follow attention_backend (unfused_attention() below).
+    StatePrecision precision = StatePrecision::Bf16;  // states/precision: bf16 or fp16 mixed precision, or fp32
+                                                      // (DeepSpeed with neither bf16 nor fp16 enabled)
+    bool bf16_master_weights_and_grads = false;  // states/bf16_master_weights_and_grads (DeepSpeed bf16.*): master in bf16
+    bool bf16_optimizer_states = false;          // states/bf16_optimizer_states (DeepSpeed bf16.*): Adam m, v in bf16
+    Offload offload_optimizer = Offload::None;   // states/offload_optimizer (zero_optimization.offload_optimizer.device)
+    Offload offload_param = Offload::None;       // states/offload_param (zero_optimization.offload_param.device, ZeRO-3)
+    double prefetch_bucket = 5e7;                // states/prefetch_bucket: ZeRO-3 stage3_prefetch_bucket_size (elements);
+                                                 // 0: "auto", the HF Trainer's 0.9·h·h
+    ShardingStrategy megatron_fsdp = ShardingStrategy::Off;  // states/megatron_fsdp: --use-megatron-fsdp with
+                                                              // --data-parallel-sharding-strategy
+    int checkpoint_every = 0;        // torchtitan selective_ac_option N: every Nth layer fully checkpointed (0: off)
+    bool per_op_checkpoint = false;  // torchtitan selective_ac_option "op": per-op selective checkpointing
+
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
+
+    /// Whether the attention keeps the s×s scores (memory) and runs unfused (compute):
+    /// attention_backend unfused, or auto under --transformer-impl local (megatron-local).
+    [[nodiscard]] bool unfused_attention() const {
+        return attention_backend == AttentionBackend::Unfused ||
+               (attention_backend == AttentionBackend::Auto && implementation == Implementation::MegatronLocal);
+    }
 
     /// Every field written explicitly (optional ones when set), so that from_json(to_json()) gives
     /// the same run.

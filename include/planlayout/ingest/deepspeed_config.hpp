@@ -24,8 +24,20 @@ struct DeepSpeedConfig {
     std::int64_t zero_hpz_partition_size = 1;     // ZeRO++ hierarchical partition (secondary group)
     std::int64_t mics_shard_size = -1;            // MiCS shard group size (-1: off)
     // Precision (runtime/precision_config.py): bf16 (or the old "bfloat16") / fp16 .enabled.
+    // "enabled": "auto" (the HF Trainer's placeholder, filled from its --bf16 / --fp16) reads as
+    // enabled with the *_auto flag set, unless the other one is enabled outright.
     bool bf16 = false;
     bool fp16 = false;
+    bool bf16_auto = false;
+    bool fp16_auto = false;
+    bool bf16_master_weights_and_grads = false;  // bf16.bf16_master_weights_and_grads
+    bool bf16_optimizer_states = false;          // bf16.bf16_optimizer_states
+    // zero_optimization.offload_optimizer.device / offload_param.device: "none", "cpu", "nvme".
+    std::string offload_optimizer = "none";
+    std::string offload_param = "none";
+    // zero_optimization.stage3_prefetch_bucket_size (elements; DeepSpeed's default 5e7); 0: "auto"
+    // (the HF Trainer fills 0.9 * hidden_size^2).
+    double prefetch_bucket = 5e7;
     // tensor_parallel.autotp_size (runtime/tensor_parallel/config.py; 0: AutoTP off).
     std::int64_t autotp_size = 0;
     // pipeline (runtime/config.py get_pipeline_config); the stage count itself is not in the

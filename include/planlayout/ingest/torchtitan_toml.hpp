@@ -18,6 +18,11 @@ struct TorchtitanTraining {
     std::optional<std::int64_t> global_batch_size;
     std::optional<std::int64_t> seq_len;
     std::optional<std::int64_t> pp_microbatch_size;  // [parallelism] pipeline_parallel_microbatch_size
+    // [activation_checkpoint] (class ActivationCheckpoint): mode "selective" (torchtitan's default),
+    // "full" or "none"; selective_ac_option "op" (op-level) or N (every Nth block fully
+    // checkpointed; torchtitan's default "2"). Absent: the file does not set it.
+    std::optional<std::string> ac_mode;
+    std::optional<std::string> ac_option;
 };
 
 struct TorchtitanConfig {
