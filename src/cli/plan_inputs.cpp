@@ -189,6 +189,25 @@ void megatron_derived_defaults(json& layout, Sources& sources, const MegatronArg
     }
 }
 
+// The flags given directly (--tp, --num-layers, ...), over what the layout and scripts gave. A flag
+// given directly changes that value only: Megatron's defaults for the flags not given (fp32,
+// untied, GELU) belong to a whole launch line, not to a layout's model. When the flags are the
+// whole model (no layout or script gave one), its FFN and embeddings are Megatron's as --help
+// says: GELU unless --swiglu, tied unless --untie-embeddings-and-output-weights.
+void merge_direct_flags(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
+                        bool parallel) {
+    MegatronArgs direct = megatron_args_from_words(direct_words(args, parallel), "command line");
+    const bool model_from_flags = !layout.contains("model") && direct.layout.contains("model");
+    for (auto it = direct.sources.begin(); it != direct.sources.end();) {
+        const bool keep = model_from_flags && (it->first == "/model/ffn_gated" || it->first == "/model/tied_embeddings");
+        it = !keep && it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
+    }
+    merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
+    if (model_from_flags) {
+        megatron_derived_defaults(layout, sources, direct, "command line");
+    }
+}
+
 // The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
 void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
                     Context& ctx, std::vector<std::string>& files) {
@@ -457,20 +476,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         merge_fragment(layout, sources, notes, framework.layout, framework.sources);
         out.files.insert(out.files.end(), framework.files.begin(), framework.files.end());
     }
-    MegatronArgs direct = megatron_args_from_words(direct_words(args, options.parallel), "command line");
-    // A flag given directly changes that value only: Megatron's defaults for the flags not given
-    // (fp32, untied, GELU) belong to a whole launch line, not to a layout's model. When the flags
-    // are the whole model (no layout or script gave one), its FFN and embeddings are Megatron's as
-    // --help says: GELU unless --swiglu, tied unless --untie-embeddings-and-output-weights.
-    const bool model_from_flags = !layout.contains("model") && direct.layout.contains("model");
-    for (auto it = direct.sources.begin(); it != direct.sources.end();) {
-        const bool keep = model_from_flags && (it->first == "/model/ffn_gated" || it->first == "/model/tied_embeddings");
-        it = !keep && it->second.find("Megatron default") != std::string::npos ? direct.sources.erase(it) : std::next(it);
-    }
-    merge_fragment(layout, sources, notes, direct.layout, flag_sources(direct));
-    if (model_from_flags) {
-        megatron_derived_defaults(layout, sources, direct, "command line");
-    }
+    merge_direct_flags(layout, sources, notes, args, options.parallel);
     put_measured_step(layout, sources, notes, args, ctx, out.files);
     if (const auto n = args.get_int("--nodes", 1, kMaxNodes)) {
         if (layout.contains("/cluster/nodes"_json_pointer) && layout.at("/cluster/nodes"_json_pointer).is_array()) {

@@ -28,21 +28,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-
-def timed(fn, samples):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(samples):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(20_000_000)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) * 1000.0)
-    return statistics.median(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernels import timed  # noqa: E402  (the same CUDA-event timing: median of samples behind _sleep)
 
 
 def fwd_bwd(fn, inputs, samples, fresh=False):

@@ -232,8 +232,8 @@ TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute - 
     }
     // Same elements as with clean names, outside the comments.
     auto tags = [&](const std::string& text) {
-        const std::string t = without_comments(text);
-        return std::count(t.begin(), t.end(), '<');
+        const std::string stripped = without_comments(text);
+        return std::count(stripped.begin(), stripped.end(), '<');
     };
     CHECK(tags(xml) == tags(plain));
 }

@@ -162,21 +162,21 @@ struct TrainingSpec {
     int seq_len = 0;       // s
     int vpp = 1;           // virtual pipeline stages per rank (v)
     Recompute recompute = Recompute::None;
-    bool sequence_parallel = false;
     FineTune finetune = FineTune::Full;
-    double lora_adapter_params = 0;   // trainable adapter parameters (total) for LoRA
-    double lora_expert_share = 0;     // fraction of the adapters that sit on routed experts
-    bool distributed_optimizer = false;
     int zero_stage = 0;               // 0 = DDP, 1/2 = sharded grads/optimizer, 3 = FSDP
+    bool sequence_parallel = false;
+    bool distributed_optimizer = false;
     // Overlap (docs/cost-model.md §6): what compute may hide which collective.
     bool overlap_dp = true;           // bucketed grad reduce under the last micro-batch's backward
     bool overlap_param_gather = true; // distributed-optimizer/ZeRO param gathers prefetched under the
                                       // forward (default: as overlap_dp; Megatron's --overlap-param-gather)
-    double bucket_params = 0;         // parameters per DP bucket (Megatron --ddp-bucket-size); 0 = default
-    double bucket_bytes = 0;          // or bytes per bucket (PyTorch DDP bucket_cap_mb); 0 = not given
     bool overlap_pp = true;           // 1F1B steady state hides p2p under the other micro-batch
     bool overlap_ep = false;          // EP dispatch/combine overlapped with compute (DualPipe-like)
     bool overlap_cp = true;           // ring attention hides KV passing under attention
+    double lora_adapter_params = 0;   // trainable adapter parameters (total) for LoRA
+    double lora_expert_share = 0;     // fraction of the adapters that sit on routed experts
+    double bucket_params = 0;         // parameters per DP bucket (Megatron --ddp-bucket-size); 0 = default
+    double bucket_bytes = 0;          // or bytes per bucket (PyTorch DDP bucket_cap_mb); 0 = not given
     // Compute
     std::optional<double> measured_step_time_s;  // a measured stable step ...
     std::string measured_transport = "tcp";      // ... and the transport it was measured on
@@ -185,30 +185,31 @@ struct TrainingSpec {
     std::optional<double> gpu_peak_tflops;       // dense bf16 peak override (else the GPU spec's)
     std::optional<double> mfu;                   // override: the flat model (comp from 6·N·tokens / (peak·mfu))
     double compute_scale = 1.0;                  // multiplies the efficiency of compute-bound ops (anchoring)
-    Implementation implementation = Implementation::MegatronTe;  // whose kernels run
-    AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
-    OptimizerImpl optimizer = OptimizerImpl::Auto;
     // Precision and recompute details (stored; Megatron --fp8-format, --recompute-method/-num-layers)
     std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
+    // Kernels (docs/cost-model.md, "Compute: kernels")
+    Implementation implementation = Implementation::MegatronTe;  // whose kernels run
+    AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
+    OptimizerImpl optimizer = OptimizerImpl::Auto;
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
     // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
     //      The layout's "training": {"states": {...}, "checkpoint_every": N}; unfused attention's
     //      scores follow attention_backend (unfused_attention() below).
-    StatePrecision precision = StatePrecision::Bf16;  // states/precision: bf16 or fp16 mixed precision, or fp32
-                                                      // (DeepSpeed with neither bf16 nor fp16 enabled)
-    bool bf16_master_weights_and_grads = false;  // states/bf16_master_weights_and_grads (DeepSpeed bf16.*): master in bf16
-    bool bf16_optimizer_states = false;          // states/bf16_optimizer_states (DeepSpeed bf16.*): Adam m, v in bf16
-    Offload offload_optimizer = Offload::None;   // states/offload_optimizer (zero_optimization.offload_optimizer.device)
-    Offload offload_param = Offload::None;       // states/offload_param (zero_optimization.offload_param.device, ZeRO-3)
     double prefetch_bucket = 5e7;                // states/prefetch_bucket: ZeRO-3 stage3_prefetch_bucket_size (elements);
                                                  // 0: "auto", the HF Trainer's 0.9·h·h
+    StatePrecision precision = StatePrecision::Bf16;  // states/precision: bf16 or fp16 mixed precision, or fp32
+                                                      // (DeepSpeed with neither bf16 nor fp16 enabled)
+    Offload offload_optimizer = Offload::None;   // states/offload_optimizer (zero_optimization.offload_optimizer.device)
+    Offload offload_param = Offload::None;       // states/offload_param (zero_optimization.offload_param.device, ZeRO-3)
     ShardingStrategy megatron_fsdp = ShardingStrategy::Off;  // states/megatron_fsdp: --use-megatron-fsdp with
                                                               // --data-parallel-sharding-strategy
     int checkpoint_every = 0;        // torchtitan selective_ac_option N: every Nth layer fully checkpointed (0: off)
     bool per_op_checkpoint = false;  // torchtitan selective_ac_option "op": per-op selective checkpointing
+    bool bf16_master_weights_and_grads = false;  // states/bf16_master_weights_and_grads (DeepSpeed bf16.*): master in bf16
+    bool bf16_optimizer_states = false;          // states/bf16_optimizer_states (DeepSpeed bf16.*): Adam m, v in bf16
 
     /// m: micro-batches per pipeline per step = global_batch / (micro_batch · dp).
     [[nodiscard]] int micro_batches(int dp) const;
