@@ -129,11 +129,7 @@ Entry memory_entry(const std::string& name, const Work& fwd) {
     return {name, fwd, fwd * kElementwiseBackwardFactor, false, 0.0};
 }
 
-Entry block_entry(const std::string& name, const Rates& r, const BlockCost& c, double elements) {
-    return {name, measured(r, c.fwd_ps, elements), measured(r, c.bwd_ps, elements), false, 0.0};
-}
-
-/// `count` blocks of each kind summed into one entry.
+/// Measured blocks, each over its elements, summed into one entry (forward and backward apart).
 Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<std::pair<BlockCost, double>>& parts) {
     Entry e{name, {}, {}, false, 0.0};
     for (const auto& [c, elements] : parts) {
@@ -141,6 +137,10 @@ Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<st
         e.bwd += measured(r, c.bwd_ps, elements);
     }
     return e;
+}
+
+Entry block_entry(const std::string& name, const Rates& r, const BlockCost& c, double elements) {
+    return blocks_entry(name, r, {{c, elements}});
 }
 
 struct Layer {

@@ -168,11 +168,10 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
             const double s_band = solve_decreasing([&](double x) { return breakdown_at(in, gpu, x).comp_s; },
                                                    *band * model_comp, kMinComputeScale, 1.0);
             const ComputeBreakdown held = breakdown_at(in, gpu, s_band);
+            probe.transport.anchored = m;  // the probe's last use: the bisection only moves its factor
             const auto step_with = [&](double factor) {
-                ScoreInput p2 = probe;
-                p2.transport.anchored = m;
-                p2.transport.anchor_factor = factor;
-                return evaluate(p2, traffic, shapes, held, micro, PriorEnd::Point, PriorEnd::Point).step_s[0];
+                probe.transport.anchor_factor = factor;
+                return evaluate(probe, traffic, shapes, held, micro, PriorEnd::Point, PriorEnd::Point).step_s[0];
             };
             const double factor = solve_decreasing(step_with, *t.measured_step_time_s, kMinTransportFactor, 1.0);
             if (std::abs(step_with(factor) - *t.measured_step_time_s) <= 1e-3 * *t.measured_step_time_s) {

@@ -105,7 +105,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
     if (const auto o = r.get_object("optimizer_ps_per_param")) {
         for (const auto& [name, value] : o->json().items()) {
             if (!is_comment_key(name)) {
-                t.optimizer_ps_per_param[name] = *o->get<double>(name, 0, kMaxPs);
+                t.optimizer_ps_per_param[name] = required(*o, name, 0, kMaxPs);  // a null is refused, not dereferenced
             }
         }
     }

@@ -73,18 +73,13 @@ def hf_measured(name):
     return d["median_s"], d["profile"], SHAPES[name][5]
 
 
-def predict(binary, doc):
+def analyze(binary, doc):
+    """plan-layout analyze of one layout: its JSON report (score and memory)."""
     p = subprocess.run([binary, "analyze", "-", "--format", "json"], input=json.dumps(doc), capture_output=True,
                        text=True, timeout=120)
     if p.returncode != 0:
         sys.exit(f"validate_steps: plan-layout analyze failed: {p.stderr.strip()[:300]}")
-    return json.loads(p.stdout)["score"]
-
-
-def predict_memory(binary, doc):
-    p = subprocess.run([binary, "analyze", "-", "--format", "json"], input=json.dumps(doc), capture_output=True,
-                       text=True, timeout=120)
-    return json.loads(p.stdout)["memory"]["total"] / 2**30
+    return json.loads(p.stdout)
 
 
 def main():
@@ -95,7 +90,8 @@ def main():
     for name in SHAPES:
         for impl, measured in (("megatron-local", megatron_measured), ("hf", hf_measured)):
             meas, prof, vocab = measured(name)
-            score = predict(binary, layout(name, impl, vocab))
+            report = analyze(binary, layout(name, impl, vocab))
+            score = report["score"]
             pred = score["compute_s"] + score["bubble_s"]
             err = pred / meas - 1
             busy = prof["busy_us_per_step"] / prof["span_us_per_step"]
@@ -105,19 +101,17 @@ def main():
             print(f"| {name} | {impl} | {meas:.4f} | {pred:.4f} | {err * 100:+.1f} %{flag} | {busy * 100:.0f} % | {ops} |")
             rows.append(abs(err))
             peak = megatron_peak_gib(name) if impl == "megatron-local" else hf_peak_gib(name)
-            memory.append((name, impl, peak, score, meas))
+            memory.append((name, impl, peak, report["memory"]["total"] / 2**30))
             if not host_bound and abs(err) > BOUND:
                 bad.append(f"{name} {impl}: {err * 100:+.1f} %")
-    held = [e for e in rows]
-    print(f"\nrows: {len(rows)}, median |error| {statistics.median(held) * 100:.1f} %, "
+    print(f"\nrows: {len(rows)}, median |error| {statistics.median(rows) * 100:.1f} %, "
           f"over {BOUND * 100:.0f} % (not host-bound): {len(bad)}")
     # Peak memory (issue 29), reported here, not yet held to a bound: the estimate's total per GPU
     # (states as Megatron accounts them, activations, no runtime overhead) against the allocator's peak.
     print()
     print("| shape | implementation | measured peak allocated GiB | estimated GiB | error |")
     print("|---|---|---|---|---|")
-    for name, impl, peak, _score, _meas in memory:
-        est = predict_memory(binary, layout(name, impl, SHAPES[name][5]))
+    for name, impl, peak, est in memory:
         print(f"| {name} | {impl} | {peak:.1f} | {est:.1f} | {(est / peak - 1) * 100:+.1f} % |")
     if check and bad:
         sys.exit("validate_steps: over the bound: " + "; ".join(bad))
