@@ -47,24 +47,29 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 # --- hardening (docs/hardening.md) ---
-# libFuzzer targets, one per reader, in a separate clang build (the gcc build is untouched).
-FUZZ_DIR ?= build-fuzz
+# One clang build serves both: every target under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# libraries also with libFuzzer's coverage (fuzzer-no-link), and one libFuzzer target per reader.
+# clang builds it in a fraction of gcc's time under -fsanitize (gcc -O2 -g: 3-4x slower per file),
+# and the fuzz targets reuse the sanitizer build's libraries instead of compiling them again.
+HARDEN_DIR ?= build-asan
+HARDEN_CMAKE := -DPLANLAYOUT_SANITIZE=ON -DPLANLAYOUT_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+    -DPLANLAYOUT_BUILD_BENCH=OFF
+FUZZ_DIR ?= $(HARDEN_DIR)
+SANITIZE_DIR ?= $(HARDEN_DIR)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
-fuzz-build:
-	@cmake -S . -B $(FUZZ_DIR) -DPLANLAYOUT_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
-	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DPLANLAYOUT_BUILD_BENCH=OFF >/dev/null
+fuzz-build: setup
+	@cmake -S . -B $(FUZZ_DIR) $(HARDEN_CMAKE) >/dev/null
 	@cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_all
 
 fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer: every case through the one-process
-# runs (label plain_only, the per-case entries, is left to make test) and the harnesses sampled.
-SANITIZE_DIR ?= build-asan
+# The test suite in that build: every case through the one-process runs (label plain_only, the
+# per-case entries, is left to make test) and the harnesses sampled.
 sanitize: setup
-	@cmake -S . -B $(SANITIZE_DIR) -DPLANLAYOUT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	    -DPLANLAYOUT_BUILD_BENCH=OFF >/dev/null
+	@cmake -S . -B $(SANITIZE_DIR) $(HARDEN_CMAKE) >/dev/null
 	@cmake --build $(SANITIZE_DIR) -j$(JOBS)
 	# HWLOC_COMPONENTS=-pci: hwloc's PCI plugin (libpciaccess) leaks on this host's discovery and is
 	# unloaded before LeakSanitizer reports, so no suppression can name it; discover still runs.

@@ -1,12 +1,12 @@
 # PLANLAYOUT_FUZZ=ON builds one libFuzzer target per reader (fuzz/*.cpp); clang only.
 # Use a separate build folder so the normal gcc build is untouched:
-#   cmake -S . -B build-fuzz -DPLANLAYOUT_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+#   make fuzz (Makefile: HARDEN_CMAKE, the same clang build folder, build-asan/, as make sanitize)
 # `make fuzz FUZZ_SECONDS=60` builds them and runs each for that long (docs/hardening.md).
 option(PLANLAYOUT_FUZZ "Build the libFuzzer targets under fuzz/ (needs clang)" OFF)
 if(PLANLAYOUT_FUZZ)
     if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
         message(FATAL_ERROR "PLANLAYOUT_FUZZ=ON needs clang (libFuzzer): configure with "
-                            "-DCMAKE_CXX_COMPILER=clang++ in a separate build folder such as build-fuzz/")
+                            "-DCMAKE_CXX_COMPILER=clang++ in its own build folder (make fuzz uses build-asan/)")
     endif()
     set(PLANLAYOUT_FUZZ_SANITIZERS address,undefined)
     # The libraries under test get coverage instrumentation and the sanitizers, not libFuzzer's main.
