@@ -226,6 +226,15 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
                 const std::string how = "training.implementation " + std::string(to_string(k.implementation));
                 out.push_back({"/compute/kernels/attention_backend", to_string(k.attention), how});
                 out.push_back({"/compute/kernels/optimizer", std::string(to_string(k.optimizer)), how});
+                if (!k.fp8_recipe.empty()) {
+                    const std::string fdoc = k.table->file + " (" + k.table->fp8_source + "); docs/cost-model.md (Compute: FP8)";
+                    out.push_back({"/compute/kernels/fp8_recipe", k.fp8_recipe, "training.fp8_recipe (Megatron --fp8-recipe; default delayed)"});
+                    out.push_back({"/compute/kernels/fp8_gemm", k.fp8_gemm,
+                                   k.fp8_recipe == "blockwise" ? "assumed: 1x128/128x128-scaled GEMMs run as the measured row-wise-scaled ones"
+                                   : k.fp8_recipe == "mxfp8" ? "assumed: MX scales applied in the tensor core (Blackwell), as per-tensor scaling"
+                                                             : fdoc});
+                    out.push_back({"/compute/kernels/fp8_quant_ps", k.fp8_quant_ps, fdoc});
+                }
             } else {
                 out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
                 out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});

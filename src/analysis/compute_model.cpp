@@ -35,6 +35,10 @@ struct Work {
     double bytes = 0;
     double seconds = 0;
     double memory_s = 0;  // the bandwidth-bound part of seconds (seconds when memory-bound)
+    // FP8 GEMMs: the quantization their operands need, apart from `seconds` (gemm_entry adds it):
+    // forward (the input, and the weight's share) and backward (the output gradient).
+    double quant_fwd_s = 0;
+    double quant_bwd_s = 0;
 };
 
 Work operator*(Work w, double k) {
@@ -42,6 +46,8 @@ Work operator*(Work w, double k) {
     w.bytes *= k;
     w.seconds *= k;
     w.memory_s *= k;
+    w.quant_fwd_s *= k;
+    w.quant_bwd_s *= k;
     return w;
 }
 
@@ -50,6 +56,8 @@ Work& operator+=(Work& a, const Work& b) {
     a.bytes += b.bytes;
     a.seconds += b.seconds;
     a.memory_s += b.memory_s;
+    a.quant_fwd_s += b.quant_fwd_s;
+    a.quant_bwd_s += b.quant_bwd_s;
     return a;
 }
 
@@ -69,7 +77,24 @@ struct Rates {
     AttentionBackend attention = AttentionBackend::Cudnn;
     double optimizer_ps = 0;  // per trained parameter
     double optimizer_extra_bytes = 0;  // per parameter, around the step (fp32 master: grad norm, copy-back, zero)
+    // FP8 with a measured table: GEMMs at the bf16 rate times the measured speedup of `fp8_gemm`,
+    // operands quantized at quant_ps per element; a weight's cast is shared by the step's
+    // micro-batches (Transformer Engine keeps it from the first), weight_share = 1 / micro-batches.
+    std::string fp8_gemm;
+    double bf16_flops_s = 0;
+    double quant_ps = 0;
+    double weight_share = 1;
 };
+
+/// The same rates with FP8 off: the layers Transformer Engine keeps in bf16 (output layer, router).
+Rates bf16_rates(Rates r) {
+    r.fp8_gemm.clear();
+    r.quant_ps = 0;
+    if (r.bf16_flops_s > 0) {
+        r.gemm_flops_s = r.bf16_flops_s;
+    }
+    return r;
+}
 
 /// One kernel: max(compute time, memory time, kKernelFloorSeconds); `bytes` moved at `bytes_s`.
 Work timed(double flops, double bytes, double flops_s, double bytes_s) {
@@ -81,14 +106,35 @@ Work timed(double flops, double bytes, double flops_s, double bytes_s) {
     return w;
 }
 
-/// `count` GEMMs of M×K by K×N: 2MNK FLOPs each, inputs and output read/written once.
-Work gemm(const Rates& r, double m, double n, double k, double count = 1.0) {
+/// `count` GEMMs of M×K by K×N at `efficiency` of the bf16 peak (of the GEMM peak without a measured
+/// FP8 curve): 2MNK FLOPs each, inputs and output read/written once.
+Work gemm_at(const Rates& r, double m, double n, double k, double count, double efficiency) {
     if (m <= 0 || n <= 0 || k <= 0 || count <= 0) {
         return {};
     }
     const double flops = 2.0 * m * n * k * count;
     const double bytes = r.beta * (m * k + k * n + m * n) * count;
-    return timed(flops, bytes, r.gemm_flops_s * gemm_efficiency(m, n, k) * r.scale, r.hbm_bytes_s);
+    if (r.fp8_gemm.empty() || r.table == nullptr) {
+        return timed(flops, bytes, r.gemm_flops_s * efficiency * r.scale, r.hbm_bytes_s);
+    }
+    const double speedup = r.table->fp8_speedup(r.fp8_gemm, m, n, k).value_or(1.0);
+    Work w = timed(flops, bytes, r.bf16_flops_s * efficiency * speedup * r.scale, r.hbm_bytes_s);
+    const double ps = r.quant_ps * 1e-12 * r.mem_scale * count;
+    w.quant_fwd_s = ps * (m * k + n * k * r.weight_share);
+    w.quant_bwd_s = ps * m * n;
+    return w;
+}
+
+Work gemm(const Rates& r, double m, double n, double k, double count = 1.0) {
+    return gemm_at(r, m, n, k, count, gemm_efficiency(m, n, k));
+}
+
+/// `local` experts' GEMMs of `tokens` x K by K x N each: one grouped GEMM at its measured efficiency
+/// for the tokens per expert when the table has the curve and the run groups them, else one GEMM
+/// per expert on the dense curve.
+Work expert_gemm(const Rates& r, bool grouped, double tokens, double n, double k, double local) {
+    const auto eff = grouped && r.table != nullptr ? r.table->grouped_efficiency(tokens, k, n) : std::nullopt;
+    return gemm_at(r, tokens, n, k, local, eff.value_or(gemm_efficiency(tokens, n, k)));
 }
 
 /// Flash attention's forward over `seq` query and key positions per kernel call.
@@ -120,9 +166,17 @@ struct Entry {
 
 /// A GEMM entry: backward = dgrad + wgrad, each the forward's shape permuted (same FLOPs, bytes
 /// and efficiency), only dgrad when the weights are frozen (LoRA).
+/// FP8 operands' quantization (quant_fwd_s, quant_bwd_s) is added to each pass as memory-bound time.
 Entry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double useful = 1.0, double replicated = 1.0) {
     const double bwd_factor = frozen ? 1.0 : 2.0;
-    return {name, fwd, fwd * bwd_factor, false, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
+    Work f = fwd;
+    Work b = fwd * bwd_factor;
+    f.seconds += fwd.quant_fwd_s;
+    f.memory_s += fwd.quant_fwd_s;
+    b.seconds += fwd.quant_bwd_s;
+    b.memory_s += fwd.quant_bwd_s;
+    f.quant_fwd_s = f.quant_bwd_s = b.quant_fwd_s = b.quant_bwd_s = 0;
+    return {name, f, b, false, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
 }
 
 Entry memory_entry(const std::string& name, const Work& fwd) {
@@ -259,7 +313,7 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     const double h = m.hidden;
     const double e = m.experts;
     // Router: the tokens each rank holds, against every expert (replicated over TP without SP).
-    l.entries.push_back(gemm_entry("router", gemm(r, sh.tokens_local, e, h), false, 1.0,
+    l.entries.push_back(gemm_entry("router", gemm(bf16_rates(r), sh.tokens_local, e, h), false, 1.0,
                                    sh.tokens_local < sh.tokens ? 1.0 : sh.tp));
     // Routed experts: each local expert gets T·topk·cf·ep·etp / (tp·E) tokens (an even share of
     // the stage's token-expert pairs over the expert replicas); E/ep experts per rank, split by etp.
@@ -268,8 +322,8 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     const double local = e / std::max(1, p.ep);
     const double per_expert = sh.tokens * m.topk * cf * p.ep * p.etp / (sh.tp * e);
     const double width = ffn_e / std::max(1, p.etp);
-    Work w = gemm(r, per_expert, (m.ffn_gated ? 2.0 : 1.0) * width, h, local);
-    w += gemm(r, per_expert, h, width, local);
+    Work w = expert_gemm(r, m.grouped_gemm, per_expert, (m.ffn_gated ? 2.0 : 1.0) * width, h, local);
+    w += expert_gemm(r, m.grouped_gemm, per_expert, h, width, local);
     l.entries.push_back(gemm_entry("experts", w, sh.frozen, 1.0 / cf));
     // Permute and unpermute: each routed token copy read and written, both ways.
     const double routed = sh.tokens_local * m.topk * cf;
@@ -441,6 +495,16 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
             k.optimizer_ps = it == gpu.kernels->optimizer_ps_per_param.end() ? 0.0 : it->second;
         }
     }
+    if (!t.fp8.empty()) {
+        // delayed and tensorwise run per-tensor-scaled GEMMs; blockwise (1x128 / 128x128 scales) is
+        // priced as the row-wise-scaled GEMM, the nearest measured; mxfp8 as per-tensor (Blackwell
+        // applies MX scales in the tensor core) with block quantization.
+        k.fp8_recipe = t.fp8_recipe.empty() ? "delayed" : t.fp8_recipe;
+        k.fp8_gemm = k.fp8_recipe == "blockwise" ? "rowwise" : "tensorwise";
+        const std::string quant = k.fp8_recipe == "mxfp8" ? "blockwise" : k.fp8_recipe;
+        const auto q = gpu.kernels->fp8_quant_ps.find(quant);
+        k.fp8_quant_ps = q == gpu.kernels->fp8_quant_ps.end() ? 0.0 : q->second;
+    }
     const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
     k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? kMegatronOptimizerExtraBytes : 0.0;
     return k;
@@ -519,7 +583,8 @@ namespace {
 
 /// The rates of one GPU for this run: peaks (fp8 for the GEMMs with training.fp8), bandwidth, and
 /// the kernel table's blocks, attention backend and optimizer when the GPU carries one.
-Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, const KernelChoice& kc, double scale) {
+Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, const KernelChoice& kc, double scale,
+                int micro_batches) {
     const double bf16 = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
     const double fp8 = t.gpu_peak_tflops ? 2.0 * *t.gpu_peak_tflops : gpu.fp8_or_bf16_tflops();
     Rates r;
@@ -535,6 +600,12 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
         r.attention = kc.attention;
         r.optimizer_ps = kc.optimizer_ps;
         r.optimizer_extra_bytes = kc.optimizer_extra_bytes;
+        if (!kc.fp8_gemm.empty() && r.table->gemm_fp8.count(kc.fp8_gemm) > 0) {
+            r.fp8_gemm = kc.fp8_gemm;
+            r.bf16_flops_s = bf16 * 1e12;
+            r.quant_ps = kc.fp8_quant_ps;
+            r.weight_share = 1.0 / std::max(1, micro_batches);
+        }
     }
     return r;
 }
@@ -547,7 +618,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     out.modelled = true;
     out.peak_tflops = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
     out.kernels = choose_kernels(t, gpu);
-    const Rates r = rates_for(m, t, gpu, out.kernels, compute_scale);
+    const Rates r = rates_for(m, t, gpu, out.kernels, compute_scale, t.micro_batches(p.dp));
     Shape sh;
     sh.tp = p.tp;
     sh.tokens = static_cast<double>(t.micro_batch) * t.seq_len / std::max(1, p.cp);
@@ -559,7 +630,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     const Layer moe = m.experts > 0 ? make_layer(true, m, t, p, r, sh) : dense;
     // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
     Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
-    const Entry output = gemm_entry("output", gemm(r, sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
+    const Entry output = gemm_entry("output", gemm(bf16_rates(r), sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
     Entry loss = memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
     if (r.blocks != nullptr) {
         // The loss over the logits, measured; the embedding's dense gradient (the whole table written).

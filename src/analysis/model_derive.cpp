@@ -202,7 +202,8 @@ nlohmann::json TrainingSpec::to_json() const {
                                      {"param_gather", overlap_param_gather},
                                      {"pp", overlap_pp},
                                      {"ep", overlap_ep},
-                                     {"cp", overlap_cp}}},
+                                     {"cp", overlap_cp},
+                                     {"tp", overlap_tp}}},
                         {"measured_transport", measured_transport},
                         {"compute_scale", compute_scale}};
     if (!gpu.empty()) {
@@ -231,6 +232,9 @@ nlohmann::json TrainingSpec::to_json() const {
     }
     if (!fp8.empty()) {
         j["fp8"] = fp8;
+    }
+    if (!fp8_recipe.empty()) {
+        j["fp8_recipe"] = fp8_recipe;
     }
     if (recompute_method) {
         j["recompute_method"] = *recompute_method == RecomputeMethod::Uniform ? "uniform" : "block";

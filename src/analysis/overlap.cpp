@@ -40,6 +40,23 @@ WindowResult per_call_window(const TrafficItem& item, const CallTime& call, doub
     return r;
 }
 
+/// A TP collective split into `tp` chunks, each chunk's transfer under the GEMM of the chunk before
+/// (Transformer Engine's ring-exchange / pipelined userbuffers overlap): the first (all-gather) or
+/// last (reduce-scatter) chunk cannot hide, and what exceeds the paired GEMM (`window_per_call`)
+/// stays exposed.
+WindowResult tp_chunked(const TrafficItem& item, const CallTime& call, double window_per_call, int tp) {
+    WindowResult r;
+    r.window = "the paired GEMM, in " + std::to_string(tp) + " chunks (tp_comm_overlap); one chunk exposed";
+    const double per_call = call(item.size_bytes);
+    const double chunk = per_call / tp;
+    r.calls = item.calls;
+    r.call_bytes = item.size_bytes;
+    r.time_s = per_call * item.calls;
+    r.window_s = window_per_call * item.calls;
+    r.exposed_s = item.calls * (chunk + std::max(0.0, per_call - chunk - window_per_call));
+    return r;
+}
+
 bool is_gather(const TrafficItem& item) { return item.op == CollectiveOp::AllGather; }
 
 /// The call time of the last size asked for, kept: buckets are one size but the remainder, so a
@@ -154,6 +171,8 @@ WindowResult item_window(const TrafficItem& item, const ModelSpec& model, const 
         case OverlapKind::PerLayer:
             // traffic.cpp marks ep and cp PerLayer only when their overlap is configured.
             return per_call_window(item, call, item.calls > 0 ? c.comp_s / item.calls : 0.0, "the same layer's compute");
+        case OverlapKind::TpChunked:
+            return tp_chunked(item, call, item.calls > 0 ? c.comp_s / item.calls : 0.0, std::max(1, c.tp));
         case OverlapKind::Forward:
         case OverlapKind::Backward:
             break;

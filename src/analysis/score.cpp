@@ -39,6 +39,7 @@ OverlapCompute overlap_compute(const ComputeBreakdown& c, const ScoreInput& in, 
     o.micro = micro;
     o.vpp = std::max(1, in.training->vpp);
     o.dp = in.sizes.dp;
+    o.tp = in.sizes.tp;
     return o;
 }
 

@@ -80,8 +80,10 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         const double calls = micro * layers_stage * (4.0 + recompute_extra);
         const double size = tokens_cp * h * beta;
         if (t.sequence_parallel) {
-            add(out, {"tp", CollectiveOp::ReduceScatter, "sequence-parallel RS", size, calls, 0, OverlapKind::None});
-            add(out, {"tp", CollectiveOp::AllGather, "sequence-parallel AG", size, calls, 0, OverlapKind::None});
+            // --tp-comm-overlap needs sequence parallelism (Megatron refuses it without).
+            const OverlapKind k = t.overlap_tp ? OverlapKind::TpChunked : OverlapKind::None;
+            add(out, {"tp", CollectiveOp::ReduceScatter, "sequence-parallel RS", size, calls, 0, k});
+            add(out, {"tp", CollectiveOp::AllGather, "sequence-parallel AG", size, calls, 0, k});
         } else {
             add(out, {"tp", CollectiveOp::AllReduce, "activation all-reduce", size, calls, 0, OverlapKind::None});
         }

@@ -36,6 +36,11 @@ nlohmann::json compute_json(const Score& s) {
                    {"blocks", c.kernels.blocks},
                    {"attention_backend", to_string(c.kernels.attention)},
                    {"optimizer", std::string(to_string(c.kernels.optimizer))}};
+        if (!c.kernels.fp8_recipe.empty()) {
+            kernels["fp8"] = {{"recipe", c.kernels.fp8_recipe},
+                              {"gemm", c.kernels.fp8_gemm},
+                              {"quant_ps_per_element", c.kernels.fp8_quant_ps}};
+        }
     }
     return {{"gpu", s.gpu_name},
             {"gpu_source", s.gpu_source},
@@ -69,7 +74,12 @@ void compute_text(std::ostream& out, const Score& s) {
     out << "\n";
     if (c.modelled && c.kernels.table) {
         out << "  kernels: " << to_string(c.kernels.implementation) << ", attention " << to_string(c.kernels.attention)
-            << ", optimizer " << to_string(c.kernels.optimizer) << "; " << c.kernels.table->file << " (measured on "
+            << ", optimizer " << to_string(c.kernels.optimizer);
+        if (!c.kernels.fp8_recipe.empty()) {
+            out << ", fp8 " << c.kernels.fp8_recipe << " (GEMMs " << c.kernels.fp8_gemm << "-scaled, quantization "
+                << fixed_text(c.kernels.fp8_quant_ps, 2) << " ps/element)";
+        }
+        out << "; " << c.kernels.table->file << " (measured on "
             << c.kernels.table->gpu;
         if (c.kernels.derived) {
             out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);

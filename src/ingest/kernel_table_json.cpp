@@ -1,6 +1,9 @@
 // Ingest: measured kernel tables.
 #include "planlayout/ingest/kernel_table_json.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/json_reader.hpp"
@@ -78,12 +81,56 @@ void read_blocks(const JsonReader& r, const JsonReader& unfused, KernelTable& t)
     }
 }
 
+/// gemm_fp8 (variant: [{d, speedup}], d ascending), fp8_quant_ps and grouped_gemm: optional as a
+/// whole (a table without FP8 measurements prices FP8 GEMMs at the spec-sheet peak).
+void read_fp8(const JsonReader& r, KernelTable& t) {
+    t.fp8_source = r.get<std::string>("fp8_source").value_or("");
+    if (const auto g = r.get_object("gemm_fp8")) {
+        for (const auto& [variant, value] : g->json().items()) {
+            if (is_comment_key(variant)) {
+                continue;
+            }
+            const nlohmann::json* a = g->get_array(variant);
+            const std::size_t n = a == nullptr ? 0 : a->size();
+            std::vector<SpeedupPoint> pts;
+            for (std::size_t i = 0; i < n; ++i) {
+                const JsonReader e = g->element(variant, i);
+                e.check_keys({"d", "speedup"});
+                pts.push_back({required(e, "d", 1, 1e7), required(e, "speedup", 0.01, 100)});
+                if (i > 0 && pts[i].d <= pts[i - 1].d) {
+                    throw input_error(e.where("d"), "points out of order", "list the points by d ascending");
+                }
+            }
+            t.gemm_fp8[variant] = pts;
+        }
+    }
+    if (const auto q = r.get_object("fp8_quant_ps")) {
+        for (const auto& [recipe, value] : q->json().items()) {
+            if (!is_comment_key(recipe)) {
+                t.fp8_quant_ps[recipe] = required(*q, recipe, 0, kMaxPs);
+            }
+        }
+    }
+    const nlohmann::json* a = r.get_array("grouped_gemm");
+    const std::size_t n = a == nullptr ? 0 : a->size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const JsonReader e = r.element("grouped_gemm", i);
+        e.check_keys({"k", "n", "tokens_per_expert", "eff"});
+        t.grouped_gemm.push_back({required(e, "k", 1, 1e7), required(e, "n", 1, 1e7),
+                                  required(e, "tokens_per_expert", 1, 1e9), required(e, "eff", 1e-6, 1)});
+    }
+    std::sort(t.grouped_gemm.begin(), t.grouped_gemm.end(), [](const GroupedPoint& x, const GroupedPoint& y) {
+        return std::tie(x.k, x.n, x.tokens_per_expert) < std::tie(y.k, y.n, y.tokens_per_expert);
+    });
+}
+
 }  // namespace
 
 KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
     const JsonReader r(j, file, "");
     r.check_keys({"gpu", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
-                  "blocks", "embedding_bwd_ps", "optimizer_ps_per_param"});
+                  "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm_fp8", "fp8_quant_ps",
+                  "grouped_gemm"});
     KernelTable t;
     t.file = file;
     t.gpu = r.get<std::string>("gpu").value_or("");
@@ -109,6 +156,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
             }
         }
     }
+    read_fp8(r, t);
     return t;
 }
 

@@ -292,7 +292,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     const JsonReader f(j, where, pointer);
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
-                  "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "recompute_method",
+                  "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
                   "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
                   "per_op_checkpoint"});
     TrainingSpec t;
@@ -332,7 +332,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     set_if(f.get<bool>("distributed_optimizer"), t.distributed_optimizer);
     set_if(f.get<int>("zero_stage", 0, 3), t.zero_stage);
     if (auto o = f.get_object("overlap")) {
-        o->check_keys({"dp", "param_gather", "bucket_params", "bucket_bytes", "pp", "ep", "cp"});
+        o->check_keys({"dp", "param_gather", "bucket_params", "bucket_bytes", "pp", "ep", "cp", "tp"});
         set_if(o->get<bool>("dp"), t.overlap_dp);
         t.overlap_param_gather = o->get<bool>("param_gather").value_or(t.overlap_dp);
         set_if(o->get<double>("bucket_params", 1, 1e15), t.bucket_params);
@@ -344,6 +344,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
         set_if(o->get<bool>("pp"), t.overlap_pp);
         set_if(o->get<bool>("ep"), t.overlap_ep);
         set_if(o->get<bool>("cp"), t.overlap_cp);
+        set_if(o->get<bool>("tp"), t.overlap_tp);
     }
     if (const auto s = f.get<double>("measured_step_time_s", 1e-6, 1e6)) {
         t.measured_step_time_s = *s;
@@ -384,6 +385,16 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");
         }
         t.fp8 = *fp8;
+    }
+    if (const auto recipe = f.get<std::string>("fp8_recipe")) {
+        if (*recipe != "delayed" && *recipe != "tensorwise" && *recipe != "blockwise" && *recipe != "mxfp8") {
+            throw input_error(f.where("fp8_recipe"), "unknown fp8 recipe '" + *recipe + "'",
+                              "use delayed, tensorwise, blockwise or mxfp8 (Megatron --fp8-recipe)");
+        }
+        if (t.fp8.empty()) {
+            throw input_error(f.where("fp8_recipe"), "fp8_recipe without fp8", "add \"fp8\": \"hybrid\" (or e4m3), or remove it");
+        }
+        t.fp8_recipe = *recipe;
     }
     t.recompute_method = f.get_enum<RecomputeMethod>(
         "recompute_method",

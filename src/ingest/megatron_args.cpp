@@ -48,7 +48,8 @@ constexpr Flag kFlags[] = {
     {"recompute-method", Kind::One, "recompute_method"}, {"recompute-num-layers", Kind::One, "recompute_layers"},
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
-    {"fp8-format", Kind::One, "fp8"},
+    {"fp8-format", Kind::One, "fp8"}, {"fp8-recipe", Kind::One, "fp8_recipe"},
+    {"tp-comm-overlap", Kind::Bool, "tp_comm_overlap"},
     // kernels (docs/cost-model.md, "Compute: kernels")
     {"transformer-impl", Kind::One, "transformer_impl"}, {"attention-backend", Kind::One, "attention_backend"},
     {"use-flash-attn", Kind::Bool, "use_flash_attn"},
@@ -425,6 +426,12 @@ void Mapper::training() {
     memory_flags();
     if (const Given* g = get("fp8")) {
         put("/training/fp8", choice(*g, {"e4m3", "hybrid"}), *g);
+        if (const Given* r = get("fp8_recipe")) {
+            put("/training/fp8_recipe", choice(*r, {"delayed", "tensorwise", "blockwise", "mxfp8"}), *r);
+        }
+    }
+    if (const Given* g = get("tp_comm_overlap")) {
+        put("/training/overlap/tp", true, *g);
     }
     kernels();
     attention_backend();

@@ -1,7 +1,9 @@
 // Topology: the measured kernel table's lookups (interpolation over sequence and head dim).
 #include "planlayout/topology/kernel_table.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace planlayout {
 namespace {
@@ -36,7 +38,63 @@ std::optional<double> along_seq(const std::vector<AttentionPoint>& pts, Attentio
     return eff(below) + t * (eff(above) - eff(below));
 }
 
+/// Linear in log2(x) between the two points of [first, last) around x (x ascending), the ends
+/// held. No allocation: the search prices this for every candidate.
+template <class It, class X, class Y>
+std::optional<double> along_log2(It first, It last, double x, X xof, Y yof) {
+    if (first == last) {
+        return std::nullopt;
+    }
+    if (x <= xof(*first)) {
+        return yof(*first);
+    }
+    for (It prev = first, it = std::next(first); it != last; prev = it, ++it) {
+        if (x <= xof(*it)) {
+            const double x0 = std::log2(xof(*prev));
+            const double x1 = std::log2(xof(*it));
+            const double t = x1 > x0 ? (std::log2(x) - x0) / (x1 - x0) : 1.0;
+            return yof(*prev) + t * (yof(*it) - yof(*prev));
+        }
+    }
+    return yof(*std::prev(last));
+}
+
 }  // namespace
+
+std::optional<double> KernelTable::fp8_speedup(const std::string& variant, double m, double n, double k) const {
+    const auto it = gemm_fp8.find(variant);
+    if (it == gemm_fp8.end() || m <= 0 || n <= 0 || k <= 0) {
+        return std::nullopt;
+    }
+    return along_log2(it->second.begin(), it->second.end(), std::cbrt(m * n * k), [](const SpeedupPoint& p) { return p.d; },
+                      [](const SpeedupPoint& p) { return p.speedup; });
+}
+
+std::optional<double> KernelTable::grouped_efficiency(double tokens_per_expert, double k, double n) const {
+    // The measured shape nearest in log(K·N); its points are contiguous and by tokens ascending
+    // (the reader sorts them).
+    double best = -1;
+    double best_kn = 0;
+    for (const GroupedPoint& p : grouped_gemm) {
+        const double dist = std::fabs(std::log(p.k * p.n) - std::log(k * n));
+        if (best < 0 || dist < best || (dist == best && p.k * p.n < best_kn)) {
+            best = dist;
+            best_kn = p.k * p.n;
+        }
+    }
+    if (best < 0 || tokens_per_expert <= 0) {
+        return std::nullopt;
+    }
+    // The first shape of that size (k, n both fixed by the sort).
+    const auto first = std::find_if(grouped_gemm.begin(), grouped_gemm.end(),
+                                    [&](const GroupedPoint& p) { return p.k * p.n == best_kn; });
+    auto last = first;
+    while (last != grouped_gemm.end() && last->k == first->k && last->n == first->n) {
+        ++last;
+    }
+    return along_log2(first, last, tokens_per_expert, [](const GroupedPoint& p) { return p.tokens_per_expert; },
+                      [](const GroupedPoint& p) { return p.eff; });
+}
 
 std::optional<double> KernelTable::attention_efficiency(AttentionBackend b, double head_dim, double seq,
                                                         bool backward) const {

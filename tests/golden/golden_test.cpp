@@ -96,7 +96,8 @@ void check_shares(const nlohmann::json& j, const std::string& at) {
     }
     for (const auto& [key, value] : j.items()) {
         if (key == "cross_node_share" || key == "share" || key == "eliminable" || key == "non_overlapped") {
-            CAPTURE(at + "/" + key);
+            const std::string where = at + "/" + key;  // clang 14 cannot capture a structured binding
+            CAPTURE(where);
             REQUIRE(value.is_number());
             CHECK(value.get<double>() >= 0.0);
             CHECK(value.get<double>() <= 1.0);
@@ -152,7 +153,8 @@ void check_group_listing(const std::string& out) {
     }
     const auto w = j["spec"]["grid_world"].get<std::int64_t>();
     for (const auto& [kind, groups] : j["groups"].items()) {
-        CAPTURE(kind);
+        const std::string kind_name = kind;  // clang 14 cannot capture a structured binding
+        CAPTURE(kind_name);
         std::vector<int> seen(static_cast<std::size_t>(w), 0);
         for (const auto& g : groups) {
             for (const auto& r : g) {

@@ -303,3 +303,20 @@ TEST_CASE("attention bytes: beta*tokens*(heads/tp*(dqk+dv) + 2*kv_heads*head_dim
     const ComputeBreakdown fp32 = compute_breakdown(m, two, ParallelSizes{}, h100(), 1.0);
     CHECK(op_bytes(fp32, "attention") == doctest::Approx(2 * 4 * tokens * (8 * 256.0 + 2 * 2 * 128.0) * both));
 }
+
+TEST_CASE("training.fp8_recipe and overlap.tp: read, round-tripped, and refused where they mean nothing") {
+    const TrainingSpec t = training_spec_from_json(
+        nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 4096, "fp8": "hybrid", "fp8_recipe": "tensorwise",
+                                  "overlap": {"tp": true}})"),
+        "l.json");
+    CHECK(t.fp8_recipe == "tensorwise");
+    CHECK(t.overlap_tp);
+    CHECK(training_spec_from_json(t.to_json(), "l.json").to_json() == t.to_json());
+    CHECK_THROWS_WITH_AS((void)training_spec_from_json(
+                             nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 8, "fp8_recipe": "delayed"})"), "l.json"),
+                         doctest::Contains("fp8_recipe without fp8"), Error);
+    CHECK_THROWS_WITH_AS((void)training_spec_from_json(nlohmann::json::parse(
+                                                           R"({"global_batch": 8, "seq_len": 8, "fp8": "e4m3", "fp8_recipe": "nvfp4"})"),
+                                                       "l.json"),
+                         doctest::Contains("l.json (/training/fp8_recipe)"), Error);
+}

@@ -167,3 +167,88 @@ TEST_CASE("a kernel table entry that is not a pair of numbers is refused, naming
         CHECK(std::string(e.what()).find("[forward ps, backward ps]") != std::string::npos);
     }
 }
+
+TEST_CASE("FP8 GEMM speedup: linear in log2 of the cube root of M·N·K between measured points, the ends held") {
+    KernelTable t = small_table();
+    t.gemm_fp8["tensorwise"] = {{1024, 1.1}, {4096, 1.7}};
+    CHECK(*t.fp8_speedup("tensorwise", 512, 512, 512) == doctest::Approx(1.1));
+    CHECK(*t.fp8_speedup("tensorwise", 1024, 1024, 1024) == doctest::Approx(1.1));
+    CHECK(*t.fp8_speedup("tensorwise", 2048, 2048, 2048) == doctest::Approx(1.4));  // halfway in log2
+    CHECK(*t.fp8_speedup("tensorwise", 1024, 4096, 2048) == doctest::Approx(1.4));  // the cube root is 2048
+    CHECK(*t.fp8_speedup("tensorwise", 1e5, 1e5, 1e5) == doctest::Approx(1.7));
+    CHECK_FALSE(t.fp8_speedup("rowwise", 2048, 2048, 2048).has_value());
+}
+
+TEST_CASE("grouped expert GEMM efficiency: the nearest measured shape, linear in log2(tokens per expert)") {
+    KernelTable t = small_table();
+    t.grouped_gemm = {{2048, 1536, 64, 0.15}, {2048, 1536, 256, 0.45}, {7168, 4096, 64, 0.2}, {7168, 4096, 256, 0.7}};
+    CHECK(*t.grouped_efficiency(128, 2048, 1536) == doctest::Approx(0.30));
+    CHECK(*t.grouped_efficiency(16, 2048, 1536) == doctest::Approx(0.15));   // below: the first point held
+    CHECK(*t.grouped_efficiency(4096, 7000, 4000) == doctest::Approx(0.70)); // nearest: the large shape, last point held
+    CHECK(*t.grouped_efficiency(128, 7168, 4096) == doctest::Approx(0.45));
+    t.grouped_gemm.clear();
+    CHECK_FALSE(t.grouped_efficiency(128, 2048, 1536).has_value());
+}
+
+TEST_CASE("FP8 from the table: GEMMs at the measured speedup, operands quantized, output layer and router in bf16") {
+    ModelSpec m;
+    m.layers = 1;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.ffn_hidden = 16384;
+    m.vocab = 32000;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 4096;
+    KernelTable k = small_table();
+    k.gemm_fp8["tensorwise"] = {{1000, 1.8}, {100000, 1.8}};
+    k.gemm_fp8["rowwise"] = {{1000, 1.7}, {100000, 1.7}};
+    k.fp8_quant_ps = {{"delayed", 1.0}, {"tensorwise", 2.0}, {"blockwise", 1.5}};
+    const GpuSpec g = gpu_with(k, 4000, false);
+    const ParallelSizes one{1, 1, 1, 1, 1, 1, 1, 1};
+    const ComputeBreakdown bf16 = compute_breakdown(m, t, one, g, 1.0);
+    t.fp8 = "hybrid";
+    const ComputeBreakdown delayed = compute_breakdown(m, t, one, g, 1.0);
+    CHECK(delayed.kernels.fp8_recipe == "delayed");
+    CHECK(delayed.kernels.fp8_gemm == "tensorwise");
+    CHECK(delayed.kernels.fp8_quant_ps == doctest::Approx(1.0));
+    // The MLP: its two GEMMs at 1/1.8 of the bf16 time, plus the quantization of their inputs
+    // (T x h, T x ffn), weights (one micro-batch: whole) and output gradients (T x 2ffn... T x h).
+    const double T = 4096;
+    const double gemm_bf16 = op_seconds_named(bf16, "mlp");
+    const double quant = 1e-12 * ((T * 4096 + 2 * 16384 * 4096.0 + T * 16384 + 4096.0 * 16384) + (T * 2 * 16384 + T * 4096));
+    CHECK(op_seconds_named(delayed, "mlp") == doctest::Approx(gemm_bf16 / 1.8 + quant));
+    // The output layer stays bf16.
+    CHECK(op_seconds_named(delayed, "output") == doctest::Approx(op_seconds_named(bf16, "output")));
+    // Current scaling (tensorwise) adds the amax pass: more quantization time, same GEMMs.
+    t.fp8_recipe = "tensorwise";
+    const ComputeBreakdown tensorwise = compute_breakdown(m, t, one, g, 1.0);
+    CHECK(op_seconds_named(tensorwise, "mlp") == doctest::Approx(gemm_bf16 / 1.8 + 2.0 * quant));
+    // Blockwise: the row-wise-scaled GEMM and two block casts.
+    t.fp8_recipe = "blockwise";
+    const ComputeBreakdown blockwise = compute_breakdown(m, t, one, g, 1.0);
+    CHECK(blockwise.kernels.fp8_gemm == "rowwise");
+    CHECK(op_seconds_named(blockwise, "mlp") == doctest::Approx(gemm_bf16 / 1.7 + 1.5 * quant));
+}
+
+TEST_CASE("the kernel table's FP8 and grouped-GEMM sections are read, and points out of order are refused") {
+    const std::string head = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
+        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
+        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},)";
+    const KernelTable t = kernel_table_from_json(
+        parse_json_text(head + R"("fp8_source": "test", "gemm_fp8": {"tensorwise": [{"d": 1024, "speedup": 1.1}, {"d": 4096, "speedup": 1.8}]},
+            "fp8_quant_ps": {"delayed": 1.1}, "grouped_gemm": [{"k": 2048, "n": 1536, "tokens_per_expert": 256, "eff": 0.4},
+            {"k": 2048, "n": 1536, "tokens_per_expert": 64, "eff": 0.1}]})", "k.json"), "k.json");
+    CHECK(t.gemm_fp8.at("tensorwise").size() == 2);
+    CHECK(t.fp8_quant_ps.at("delayed") == doctest::Approx(1.1));
+    REQUIRE(t.grouped_gemm.size() == 2);
+    CHECK(t.grouped_gemm[0].tokens_per_expert == doctest::Approx(64));  // sorted by tokens per expert
+    try {
+        (void)kernel_table_from_json(
+            parse_json_text(head + R"("gemm_fp8": {"tensorwise": [{"d": 4096, "speedup": 1.8}, {"d": 1024, "speedup": 1.1}]}})", "k.json"),
+            "k.json");
+        FAIL("accepted points out of order");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("k.json (/gemm_fp8/tensorwise/1/d)") != std::string::npos);
+    }
+}

@@ -344,3 +344,15 @@ TEST_CASE("memory flags: Megatron-FSDP's sharding strategy and the attention tha
     CHECK_FALSE(training_of(line("--transformer-impl local --attention-backend flash")).unfused_attention());
     CHECK_FALSE(training_of(line("--transformer-impl transformer_engine")).unfused_attention());
 }
+
+TEST_CASE("--fp8-recipe (default delayed) and --tp-comm-overlap reach the training section, a recipe without FP8 is not set") {
+    auto m = line("--fp8-format hybrid --fp8-recipe tensorwise --tp-comm-overlap --sequence-parallel");
+    CHECK(at(m, "/training/fp8") == "hybrid");
+    CHECK(at(m, "/training/fp8_recipe") == "tensorwise");
+    CHECK(at(m, "/training/overlap/tp") == true);
+    m = line("--fp8-format e4m3");
+    CHECK_FALSE(m.layout.at("training").contains("fp8_recipe"));  // Megatron's default: delayed, priced as such
+    m = line("--fp8-recipe blockwise");
+    CHECK_FALSE(m.layout.contains(json::json_pointer("/training/fp8_recipe")));
+    CHECK_THROWS_WITH_AS(line("--fp8-format hybrid --fp8-recipe nvfp4"), doctest::Contains("--fp8-recipe"), planlayout::Error);
+}

@@ -165,3 +165,19 @@ TEST_CASE("training.overlap: param_gather follows dp unless given - one bucket s
     CHECK_THROWS_WITH(read(R"({"global_batch": 8, "seq_len": 16, "overlap": {"bucket_params": 1e8, "bucket_bytes": 1e8}})"),
                       doctest::Contains("bucket_params and bucket_bytes both give the bucket size"));
 }
+
+TEST_CASE("TP communication overlap: tp chunks under the paired GEMM, one chunk always exposed") {
+    TrainingSpec t;
+    OverlapCompute c = compute(2.0, 4);  // comp 3 s
+    c.tp = 4;
+    // 100 calls of 1e8 bytes: 0.101 s each; window 3 s / 100 = 0.03 s per call.
+    const TrafficItem tp{"tp", CollectiveOp::AllGather, "sequence-parallel AG", 1e8, 100, 0, OverlapKind::TpChunked};
+    const double call = linear_call(1e8);
+    const WindowResult r = item_window(tp, model_bf16(), t, c, linear_call);
+    CHECK(r.exposed_s == doctest::Approx(100 * (call / 4 + (call * 3 / 4 - 0.03))));
+    CHECK(r.time_s == doctest::Approx(100 * call));
+    // A long window hides all but the first chunk.
+    c = compute(200.0, 4);
+    c.tp = 4;
+    CHECK(item_window(tp, model_bf16(), t, c, linear_call).exposed_s == doctest::Approx(100 * call / 4));
+}

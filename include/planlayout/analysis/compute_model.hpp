@@ -99,6 +99,11 @@ struct KernelChoice {
     double optimizer_extra_bytes = 0;  // per parameter around the step
     double mem_scale = 1;              // the table GPU's HBM bandwidth / this GPU's (datasheets)
     bool derived = false;              // measured on another GPU
+    // FP8 (training.fp8): the recipe, the measured GEMM variant its GEMMs run as, and the
+    // quantization cost per element (cast + transpose, and the amax pass of current scaling).
+    std::string fp8_recipe;            // "" without FP8
+    std::string fp8_gemm;              // "tensorwise" or "rowwise" (the table's gemm_fp8 curve)
+    double fp8_quant_ps = 0;
 };
 
 /// The choice for this training spec on this GPU (Auto attention and optimizer resolved by the

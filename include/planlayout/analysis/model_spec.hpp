@@ -173,6 +173,8 @@ struct TrainingSpec {
     bool overlap_pp = true;           // 1F1B steady state hides p2p under the other micro-batch
     bool overlap_ep = false;          // EP dispatch/combine overlapped with compute (DualPipe-like)
     bool overlap_cp = true;           // ring attention hides KV passing under attention
+    bool overlap_tp = false;          // TP collectives split and pipelined with the GEMMs (Megatron
+                                      // --tp-comm-overlap, Transformer Engine userbuffers)
     double lora_adapter_params = 0;   // trainable adapter parameters (total) for LoRA
     double lora_expert_share = 0;     // fraction of the adapters that sit on routed experts
     double bucket_params = 0;         // parameters per DP bucket (Megatron --ddp-bucket-size); 0 = default
@@ -187,6 +189,8 @@ struct TrainingSpec {
     double compute_scale = 1.0;                  // multiplies the efficiency of compute-bound ops (anchoring)
     // Precision and recompute details (stored; Megatron --fp8-format, --recompute-method/-num-layers)
     std::string fp8;                                 // "" = no FP8; "e4m3" or "hybrid"
+    std::string fp8_recipe;                          // with fp8: delayed (Megatron's default), tensorwise,
+                                                     // blockwise or mxfp8 (--fp8-recipe); "" = delayed
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
     // Kernels (docs/cost-model.md, "Compute: kernels")

@@ -29,6 +29,7 @@ struct OverlapCompute {
     double micro = 1;   // m: micro-batches per pipeline per step
     int vpp = 1;        // virtual stages per rank
     int dp = 1;         // data-parallel size (Megatron's default bucket grows with it)
+    int tp = 1;         // tensor-parallel size (the chunks of an overlapped TP collective)
 };
 
 /// Bucketing of one data-parallel collective: the bucket size it used and where it came from.

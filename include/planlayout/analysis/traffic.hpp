@@ -36,6 +36,8 @@ enum class OverlapKind {
     Forward,       // distributed-optimizer / ZeRO parameter all-gather prefetched under the forward
     PipelineSteady,// PP send/recv under the other micro-batch in the 1F1B steady state
     PerLayer,      // EP / CP overlapped with the same layer's compute
+    TpChunked,     // TP/SP collectives split into tp chunks pipelined with their GEMM (Megatron
+                   // --tp-comm-overlap: Transformer Engine's userbuffers); the first chunk exposed
 };
 
 /// One collective kind of one group kind, per rank per stable step.

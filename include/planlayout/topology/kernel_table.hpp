@@ -46,6 +46,21 @@ struct ImplementationBlocks {
     std::optional<BlockCost> unfused_attention;  // per score element (batch x heads x seq_q x seq_k)
 };
 
+/// FP8 GEMM against bf16 at one size: speedup = bf16 time / FP8 time, d = (M·N·K)^(1/3).
+struct SpeedupPoint {
+    double d = 0;
+    double speedup = 0;
+};
+
+/// One measured grouped (routed-expert) bf16 GEMM: K × N per expert at tokens per expert;
+/// efficiency = achieved TFLOPS / the dense bf16 peak.
+struct GroupedPoint {
+    double k = 0;
+    double n = 0;
+    double tokens_per_expert = 0;
+    double eff = 0;
+};
+
 /// The table of one GPU (measured) and how to carry it to another (derived by spec ratios).
 struct KernelTable {
     std::string gpu;     // the GPU it was measured on ("H200")
@@ -59,6 +74,18 @@ struct KernelTable {
     std::map<std::string, ImplementationBlocks> blocks;  // "hf", "megatron", "fused"
     double embedding_bwd_ps = 0;                          // per vocab x hidden element
     std::map<std::string, double> optimizer_ps_per_param;  // "foreach_fp32", "fused_bf16", ...
+    std::string fp8_source;                                // what ran for the three below
+    std::map<std::string, std::vector<SpeedupPoint>> gemm_fp8;  // "tensorwise", "rowwise"; by d ascending
+    std::map<std::string, double> fp8_quant_ps;             // per element quantized: "delayed", "tensorwise"
+    std::vector<GroupedPoint> grouped_gemm;
+
+    /// FP8 GEMM speedup over bf16 of an M×K by K×N product for a GEMM variant ("tensorwise",
+    /// "rowwise"): linear in log2(d) between measured points, the ends held. nullopt without points.
+    [[nodiscard]] std::optional<double> fp8_speedup(const std::string& variant, double m, double n, double k) const;
+    /// A grouped expert GEMM's efficiency at `tokens_per_expert` for K × N per expert: the measured
+    /// shape nearest in log(K·N) (ties: the smaller), linear in log2(tokens per expert) between its
+    /// points, the ends held. nullopt without points.
+    [[nodiscard]] std::optional<double> grouped_efficiency(double tokens_per_expert, double k, double n) const;
 
     /// The backend's efficiency (share of the dense bf16 peak) at this head dim and sequence:
     /// linear in log2(seq) between measured points (the ends held), linear in head dim between
