@@ -96,7 +96,15 @@ TEST_CASE("hostfile and launch snippets name every node once, with its slots and
     CHECK(tasks.find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n#SBATCH --gpus-per-node=8\n") != std::string::npos);
     CHECK(tasks.find("srun --nodes=2 --ntasks-per-node=8 --export=ALL --cpu-bind=map_ldom:0,0,0,0,1,1,1,1") !=
           std::string::npos);
-    CHECK(tasks.find("export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") != std::string::npos);
+    // The plan's rank from the plan's node rank (found by host name): SLURM_PROCID follows Slurm's node order.
+    CHECK(tasks.find("export RANK=$((NODE_RANK * 8 + SLURM_LOCALID)) LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") !=
+          std::string::npos);
+    CHECK(tasks.find("SLURM_PROCID") == std::string::npos);
+    CHECK(tasks.find("SLURM_NODEID") == std::string::npos);
+    // GPUs set inside the task, after srun (which sets CUDA_VISIBLE_DEVICES per step), not before it.
+    const auto gpus = tasks.find("export CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7");
+    CHECK(gpus != std::string::npos);
+    CHECK(gpus > tasks.find("read -r -d '' TASK"));
     CHECK(tasks.find("HCA=(=mlx5_0:1 =mlx5_1:1 ") != std::string::npos);
     CHECK_THROWS(launch_text(r, LaunchOptions{"mpirun", "", {}, ""}));
 }
