@@ -2,14 +2,25 @@
 BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
-PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev libtomlplusplus-dev \
-            libgraphviz-dev doctest-dev librsvg2-bin libcli11-dev man-db python3 python3-yaml python3-jsonschema chromium
+# What the executable needs (make run), and what only the tests and the benchmark add (make test).
+BUILD_PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-graph-dev nlohmann-json3-dev \
+                  libtomlplusplus-dev libgraphviz-dev libcli11-dev
+TEST_PACKAGES := doctest-dev librsvg2-bin man-db python3 python3-yaml python3-jsonschema chromium
+PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
-.PHONY: run test setup build bench bench-record package fuzz fuzz-build sanitize tidy format clean mutate
+.PHONY: run test setup setup-build build build-cli bench bench-record package fuzz fuzz-build sanitize tidy format clean mutate
 
-# Installs whatever of the Debian packages is missing (quiet when all are present).
+# Installs whatever of the Debian packages is missing (quiet when all are present): setup all of
+# them, setup-build those the executable needs.
 setup:
-	@missing=""; for p in $(PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages WANTED="$(PACKAGES)"
+
+setup-build:
+	@$(MAKE) --no-print-directory install-packages WANTED="$(BUILD_PACKAGES)"
+
+.PHONY: install-packages
+install-packages:
+	@missing=""; for p in $(WANTED); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -18,12 +29,19 @@ setup:
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# Everything: the library, the executable, the tests and the benchmark.
 build: setup
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DPLANLAYOUT_BUILD_BENCH=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 
+# The executable alone (no tests, no benchmark, none of their packages); a later make build
+# reuses its objects.
+build-cli: setup-build
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPLANLAYOUT_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target plan-layout
+
 # The main job on the embedded default layout.
-run: build
+run: build-cli
 	./$(BUILD_DIR)/plan-layout analyze
 
 test: build

@@ -1,9 +1,14 @@
-// Emit: the HTML report page's acceptance section (--verify NCCL logs, --ab step logs).
+// Emit: the HTML report page's verdict bar (go / no-go, with the acceptance result beside it) and
+// its acceptance section (--verify NCCL logs, --ab step logs).
 #include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "html_parts.hpp"
 #include "planlayout/emit/ab_emit.hpp"
 #include "planlayout/emit/verify_emit.hpp"
+#include "planlayout/analysis/model_spec.hpp"  // is_intra_arm
 #include "planlayout/text_format.hpp"
 
 namespace planlayout::html_parts {
@@ -31,7 +36,78 @@ void findings_table(std::ostringstream& out, const std::vector<Finding>& finding
     }
 }
 
+// The step-time reduction RDMA must surely bring (the low end of its band) for the page to say it
+// pays: below it the difference is inside what the model cannot tell from noise and setup.
+constexpr double kPaysAt = 0.05;
+
+struct Verdict {
+    const char* css = "maybe";  // go | nogo | maybe | neutral
+    std::string text;           // the one line
+    std::string why;            // the dominant reason, under it
+};
+
+Verdict rdma_verdict(const Report& r) {
+    if (!r.score) {
+        return {"neutral", "No verdict: the layout has no model, training and transport sections (or score factors).", ""};
+    }
+    const Score& s = *r.score;
+    const std::string arms = std::string(to_string(s.baseline)) + " -> " + std::string(to_string(s.candidate));
+    if (s.single_arm) {
+        return {"nogo", "RDMA does not pay for this layout: only the " + std::string(to_string(s.baseline)) +
+                            " arm can run on these nodes" + (s.arm_notes.empty() ? "." : " (" + s.arm_notes.front() + ")."),
+                ""};
+    }
+    const std::string change = "step " + signed_percent_text(-s.rdma_benefit) + " (band " + signed_percent_text(-s.band_high) +
+                               " to " + signed_percent_text(-s.band_low) + "), throughput " + signed_percent_text(s.throughput_gain);
+    if (is_intra_arm(s.baseline)) {
+        return {"neutral", "Inside nodes (" + arms + "): " + change + ".", ""};
+    }
+    if (s.band_low >= kPaysAt) {
+        return {"go", "RDMA pays: " + change + ", " + arms + ".", ""};
+    }
+    if (s.band_high < kPaysAt) {
+        return {"nogo", "RDMA does not pay for this layout: " + change + ".", s.reasons.empty() ? "" : "why: " + s.reasons.front()};
+    }
+    return {"maybe", "RDMA may pay: " + change + "; the band straddles the " + percent_text(kPaysAt, 0) +
+                         " step-time reduction the verdict asks for.",
+            ""};
+}
+
+// The acceptance results in one line each: verify's summary, each A/B comparison against the band.
+std::vector<std::pair<bool, std::string>> acceptance_lines(const HtmlReportOptions& o) {
+    std::vector<std::pair<bool, std::string>> lines;
+    if (o.verify) {
+        lines.emplace_back(o.verify->passed(), "NCCL logs " + verify::summary_line(*o.verify));
+    }
+    if (o.ab) {
+        for (const auto& c : o.ab->comparisons) {
+            const auto within = c.within_band();
+            std::string text = "measured " + c.arm + " vs " + c.baseline + ": step " + signed_percent_text(c.step_time_change);
+            if (within) {
+                text += *within ? ", inside the predicted band" : ", OUTSIDE the predicted band";
+            }
+            lines.emplace_back(within.value_or(true), text);
+        }
+    }
+    return lines;
+}
+
 }  // namespace
+
+void verdict_bar(std::ostringstream& out, const Report& report, const HtmlReportOptions& o) {
+    const Verdict v = rdma_verdict(report);
+    out << "<div id=\"verdict\" class=\"go-line " << v.css << "\">\n<p class=\"headline\">" << esc(v.text) << "</p>\n";
+    if (!v.why.empty()) {
+        out << "<p class=\"why\">" << esc(v.why) << "</p>\n";
+    }
+    for (const auto& [ok, text] : acceptance_lines(o)) {
+        out << "<p class=\"accept" << (ok ? "" : " failed") << "\">" << (ok ? "&#10003; " : "&#10007; ") << esc(text) << "</p>\n";
+    }
+    if (report.memory && !report.memory->fits().value_or(true)) {
+        out << "<p class=\"accept failed\">&#10007; memory per GPU does not fit the budget (see below)</p>\n";
+    }
+    out << "</div>\n";
+}
 
 void acceptance_section(std::ostringstream& out, const HtmlReportOptions& o) {
     if (!o.verify && !o.ab) {

@@ -9,6 +9,10 @@
 
 namespace planlayout::html_parts {
 
+/// The page's whole style sheet (html_style.cpp): colours of the path classes come from the
+/// DiagramStyle, per element; dark and print styles as @media blocks.
+[[nodiscard]] std::string_view page_css();
+
 /// html_escape.
 [[nodiscard]] std::string esc(std::string_view s);
 
@@ -18,6 +22,11 @@ namespace planlayout::html_parts {
 
 /// Opens <section id="ID"> with its <h2>; the caller closes it.
 void section(std::ostringstream& out, const char* id, const std::string& title);
+
+/// The go / no-go line at the top of the page: whether RDMA pays for this layout (the score's
+/// step-time change and band against a 5 % reduction), and beside it each acceptance result
+/// (verify's summary, each A/B comparison inside or outside the band) and a memory misfit.
+void verdict_bar(std::ostringstream& out, const Report& report, const HtmlReportOptions& options);
 
 /// The acceptance section: --verify's findings and --ab's arms, comparisons and runs (nothing
 /// when neither is given).

@@ -36,53 +36,6 @@ using html_parts::esc;
 using html_parts::num_cell;
 using html_parts::section;
 
-// The page's whole style. Colours of the path classes come from the DiagramStyle (per element).
-constexpr const char* kCss = R"(
-:root { color-scheme: light; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1b1b1b;
-       background: #ffffff; margin: 0; }
-main { max-width: 1180px; margin: 0 auto; padding: 20px 28px 48px; }
-h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 19px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #d9dee3; }
-h3 { font-size: 15px; margin: 18px 0 6px; }
-p.sub { margin: 0 0 12px; color: #555; }
-nav { margin: 10px 0 0; font-size: 13px; }
-nav a { margin-right: 14px; color: #0b5cad; text-decoration: none; }
-code, pre { font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
-pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 10px 12px; overflow-x: auto; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 8px 0; }
-dl.facts dt { font-weight: 600; color: #444; }
-dl.facts dd { margin: 0; }
-.verdict { border-left: 6px solid #0072B2; background: #eef5fb; padding: 10px 16px; margin: 14px 0; }
-.verdict.bad { border-left-color: #D55E00; background: #fdf1ea; }
-.verdict.neutral { border-left-color: #7f7f7f; background: #f4f4f4; }
-.verdict p { margin: 4px 0; }
-.verdict .headline { font-size: 16px; font-weight: 600; }
-.verdict ul { margin: 4px 0 4px 18px; padding: 0; }
-.warn { color: #9a3a00; }
-table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13px; }
-th, td { border: 1px solid #d9dee3; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f1f3f5; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-tr.cross td { background: #fff6e5; }
-tr.cross td:first-child { box-shadow: inset 4px 0 0 #E69F00; font-weight: 600; }
-tr.total td { font-weight: 600; border-top: 2px solid #9aa4ad; }
-tr.error td { background: #fdecea; }
-.chip { display: inline-block; padding: 0 6px; margin: 1px 2px 1px 0; border-radius: 3px; border: 1px solid #c8ced4;
-        border-left-width: 6px; white-space: nowrap; font-size: 12px; }
-.bar { height: 14px; background: #e9ecef; border-radius: 2px; position: relative; width: 420px; }
-.bar span { display: block; height: 100%; background: #0072B2; border-radius: 2px; }
-.bar.over span { background: #D55E00; }
-figure { margin: 14px 0 22px; }
-figure .view { overflow-x: auto; border: 1px solid #e1e4e8; padding: 6px; background: #fff; }
-figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
-table.assumed td:first-child { white-space: nowrap; font-weight: 600; }
-table.assumed .item { white-space: nowrap; }
-figcaption { font-size: 13px; color: #444; margin-top: 4px; }
-details > summary { cursor: pointer; color: #0b5cad; margin: 6px 0; }
-.muted { color: #6a737d; }
-footer { margin-top: 36px; font-size: 12px; color: #6a737d; }
-)";
 
 
 // "runs/a.json" → "a.json": the page names files without their folders (no absolute paths).
@@ -206,7 +159,9 @@ void assumptions_section(std::ostringstream& out, const Report& report) {
         if (!assumed.given.empty()) {
             out << "<tr>" << cell("given") << "<td>";
             for (std::size_t i = 0; i < assumed.given.size(); ++i) {
-                out << (i ? ", " : "") << "<span class=\"item\">" << esc(assumed.given[i].first) << " ("
+                // An input file by its name alone, as the header names the layout (no folders).
+                const std::string& source = assumed.given[i].first;
+                out << (i ? ", " : "") << "<span class=\"item\">" << esc(source.rfind('-', 0) == 0 ? source : base_name_of(source)) << " ("
                     << assumed.given[i].second << " values)</span>";
             }
             out << "</td></tr>\n";
@@ -462,12 +417,13 @@ std::string html_report(const Report& report, const HtmlReportOptions& options) 
     const std::string name = base_name_of(report.layout_name);
     out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        << "<title>plan-layout report: " << esc(name) << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n<main>\n"
+        << "<title>plan-layout report: " << esc(name) << "</title>\n<style>" << html_parts::page_css() << "</style>\n</head>\n<body>\n<main>\n"
         << "<header>\n<h1>plan-layout report</h1>\n<p class=\"sub\">layout <code>" << esc(name) << "</code></p>\n<nav>"
         << "<a href=\"#summary\">summary</a><a href=\"#assumptions\">assumptions</a><a href=\"#groups\">groups</a>"
         << (report.memory ? "<a href=\"#memory\">memory</a>" : "") << (report.score ? "<a href=\"#score\">score</a>" : "")
         << "<a href=\"#views\">pictures</a>" << (options.verify || options.ab ? "<a href=\"#acceptance\">acceptance</a>" : "")
         << "</nav>\n</header>\n";
+    html_parts::verdict_bar(out, report, options);
     summary_section(out, report, options.style);
     assumptions_section(out, report);
     groups_section(out, report, options.style);

@@ -64,12 +64,17 @@ std::string link_speed(double gen) {
     return g >= 1 && g <= 6 && static_cast<double>(g) == gen ? kSpeed[g] : "";
 }
 
-std::string link_attrs(const PcieLink& l) {
+// A link's attributes. NCCL reads link_speed and link_width of every <pci> it keeps (topo.cc,
+// ncclTopoAddPci) but fills them from sysfs only along the path of the process's own GPU, so a
+// switch or NIC elsewhere needs them written: `always` writes NCCL's own "unknown" ("" and 0,
+// taken as Gen3 x16) where the template has none. A GPU's are left out when unknown: NCCL reads
+// them from the machine for the GPU it runs on, and trims the others.
+std::string link_attrs(const PcieLink& l, bool always) {
     std::string s;
-    if (const std::string speed = link_speed(l.gen); !speed.empty()) {
+    if (const std::string speed = link_speed(l.gen); !speed.empty() || always) {
         s += " link_speed=\"" + speed + "\"";
     }
-    if (l.width > 0) {
+    if (l.width > 0 || always) {
         s += " link_width=\"" + std::to_string(l.width) + "\"";
     }
     return s;
@@ -87,14 +92,66 @@ std::string attr(const char* name, std::string_view value) {
     return std::string(" ") + name + "=\"" + xml_attribute(value) + "\"";
 }
 
+// NCCL's ncclTopoAddCpu needs arch; on x86_64 vendor; for Intel and Zhaoxin familyid and modelid.
+bool cpu_ids_complete(const Cpu& c) {
+    if (c.arch.empty()) {
+        return false;
+    }
+    if (c.arch != "x86_64") {
+        return true;
+    }
+    const bool model_needed = c.vendor == "GenuineIntel" || c.vendor == "CentaurHauls" || c.vendor == "  Shanghai  ";
+    return !c.vendor.empty() && (!model_needed || (c.family_id >= 0 && c.model_id >= 0));
+}
+
+std::string cpu_attrs(const Cpu& c) {
+    std::string s = " numaid=\"" + std::to_string(c.numa) + "\"";
+    if (const std::string mask = affinity_mask(c.cpuset); !mask.empty()) {
+        s += " affinity=\"" + mask + "\"";
+    }
+    if (!c.arch.empty()) {
+        s += attr("arch", c.arch);
+    }
+    if (!c.vendor.empty()) {
+        s += attr("vendor", c.vendor);
+    }
+    if (c.family_id >= 0 && c.model_id >= 0) {
+        s += " familyid=\"" + std::to_string(c.family_id) + "\" modelid=\"" + std::to_string(c.model_id) + "\"";
+    }
+    return s;
+}
+
+// The facts NCCL cannot do without, refused here rather than in NCCL at the job's start (or,
+// worse, loaded as a different machine): every GPU's bus id, and the CPU ids of a node of
+// several CPUs.
+void check_writable(const NodeTemplate& t) {
+    const std::string where = "node template " + printable(t.name) + (t.source.empty() ? "" : " (" + printable(t.source) + ")");
+    for (const Gpu& g : t.gpus) {
+        if (g.bus_id.empty()) {
+            throw input_error(where,
+                              printable(g.name) + " has no PCI bus id; NCCL matches the file's GPUs to the machine's by bus id "
+                              "and places a GPU it cannot match by its own detection, away from the plan's NICs",
+                              "give the node as a capture of the machine (--node capture.xml: lstopo --of xml, "
+                              "or the file NCCL_TOPO_DUMP_FILE writes), or set gpus[].bus_id in the template "
+                              "(nvidia-smi --query-gpu=index,pci.bus_id --format=csv)");
+        }
+    }
+    for (const Cpu& c : t.cpus) {
+        if (t.cpus.size() > 1 && !cpu_ids_complete(c)) {
+            throw input_error(where,
+                              printable(c.name) + " has no arch/vendor/familyid/modelid; NCCL fills them only for the CPU "
+                              "above its own GPU and stops on another it keeps (\"Attribute arch of node cpu not found\")",
+                              "give the node as a capture (lstopo --of xml, or NCCL_TOPO_DUMP_FILE), or set cpus[].arch, "
+                              "vendor, familyid and modelid in the template (lscpu: Architecture, Vendor ID, CPU family, Model)");
+        }
+    }
+}
+
 class Writer {
 public:
-    Writer(const NodeTemplate& t, std::map<std::size_t, std::int64_t> ranks) : t_(t), ranks_(std::move(ranks)) {
-        for (std::size_t i = 0; i < t.gpus.size(); ++i) {
-            gpu_bus_.push_back(t.gpus[i].bus_id.empty() ? placeholder(0x0001, i) : t.gpus[i].bus_id);
-        }
+    explicit Writer(const NodeTemplate& t) : t_(t) {
         for (std::size_t i = 0; i < t.nics.size(); ++i) {
-            nic_bus_.push_back(t.nics[i].bus_id.empty() ? placeholder(0x0101, i) : t.nics[i].bus_id);
+            nic_bus_.push_back(t.nics[i].bus_id.empty() ? placeholder(i) : t.nics[i].bus_id);
         }
         for (std::size_t i = 0; i < t.pcie_switches.size(); ++i) {
             // NCCL's own name for a switch it cannot see (xml.cc; the AWS and Azure files): ffff:ff:DD.0
@@ -103,26 +160,25 @@ public:
         }
     }
 
-    [[nodiscard]] bool placeholders() const { return placeholders_; }
+    /// The NICs written at a placeholder bus id ("NIC0 mlx5_0, ...").
+    [[nodiscard]] const std::string& placeholders() const { return placeholders_; }
 
     std::string system() {
         std::string out = "<system version=\"1\">\n";
         for (std::size_t c = 0; c < t_.cpus.size(); ++c) {
             const Cpu& cpu = t_.cpus[c];
-            out += "  <cpu numaid=\"" + std::to_string(cpu.numa) + "\"";
-            if (const std::string mask = affinity_mask(cpu.cpuset); !mask.empty()) {
-                out += " affinity=\"" + mask + "\"";
-            }
-            out += ">\n" + children(cpu.name, c == 0, "    ") + "  </cpu>\n";
+            out += "  <cpu" + cpu_attrs(cpu) + ">\n" + children(cpu.name, c == 0, "    ") + "  </cpu>\n";
         }
         return out + "</system>\n";
     }
 
 private:
-    std::string placeholder(unsigned base, std::size_t i) {
-        placeholders_ = true;
-        // The Azure NDv5 file's scheme: GPU i at 000i:00:00.0, NIC i at 010i:00:00.0.
-        return hex_id("%04x:%02x:00.0", base + static_cast<unsigned>(i), 0);
+    std::string placeholder(std::size_t i) {
+        if (t_.nics[i].rdma && !t_.nics[i].device.empty()) {
+            placeholders_ += (placeholders_.empty() ? "" : ", ") + printable(t_.nics[i].name) + " " + printable(t_.nics[i].device);
+        }
+        // The Azure NDv5 file's scheme for NIC i: 010i:00:00.0.
+        return hex_id("%04x:%02x:00.0", 0x0101U + static_cast<unsigned>(i), 0);
     }
 
     // A device hangs off `parent`; one with no known parent goes to the first CPU of its NUMA
@@ -145,83 +201,97 @@ private:
         return first_cpu;
     }
 
-    std::string children(const std::string& parent, bool first_cpu, const std::string& indent) {
+    std::string gpu(std::size_t i, const std::string& indent) const {
+        const Gpu& g = t_.gpus[i];
+        std::string links;
+        const int to_switch = g.nvswitch_links > 0 ? g.nvswitch_links : (t_.nvlink.nvswitch ? t_.nvlink.links_per_gpu : 0);
+        if (to_switch > 0) {
+            // NVSwitch: NCCL joins every link of class 0x068000 to one NVS node (topo.cc).
+            links += indent + "    <nvlink target=\"ffff:ff:00.0\" count=\"" + std::to_string(to_switch) + "\" tclass=\"0x068000\"/>\n";
+        }
+        for (const auto& p : t_.paths) {
+            if (to_switch > 0 || p.path_class != PathClass::Nv || (p.a != g.name && p.b != g.name)) {
+                continue;
+            }
+            const std::string& peer = p.a == g.name ? p.b : p.a;
+            for (const Gpu& k : t_.gpus) {
+                if (k.name == peer) {
+                    links += indent + "    <nvlink" + attr("target", k.bus_id) + " count=\"" +
+                             std::to_string(p.nvlinks > 0 ? p.nvlinks : 1) + "\" tclass=\"0x030200\"/>\n";
+                }
+            }
+        }
+        // No dev, sm, rank or gdr: NCCL fills them for the GPU it runs on (NVML's index, the
+        // compute capability, the communicator's rank, its own GPUDirect test) and keeps a value
+        // the file gives, so a written one could only be wrong.
+        return indent + "<pci" + attr("busid", g.bus_id) + " class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie, false) +
+               ">\n" + indent + (links.empty() ? "  <gpu/>\n" : "  <gpu>\n" + links + indent + "  </gpu>\n") + indent + "</pci>\n";
+    }
+
+    // The RDMA NICs under `parent`, one <pci> per bus id (the ports of a dual-port HCA share one).
+    std::string nics(const std::string& parent, bool first_cpu, const std::string& indent) const {
+        std::string out;
+        std::vector<bool> done(t_.nics.size(), false);
+        for (std::size_t i = 0; i < t_.nics.size(); ++i) {
+            const Nic& n = t_.nics[i];
+            if (done[i] || !n.rdma || (n.device.empty() && n.bus_id.empty()) || !under(n.parent, n.numa, parent, first_cpu)) {
+                continue;  // socket interfaces and NICs known by neither name nor place: NCCL places them itself
+            }
+            const std::string cls = n.link_layer == "IB" ? "0x020700" : "0x020000";
+            const std::string pci = indent + "<pci" + attr("busid", nic_bus_[i]) + " class=\"" + cls + "\"" + link_attrs(n.pcie, true);
+            if (n.device.empty()) {
+                out += pci + "/>\n";  // known by its PCI place only (as NCCL seeds list them): NCCL hangs its <nic> here
+                continue;
+            }
+            out += pci + ">\n";
+            out += indent + "  <nic>\n";
+            for (std::size_t k = i; k < t_.nics.size(); ++k) {
+                const Nic& m = t_.nics[k];
+                if (k != i && (done[k] || !m.rdma || m.device.empty() || m.bus_id.empty() || m.bus_id != n.bus_id)) {
+                    continue;
+                }
+                done[k] = true;
+                // dev: NCCL renumbers it from its network plugin; speed (Mb/s) and port: the plan's.
+                out += indent + "    <net" + attr("name", m.device) + " dev=\"" + std::to_string(net_dev(k)) + "\"";
+                if (m.speed_gbit_s > 0) {
+                    out += " speed=\"" + std::to_string(std::llround(m.speed_gbit_s * 1000.0)) + "\"";
+                }
+                out += " port=\"" + std::to_string(m.port) + "\"/>\n";
+            }
+            out += indent + "  </nic>\n" + indent + "</pci>\n";
+        }
+        return out;
+    }
+
+    std::string children(const std::string& parent, bool first_cpu, const std::string& indent) const {
         std::string out;
         for (const auto& s : t_.pcie_switches) {
             if (s.parent == parent) {
-                out += indent + "<pci" + attr("busid", switch_bus_.at(s.name)) + " class=\"0x060400\"" + link_attrs(s.link) +
+                out += indent + "<pci" + attr("busid", switch_bus_.at(s.name)) + " class=\"0x060400\"" + link_attrs(s.link, true) +
                        ">\n" + children(s.name, false, indent + "  ") + indent + "</pci>\n";
             }
         }
         for (std::size_t i = 0; i < t_.gpus.size(); ++i) {
-            const Gpu& g = t_.gpus[i];
-            if (!under(g.parent, g.numa, parent, first_cpu)) {
-                continue;
+            if (under(t_.gpus[i].parent, t_.gpus[i].numa, parent, first_cpu)) {
+                out += gpu(i, indent);
             }
-            out += indent + "<pci" + attr("busid", gpu_bus_[i]) + " class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie) + ">\n";
-            out += indent + "  <gpu dev=\"" + std::to_string(i) + "\"";
-            if (const auto r = ranks_.find(i); r != ranks_.end()) {
-                out += " rank=\"" + std::to_string(r->second) + "\"";
-            }
-            out += std::string(" gdr=\"") + (t_.gdr_level == PathClass::Loc ? "0" : "1") + "\">\n";
-            const int to_switch = g.nvswitch_links > 0 ? g.nvswitch_links : (t_.nvlink.nvswitch ? t_.nvlink.links_per_gpu : 0);
-            if (to_switch > 0) {
-                // NVSwitch: NCCL joins every link of class 0x068000 to one NVS node (topo.cc).
-                out += indent + "    <nvlink target=\"ffff:ff:00.0\" count=\"" + std::to_string(to_switch) +
-                       "\" tclass=\"0x068000\"/>\n";
-            }
-            for (const auto& p : t_.paths) {
-                if (p.path_class != PathClass::Nv || (p.a != g.name && p.b != g.name)) {
-                    continue;
-                }
-                const std::string& peer = p.a == g.name ? p.b : p.a;
-                for (std::size_t k = 0; k < t_.gpus.size(); ++k) {
-                    if (t_.gpus[k].name == peer && to_switch == 0) {
-                        out += indent + "    <nvlink" + attr("target", gpu_bus_[k]) + " count=\"" +
-                               std::to_string(p.nvlinks > 0 ? p.nvlinks : 1) + "\" tclass=\"0x030200\"/>\n";
-                    }
-                }
-            }
-            out += indent + "  </gpu>\n" + indent + "</pci>\n";
         }
-        for (std::size_t i = 0; i < t_.nics.size(); ++i) {
-            const Nic& n = t_.nics[i];
-            if (!n.rdma || !under(n.parent, n.numa, parent, first_cpu)) {
-                continue;  // NCCL's socket interfaces are not PCI NICs of the tree
-            }
-            const std::string cls = n.link_layer == "IB" ? "0x020700" : "0x020000";
-            const std::string pci = indent + "<pci" + attr("busid", nic_bus_[i]) + " class=\"" + cls + "\"" + link_attrs(n.pcie);
-            if (n.device.empty()) {
-                out += pci + "/>\n";  // a NIC known by its PCI place only (as NCCL seeds list them): no <net>
-                continue;
-            }
-            out += pci + ">\n";
-            out += indent + "  <nic>\n" + indent + "    <net" + attr("name", n.device) + " dev=\"" +
-                   std::to_string(net_dev(i)) + "\"";
-            if (n.speed_gbit_s > 0) {
-                out += " speed=\"" + std::to_string(std::llround(n.speed_gbit_s * 1000.0)) + "\"";
-            }
-            out += " port=\"" + std::to_string(n.port) + "\" gdr=\"" + (t_.gdr_level == PathClass::Loc ? "0" : "1") + "\"/>\n";
-            out += indent + "  </nic>\n" + indent + "</pci>\n";
-        }
-        return out;
+        return out + nics(parent, first_cpu, indent);
     }
 
     // NCCL's net index: the NIC's place among the template's RDMA NICs (the reader sorts by it).
     [[nodiscard]] int net_dev(std::size_t nic) const {
         int d = 0;
         for (std::size_t k = 0; k < nic; ++k) {
-            d += t_.nics[k].rdma ? 1 : 0;
+            d += t_.nics[k].rdma && !t_.nics[k].device.empty() ? 1 : 0;
         }
         return d;
     }
 
     const NodeTemplate& t_;
-    std::map<std::size_t, std::int64_t> ranks_;
-    std::vector<std::string> gpu_bus_;
     std::vector<std::string> nic_bus_;
     std::map<std::string, std::string> switch_bus_;
-    bool placeholders_ = false;
+    std::string placeholders_;
 };
 
 }  // namespace
@@ -242,25 +312,32 @@ std::string nccl_topo_xml(const Report& r, const std::string& host) {
         throw input_error("--host " + printable(host), "the job runs on no node of that name",
                           "give one of its hosts (" + hosts + (r.cluster.nodes.size() > 4 ? ", ..." : "") + ")");
     }
-    std::map<std::size_t, std::int64_t> ranks;
-    for (std::int64_t rank = 0; rank < r.placement.world(); ++rank) {
-        if (r.placement.node[static_cast<std::size_t>(rank)] == node) {
-            ranks[static_cast<std::size_t>(r.placement.gpu[static_cast<std::size_t>(rank)])] = rank;
-        }
-    }
     const NodeTemplate& t = r.cluster.template_of(node);
-    Writer w(t, ranks);
+    check_writable(t);
+    Writer w(t);
     const std::string body = w.system();
+    bool cpu_ids = true;
+    for (const Cpu& c : t.cpus) {
+        cpu_ids = cpu_ids && cpu_ids_complete(c);
+    }
     std::string out = xml_comment("NCCL topology of " + r.cluster.nodes[static_cast<std::size_t>(node)].host + " (" +
                                   r.layout_name + ", node template " + t.name +
                                   "), written by plan-layout analyze, format nccl-topo.\n"
-                                  "     Use: NCCL_TOPO_FILE=this-file on that node. Left out, so NCCL reads them from the machine:\n"
-                                  "     CPU arch/vendor/model, PCI vendor/device ids, what the template does not know.") +
+                                  "     Use: NCCL_TOPO_FILE=this-file on that node. NCCL fills what is left out from the machine:\n"
+                                  "     each GPU's dev, sm, rank and GPUDirect RDMA support, PCI device ids" +
+                                  std::string(cpu_ids ? "" : ", the CPU's arch, vendor, family and model") +
+                                  ".\n     NCCL's own detection, for comparison: NCCL_TOPO_DUMP_FILE=FILE.") +
                       "\n";
-    if (w.placeholders()) {
-        out += xml_comment("The template has no PCI bus ids: GPU i is written at 000i:00:00.0 and NIC i at 010i:00:00.0\n"
-                           "     (placeholders). NCCL matches devices by bus id: replace each with the real one\n"
-                           "     (nvidia-smi -q -d PCI, or lspci -D; readlink /sys/class/infiniband/DEVICE/device).") +
+    if (t.gdr_level != PathClass::Pxb) {
+        const std::string level(to_string(t.gdr_level));
+        out += xml_comment("The plan assumes GPUDirect RDMA up to " + level +
+                           " (LOC: none); NCCL decides it by its own test: NCCL_NET_GDR_LEVEL=" + level +
+                           " makes it follow the plan.") +
+               "\n";
+    }
+    if (!w.placeholders().empty()) {
+        out += xml_comment("NICs without a PCI bus id in the template, written at 010i:00:00.0 (placeholders): " + w.placeholders() +
+                           ".\n     NCCL finds them by name, so the tree holds; the bus ids are not the machine's.") +
                "\n";
     }
     return out + body;

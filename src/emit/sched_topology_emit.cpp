@@ -6,7 +6,8 @@
 //     (commit 046d2efa6fa34ff6f967530579f1883dddcc5407)
 //   Volcano HyperNode: volcano-sh/apis pkg/apis/topology/v1alpha1/hypernode_types.go
 //     (commit 778d043c33210f4c5be4cbf4e6915e66dfe7379a); Job networkTopology: volcano-sh/apis
-//     pkg/apis/batch/v1alpha1 (mode hard|soft, highestTierAllowed)
+//     pkg/apis/batch/v1alpha1 (mode hard|soft, highestTierAllowed); a task's partitionPolicy
+//     (totalPartitions, partitionSize, networkTopology; TaskSpec, v1.14.0+, commit 536f121f)
 //   Node labels: NVIDIA topograph fabric.topograph.run/tier-N, tier 0 nearest the nodes
 //     (https://docs.nvidia.com/topograph/v1.0.0/reference/node-labels-and-annotations)
 #include "planlayout/emit/sched_topology_emit.hpp"
@@ -378,14 +379,25 @@ std::string volcano_yaml(const Report& r) {
     if (t.pods.size() > 1) {
         hypernode(r.cluster.core(), 3, "HyperNode", names_of(t.pods));
     }
-    const int tier = s.job_span == SchedLevel::Cluster ? 3 : s.job_span == SchedLevel::Spine ? 2 : 1;
+    const auto tier_of = [](SchedLevel l) { return l == SchedLevel::Cluster ? 3 : l == SchedLevel::Spine ? 2 : 1; };
     o << "---\n# The Volcano Job's network topology (batch.volcano.sh/v1alpha1 Job spec.networkTopology): merge\n"
       << "# into the job. hard: every pod inside one HyperNode of at most this tier; soft: preferred.\n";
-    if (!s.job_required && s.required != SchedLevel::Node) {
+    const bool slices = !s.job_required && s.required != SchedLevel::Node;
+    const auto pods = static_cast<std::int64_t>(s.job_nodes.size());
+    if (slices) {
+        // Volcano v1.14+ (volcano-sh/apis TaskSpec.partitionPolicy): totalPartitions x partitionSize
+        // = replicas, each partition inside one HyperNode of at most its own tier.
         o << "# The required slices (" << s.slice_nodes << " consecutive nodes inside " << where_text(s.required)
-          << ") have no job-level\n# field: keep them with the rank order above.\n";
+          << "): the task's\n# partitionPolicy (Volcano v1.14+), one pod per node, numbered in the plan's rank order; the\n"
+          << "# task's name is yours to keep (a merge patch replaces the whole tasks list: copy it into yours).\n";
     }
-    o << "spec:\n  networkTopology:\n    mode: " << (s.job_required ? "hard" : "soft") << "\n    highestTierAllowed: " << tier << "\n";
+    o << "spec:\n  networkTopology:\n    mode: " << (s.job_required ? "hard" : "soft") << "\n    highestTierAllowed: "
+      << tier_of(s.job_span) << "\n";
+    if (slices) {
+        o << "  tasks:\n    - name: \"worker\"\n      replicas: " << pods << "\n      partitionPolicy:\n        totalPartitions: "
+          << pods / s.slice_nodes << "\n        partitionSize: " << s.slice_nodes
+          << "\n        networkTopology:\n          mode: hard\n          highestTierAllowed: " << tier_of(s.required) << "\n";
+    }
     return o.str();
 }
 

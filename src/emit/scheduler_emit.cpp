@@ -303,15 +303,18 @@ std::string words_of(const std::vector<LaunchArg>& args, const std::string& inde
     return out;
 }
 
-// The environment lines of one node, each `export NAME=value`.
-std::string node_exports(const LaunchNode& n, const std::string& indent, bool with_hca) {
+// The environment lines of one node, each `export NAME=value`; CUDA_VISIBLE_DEVICES only with
+// `with_gpus` (under Slurm it is set inside the task: srun sets it anew for every step).
+std::string node_exports(const LaunchNode& n, const std::string& indent, bool with_hca, bool with_gpus) {
     std::string s;
     for (const auto& [k, v] : n.env) {
         if (with_hca || k != "NCCL_IB_HCA") {
             s += indent + "export " + k + "=" + shell_quote(v) + "\n";
         }
     }
-    s += indent + "export CUDA_VISIBLE_DEVICES=" + shell_quote(n.cuda_visible_devices) + "\n";
+    if (with_gpus) {
+        s += indent + "export CUDA_VISIBLE_DEVICES=" + shell_quote(n.cuda_visible_devices) + "\n";
+    }
     return s;
 }
 
@@ -378,13 +381,16 @@ void require_node_major(const Report& r, const std::vector<LaunchNode>& nodes, s
     }
 }
 
-// The lines that set NODE_RANK: Slurm's node id, checked against the plan's host of that number;
-// else NODE_RANK as given or this host's place in HOSTS (not needed by a uniform rendezvous).
+// The lines that set NODE_RANK: under Slurm the place of the task's node (SLURMD_NODENAME) in the
+// plan's HOSTS, whatever number Slurm gave that node (its own order, slurm.conf); else NODE_RANK
+// as given or this host's place in HOSTS (not needed by a uniform rendezvous).
 std::string node_rank_text(bool slurm, bool rdzv, bool uniform) {
     if (slurm) {
-        return "if [ \"${HOSTS[$SLURM_NODEID]:-}\" != \"${SLURMD_NODENAME:-}\" ]; then\n"
-               "    echo \"node $SLURM_NODEID is ${SLURMD_NODENAME:-?}, the plan has ${HOSTS[$SLURM_NODEID]:-none}: "
-               "order --nodelist as Slurm numbers nodes\" >&2\n    exit 1\nfi\nNODE_RANK=$SLURM_NODEID\n";
+        return "NODE=${SLURMD_NODENAME:-$(hostname -s)}\nNODE_RANK=\n"
+               "for i in \"${!HOSTS[@]}\"; do if [ \"${HOSTS[$i]}\" = \"$NODE\" ]; then NODE_RANK=$i; fi; done\n"
+               "if [ -z \"$NODE_RANK\" ]; then\n"
+               "    echo \"node $NODE is not a node of the plan (${HOSTS[*]}): submit with its --nodelist\" >&2\n"
+               "    exit 1\nfi\n";
     }
     if (!rdzv || !uniform) {
         return "if [ -z \"${NODE_RANK:-}\" ]; then\n"
@@ -490,29 +496,34 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
     } else if (!slurm) {
         out << "# run on every node: its node rank is NODE_RANK if set, else its place in HOSTS by host name\n";
     } else {
-        out << "# submit with sbatch; Slurm numbers the nodes in its own order (slurm.conf): each task checks that\n"
-               "# its node is the plan's node of that number and stops otherwise\n";
+        out << "# submit with sbatch; Slurm numbers the nodes in its own order (slurm.conf): each task finds its\n"
+               "# node rank by its node's name in HOSTS, and sets its GPUs after srun (which sets them per step)\n";
     }
     out << "set -euo pipefail\n";
     out << "export MASTER_ADDR=" << shell_quote(master) << " MASTER_PORT=29500\n";
     if (uniform) {
-        out << node_exports(nodes.front(), "", !tasks);
+        out << node_exports(nodes.front(), "", !tasks, !slurm);
     }
     // The per-node (and per-task) part, read by the shell of each node or task.
     std::string body;
     body += "HOSTS=(" + hosts + ")\n";
     body += node_rank_text(slurm, rdzv, uniform);
+    if (uniform && slurm) {
+        body += "export CUDA_VISIBLE_DEVICES=" + shell_quote(nodes.front().cuda_visible_devices) + "  # after srun, which sets it per step\n";
+    }
     if (!uniform) {
         body += "case \"$NODE_RANK\" in\n";
         for (std::size_t i = 0; i < nodes.size(); ++i) {
-            body += std::to_string(i) + ")  # " + printable(nodes[i].host) + "\n" + node_exports(nodes[i], "    ", !tasks) + "    ;;\n";
+            body += std::to_string(i) + ")  # " + printable(nodes[i].host) + "\n" + node_exports(nodes[i], "    ", !tasks, true) + "    ;;\n";
         }
         body += "esac\n";
     }
     if (tasks) {
         body += hca_by_local_rank(r, nodes);
         body += "if [ -n \"${HCA[$SLURM_LOCALID]}\" ]; then export NCCL_IB_HCA=\"${HCA[$SLURM_LOCALID]}\"; fi\n";
-        body += "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n";
+        // The plan's rank, from the plan's node rank: Slurm's SLURM_PROCID follows its own node order.
+        body += "export RANK=$((NODE_RANK * " + std::to_string(per_node) +
+                " + SLURM_LOCALID)) LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n";
         body += "exec python \"$@\"\n";
     } else {
         body += "exec torchrun --nnodes " + std::to_string(nodes.size()) + " --nproc-per-node " + std::to_string(per_node) +

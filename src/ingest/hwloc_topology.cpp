@@ -286,9 +286,41 @@ private:
                 c.cpuset = s.s;
             }
         }
+        cpu_ids(anc, c);
         cpu_names_[key] = c.name;
         t_.cpus.push_back(c);
         return c.name;
+    }
+
+    /// The processor ids NCCL's <cpu> needs: the machine's Architecture (hwloc's uname, spelt as
+    /// NCCL spells it) and CPUID's vendor, family and model of the package above `anc` (the first
+    /// package when `anc` spans several).
+    void cpu_ids(hwloc_obj_t anc, Cpu& c) const {
+        if (const char* a = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo_), "Architecture")) {
+            const std::string arch = a;
+            c.arch = ingest_detail::cpu_id_text(arch == "aarch64" ? "arm64" : arch.rfind("ppc64", 0) == 0 ? "ppc64" : arch,
+                                                where_ + " (Architecture)", "arch");
+        }
+        hwloc_obj_t pkg = anc;
+        while (pkg != nullptr && pkg->type != HWLOC_OBJ_PACKAGE) {
+            pkg = pkg->parent;
+        }
+        if (pkg == nullptr) {
+            pkg = hwloc_get_next_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, nullptr);
+        }
+        if (pkg == nullptr) {
+            return;
+        }
+        if (const char* v = hwloc_obj_get_info_by_name(pkg, "CPUVendor")) {
+            c.vendor = ingest_detail::cpu_id_text(v, where_ + " (CPUVendor)", "vendor");
+        }
+        const auto number = [&](const char* name) {
+            const char* v = hwloc_obj_get_info_by_name(pkg, name);
+            const long n = v != nullptr ? ingest_detail::parse_uint(v) : -1;
+            return n >= 0 && n <= 0xffff ? static_cast<int>(n) : -1;
+        };
+        c.family_id = number("CPUFamilyNumber");
+        c.model_id = number("CPUModelNumber");
     }
 
     void add_gpu(hwloc_obj_t o, std::string model) {

@@ -9,6 +9,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout::ingest_detail {
 
@@ -316,6 +317,15 @@ long parse_uint(std::string_view s) {
         v = v * 10 + (c - '0');
     }
     return v;
+}
+
+std::string cpu_id_text(std::string_view value, const std::string& where, const char* what) {
+    const bool ok = value.size() <= 16 && std::all_of(value.begin(), value.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+    if (!ok) {
+        throw input_error(where, std::string("CPU ") + what + " '" + printable(value) + "' is not printable ASCII of at most 16 characters",
+                          "give it as the machine names it (lscpu: Architecture x86_64, Vendor ID GenuineIntel), or leave it out");
+    }
+    return std::string(value);
 }
 
 }  // namespace planlayout::ingest_detail

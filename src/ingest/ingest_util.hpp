@@ -69,4 +69,9 @@ void require_node_size(std::size_t gpus, std::size_t nics, const std::string& wh
 /// Parses a non-negative decimal integer; -1 if s is not one.
 [[nodiscard]] long parse_uint(std::string_view s);
 
+/// A CPU's arch or CPUID vendor as NCCL's topology XML carries it ("x86_64", "GenuineIntel",
+/// "  Shanghai  "): printable ASCII, at most 16 characters. Throws Error (BadInput) naming
+/// `where` otherwise; "" passes (unknown).
+[[nodiscard]] std::string cpu_id_text(std::string_view value, const std::string& where, const char* what);
+
 }  // namespace planlayout::ingest_detail

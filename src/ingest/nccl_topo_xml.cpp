@@ -408,6 +408,12 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
         }
         c.numa = static_cast<int>(numa);
         c.cpuset = ingest_detail::cpulist_from_mask(attr(cpu, "affinity"));
+        c.arch = ingest_detail::cpu_id_text(attr(cpu, "arch"), where + " (" + path + ")", "arch");
+        c.vendor = ingest_detail::cpu_id_text(attr(cpu, "vendor"), where + " (" + path + ")", "vendor");
+        for (auto [key, field] : {std::pair{"familyid", &c.family_id}, std::pair{"modelid", &c.model_id}}) {
+            const long v = ingest_detail::parse_uint(attr(cpu, key));  // NCCL writes them in decimal
+            *field = v >= 0 && v <= 0xffff ? static_cast<int>(v) : -1;
+        }
         r.t.cpus.push_back(c);
         int n = 0;
         int k = 0;

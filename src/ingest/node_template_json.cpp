@@ -231,11 +231,15 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
     }
     std::set<std::string> names;
     each(r, "cpus", [&](const JsonReader& o) {
-        o.check_keys({"name", "numa", "cpuset"});
+        o.check_keys({"name", "numa", "cpuset", "arch", "vendor", "familyid", "modelid"});
         Cpu c;
         c.name = required_string(o, "name");
         c.numa = o.get<int>("numa", -1, kMaxNuma).value_or(-1);
         c.cpuset = o.get<std::string>("cpuset").value_or("");
+        c.arch = ingest_detail::cpu_id_text(o.get<std::string>("arch").value_or(""), o.where("arch"), "arch");
+        c.vendor = ingest_detail::cpu_id_text(o.get<std::string>("vendor").value_or(""), o.where("vendor"), "vendor");
+        c.family_id = o.get<int>("familyid", 0, 0xffff).value_or(-1);
+        c.model_id = o.get<int>("modelid", 0, 0xffff).value_or(-1);
         check_unique(c.name, names, o);
         t.cpus.push_back(std::move(c));
     });

@@ -121,6 +121,18 @@ json template_json(const NodeTemplate& t, bool with_paths) {
         if (!c.cpuset.empty()) {
             o["cpuset"] = c.cpuset;
         }
+        if (!c.arch.empty()) {
+            o["arch"] = c.arch;
+        }
+        if (!c.vendor.empty()) {
+            o["vendor"] = c.vendor;
+        }
+        if (c.family_id >= 0) {
+            o["familyid"] = c.family_id;
+        }
+        if (c.model_id >= 0) {
+            o["modelid"] = c.model_id;
+        }
         cpus.push_back(std::move(o));
     }
     j["cpus"] = std::move(cpus);

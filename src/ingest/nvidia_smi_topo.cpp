@@ -385,7 +385,11 @@ void add_cpus(const std::map<std::string, GpuMeta>& gpu_meta, NodeTemplate& t) {
             return c.numa == g.numa && c.cpuset == it->second.second;
         });
         if (!known && (g.numa >= 0 || !it->second.second.empty())) {
-            t.cpus.push_back({"CPU" + std::to_string(t.cpus.size()), g.numa, it->second.second});
+            Cpu c;
+            c.name = "CPU" + std::to_string(t.cpus.size());
+            c.numa = g.numa;
+            c.cpuset = it->second.second;
+            t.cpus.push_back(std::move(c));
         }
     }
 }

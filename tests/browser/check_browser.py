@@ -11,6 +11,9 @@
 3. Loads every viz/examples/*.html, *.svg and SVG_OUTPUTS in headless Chromium (file:// URLs) and fails on a
    console error, an exception, an error log entry, an <svg>/<img> drawn with zero size, or a
    blank screenshot (one colour, or too few pixels off the background).
+4. Loads every page once more in light, dark (prefers-color-scheme) and print media (issue 31): the
+   verdict line is at the top, dark mode is dark with light text, print and light are light and
+   print hides the navigation; --update keeps the dark and print tops of report-seed-a.
 Exit 0 when all pass, 1 on a failure, 77 (CTest SKIP_RETURN_CODE) when only the browser part could
 not run because chromium is not installed (`apt-get install chromium`; CI installs it).
 """
@@ -150,6 +153,51 @@ def check_in_browser(browser, path, keep_png=None):
         browser.close_page(target)
 
 
+# Issue 31: the report page in light, dark (prefers-color-scheme) and print media. The verdict line
+# is at the top; dark mode darkens the page and lightens its text; print hides the navigation and
+# the folded details and stays light even when the reader's screen prefers dark (as emulated here).
+MEDIA_JS = """JSON.stringify({
+  bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color,
+  nav: document.querySelector('nav') ? getComputedStyle(document.querySelector('nav')).display : null,
+  verdict: document.getElementById('verdict') ? document.getElementById('verdict').getBoundingClientRect().top : null,
+  verdict_bg: document.getElementById('verdict') ? getComputedStyle(document.getElementById('verdict')).backgroundColor : null})"""
+MEDIA = {"light": {"media": "screen", "features": [{"name": "prefers-color-scheme", "value": "light"}]},
+         "dark": {"media": "screen", "features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+         "print": {"media": "print", "features": [{"name": "prefers-color-scheme", "value": "dark"}]}}
+VERDICT_TOP_MAX = 250  # CSS px: the go / no-go line is the first thing under the page's title
+
+
+def luminance(css):
+    """Relative luminance 0..1 of 'rgb(r, g, b)' / 'rgba(r, g, b, a)'."""
+    r, g, b = (int(v) / 255 for v in re.findall(r"[\d.]+", css)[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def check_media(browser, path, keep_png=None):
+    """Each medium of MEDIA on a report page; keep_png: {medium: png path} screenshots of the top."""
+    import json
+    target, session, width, _ = load(browser, path)
+    try:
+        for medium, params in MEDIA.items():
+            browser.send("Emulation.setEmulatedMedia", params, session=session)
+            m = json.loads(browser.evaluate(session, MEDIA_JS))
+            bg, fg = luminance(m["bg"]), luminance(m["fg"])
+            if m["verdict"] is None or m["verdict"] > VERDICT_TOP_MAX:
+                fail("%s (%s): the verdict line is not at the top (%s px)" % (path, medium, m["verdict"]))
+            if medium == "dark" and not (bg < 0.2 and fg > 0.7 and luminance(m["verdict_bg"]) < 0.3):
+                fail("%s (dark): not dark: background %s, text %s, verdict %s" % (path, m["bg"], m["fg"], m["verdict_bg"]))
+            if medium != "dark" and not (bg > 0.9 and fg < 0.3 and luminance(m["verdict_bg"]) > 0.8):
+                fail("%s (%s): not light: background %s, text %s, verdict %s" % (path, medium, m["bg"], m["fg"], m["verdict_bg"]))
+            if (medium == "print") != (m["nav"] == "none"):
+                fail("%s (%s): navigation display %s" % (path, medium, m["nav"]))
+            if keep_png and medium in keep_png:
+                with open(keep_png[medium], "wb") as f:
+                    f.write(browser.screenshot(session, width, 1000, 1.0))
+            print("ok   %-40s %-5s background %s, text %s, verdict at %d px" % (os.path.basename(path), medium, m["bg"], m["fg"], m["verdict"]), flush=True)
+    finally:
+        browser.close_page(target)
+
+
 # Pages the checks must refuse: the check itself is checked on every run.
 BAD_PAGES = {
     "blank.html": ("<!DOCTYPE html><html><body></body></html>", ["blank"]),
@@ -206,6 +254,13 @@ def main(argv):
                 keep = SCREENSHOTS.get(os.path.basename(path), []) if update else []
                 try:
                     check_in_browser(browser, path, [(os.path.join(examples_dir, png), cap) for png, cap in keep])
+                except cdp.CdpError as e:
+                    fail("%s: %s" % (path, e))
+            for path in pages:
+                stem = os.path.join(examples_dir, os.path.basename(path)[:-len(".html")])
+                keep = {m: "%s-%s-top.png" % (stem, m) for m in ("dark", "print")} if update and path.endswith("seed-a.html") else None
+                try:
+                    check_media(browser, path, keep)
                 except cdp.CdpError as e:
                     fail("%s: %s" % (path, e))
     finally:

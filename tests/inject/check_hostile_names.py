@@ -157,14 +157,14 @@ def check_output(fmt, out, label, expect_switches=()):
         for s in expect_switches:
             if s not in names:
                 fail(f"{label}: switch {s!r} not written as itself in a HyperNode")
-        if set(docs[-1]) != {"spec"} or set(docs[-1]["spec"]) != {"networkTopology"}:
+        if set(docs[-1]) != {"spec"} or not {"networkTopology"} <= set(docs[-1]["spec"]) <= {"networkTopology", "tasks"}:
             fail(f"{label}: volcano job part has unexpected keys: {docs[-1]}")
     elif fmt == "nccl-topo":
         dom = xml.dom.minidom.parseString(out)  # strict: raises on any malformed XML ("--" in a comment too)
-        allowed = {"system": {"version"}, "cpu": {"numaid", "affinity"},
+        allowed = {"system": {"version"}, "cpu": {"numaid", "affinity", "arch", "vendor", "familyid", "modelid"},
                    "pci": {"busid", "class", "vendor", "link_speed", "link_width"},
-                   "gpu": {"dev", "rank", "gdr"}, "nvlink": {"target", "count", "tclass"}, "nic": set(),
-                   "net": {"name", "dev", "speed", "port", "gdr"}}
+                   "gpu": set(), "nvlink": {"target", "count", "tclass"}, "nic": set(),
+                   "net": {"name", "dev", "speed", "port"}}
         for el in dom.getElementsByTagName("*"):
             if el.tagName not in allowed:
                 fail(f"{label}: unexpected element <{el.tagName}>")
@@ -234,7 +234,15 @@ def write(name, content):
     return f
 
 
-NODE = ["--node", "h100-hgx-8gpu-8nic", "--tp", "8"]
+# The built-in template as a capture gives it (bus ids, CPU ids): --format nccl-topo refuses a
+# node without them, and the hostile names below must still reach its writer.
+CAPTURED = json.loads(re.sub(r"^\s*//.*$", "", (SRC / "layouts/nodes/h100-hgx-8gpu-8nic.json").read_text(), flags=re.M))
+for i, g in enumerate(CAPTURED["gpus"]):
+    g["bus_id"] = f"0000:{0x18 + i:02x}:00.0"
+for c in CAPTURED["cpus"]:
+    c.update(arch="x86_64", vendor="GenuineIntel", familyid=6, modelid=143)
+CAPTURED_NODE = write("captured-node.json", CAPTURED)
+NODE = ["--node", str(CAPTURED_NODE), "--tp", "8"]
 
 for key, bad in HOSTILE.items():
     leaves = ["leaf0", "leaf0", bad, bad]
@@ -317,8 +325,10 @@ for key, bad in HOSTILE.items():
 # ---- Node templates: device names, bus ids, the template's own name -----------------------------
 
 template = json.loads(re.sub(r"^\s*//.*$", "", (SRC / "layouts/nodes/h100-hgx-8gpu-8nic.json").read_text(), flags=re.M))
+for c in template["cpus"]:  # what a capture gives: --format nccl-topo refuses two CPUs without them
+    c.update(arch="x86_64", vendor="GenuineIntel", familyid=6, modelid=143)
 for key, bad in HOSTILE.items():
-    for where in ["gpu bus_id", "nic bus_id", "nic device", "nic netdev", "template name", "gpu name"]:
+    for where in ["gpu bus_id", "nic bus_id", "nic device", "nic netdev", "template name", "gpu name", "cpu vendor"]:
         t = copy.deepcopy(template)
         for i, g in enumerate(t["gpus"]):
             g["bus_id"] = f"0000:{0x18 + i:02x}:00.0"
@@ -334,6 +344,8 @@ for key, bad in HOSTILE.items():
             t["nics"][0]["netdev"] = bad
         elif where == "template name":
             t["name"] = bad
+        elif where == "cpu vendor":
+            t["cpus"][1]["vendor"] = bad
         else:
             old = t["gpus"][0]["name"]
             t["gpus"][0]["name"] = bad
@@ -344,6 +356,8 @@ for key, bad in HOSTILE.items():
                     formats=["nccl-topo", "dot", "svg", "launch", "scheduler", "slurm-topology"], accept_refusal=True)
 # The nvidia-smi form of a bus id is read as the NCCL form.
 t = copy.deepcopy(template)
+for i, g in enumerate(t["gpus"]):
+    g["bus_id"] = f"0000:{0x18 + i:02x}:00.0"
 t["gpus"][0]["bus_id"] = "00000000:1B:00.0"
 p = run(["analyze", "--node", str(write("node.json", t)), "--nodes", "1", "--tp", "8", "--format", "nccl-topo"])
 checks += 1
@@ -377,7 +391,7 @@ for key, bad in HOSTILE.items():
     d.mkdir(exist_ok=True)
     f = d / (bad + ".json")
     f.write_text(layout)
-    analyze_all(f"layout name {key}", [str(f)])
+    analyze_all(f"layout name {key}", [str(f), "--node", str(CAPTURED_NODE)])
 
 print(f"{checks} outputs and refusals checked, {len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -29,6 +29,27 @@ Report plan_layout(const std::string& rel) {
     return plan(request);
 }
 
+// The seed's layout A with what a capture of its nodes would add (the built-in template has no
+// bus ids and no CPU ids): GPU i at 0000:(18+i):00.0, NIC i at 0000:(58+i):00.0, Intel CPUs.
+Report seed_with_capture_ids() {
+    Report r = plan_layout("layouts/seed-2x8-ep16.json");
+    for (auto& t : r.cluster.templates) {
+        for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+            t.gpus[i].bus_id = "0000:" + std::to_string(18 + i) + ":00.0";
+        }
+        for (std::size_t i = 0; i < t.nics.size(); ++i) {
+            t.nics[i].bus_id = "0000:" + std::to_string(58 + i) + ":00.0";
+        }
+        for (auto& c : t.cpus) {
+            c.arch = "x86_64";
+            c.vendor = "GenuineIntel";
+            c.family_id = 6;
+            c.model_id = 143;
+        }
+    }
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("scheduler JSON: every rank's host, local rank, GPU, NIC, NUMA and CPUs - per node the environment") {
@@ -75,7 +96,15 @@ TEST_CASE("hostfile and launch snippets name every node once, with its slots and
     CHECK(tasks.find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n#SBATCH --gpus-per-node=8\n") != std::string::npos);
     CHECK(tasks.find("srun --nodes=2 --ntasks-per-node=8 --export=ALL --cpu-bind=map_ldom:0,0,0,0,1,1,1,1") !=
           std::string::npos);
-    CHECK(tasks.find("export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") != std::string::npos);
+    // The plan's rank from the plan's node rank (found by host name): SLURM_PROCID follows Slurm's node order.
+    CHECK(tasks.find("export RANK=$((NODE_RANK * 8 + SLURM_LOCALID)) LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS\n") !=
+          std::string::npos);
+    CHECK(tasks.find("SLURM_PROCID") == std::string::npos);
+    CHECK(tasks.find("SLURM_NODEID") == std::string::npos);
+    // GPUs set inside the task, after srun (which sets CUDA_VISIBLE_DEVICES per step), not before it.
+    const auto gpus = tasks.find("export CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7");
+    CHECK(gpus != std::string::npos);
+    CHECK(gpus > tasks.find("read -r -d '' TASK"));
     CHECK(tasks.find("HCA=(=mlx5_0:1 =mlx5_1:1 ") != std::string::npos);
     CHECK_THROWS(launch_text(r, LaunchOptions{"mpirun", "", {}, ""}));
 }
@@ -143,10 +172,18 @@ TEST_CASE("launch: the one shell-word writer runs only the expansions the reader
 }
 
 TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's GPUs, NICs, PCIe tree, NVLink and NUMA") {
-    const Report r = plan_layout("layouts/seed-2x8-ep16.json");
+    const Report r = seed_with_capture_ids();
     const std::string xml = nccl_topo_xml(r, r.cluster.nodes[1].host);
     CHECK(xml.find("<system version=\"1\">") != std::string::npos);
-    CHECK(xml.find("rank=\"8\"") != std::string::npos);  // node1's GPU 0 runs rank 8
+    // What NCCL fills for its own GPU and then keeps is never written (issue 31): rank, gdr, dev, sm.
+    for (const char* filled : {" rank=", " gdr=", " sm=", "<gpu dev="}) {
+        CAPTURE(filled);
+        CHECK(xml.find(filled) == std::string::npos);
+    }
+    CHECK(xml.find(R"(<cpu numaid="0" affinity="000000ff,ffffffff,ffff0000,00000000,00ffffff,ffffffff" arch="x86_64" )"
+                   R"(vendor="GenuineIntel" familyid="6" modelid="143">)") != std::string::npos);
+    CHECK(xml.find(R"(<pci busid="0000:18:00.0" class="0x030200" vendor="0x10de" link_speed="32.0 GT/s PCIe" link_width="16">)") !=
+          std::string::npos);
     const NodeTemplate back = read_nccl_topo_xml(xml, "written.xml");
     const NodeTemplate& t = r.cluster.template_of(1);
     REQUIRE(back.gpus.size() == t.gpus.size());
@@ -156,6 +193,13 @@ TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's 
     for (std::size_t i = 0; i < t.cpus.size(); ++i) {
         CHECK(back.cpus[i].numa == t.cpus[i].numa);
         CHECK(back.cpus[i].cpuset == t.cpus[i].cpuset);
+        CHECK(back.cpus[i].arch == t.cpus[i].arch);
+        CHECK(back.cpus[i].vendor == t.cpus[i].vendor);
+        CHECK(back.cpus[i].family_id == t.cpus[i].family_id);
+        CHECK(back.cpus[i].model_id == t.cpus[i].model_id);
+    }
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+        CHECK(back.gpus[i].bus_id == t.gpus[i].bus_id);
     }
     for (std::size_t i = 0; i < t.gpus.size(); ++i) {
         CHECK(back.gpus[i].numa == t.gpus[i].numa);
@@ -175,6 +219,47 @@ TEST_CASE("nccl-topo: the XML read back by the NCCL XML reader gives the node's 
     // Every GPU/NIC pair has the same PCIe class (PIX for GPU i and NIC i, ...), as derived.
     CHECK(gpu_nic_classes(back) == gpu_nic_classes(t));
     CHECK_THROWS(nccl_topo_xml(r, "node9"));
+}
+
+TEST_CASE("nccl-topo: refused where NCCL would load another machine or stop - GPUs without bus ids, CPUs without ids") {
+    const Report bare = plan_layout("layouts/seed-2x8-ep16.json");  // a hand-written template: no bus ids
+    CHECK_THROWS_WITH_AS(nccl_topo_xml(bare, ""),
+                         doctest::Contains("node template h100-hgx-8gpu-8nic (layouts/nodes/h100-hgx-8gpu-8nic.json): GPU0 has no PCI "
+                                           "bus id; NCCL matches the file's GPUs to the machine's by bus id"),
+                         Error);
+    Report r = seed_with_capture_ids();
+    r.cluster.templates[0].cpus[1].arch.clear();  // two CPUs: NCCL fills only the one above its own GPU
+    CHECK_THROWS_WITH_AS(nccl_topo_xml(r, ""), doctest::Contains("CPU1 has no arch/vendor/familyid/modelid"), Error);
+    r.cluster.templates[0].cpus[1].arch = "x86_64";
+    r.cluster.templates[0].cpus[1].model_id = -1;  // Intel: NCCL reads the model to pick its CPU bandwidth
+    CHECK_THROWS_WITH_AS(nccl_topo_xml(r, ""), doctest::Contains("CPU1 has no arch"), Error);
+    r.cluster.templates[0].cpus[1].vendor = "AuthenticAMD";  // AMD: NCCL reads no family or model
+    CHECK_NOTHROW((void)nccl_topo_xml(r, ""));
+    // One CPU: NCCL fills its ids from the machine it runs on, so none are needed.
+    Report one = seed_with_capture_ids();
+    NodeTemplate& t = one.cluster.templates[0];
+    t.cpus.resize(1);
+    t.cpus[0].arch.clear();
+    const auto on_cpu0 = [](std::string& parent) {
+        if (parent.rfind("CPU", 0) == 0) {
+            parent = "CPU0";
+        }
+    };
+    for (auto& g : t.gpus) {
+        on_cpu0(g.parent);
+        g.numa = 0;
+    }
+    for (auto& sw : t.pcie_switches) {
+        on_cpu0(sw.parent);
+    }
+    for (auto& n : t.nics) {
+        on_cpu0(n.parent);
+        n.numa = 0;
+    }
+    const std::string xml = nccl_topo_xml(one, "");
+    CHECK(xml.find("<cpu numaid=\"0\"") != std::string::npos);
+    CHECK(xml.find(" arch=") == std::string::npos);
+    CHECK(xml.find("the CPU's arch, vendor, family and model") != std::string::npos);  // said in the header
 }
 
 TEST_CASE("nccl-topo: a real NCCL topology file read, written and read again keeps its facts") {
@@ -203,7 +288,7 @@ TEST_CASE("nccl-topo: a real NCCL topology file read, written and read again kee
 }
 
 TEST_CASE("nccl-topo: a hostile bus id or NIC name stays inside its attribute - the comments hold no \"--\"") {
-    Report r = plan_layout("layouts/seed-2x8-ep16.json");
+    Report r = seed_with_capture_ids();
     NodeTemplate& t = r.cluster.templates[0];
     const std::string plain = nccl_topo_xml(r, r.cluster.nodes[0].host);
     // Straight into the report, as a library caller could (the readers refuse these at entry).

@@ -16,6 +16,12 @@ struct Cpu {
     std::string name;    // "CPU0"
     int numa = -1;       // NUMA node id, -1 unknown
     std::string cpuset;  // "0-55,112-167", empty if unknown
+    // The processor as NCCL's topology XML names it (<cpu arch vendor familyid modelid>, from CPUID);
+    // empty / -1 unknown. Captures give them (hwloc's CPUVendor, CPUFamilyNumber, CPUModelNumber).
+    std::string arch;    // "x86_64", "arm64", "ppc64"
+    std::string vendor;  // CPUID vendor: "GenuineIntel", "AuthenticAMD"
+    int family_id = -1;
+    int model_id = -1;
 };
 
 /// PCIe link state of one device or switch; 0 means unknown.
