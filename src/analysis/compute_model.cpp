@@ -160,7 +160,8 @@ struct Entry {
     std::string name;
     Work fwd;
     Work bwd;
-    bool selective = false;      // selective recompute repeats it (attention core)
+    std::string_view module;     // the part of the layer it belongs to (kRecomputeModules; "" none):
+                                 // selective recompute repeats it when the module is recomputed
     double model_flops = 0;      // useful FLOPs fwd + bwd (no padding), per rank
 };
 
@@ -176,16 +177,16 @@ Entry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double u
     b.seconds += fwd.quant_bwd_s;
     b.memory_s += fwd.quant_bwd_s;
     f.quant_fwd_s = f.quant_bwd_s = b.quant_fwd_s = b.quant_bwd_s = 0;
-    return {name, f, b, false, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
+    return {name, f, b, {}, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
 }
 
 Entry memory_entry(const std::string& name, const Work& fwd) {
-    return {name, fwd, fwd * kElementwiseBackwardFactor, false, 0.0};
+    return {name, fwd, fwd * kElementwiseBackwardFactor, {}, 0.0};
 }
 
 /// Measured blocks, each over its elements, summed into one entry (forward and backward apart).
 Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<std::pair<BlockCost, double>>& parts) {
-    Entry e{name, {}, {}, false, 0.0};
+    Entry e{name, {}, {}, {}, 0.0};
     for (const auto& [c, elements] : parts) {
         e.fwd += measured(r, c.fwd_ps, elements);
         e.bwd += measured(r, c.bwd_ps, elements);
@@ -278,7 +279,7 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     if (r.table != nullptr) {
         core = measured_attention(r, fwd_flops, fwd_bytes, tokens * s * heads_local, dqk, seq_call);
     }
-    core.selective = true;
+    core.module = "core_attn";
     core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
     l.entries.push_back(core);
     l.entries.push_back(gemm_entry("attn_out", gemm(r, tokens, h, heads * dv / tp), sh.frozen));
@@ -290,22 +291,25 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
 
 /// The FFN's activation over `elements` (tokens x width): the implementation's measured gated
 /// block (SwiGLU; a plain GELU is priced the same), else its bytes at the bandwidth.
-void add_activation(Layer& l, const ModelSpec& m, const Rates& r, double elements) {
+/// `module`: the recompute module it belongs to (mlp, moe_act, shared_experts).
+void add_activation(Layer& l, const ModelSpec& m, const Rates& r, double elements, std::string_view module) {
     if (r.blocks != nullptr) {
         l.entries.push_back(block_entry("activation", r, r.blocks->swiglu, elements));
     } else {
         l.entries.push_back(memory_entry("activation", memory_op(r, (m.ffn_gated ? 3.0 : 2.0) * r.beta * elements)));
     }
+    l.entries.back().module = module;
 }
 
-void add_mlp(Layer& l, const std::string& name, const ModelSpec& m, const Rates& r, const Shape& sh, double width) {
+void add_mlp(Layer& l, std::string_view name, const ModelSpec& m, const Rates& r, const Shape& sh, double width) {
     if (width <= 0) {
         return;
     }
     const double up = (m.ffn_gated ? 2.0 : 1.0) * width / sh.tp;
     Work w = gemm(r, sh.tokens, up, m.hidden);
     w += gemm(r, sh.tokens, m.hidden, width / sh.tp);
-    l.entries.push_back(gemm_entry(name, w, sh.frozen));
+    l.entries.push_back(gemm_entry(std::string(name), w, sh.frozen));
+    l.entries.back().module = name;  // "mlp" or "shared_experts", as Megatron's recompute modules
 }
 
 void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const ParallelSizes& p, const Rates& r,
@@ -313,6 +317,7 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     const double h = m.hidden;
     const double e = m.experts;
     // Router: the tokens each rank holds, against every expert (replicated over TP without SP).
+    const std::size_t first = l.entries.size();
     l.entries.push_back(gemm_entry("router", gemm(bf16_rates(r), sh.tokens_local, e, h), false, 1.0,
                                    sh.tokens_local < sh.tokens ? 1.0 : sh.tp));
     // Routed experts: each local expert gets T·topk·cf·ep·etp / (tp·E) tokens (an even share of
@@ -332,10 +337,13 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     } else {
         l.entries.push_back(memory_entry("permute", memory_op(r, 4.0 * routed * h * r.beta)));
     }
-    add_activation(l, m, r, per_expert * local * width);
+    for (std::size_t i = first; i < l.entries.size(); ++i) {
+        l.entries[i].module = "moe";  // router, experts, permute: Megatron's "moe" recompute module
+    }
+    add_activation(l, m, r, per_expert * local * width, "moe_act");
     add_mlp(l, "shared_experts", m, r, sh, m.derived_shared_ffn_hidden());
     if (m.derived_shared_ffn_hidden() > 0) {
-        add_activation(l, m, r, sh.tokens * m.derived_shared_ffn_hidden() / sh.tp);
+        add_activation(l, m, r, sh.tokens * m.derived_shared_ffn_hidden() / sh.tp, "shared_experts");
     }
 }
 
@@ -348,7 +356,7 @@ Layer make_layer(bool moe, const ModelSpec& m, const TrainingSpec& t, const Para
     } else {
         const double ffn = m.derived_ffn_hidden();
         add_mlp(l, "mlp", m, r, sh, ffn);
-        add_activation(l, m, r, sh.tokens * ffn / sh.tp);
+        add_activation(l, m, r, sh.tokens * ffn / sh.tp, "mlp");
     }
     const double th = sh.tokens_local * m.hidden;
     if (r.blocks != nullptr) {  // two norms and two residual adds per layer
@@ -356,6 +364,7 @@ Layer make_layer(bool moe, const ModelSpec& m, const TrainingSpec& t, const Para
     } else {
         l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * th * r.beta)));
     }
+    l.entries.back().module = "layernorm";  // norms with the residual adds beside them
     return l;
 }
 
@@ -407,7 +416,7 @@ double recompute_share(const TrainingSpec& t, const Entry& e, double layers_per_
         case Recompute::None:
             return 0.0;
         case Recompute::Selective:
-            return e.selective ? 1.0 : 0.0;
+            return t.recomputes(e.module) || (e.module == "moe_act" && t.recomputes("moe")) ? 1.0 : 0.0;
         case Recompute::Full:
             if (t.recompute_method == RecomputeMethod::Block && t.recompute_layers > 0 && layers_per_chunk > 0) {
                 return std::min(1.0, t.recompute_layers / layers_per_chunk);
@@ -465,25 +474,20 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         case Implementation::MegatronTe:
             k.blocks = "fused";
             k.attention = AttentionBackend::Cudnn;
-            k.optimizer = OptimizerImpl::FusedFp32;
             break;
         case Implementation::MegatronLocal:
             k.blocks = "megatron";
             k.attention = AttentionBackend::Unfused;
-            k.optimizer = OptimizerImpl::ForeachFp32;
             break;
         case Implementation::Hf:
             k.blocks = "hf";
             k.attention = AttentionBackend::Cudnn;
-            k.optimizer = OptimizerImpl::ForeachBf16;
             break;
     }
     if (t.attention_backend != AttentionBackend::Auto) {
         k.attention = t.attention_backend;
     }
-    if (t.optimizer != OptimizerImpl::Auto) {
-        k.optimizer = t.optimizer;
-    }
+    k.optimizer = t.resolved_optimizer();
     static constexpr std::array<std::pair<OptimizerImpl, const char*>, 4> kKeys = {
         {{OptimizerImpl::FusedFp32, "fused_fp32"},
          {OptimizerImpl::ForeachFp32, "foreach_fp32"},
@@ -649,7 +653,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         for (const auto& e : l.entries) {
             x.fwd_s += e.fwd.seconds;
             x.bwd_s += e.bwd.seconds;
-            x.selective_s += e.selective ? e.fwd.seconds : 0.0;
+            x.selective_s += e.fwd.seconds * recompute_share(t, e, 0);
             x.model_flops += e.model_flops;
         }
         return x;

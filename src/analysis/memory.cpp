@@ -50,8 +50,15 @@ States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
     s.grad = fp32 ? 4 : m.grad_bytes;
     s.optimizer = fp32 ? 8 : 12;
     s.optimizer_parts = fp32 ? "4 m + 4 v (fp32 weights are the master)" : "4 fp32 master + 4 m + 4 v";
+    if (!fp32 && steps_bf16_weights(t.resolved_optimizer())) {
+        // AdamW stepping the bf16 weights (optimizer adamw-*-bf16, hf's default: torch.optim.AdamW
+        // on a bf16 model): gradients and m, v in the weights' dtype, no fp32 master.
+        s.grad = m.param_bytes;
+        s.optimizer = 2.0 * m.param_bytes;
+        s.optimizer_parts = "m + v in the weights' dtype, no master: " + std::string(to_string(t.resolved_optimizer()));
+    }
     int stage = t.zero_stage;
-    s.name = "Megatron DDP";
+    s.name = t.implementation == Implementation::Hf ? "PyTorch DDP (hf)" : "Megatron DDP";
     if (t.distributed_optimizer) {
         stage = std::max(stage, 1);
         s.name = "Megatron distributed optimizer";
@@ -238,32 +245,88 @@ double per_op_layer(const ModelSpec& m, double tokens, double tp) {
     return 2.0 * tokens * (2.0 * m.hidden + 2.0 * q + kv + m.derived_ffn_hidden()) / tp;
 }
 
+// What one layer keeps beyond Korthikanti's dense layer, and what selective recompute's modules
+// (Megatron --recompute-modules) drop from it. All in bytes per micro-batch.
+struct LayerParts {
+    double score_unit = 0;  // unfused attention: a·s²·b/t, one byte per score of the rank's heads
+    double scores = 0;      // unfused attention: the s×s probabilities (2·a·s²·b/t), with dropout
+                            // also its mask and output (5·a·s²·b/t, Korthikanti's term)
+    double norms = 0;       // the two norms' outputs (the QKV and FC1 inputs): 4·s·b·h (/t under SP)
+    double dense_mlp = 0;   // a dense MLP's FC1 output and activation output: 2·s·b·(g·f + f)/t
+    double moe_io = 0;      // routed token copies, in and out of the experts: 2·topk·s·b·h·β (/t under SP)
+    double moe_fc1 = 0;     // the experts' FC1 outputs: topk·s·b·g·f_e·β/etp
+    double moe_act = 0;     // the experts' activation outputs: topk·s·b·f_e·β/etp
+    double shared = 0;      // shared experts' FC1 and activation outputs: 2·s·b·(g + 1)·f_s/t
+};
+
+LayerParts layer_parts(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t) {
+    LayerParts x;
+    const double tp = p.tp;
+    const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
+    const double beta = m.activation_bytes;
+    const double g = m.ffn_gated ? 2.0 : 1.0;
+    if (t.unfused_attention()) {
+        x.score_unit = m.heads * static_cast<double>(t.seq_len) * t.seq_len * t.micro_batch / (tp * p.cp);
+        x.scores = (t.attention_dropout > 0 ? 5.0 : 2.0) * x.score_unit;
+    }
+    x.norms = 4.0 * sb * m.hidden / (t.sequence_parallel ? tp : 1.0);
+    x.dense_mlp = beta * sb * (g + 1.0) * m.derived_ffn_hidden() / tp;
+    if (m.experts > 0) {
+        const double routed = m.topk * sb / (t.sequence_parallel ? tp : 1.0);
+        const double width = static_cast<double>(m.derived_moe_ffn_hidden()) / std::max(1, p.etp);
+        x.moe_io = 2.0 * routed * m.hidden * beta;
+        x.moe_fc1 = routed * g * width * beta;
+        x.moe_act = routed * width * beta;
+        x.shared = beta * sb * (g + 1.0) * m.derived_shared_ffn_hidden() / tp;
+    }
+    return x;
+}
+
 // Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
 // no s² term): s·b·h·(10 + 24/t) without sequence parallelism, s·b·h·34/t with it; a fully
-// checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the scores, softmax and
-// dropout: 5·a·s²·b/t (kept unless recomputed). MoE layers add the routed tokens' expert inputs
-// and outputs: 2·topk·s·b·h·β. Pipeline: the first stage holds min(p, m) micro-batches (1F1B),
-// × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py); with p = 1 the
-// output layer's input and logits.
+// checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the probabilities
+// (LayerParts::scores) unless recomputed, and the backward of one layer holds two s×s gradients
+// (of the probabilities and of the scores, 4·a·s²·b/t) on top. An MoE layer keeps, instead of the
+// dense MLP's outputs, the routed tokens' expert inputs, outputs and the experts' FC1 and
+// activation outputs (LayerParts). Selective recompute drops its modules' parts (core_attn: the
+// scores; layernorm, mlp, moe_act, moe, shared_experts). Pipeline: the first stage holds min(p, m)
+// micro-batches (1F1B), × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py);
+// with p = 1 the output layer's input and logits.
 void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
     const double tp = p.tp;
     const double pp = p.pp;
     const double sbh = static_cast<double>(t.seq_len) * t.micro_batch * m.hidden / p.cp;
     const double full_layer = t.sequence_parallel ? 34.0 * sbh / tp : sbh * (10.0 + 24.0 / tp);
     const double input_layer = 2.0 * sbh / tp;
-    const double scores = t.unfused_attention() ? 5.0 * m.heads * static_cast<double>(t.seq_len) * t.seq_len * t.micro_batch /
-                                                    (tp * p.cp)
-                                              : 0.0;
+    const LayerParts x = layer_parts(p, m, t);
+    const double scores = t.recompute == Recompute::None || (t.recompute == Recompute::Selective && !t.recomputes("core_attn"))
+                              ? x.scores
+                              : 0.0;
     const double layers_stage = std::ceil(static_cast<double>(m.layers) / pp);
     const double moe_share = m.layers > 0 ? static_cast<double>(m.moe_layers) / m.layers : 0.0;
-    const double moe_layer = m.experts > 0 ? 2.0 * m.topk * sbh * m.activation_bytes / (t.sequence_parallel ? tp : 1.0) : 0.0;
-    const double kept_layer = (t.per_op_checkpoint ? per_op_layer(m, sbh / m.hidden, tp) : full_layer) +
-                              (t.recompute == Recompute::None ? scores : 0.0) + moe_share * moe_layer;
+    const auto dropped = [&](const char* module, double bytes) { return t.recomputes(module) ? bytes : 0.0; };
+    const bool moe_whole = t.recomputes("moe");
+    const double moe_layer = moe_whole ? 0.0
+                                       : x.moe_io + x.moe_fc1 + (t.recomputes("moe_act") ? 0.0 : x.moe_act) +
+                                             (t.recomputes("shared_experts") ? 0.0 : x.shared);
+    // Korthikanti's 34 (or 10 + 24/t) holds a 4h GELU MLP's FC1 and activation outputs, 16·s·b·h/t:
+    // replaced by the model's own MLP (dense layers) or by the experts (MoE layers).
+    const bool per_op = t.per_op_checkpoint;
+    const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp) : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms);
+    const double dense_kept = base + (per_op ? 0.0 : x.dense_mlp - dropped("mlp", x.dense_mlp));
+    const double moe_kept = base + moe_layer;
+    const double kept_layer = (1.0 - moe_share) * dense_kept + moe_share * moe_kept + scores;
     // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of
     // recomputing them in the backward.
     double checkpointed = 0;
     double group = 1;
     std::string how = t.recompute == Recompute::Selective ? "selective recompute" : "no recompute";
+    if (t.recompute == Recompute::Selective && !t.recompute_modules.empty()) {
+        how += " of";
+        for (const std::string& module : t.recompute_modules) {
+            how += " " + module + (module == "mla_up_proj" ? " (not modelled)" : "");
+        }
+    }
     if (t.recompute == Recompute::Full) {
         checkpointed = layers_stage;
         how = "full recompute";
@@ -288,7 +351,11 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     if (vpp > 1 && pp > 1) {
         in_flight = pp * (1.0 + (pp - 1.0) / (pp * vpp));
     }
-    const double transient = checkpointed > 0 ? std::min(group, checkpointed) * (kept_layer + scores) : 0.0;
+    // The backward's transient peak: a recomputed group rebuilt whole, and unfused attention's two
+    // s×s gradients (with the layer's probabilities when they were recomputed).
+    const double score_grads = 4.0 * x.score_unit;
+    double transient = checkpointed > 0 ? std::min(group, checkpointed) * (kept_layer - scores + x.scores) : 0.0;
+    transient += score_grads + (checkpointed > 0 ? 0.0 : x.scores - scores);
     // One stage is also the last (p = 1): the output layer's input and the fp32 logits for the
     // loss, 4·s·b·(h + V)/t (Megatron's theoretical_memory_usage.py, "inputs to output layer and
     // CE loss"), one micro-batch at a time.
@@ -298,10 +365,13 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     e.activations_formula = num(in_flight) + " in flight × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
                             (checkpointed > 0 ? " + " + num(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
                                               : std::string()) +
-                            ")" + (transient > 0 ? " + recomputing " + gib(transient) : std::string()) +
+                            ")" + (transient > 0 ? " + backward transient " + gib(transient) : std::string()) +
                             (logits > 0 ? " + output and fp32 logits " + gib(logits) : std::string()) + "; " + how +
                             (t.sequence_parallel ? ", sequence parallel" : "") +
-                            (t.unfused_attention() ? ", unfused attention (5·a·s²·b/t)" : ", flash attention");
+                            (t.unfused_attention()
+                                 ? std::string(t.attention_dropout > 0 ? ", unfused attention (5·a·s²·b/t)"
+                                                                       : ", unfused attention without dropout (2·a·s²·b/t)")
+                                 : ", flash attention");
 }
 
 }  // namespace

@@ -242,6 +242,12 @@ nlohmann::json TrainingSpec::to_json() const {
     if (recompute_layers > 0) {
         j["recompute_layers"] = recompute_layers;
     }
+    if (!recompute_modules.empty()) {
+        j["recompute_modules"] = recompute_modules;
+    }
+    if (attention_dropout != TrainingSpec{}.attention_dropout) {
+        j["attention_dropout"] = attention_dropout;
+    }
     // The memory block (issue 29): written when it differs from the defaults.
     const TrainingSpec defaults;
     nlohmann::json states = nlohmann::json::object();
@@ -319,6 +325,33 @@ std::string_view to_string(OptimizerImpl o) {
             return "adamw-foreach-bf16";
     }
     return "auto";
+}
+
+bool steps_bf16_weights(OptimizerImpl o) { return o == OptimizerImpl::FusedBf16 || o == OptimizerImpl::ForeachBf16; }
+
+bool TrainingSpec::recomputes(std::string_view module) const {
+    if (recompute != Recompute::Selective) {
+        return false;
+    }
+    if (recompute_modules.empty()) {
+        return module == "core_attn";
+    }
+    return std::find(recompute_modules.begin(), recompute_modules.end(), module) != recompute_modules.end();
+}
+
+OptimizerImpl TrainingSpec::resolved_optimizer() const {
+    if (optimizer != OptimizerImpl::Auto) {
+        return optimizer;
+    }
+    switch (implementation) {
+        case Implementation::MegatronTe:
+            return OptimizerImpl::FusedFp32;
+        case Implementation::MegatronLocal:
+            return OptimizerImpl::ForeachFp32;
+        case Implementation::Hf:
+            return OptimizerImpl::ForeachBf16;
+    }
+    return OptimizerImpl::FusedFp32;
 }
 
 std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s) {

@@ -35,13 +35,21 @@ struct Evaluator {
     const Cluster& cluster;
     ScoreSetup setup;
     Placement placement;
+    std::optional<StateOwner> owner;  // whose model-state accounting; nullopt: Megatron's, on the sizes
+
+    // The candidate's memory as its framework allocates it (torchtitan FSDP shards over its
+    // fsdp group, DeepSpeed by the ZeRO stage), Megatron's on the searched sizes.
+    MemoryEstimate memory(const Groups& groups, const ParallelSizes& sizes) const {
+        return owner ? estimate_memory(parallel_sizes(groups), *setup.model, *setup.training, *owner)
+                     : estimate_memory(sizes, *setup.model, *setup.training);
+    }
 
     SearchLayout evaluate_one(Groups groups, const ParallelSizes& sizes) const {
         SearchLayout out;
         out.sizes = sizes;
         out.order = groups.spec.order;
         const ParallelSizes traffic_sizes = parallel_sizes(groups);
-        out.memory = estimate_memory(sizes, *setup.model, *setup.training);
+        out.memory = memory(groups, sizes);
         // Only the kinds that carry traffic, plus the shown ones (by role: a framework names its own).
         std::set<std::string> roles(std::begin(kShownKinds), std::end(kShownKinds));
         roles.insert("dp_cp");
@@ -89,7 +97,7 @@ Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::
     // A measured step belongs to the layout it was measured on, not to every candidate: search
     // ranks with compute_scale (fit it on the measured layout first: plan-layout score).
     setup.training->measured_step_time_s.reset();
-    return Evaluator{cluster, std::move(setup), std::move(placement)};
+    return Evaluator{cluster, std::move(setup), std::move(placement), std::nullopt};
 }
 
 ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::string& order) {
@@ -307,7 +315,12 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
     const std::vector<Pending> pending = enumerate_candidates(world, model, options, result);
 
     // 2. Memory, then the evaluation of what fits.
-    const Evaluator ev = make_evaluator(cluster, model, world);
+    Evaluator ev = make_evaluator(cluster, model, world);
+    if (options.framework == "torchtitan") {
+        ev.owner = StateOwner{Framework::Torchtitan, 0};
+    } else if (options.framework == "deepspeed") {
+        ev.owner = StateOwner{Framework::DeepSpeed, model.training.zero_stage};
+    }
     result.budget = memory_budget(cluster, ev.placement, options.memory_limits);
     const auto total = static_cast<std::int64_t>(pending.size());
     std::int64_t done = 0;
@@ -316,7 +329,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
         if (options.progress && (done % 16 == 0 || done == total)) {
             options.progress(done, total);
         }
-        const MemoryEstimate mem = estimate_memory(p.sizes, model.model, model.training);
+        const MemoryEstimate mem = ev.memory(p.groups, p.sizes);
         if (result.budget.known() && mem.total_bytes() > result.budget.budget_bytes()) {
             ++result.pruned_memory;
             ++result.reasons["needs more memory per GPU than the budget"];

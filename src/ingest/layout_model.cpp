@@ -251,6 +251,34 @@ std::optional<E> enum_named(const std::string& s) {
 }
 
 // TrainingSpec's memory block (issue 29): "states", "checkpoint_every", "per_op_checkpoint".
+// training.recompute_modules: Megatron's --recompute-modules, with selective recompute only.
+void read_recompute_modules(const JsonReader& f, TrainingSpec& t) {
+    const nlohmann::json* list = f.get_array("recompute_modules");
+    if (list == nullptr) {
+        return;
+    }
+    std::string known;
+    for (const std::string_view k : kRecomputeModules) {
+        known += (known.empty() ? "" : ", ") + std::string(k);
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const nlohmann::json& v = (*list)[i];
+        const std::string where = f.where("recompute_modules/" + std::to_string(i));
+        if (!v.is_string() ||
+            std::find(kRecomputeModules.begin(), kRecomputeModules.end(), v.get<std::string>()) == kRecomputeModules.end()) {
+            throw input_error(where, "not a recompute module: " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : v.dump()),
+                              "use names of Megatron's --recompute-modules: " + known);
+        }
+        if (std::find(t.recompute_modules.begin(), t.recompute_modules.end(), v.get<std::string>()) == t.recompute_modules.end()) {
+            t.recompute_modules.push_back(v.get<std::string>());
+        }
+    }
+    if (t.recompute != Recompute::Selective) {
+        throw input_error(f.where("recompute_modules"), "recompute_modules apply to selective recompute only",
+                          "set \"recompute\": \"selective\" (Megatron --recompute-granularity selective), or remove them");
+    }
+}
+
 void read_memory_block(const JsonReader& f, TrainingSpec& t) {
     if (auto st = f.get_object("states")) {
         st->check_keys({"precision", "bf16_master_weights_and_grads", "bf16_optimizer_states", "offload_optimizer",
@@ -294,7 +322,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
                   "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
-                  "per_op_checkpoint"});
+                  "per_op_checkpoint", "recompute_modules", "attention_dropout"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -411,6 +439,8 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                           "recompute_method and recompute_layers apply to full recompute only",
                           "set \"recompute\": \"full\", or remove them");
     }
+    read_recompute_modules(f, t);
+    set_if(f.get<double>("attention_dropout", 0, 1), t.attention_dropout);
     read_memory_block(f, t);
     if (t.global_batch == 0 || t.seq_len == 0) {
         throw input_error(f.where(t.global_batch == 0 ? "global_batch" : "seq_len"),

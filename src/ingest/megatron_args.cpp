@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/limits.hpp"
 #include "megatron_mapper.hpp"
@@ -46,6 +47,7 @@ constexpr Flag kFlags[] = {
     {"use-distributed-optimizer", Kind::Bool, "distributed_optimizer"},
     {"recompute-granularity", Kind::One, "recompute"}, {"recompute-activations", Kind::Bool, "recompute_activations"},
     {"recompute-method", Kind::One, "recompute_method"}, {"recompute-num-layers", Kind::One, "recompute_layers"},
+    {"recompute-modules", Kind::List, "recompute_modules"}, {"attention-dropout", Kind::One, "attention_dropout"},
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"}, {"fp8-recipe", Kind::One, "fp8_recipe"},
@@ -422,6 +424,20 @@ void Mapper::training() {
         put("/training/recompute_method", choice(*g, {"uniform", "block"}), *g);
     }
     count("recompute_layers", "/training/recompute_layers", 0, kMaxSize);
+    if (const Given* g = get("recompute_modules")) {
+        // nargs='*' in arguments.py: each value one of transformer_config.py's modules.
+        const std::vector<std::string> known(kRecomputeModules.begin(), kRecomputeModules.end());
+        nlohmann::json modules = nlohmann::json::array();
+        for (std::size_t k = 0; k < g->values.size(); ++k) {
+            Given one = *g;
+            one.values = {text(*g, k)};
+            modules.push_back(choice(one, known));
+        }
+        put("/training/recompute_modules", modules, *g);
+    }
+    if (const Given* g = get("attention_dropout")) {
+        put("/training/attention_dropout", number(*g, 0, 1), *g);
+    }
     overlap();
     memory_flags();
     if (const Given* g = get("fp8")) {

@@ -44,9 +44,14 @@ def layout(name, impl, vocab):
              "tied_embeddings": tied}
     if experts:
         model["moe"] = {"experts": experts, "topk": topk, "ffn_hidden": mf}
+    training = {"global_batch": 1, "micro_batch": 1, "seq_len": 4096, "gpu": "H200", "implementation": impl}
+    if impl == "megatron-local":
+        # As the runs were launched (device_run28.sh): --bf16 keeps fp32 main grads (the log's
+        # main_grads_dtype torch.float32, as Megatron's reader gives for --bf16), --attention-dropout 0.
+        model["dtype_bytes"] = {"grad": 4}
+        training["attention_dropout"] = 0
     return {"name": f"h200-{impl}-{name}", "cluster": {"nodes": 1, "node": "h100-hgx-8gpu-8nic"},
-            "parallel": {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "world": 1}, "model": model,
-            "training": {"global_batch": 1, "micro_batch": 1, "seq_len": 4096, "gpu": "H200", "implementation": impl}}
+            "parallel": {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "world": 1}, "model": model, "training": training}
 
 
 def megatron_peak_gib(name):
@@ -106,13 +111,19 @@ def main():
                 bad.append(f"{name} {impl}: {err * 100:+.1f} %")
     print(f"\nrows: {len(rows)}, median |error| {statistics.median(rows) * 100:.1f} %, "
           f"over {BOUND * 100:.0f} % (not host-bound): {len(bad)}")
-    # Peak memory (issue 29), reported here, not yet held to a bound: the estimate's total per GPU
-    # (states as Megatron accounts them, activations, no runtime overhead) against the allocator's peak.
+    # Peak memory (issue 29): the estimate's total per GPU (states as the run kept them,
+    # activations with the backward's transient, no runtime overhead: the headroom's) against the
+    # allocator's peak. Issue 29's bound is 10 %; reported, not held (two HF rows miss it).
     print()
     print("| shape | implementation | measured peak allocated GiB | estimated GiB | error |")
     print("|---|---|---|---|---|")
+    within = 0
     for name, impl, peak, est in memory:
         print(f"| {name} | {impl} | {peak:.1f} | {est:.1f} | {(est / peak - 1) * 100:+.1f} % |")
+        within += abs(est / peak - 1) <= 0.10
+    print()
+    print(f"peak memory: {len(memory)} rows, within 10 %: {within}, "
+          f"median |error| {statistics.median(abs(e / p - 1) for _, _, p, e in memory) * 100:.1f} %")
     if check and bad:
         sys.exit("validate_steps: over the bound: " + "; ".join(bad))
 

@@ -72,8 +72,9 @@ def main():
     data = json.load(open(DATA))
     errs = []
     print("| release | model | GPUs | precision | TP/PP/CP/VP/EP | published tok/s/GPU | predicted | error | "
-          "published TFLOP/s/GPU | predicted TFLOP/s/GPU | largest exposed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "published TFLOP/s/GPU | predicted TFLOP/s/GPU | largest exposed | memory GiB (fits 80 GB?) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    fits = 0
     for row in data["rows"]:
         doc, cfg = layout(row, data["models"])
         report, why = analyze(binary, doc, cfg)
@@ -81,7 +82,7 @@ def main():
         name = row["model"] + (" (tokendrop)" if row.get("tokendrop") else "")
         if report is None:
             print(f"| {row['page']} | {name} | {row['gpus']} | {row['precision']} | {par} | {row['tokens_s_gpu']} | "
-                  f"refused: {why} | | {row['tflops_gpu']} | | |")
+                  f"refused: {why} | | {row['tflops_gpu']} | | | |")
             continue
         s = report["score"]
         step = s["step_time_s"].get("gdrdma") or s["step_time_s"].get("rdma")
@@ -92,11 +93,17 @@ def main():
         kinds = sorted(((k, v.get("exposed_s", {}).get("gdrdma", 0)) for k, v in s.get("by_kind", {}).items()
                         if isinstance(v, dict) and isinstance(v.get("exposed_s"), dict)), key=lambda kv: -kv[1])
         exposed = ", ".join(f"{k} {v:.2f} s" for k, v in kinds[:2] if v > 0) or "none"
+        # Every published run ran on 80 GB H100s: the estimate should say it fits.
+        mem = report.get("memory", {})
+        fit = mem.get("fits")
+        fits += fit is True
+        mem_text = f"{mem['total'] / 2**30:.1f} ({'yes' if fit else 'no' if fit is False else '?'})" if mem else ""
         print(f"| {row['page']} | {name} | {row['gpus']} | {row['precision']} | {par} | {row['tokens_s_gpu']} | "
-              f"{pred:.0f} | {err * 100:+.1f} % | {row['tflops_gpu']} | {tflops:.0f} | {exposed} |")
+              f"{pred:.0f} | {err * 100:+.1f} % | {row['tflops_gpu']} | {tflops:.0f} | {exposed} | {mem_text} |")
     if errs:
         print(f"\nrows predicted: {len(errs)} of {len(data['rows'])}; median |error| {statistics.median(errs) * 100:.1f} %; "
-              f"over 40 %: {sum(e > 0.40 for e in errs)}; over 15 %: {sum(e > 0.15 for e in errs)}")
+              f"over 40 %: {sum(e > 0.40 for e in errs)}; over 15 %: {sum(e > 0.15 for e in errs)}; "
+              f"estimated to fit (all ran): {fits} of {len(errs)}")
 
 
 if __name__ == "__main__":

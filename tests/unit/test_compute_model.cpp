@@ -87,6 +87,11 @@ TEST_CASE("causal attention: 2·s²·heads·head_dim forward, 2.5× that backwar
     sel.recompute = Recompute::Selective;
     CHECK(op_flops(compute_breakdown(m, sel, ParallelSizes{}, h100(), 1.0), "attention") ==
           doctest::Approx(fwd * (2.0 + kAttentionBackwardFactor)));
+    // --recompute-modules mlp: the MLP's forward repeated, the attention core no longer.
+    sel.recompute_modules = {"mlp"};
+    const ComputeBreakdown mlp = compute_breakdown(m, sel, ParallelSizes{}, h100(), 1.0);
+    CHECK(op_flops(mlp, "attention") == doctest::Approx(op_flops(c, "attention")));
+    CHECK(op_flops(mlp, "mlp") == doctest::Approx(op_flops(c, "mlp") * 4.0 / 3.0));
 }
 
 TEST_CASE("MoE: each local expert gets tokens·topk·cf·ep/experts tokens - the rank's expert FLOPs do not depend on EP") {

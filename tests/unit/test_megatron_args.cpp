@@ -103,7 +103,7 @@ TEST_CASE("examples/mixtral/train_mixtral_8x7b_distributed.sh: ${X:-default}, Mo
         "moe": {"experts": 8, "topk": 2, "grouped_gemm": true, "token_dispatcher": "alltoall"},
         "dtype_bytes": {"activation": 2, "param": 2, "grad": 4}})"));
     CHECK(m.layout.at("training") == json::parse(R"({"seq_len": 4096, "micro_batch": 1, "global_batch": 256,
-        "distributed_optimizer": true, "sequence_parallel": true,
+        "distributed_optimizer": true, "sequence_parallel": true, "attention_dropout": 0.0,
         "overlap": {"dp": true, "param_gather": true, "pp": false}})"));
     CHECK(m.sources.at("/cluster/nodes") == "mixtral_8x7b.sh:24");  // NNODES=${SLURM_NNODES:-"1"}
     CHECK(m.sources.at("/model/kv_heads") == "mixtral_8x7b.sh:47");
@@ -167,7 +167,8 @@ TEST_CASE("examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh: here-document, ba
     CHECK(at(m, "/training/global_batch") == 2048);
     // The FSDP block appends --use-distributed-optimizer again: the last one counts.
     CHECK(m.sources.at("/training/distributed_optimizer") == "deepseek_v3_fsdp.sh:148");
-    CHECK(ignored(m, "--recompute-modules") == "mlp moe mla_up_proj layernorm @ deepseek_v3_fsdp.sh:52");
+    CHECK(at(m, "/training/recompute_modules") == json::array({"mlp", "moe", "mla_up_proj", "layernorm"}));
+    CHECK(m.sources.at("/training/recompute_modules") == "deepseek_v3_fsdp.sh:52");
     CHECK(ignored(m, "--make-vocab-size-divisible-by") == "3232 @ deepseek_v3_fsdp.sh:71");
     CHECK(ignored(m, "--data-path") == "your_own_data_path @ deepseek_v3_fsdp.sh:58");
     CHECK(ignored(m, "--mtp-num-layers") == "1 @ deepseek_v3_fsdp.sh:118");
@@ -355,4 +356,14 @@ TEST_CASE("--fp8-recipe (default delayed) and --tp-comm-overlap reach the traini
     m = line("--fp8-recipe blockwise");
     CHECK_FALSE(m.layout.contains(json::json_pointer("/training/fp8_recipe")));
     CHECK_THROWS_WITH_AS(line("--fp8-format hybrid --fp8-recipe nvfp4"), doctest::Contains("--fp8-recipe"), planlayout::Error);
+}
+
+TEST_CASE("--recompute-modules (nargs '*', transformer_config.py's names) and --attention-dropout reach the training section") {
+    auto m = line("--recompute-granularity selective --recompute-modules core_attn moe_act layernorm --attention-dropout 0.0");
+    CHECK(at(m, "/training/recompute") == "selective");
+    CHECK(at(m, "/training/recompute_modules") == json::array({"core_attn", "moe_act", "layernorm"}));
+    CHECK(at(m, "/training/attention_dropout") == 0.0);
+    CHECK_THROWS_WITH_AS(line("--recompute-modules attention"), doctest::Contains("--recompute-modules attention"),
+                         planlayout::Error);
+    CHECK_THROWS_WITH_AS(line("--attention-dropout 1.5"), doctest::Contains("--attention-dropout"), planlayout::Error);
 }

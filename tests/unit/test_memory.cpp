@@ -81,10 +81,13 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     //   optimizer   12 bytes each (fp32 master, Adam m, v), sharded over dp = 2
     //               12 · 2,007,498,752 / 2                            = 12,044,992,512
     //   activations s·b·h = 8192·1·4096 = 33,554,432; with sequence parallelism 34·sbh/tp =
-    //               570,425,344 per layer and micro-batch; the first stage holds ⌈32/2⌉ = 16
-    //               layers for min(pp, m) = min(2, 128/(1·2)) = 2 micro-batches (1F1B)
-    //               2 · 16 · 570,425,344                              = 18,253,611,008
-    //   total                                                         = 38,328,598,528 (35.7 GiB)
+    //               570,425,344 per layer and micro-batch, its 4h GELU MLP's 16·sbh/tp =
+    //               268,435,456 replaced by this gated MLP's FC1 and activation outputs
+    //               2·s·b·3·ffn/tp = 2·8192·3·14336/2 = 352,321,536: 654,311,424; the first
+    //               stage holds ⌈32/2⌉ = 16 layers for min(pp, m) = min(2, 128/(1·2)) = 2
+    //               micro-batches (1F1B)
+    //               2 · 16 · 654,311,424                              = 20,937,965,568
+    //   total                                                         = 41,012,953,088 (38.2 GiB)
     const Report r = plan_text(llama_layout(R"({"nodes": 1, "node": "h100-hgx-8gpu-8nic"})"));
     REQUIRE(r.memory);
     const MemoryEstimate& e = r.memory->estimate;
@@ -92,8 +95,8 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     CHECK(e.grads_bytes == 4014997504.0);
     CHECK(e.gathered_bytes == 0);
     CHECK(e.optimizer_bytes == 12044992512.0);
-    CHECK(e.activations_bytes == 18253611008.0);
-    CHECK(e.total_bytes() == 38328598528.0);
+    CHECK(e.activations_bytes == 20937965568.0);
+    CHECK(e.total_bytes() == 41012953088.0);
     // The budget: the template's 81559 MiB less the default 6 GiB headroom = 73.6 GiB: it fits.
     CHECK(r.memory->budget.gpu_memory_bytes == kH100Bytes);
     CHECK(r.memory->budget.headroom_bytes == 6 * kGiB);
@@ -115,7 +118,7 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     t.seq_len = 8192;
     t.sequence_parallel = true;
     t.distributed_optimizer = true;
-    CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).total_bytes() == 38328598528.0);
+    CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).total_bytes() == 41012953088.0);
     // Without the distributed optimizer the optimizer state is whole: 12 · 2,007,498,752.
     t.distributed_optimizer = false;
     CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).optimizer_bytes == 24089985024.0);
@@ -135,26 +138,31 @@ TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, 
     //   gradients   the adapters only, 2 bytes, not sharded (ZeRO 0)   =    200,000,000
     //   optimizer   12 bytes per adapter parameter, not sharded        =  1,200,000,000
     //   activations s·b·h = 512·1·4096 = 2,097,152; no SP, no recompute: (10 + 24/1)·sbh =
-    //               71,303,168 per layer; the 40 MoE layers add 2·topk·sbh·β = 2·6·2,097,152·2 =
-    //               50,331,648 each; one stage of 43 layers, min(pp, m) = min(1, 16/16) = 1;
-    //               the one stage is also the last: the output layer's input and the fp32
-    //               logits, 4·s·b·(h + V) = 4·512·(4096 + 129280) = 273,154,048
-    //               43 · 71,303,168 + 40 · 50,331,648 + 273,154,048    =  5,352,456,192
-    //   total                                                         = 47,532,347,392 (44.3 GiB)
+    //               71,303,168 per layer less its 4h GELU MLP's 16·sbh = 33,554,432 →
+    //               37,748,736; the 3 dense layers add their gated MLP's FC1 and activation
+    //               outputs 2·s·3·12288 = 37,748,736 (75,497,472 each); the 40 MoE layers add
+    //               the routed copies in and out 2·topk·sbh·β = 2·6·2,097,152·2 = 50,331,648,
+    //               the experts' FC1 outputs 6·512·2·2048·2 = 25,165,824 and activation
+    //               outputs 6·512·2048·2 = 12,582,912, the shared expert's 2·512·3·2048 =
+    //               6,291,456 (132,120,576 each); one stage of 43 layers, min(pp, m) =
+    //               min(1, 16/16) = 1; the one stage is also the last: the output layer's
+    //               input and the fp32 logits, 4·s·b·(h + V) = 4·512·(4096 + 129280) = 273,154,048
+    //               3 · 75,497,472 + 40 · 132,120,576 + 273,154,048    =  5,784,469,504
+    //   total                                                         = 47,964,360,704 (44.7 GiB)
     const Report r = plan_text(slurp(fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json"));
     REQUIRE(r.memory);
     const MemoryEstimate& e = r.memory->estimate;
     CHECK(e.params_bytes == 40779891200.0);
     CHECK(e.grads_bytes == 200000000.0);
     CHECK(e.optimizer_bytes == 1200000000.0);
-    CHECK(e.activations_bytes == doctest::Approx(5352456192.0).epsilon(1e-12));  // 40/43 · 43 in doubles
-    CHECK(e.total_bytes() == doctest::Approx(47532347392.0).epsilon(1e-12));
-    CHECK(fit(*r.memory) == "fits");  // 44.3 GiB of 73.6 GiB
+    CHECK(e.activations_bytes == doctest::Approx(5784469504.0).epsilon(1e-12));  // 40/43 · 43 in doubles
+    CHECK(e.total_bytes() == doctest::Approx(47964360704.0).epsilon(1e-12));
+    CHECK(fit(*r.memory) == "fits");  // 44.7 GiB of 73.6 GiB
     // The JSON carries the same figures as integers, and the budget.
     const auto j = to_json(*r.memory);
     CHECK(j["params"] == 40779891200);
-    CHECK(j["activations"] == 5352456192);
-    CHECK(j["total"] == 47532347392);
+    CHECK(j["activations"] == 5784469504);
+    CHECK(j["total"] == 47964360704);
     CHECK(j["gpu_memory"] == 85520809984);  // 81559 MiB
     CHECK(j["headroom"] == 6442450944);
     CHECK(j["budget"] == 79078359040);
@@ -163,16 +171,16 @@ TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, 
 
 TEST_CASE("memory budget: --gpu-memory overrides the template, the headroom is taken off, too little does not fit") {
     const std::string layout = llama_layout(R"({"nodes": 1, "node": "h100-hgx-8gpu-8nic"})");
-    // 40 GiB less 6 GiB = 34 GiB < the 35.7 GiB needed: a warning that names both.
+    // 40 GiB less 6 GiB = 34 GiB < the 38.2 GiB needed: a warning that names both.
     const Report small = plan_text(layout, {40 * kGiB, std::nullopt});
     REQUIRE(small.memory);
     CHECK(small.memory->budget.source == "given");
     CHECK(small.memory->budget.budget_bytes() == 34 * kGiB);
     CHECK(fit(*small.memory) == "does not fit");
-    CHECK(has_warning(small, "memory per GPU: the busiest rank needs 35.7 GiB, over the budget of 34.0 GiB = 40.0 GiB "
+    CHECK(has_warning(small, "memory per GPU: the busiest rank needs 38.2 GiB, over the budget of 34.0 GiB = 40.0 GiB "
                              "GPU memory (given) - 6.0 GiB headroom"));
     const std::string text = report_text(small, {});
-    CHECK(text.find("  total         35.7 GiB: does NOT fit, 1.7 GiB over the budget\n") != std::string::npos);
+    CHECK(text.find("  total         38.2 GiB: does NOT fit, 4.2 GiB over the budget\n") != std::string::npos);
     CHECK(to_json(*small.memory)["fits"] == false);
     // No headroom: 40 GiB holds it.
     const Report roomy = plan_text(layout, {40 * kGiB, 0.0});

@@ -179,13 +179,15 @@ TEST_CASE("torchtitan FSDP2 and HSDP: 16 bytes per parameter sharded over dp_sha
 }
 
 TEST_CASE("activations by recompute mode: none, full (uniform and block), every Nth layer, unfused scores, interleaved pipeline") {
-    // s 4096, b 1, h 4096, t 1, no SP: a kept layer is s·b·h·(10 + 24) = 570,425,344 bytes, a
-    // checkpointed one its input 2·s·b·h = 33,554,432 (Korthikanti et al. 2022, Table 2); with
+    // s 4096, b 1, h 4096, t 1, no SP: a kept layer is s·b·h·(10 + 24) (Korthikanti et al. 2022,
+    // Table 2) with its 4h GELU MLP's 16·s·b·h replaced by this model's gated MLP, FC1 and
+    // activation outputs 2·s·b·3·f: 4096·(18·4096 + 6·11008) = 572,522,496 bytes; a
+    // checkpointed one its input 2·s·b·h = 33,554,432; with
     // p = 1 the output layer's input and fp32 logits 4·s·b·(h + V) = 4·4096·(4096 + 32000) =
     // 591,396,864 (Megatron's theoretical_memory_usage.py) are added once.
     const ModelSpec m = small_model();
     TrainingSpec t = run();
-    constexpr double kLayer = 570425344.0;
+    constexpr double kLayer = 572522496.0;
     constexpr double kInput = 33554432.0;
     constexpr double kLogits = 591396864.0;
     CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * kLayer + kLogits);
@@ -212,10 +214,14 @@ TEST_CASE("activations by recompute mode: none, full (uniform and block), every 
     t.per_op_checkpoint = true;
     CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * 257949696.0 + kLogits);
     // Unfused attention keeps the scores, softmax and dropout: 5·a·s²·b/t = 5·32·4096² =
-    // 2,684,354,560 bytes per layer.
+    // 2,684,354,560 bytes per layer; the backward of the last layer holds two s×s gradients
+    // (probabilities and scores, bf16) on top: 4·a·s²·b/t = 2,147,483,648.
     t = run();
     t.attention_backend = AttentionBackend::Unfused;
-    CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * (kLayer + 2684354560.0) + kLogits);
+    CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * (kLayer + 2684354560.0) + 2147483648.0 + kLogits);
+    // --attention-dropout 0: no mask and no dropped copy, the probabilities alone, 2·a·s²·b/t.
+    t.attention_dropout = 0;
+    CHECK(estimate_memory(sizes(1), m, t).activations_bytes == 16 * (kLayer + 1073741824.0) + 2147483648.0 + kLogits);
     // Interleaved pipeline, p 4, v 2: the first stage's 4 layers for p·(1 + (p−1)/(p·v)) = 5.5
     // micro-batches (Megatron's interleaved_schedule_memory_penalty); no logits on the first stage.
     t = run();
@@ -297,4 +303,86 @@ TEST_CASE("the training section's memory block reads and writes back, and refuse
                              nlohmann::json::parse(R"({"global_batch": 8, "seq_len": 128, "states": {"megatron_fsdp": "zero3"}})"),
                              "l.json", "/training"),
                          doctest::Contains("optim_grads_params"), Error);
+}
+
+TEST_CASE("Megatron --recompute-modules: each module drops its own saved tensors, core_attn alone by default") {
+    // The small model (h 4096, f 11008 gated, 32 heads), s 4096, b 1, t 1, unfused attention
+    // without dropout. Per layer: the probabilities 2·a·s² = 1,073,741,824; the two norms' outputs
+    // 4·s·h = 67,108,864; the MLP's FC1 and activation outputs 2·s·3·f = 270,532,608.
+    const ModelSpec m = small_model();
+    TrainingSpec t = run();
+    t.attention_backend = AttentionBackend::Unfused;
+    t.attention_dropout = 0;
+    const double none = estimate_memory(sizes(1), m, t).activations_bytes;
+    constexpr double kScores = 1073741824.0;
+    t.recompute = Recompute::Selective;  // Megatron's default module list: core_attn
+    const double core = estimate_memory(sizes(1), m, t).activations_bytes;
+    // Recomputed scores are rebuilt for the layer in backward: 15 layers' scores fewer than kept.
+    CHECK(none - core == doctest::Approx(15 * kScores));
+    t.recompute_modules = {"core_attn", "mlp"};
+    CHECK(core - estimate_memory(sizes(1), m, t).activations_bytes == doctest::Approx(16 * 270532608.0));
+    t.recompute_modules = {"core_attn", "layernorm"};
+    CHECK(core - estimate_memory(sizes(1), m, t).activations_bytes == doctest::Approx(16 * 67108864.0));
+    // mlp alone keeps the scores.
+    t.recompute_modules = {"mlp"};
+    CHECK(none - estimate_memory(sizes(1), m, t).activations_bytes == doctest::Approx(16 * 270532608.0));
+    CHECK(estimate_memory(sizes(1), m, t).activations_formula.find("selective recompute of mlp") != std::string::npos);
+
+    // An MoE model: 64 experts, top-8, expert FFN 1024, every layer MoE; per layer the routed
+    // copies in and out 2·8·s·h·2, the experts' FC1 outputs 8·s·2·1024·2 and activation outputs
+    // 8·s·1024·2 instead of the dense MLP's outputs.
+    ModelSpec moe = small_model();
+    moe.experts = 64;
+    moe.topk = 8;
+    moe.moe_ffn_hidden = 1024;
+    moe.moe_layers = 16;
+    TrainingSpec r = run();
+    const double s = 4096;
+    const double act = 8 * s * 1024 * 2;
+    const double io = 2 * 8 * s * 4096 * 2;
+    const double dense_layer = estimate_memory(sizes(1), m, r).activations_bytes;
+    const double moe_layer = estimate_memory(sizes(1), moe, r).activations_bytes;
+    CHECK(moe_layer - dense_layer == doctest::Approx(16 * (io + 2 * act + act - 270532608.0)));
+    r.recompute = Recompute::Selective;
+    r.recompute_modules = {"moe_act"};
+    CHECK(moe_layer - estimate_memory(sizes(1), moe, r).activations_bytes == doctest::Approx(16 * act));
+    r.recompute_modules = {"moe"};
+    CHECK(moe_layer - estimate_memory(sizes(1), moe, r).activations_bytes == doctest::Approx(16 * (io + 3 * act)));
+}
+
+TEST_CASE("AdamW on the bf16 weights (hf's default optimizer): 2 + 2 + 4 bytes per parameter, no fp32 master") {
+    const ModelSpec m = small_model();
+    TrainingSpec t = run();
+    t.implementation = Implementation::Hf;
+    const MemoryEstimate e = estimate_memory(sizes(1), m, t);
+    CHECK(states(e) == doctest::Approx(8 * kPsi));
+    CHECK(e.accounting.find("PyTorch DDP (hf)") == 0);
+    // The same code with an fp32-master optimizer named: Megatron's 2 + 2 + 12 (grad bytes of the layout).
+    t.optimizer = OptimizerImpl::FusedFp32;
+    CHECK(states(estimate_memory(sizes(1), m, t)) == doctest::Approx(16 * kPsi));
+    // megatron-local steps an fp32 master by default.
+    t = run();
+    t.implementation = Implementation::MegatronLocal;
+    CHECK(t.resolved_optimizer() == OptimizerImpl::ForeachFp32);
+    CHECK(states(estimate_memory(sizes(1), m, t)) == doctest::Approx(16 * kPsi));
+}
+
+TEST_CASE("recompute_modules and attention_dropout: read from the layout and from Megatron-LM flags, refused when Megatron would") {
+    const nlohmann::json base = {{"global_batch", 8}, {"seq_len", 1024}, {"recompute", "selective"}};
+    nlohmann::json j = base;
+    j["recompute_modules"] = {"mlp", "moe_act", "mlp"};
+    j["attention_dropout"] = 0;
+    const TrainingSpec t = training_spec_from_json(j, "l.json", "/training");
+    CHECK(t.recompute_modules == std::vector<std::string>{"mlp", "moe_act"});
+    CHECK(t.attention_dropout == 0);
+    CHECK(t.recomputes("mlp"));
+    CHECK_FALSE(t.recomputes("core_attn"));
+    CHECK(training_spec_from_json(t.to_json(), "back", "").recompute_modules == t.recompute_modules);
+    j["recompute_modules"] = {"attention"};
+    CHECK_THROWS_WITH(training_spec_from_json(j, "l.json", "/training"),
+                      doctest::Contains("l.json (/training/recompute_modules/0): not a recompute module: 'attention'"));
+    j = base;
+    j["recompute"] = "full";
+    j["recompute_modules"] = {"mlp"};
+    CHECK_THROWS_WITH(training_spec_from_json(j, "l.json", "/training"), doctest::Contains("selective recompute only"));
 }

@@ -2,6 +2,7 @@
 // "model", "training" and "transport" sections (docs/cost-model.md gives every default).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -143,6 +144,14 @@ enum class OptimizerImpl { Auto, FusedFp32, ForeachFp32, FusedBf16, ForeachBf16 
 
 [[nodiscard]] std::string_view to_string(OptimizerImpl o);
 [[nodiscard]] std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s);
+/// Whether the optimizer steps the bf16 weights themselves (m, v in bf16, no fp32 master).
+[[nodiscard]] bool steps_bf16_weights(OptimizerImpl o);
+
+/// Megatron's --recompute-modules (selective recompute; megatron/core/transformer/
+/// transformer_config.py recompute_modules): which parts of a layer are recomputed instead of
+/// kept. Without the flag Megatron recomputes core_attn alone.
+inline constexpr std::array<std::string_view, 7> kRecomputeModules = {"core_attn", "moe_act", "layernorm", "mla_up_proj",
+                                                                     "mlp",       "moe",     "shared_experts"};
 /// Memory as the frameworks allocate it (TrainingSpec's last block): the dtype of the model
 /// states, where ZeRO-Offload puts them, and Megatron-FSDP's sharding strategy.
 enum class StatePrecision { Bf16, Fp16, Fp32 };
@@ -193,6 +202,9 @@ struct TrainingSpec {
                                                      // blockwise or mxfp8 (--fp8-recipe); "" = delayed
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
+    std::vector<std::string> recompute_modules;       // selective only (--recompute-modules); empty: core_attn
+    double attention_dropout = 0.1;                   // --attention-dropout (Megatron's default 0.1): with
+                                                      // unfused attention, a mask and a copy of the s×s probabilities
     // Kernels (docs/cost-model.md, "Compute: kernels")
     Implementation implementation = Implementation::MegatronTe;  // whose kernels run
     AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
@@ -224,6 +236,13 @@ struct TrainingSpec {
         return attention_backend == AttentionBackend::Unfused ||
                (attention_backend == AttentionBackend::Auto && implementation == Implementation::MegatronLocal);
     }
+
+    /// Whether selective recompute repeats this part of a layer (a name of kRecomputeModules).
+    [[nodiscard]] bool recomputes(std::string_view module) const;
+
+    /// The optimizer that runs: `optimizer`, or the implementation's (megatron-te fused fp32,
+    /// megatron-local foreach fp32, hf foreach on the bf16 weights).
+    [[nodiscard]] OptimizerImpl resolved_optimizer() const;
 
     /// Every field written explicitly (optional ones when set), so that from_json(to_json()) gives
     /// the same run.
