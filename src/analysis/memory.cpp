@@ -282,6 +282,10 @@ LayerParts layer_parts(const ParallelSizes& p, const ModelSpec& m, const Trainin
     return x;
 }
 
+// Whether the GEMMs keep FP8 copies of their inputs: FP8 training under Transformer Engine
+// (megatron-te; Megatron's local implementation has no FP8 GEMMs).
+bool fp8_saved_inputs(const TrainingSpec& t) { return !t.fp8.empty() && t.implementation == Implementation::MegatronTe; }
+
 // Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
 // no s² term): s·b·h·(10 + 24/t) without sequence parallelism, s·b·h·34/t with it; a fully
 // checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the probabilities
@@ -313,8 +317,21 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     // replaced by the model's own MLP (dense layers) or by the experts (MoE layers).
     const bool per_op = t.per_op_checkpoint;
     const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp) : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms);
-    const double dense_kept = base + (per_op ? 0.0 : x.dense_mlp - dropped("mlp", x.dense_mlp));
-    const double moe_kept = base + moe_layer;
+    double dense_kept = base + (per_op ? 0.0 : x.dense_mlp - dropped("mlp", x.dense_mlp));
+    double moe_kept = base + moe_layer;
+    if (fp8_saved_inputs(t)) {
+        // Transformer Engine's FP8 GEMMs keep their inputs for the weight gradient as FP8 copies
+        // (te.Linear / LayerNormLinear save the quantized input): one byte where bf16 keeps β.
+        // The inputs are the norms' outputs (QKV, FC1), the attention output (proj, s·b·h/t·β) and
+        // the activation output (FC2), the routed copies into the experts and their FC2 inputs.
+        const double shrink = 1.0 - 1.0 / m.activation_bytes;
+        const double norms_kept = x.norms - dropped("layernorm", x.norms);
+        const double proj_in = sbh * m.activation_bytes / tp;
+        const double fc2_in = x.dense_mlp / (m.ffn_gated ? 3.0 : 2.0);  // the activation output: f of (g + 1)·f
+        dense_kept -= shrink * (norms_kept + proj_in + (t.recomputes("mlp") ? 0.0 : fc2_in));
+        moe_kept -= shrink * (norms_kept + proj_in +
+                              (moe_whole ? 0.0 : x.moe_io / 2 + (t.recomputes("moe_act") ? 0.0 : x.moe_act)));
+    }
     const double kept_layer = (1.0 - moe_share) * dense_kept + moe_share * moe_kept + scores;
     // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of
     // recomputing them in the backward.
@@ -368,6 +385,7 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
                             ")" + (transient > 0 ? " + backward transient " + gib(transient) : std::string()) +
                             (logits > 0 ? " + output and fp32 logits " + gib(logits) : std::string()) + "; " + how +
                             (t.sequence_parallel ? ", sequence parallel" : "") +
+                            (fp8_saved_inputs(t) ? ", GEMM inputs kept in FP8" : "") +
                             (t.unfused_attention()
                                  ? std::string(t.attention_dropout > 0 ? ", unfused attention (5·a·s²·b/t)"
                                                                        : ", unfused attention without dropout (2·a·s²·b/t)")
