@@ -618,6 +618,8 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
 
 ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
                                    const GpuSpec& gpu, double compute_scale) {
+    // long: one pass from the layer kinds to the stages, the slowest stage's ops, the optimizer and
+    // the model FLOPs; the parts share the stage counts, and splitting them would pass a dozen locals.
     ComputeBreakdown out;
     out.modelled = true;
     out.peak_tflops = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
@@ -690,7 +692,8 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         for (int i = 0; i < chunks[c]; ++i, ++layer) {
             const int is_moe = static_cast<std::size_t>(layer) < moe_map.size() && moe_map[static_cast<std::size_t>(layer)] ? 1 : 0;
             cc.moe += is_moe;
-            ++cc.kind[static_cast<std::size_t>(is_moe + (m.layer_windowed(layer) ? 2 : 0))];
+            const std::size_t kind = (is_moe != 0 ? 1U : 0U) + (m.layer_windowed(layer) ? 2U : 0U);
+            ++cc.kind[kind];
         }
         stage_chunks[stage].push_back(cc);
         StageTime& st = out.stages[stage];

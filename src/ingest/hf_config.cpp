@@ -390,7 +390,7 @@ std::optional<std::vector<std::string>> layer_types(HfReader& c, int layers) {
     if (!c.has("layer_types")) {
         return std::nullopt;
     }
-    const auto types = c.json().get_strings("layer_types");
+    auto types = c.json().get_strings("layer_types");
     if (!types || types->size() != static_cast<std::size_t>(layers)) {
         throw input_error(c.json().where("layer_types"),
                           "expected one attention type per layer (" + std::to_string(layers) + " strings)",
