@@ -333,7 +333,8 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     const ResolvedSpec resolved = groups.spec;
     report.files = report.cluster.files;
     report.placement = placement_of(top, request, report.cluster, resolved.world, report.files);
-    report.warnings = report.cluster.warnings;
+    report.warnings = request.input_warnings;
+    report.warnings.insert(report.warnings.end(), report.cluster.warnings.begin(), report.cluster.warnings.end());
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
                                   std::to_string(gpus) + " GPUs" +

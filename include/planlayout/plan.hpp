@@ -28,6 +28,8 @@ struct PlanRequest {
     std::vector<std::string> kinds;  // only these kinds (empty: all)
     MemoryLimits memory_limits;      // GPU memory (default: the node templates') and headroom
     std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
+    std::vector<std::string> input_warnings;  // what the input readers warned about (a config.json's
+                                              // unknown fields): the report's warnings, first
 };
 
 /// Runs the pipeline. Throws Error (BadInput, naming the file and JSON pointer) on bad input.

@@ -27,6 +27,7 @@ GpuSpec builtin_default_gpu() {
 /// Element accesses of the softmax cross-entropy per fp32 logit in the forward pass (logits
 /// written, read by the loss, softmax written for the backward).
 constexpr double kLossAccesses = 3.0;
+constexpr std::size_t kLayerKinds = 4;  // dense or MoE × full or sliding-window attention
 constexpr double kFp32Bytes = 4.0;
 
 /// One op's work and time.
@@ -232,7 +233,7 @@ Entry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes, dou
 }
 
 void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
-                   const Shape& sh) {
+                   const Shape& sh, bool windowed) {
     const double h = m.hidden;
     const double tokens = sh.tokens;
     const double tp = sh.tp;
@@ -265,10 +266,13 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : 2.0)) * (1.0 - 1.0 / tp);
     l.entries.push_back(qkv);
     // Core attention (flash, causal): per rank tokens queries against s/2 keys on average (CP splits
-    // the queries, load-balanced); QKᵀ and PV: 2·tokens·(s/2)·(dqk + dv) FLOPs per local head.
+    // the queries, load-balanced); QKᵀ and PV: 2·tokens·(s/2)·(dqk + dv) FLOPs per local head. A
+    // sliding-window layer: query p sees min(W, p) keys, W − W²/(2s) on average (docs/cost-model.md).
     const double s = t.seq_len;
+    const double w = std::min<double>(m.sliding_window, s);
+    const double keys2 = windowed && s > 0 ? 2.0 * (w - w * w / (2.0 * s)) : s;  // twice the mean keys per query
     const double heads_local = heads / tp;
-    const double fwd_flops = tokens * s * (dqk + dv) * heads_local;
+    const double fwd_flops = tokens * keys2 * (dqk + dv) * heads_local;
     const double kv_width = m.kv_dim();
     const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
     const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
@@ -347,10 +351,10 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     }
 }
 
-Layer make_layer(bool moe, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const Rates& r,
-                 const Shape& sh) {
+Layer make_layer(bool moe, bool windowed, const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                 const Rates& r, const Shape& sh) {
     Layer l;
-    add_attention(l, m, t, p, r, sh);
+    add_attention(l, m, t, p, r, sh, windowed);
     if (moe) {
         add_moe(l, m, t, p, r, sh);
     } else {
@@ -618,6 +622,8 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
 
 ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
                                    const GpuSpec& gpu, double compute_scale) {
+    // long: one pass from the layer kinds to the stages, the slowest stage's ops, the optimizer and
+    // the model FLOPs; the parts share the stage counts, and splitting them would pass a dozen locals.
     ComputeBreakdown out;
     out.modelled = true;
     out.peak_tflops = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
@@ -629,9 +635,15 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     sh.tokens_local = t.sequence_parallel ? sh.tokens / sh.tp : sh.tokens;
     sh.frozen = t.finetune == FineTune::Lora;
 
-    // The two layer kinds, each computed once.
-    const Layer dense = make_layer(false, m, t, p, r, sh);
-    const Layer moe = m.experts > 0 ? make_layer(true, m, t, p, r, sh) : dense;
+    // The layer kinds (dense or MoE, full or sliding-window attention), each computed once; kind
+    // index = MoE + 2·windowed.
+    std::array<Layer, kLayerKinds> kinds;
+    kinds[0] = make_layer(false, false, m, t, p, r, sh);
+    kinds[1] = m.experts > 0 ? make_layer(true, false, m, t, p, r, sh) : kinds[0];
+    if (m.sliding_window > 0) {
+        kinds[2] = make_layer(false, true, m, t, p, r, sh);
+        kinds[3] = m.experts > 0 ? make_layer(true, true, m, t, p, r, sh) : kinds[2];
+    }
     // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
     Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
     const Entry output = gemm_entry("output", gemm(bf16_rates(r), sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
@@ -658,8 +670,10 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         }
         return x;
     };
-    const LayerSum dense_sum = sums(dense);
-    const LayerSum moe_sum = sums(moe);
+    std::array<LayerSum, kLayerKinds> kind_sums;
+    for (std::size_t k = 0; k < kLayerKinds; ++k) {
+        kind_sums[k] = sums(kinds[k]);
+    }
     const auto extra_s = [&](const LayerSum& x, int chunk_layers) {
         if (t.recompute == Recompute::Selective) {
             return x.selective_s;
@@ -667,7 +681,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         return t.recompute == Recompute::Full ? x.fwd_s * recompute_share(t, Entry{}, chunk_layers) : 0.0;
     };
     struct ChunkCount {
-        int dense = 0;
+        std::array<int, kLayerKinds> kind{};  // layers of each kind
         int moe = 0;
         int layers = 0;
     };
@@ -680,17 +694,27 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         ChunkCount cc;
         cc.layers = chunks[c];
         for (int i = 0; i < chunks[c]; ++i, ++layer) {
-            cc.moe += static_cast<std::size_t>(layer) < moe_map.size() && moe_map[static_cast<std::size_t>(layer)] ? 1 : 0;
+            const int is_moe = static_cast<std::size_t>(layer) < moe_map.size() && moe_map[static_cast<std::size_t>(layer)] ? 1 : 0;
+            cc.moe += is_moe;
+            const std::size_t kind = (is_moe != 0 ? 1U : 0U) + (m.layer_windowed(layer) ? 2U : 0U);
+            ++cc.kind[kind];
         }
-        cc.dense = cc.layers - cc.moe;
         stage_chunks[stage].push_back(cc);
         StageTime& st = out.stages[stage];
         st.layers += cc.layers;
         st.moe_layers += cc.moe;
-        st.fwd_s += cc.dense * dense_sum.fwd_s + cc.moe * moe_sum.fwd_s;
-        st.bwd_s += cc.dense * (dense_sum.bwd_s + extra_s(dense_sum, cc.layers)) +
-                    cc.moe * (moe_sum.bwd_s + extra_s(moe_sum, cc.layers));
-        stage_model_flops[stage] += cc.dense * dense_sum.model_flops + cc.moe * moe_sum.model_flops;
+        double fwd = 0;  // the chunk's sums first, then onto the stage (one rounding order for every model)
+        double bwd = 0;
+        double flops = 0;
+        for (std::size_t k = 0; k < kLayerKinds; ++k) {
+            const LayerSum& x = kind_sums[k];
+            fwd += cc.kind[k] * x.fwd_s;
+            bwd += cc.kind[k] * (x.bwd_s + extra_s(x, cc.layers));
+            flops += cc.kind[k] * x.model_flops;
+        }
+        st.fwd_s += fwd;
+        st.bwd_s += bwd;
+        stage_model_flops[stage] += flops;
     }
     const double full_rc = t.recompute == Recompute::Full ? 1.0 : 0.0;
     out.stages.front().fwd_s += embedding.fwd.seconds;
@@ -706,9 +730,9 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     Totals slow;
     const auto slowest = static_cast<std::size_t>(sched.slowest);
     for (const ChunkCount& cc : stage_chunks[slowest]) {
-        for (const auto& [kind, count] : {std::pair<const Layer*, int>{&dense, cc.dense}, {&moe, cc.moe}}) {
-            for (const auto& e : kind->entries) {
-                slow.add_entry(e, count, recompute_share(t, e, cc.layers));
+        for (std::size_t k = 0; k < kLayerKinds; ++k) {
+            for (const auto& e : kinds[k].entries) {
+                slow.add_entry(e, cc.kind[k], recompute_share(t, e, cc.layers));
             }
         }
     }

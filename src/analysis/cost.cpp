@@ -240,19 +240,30 @@ CollectiveCost reduce_scatter(const PlacedGroup& g, double size_bytes, const Tra
     return ring_gather_like(CollectiveOp::ReduceScatter, g, size_bytes, x);
 }
 
+// NCCL issues an all-to-all as grouped send/recv to every peer at once: each of its p2p channels
+// carries up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8, src/include/device.h) peers in one batch, and
+// ncclTopoComputeP2pChannels (src/graph/connect.cc) sizes the channels per peer so that every peer
+// fits in one round. 32 p2p channels: NCCL's MAXCHANNELS through 2.18 and an 8-NIC H100 node's
+// multi-node figure (our 2 x H200 log, one node, NCCL 2.28.9: 64). Latency: one α per round.
+constexpr int kP2pPeersInFlight = 32 * 8;
+
+int p2p_rounds(int peers) { return (peers + kP2pPeersInFlight - 1) / kP2pPeersInFlight; }
+
 CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
         return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
-    c.steps = g.n - 1;
+    c.steps = p2p_rounds(g.n - 1);
     if (!spans_nodes(g)) {
         c.intra_s = (n - 1.0) / n * size_bytes / (intra_gbyte_s(g, x, true) * kGiga);
         return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, 0);
     }
     c.cross_node = true;
-    c.net_steps = g.n - g.max_per_node;  // one per remote peer, spread over channels
+    // Node-local and remote peers are in flight together: the rounds over the network set the latency.
+    c.net_steps = p2p_rounds(g.n - g.max_per_node);
+    c.steps = c.net_steps;
     // One rank cannot spread its all-to-all over several NICs: it leaves by its own rail NIC
     // (or its share of the TCP interface), while the node-local part rides NVLink at once.
     const double g_local = g.max_per_node;

@@ -74,6 +74,56 @@ double ModelSpec::attention_params_per_layer() const {
     return 2.0 * h * q_dim + 2.0 * h * kv;  // q and o; k and v
 }
 
+double LinearAttentionSpec::params_per_layer(double hidden, bool with_norm) const {
+    const double key_dim = static_cast<double>(key_heads) * key_head_dim;
+    const double value_dim = static_cast<double>(value_heads) * value_head_dim;
+    const double in_proj = hidden * (2.0 * key_dim + 2.0 * value_dim) + hidden * 2.0 * value_heads;
+    const double conv = (2.0 * key_dim + value_dim) * conv_kernel;
+    return in_proj + conv + 2.0 * value_heads + value_dim * hidden + (with_norm ? value_head_dim : 0.0);
+}
+
+int LinearAttentionSpec::count() const { return static_cast<int>(std::count(layers.begin(), layers.end(), 1)); }
+
+bool ModelSpec::layer_windowed(int layer) const {
+    if (sliding_window <= 0 || layer_linear(layer)) {
+        return false;
+    }
+    const auto i = static_cast<std::size_t>(layer);
+    return window_layers.empty() || (i < window_layers.size() && window_layers[i] != 0);
+}
+
+bool ModelSpec::layer_linear(int layer) const {
+    const auto i = static_cast<std::size_t>(layer);
+    return linear_attention && i < linear_attention->layers.size() && linear_attention->layers[i] != 0;
+}
+
+double ModelSpec::extra_dense_params() const {
+    const double h = hidden;
+    const int linear = linear_attention ? linear_attention->count() : 0;
+    const auto softmax_layers = static_cast<double>(layers - linear);
+    double x = 0;
+    if (linear > 0) {  // those layers hold linear attention instead of q, k, v and o
+        x += linear * (linear_attention->params_per_layer(h, norms > 0) - attention_params_per_layer());
+    }
+    if (!mla) {
+        const double q_dim = static_cast<double>(heads) * derived_head_dim();
+        const double kv = static_cast<double>(derived_kv_heads()) * derived_head_dim();
+        x += attention_gate ? softmax_layers * h * q_dim : 0.0;
+        x += attention_bias ? softmax_layers * (q_dim + 2.0 * kv) : 0.0;
+        x += qk_norm ? softmax_layers * 2.0 * derived_head_dim() : 0.0;
+    }
+    if (moe_shared_gate && derived_shared_ffn_hidden() > 0) {
+        x += static_cast<double>(moe_layers) * h;
+    }
+    if (norms > 0) {
+        x += static_cast<double>(layers) * norms * h + h;  // per layer, and the final norm
+        if (mla) {
+            x += static_cast<double>(layers) * (static_cast<double>(mla->q_lora_rank) + mla->kv_lora_rank);
+        }
+    }
+    return x;
+}
+
 double ModelSpec::derived_dense_params() const {
     if (dense_params > 0) {
         return dense_params;
@@ -84,7 +134,7 @@ double ModelSpec::derived_dense_params() const {
     const double per_moe_layer = h * experts + mats * h * derived_shared_ffn_hidden();  // router + shared experts
     const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);
     return static_cast<double>(layers) * attention_params_per_layer() + dense_layers * mats * h * derived_ffn_hidden() +
-           static_cast<double>(moe_layers) * per_moe_layer + embed;
+           static_cast<double>(moe_layers) * per_moe_layer + embed + extra_dense_params();
 }
 
 double ModelSpec::derived_expert_params() const {
@@ -160,6 +210,9 @@ std::vector<SpecField> ModelSpec::fields() const {
         } else if (moe_layer_freq > 0) {
             out.push_back({"/moe/layer_freq", moe_layer_freq, ValueOrigin::Given});
         }
+        if (moe_shared_gate) {
+            plain("/moe/shared_gate", true);
+        }
         plain("/moe/token_dispatcher", std::string(to_string(token_dispatcher)));
         plain("/moe/grouped_gemm", grouped_gemm);
     }
@@ -170,6 +223,32 @@ std::vector<SpecField> ModelSpec::fields() const {
         out.push_back({"/mla/qk_head_dim", mla->qk_head_dim, ValueOrigin::Given});
         out.push_back({"/mla/qk_rope_head_dim", mla->qk_rope_head_dim, ValueOrigin::Given});
         out.push_back({"/mla/v_head_dim", mla->v_head_dim, ValueOrigin::Given});
+    }
+    // The issue-29 keys: written only when set, so that models without them read back the same.
+    for (const auto& [key, on] : {std::pair<const char*, bool>{"/attention_bias", attention_bias},
+                                  {"/attention_gate", attention_gate},
+                                  {"/qk_norm", qk_norm}}) {
+        if (on) {
+            plain(key, true);
+        }
+    }
+    if (norms > 0) {
+        plain("/norms", norms);
+    }
+    if (sliding_window > 0) {
+        plain("/sliding_window/size", sliding_window);
+        if (!window_layers.empty()) {
+            plain("/sliding_window/layers", window_layers);
+        }
+    }
+    if (linear_attention) {
+        const LinearAttentionSpec& a = *linear_attention;
+        plain("/linear_attention/layers", a.layers);
+        plain("/linear_attention/key_heads", a.key_heads);
+        plain("/linear_attention/value_heads", a.value_heads);
+        plain("/linear_attention/key_head_dim", a.key_head_dim);
+        plain("/linear_attention/value_head_dim", a.value_head_dim);
+        plain("/linear_attention/conv_kernel", a.conv_kernel);
     }
     derivable("/params/dense", derived_dense_params(), dense_params <= 0);
     derivable("/params/expert", derived_expert_params(), expert_params <= 0);

@@ -451,10 +451,14 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
 
     // The model, then the launch script, then the flags given directly.
     if (const auto path = args.get("--model-config")) {
-        const HfModel hf = read_hf_config(read_input(*path, ctx, kMaxConfigBytes), name_of(*path));
+        const HfModel hf = read_hf_config(read_input(*path, ctx, kMaxConfigBytes), name_of(*path),
+                                          args.has("--allow-unknown-model"));
         out.files.push_back(*path);
         merge_fragment(layout, sources, notes, json{{"model", hf.model}}, hf.sources);
         notes.insert(notes.end(), hf.warnings.begin(), hf.warnings.end());
+        for (const auto& w : hf.warnings) {  // into the report's JSON warnings too, named by the file
+            out.request.input_warnings.push_back(name_of(*path) + ": " + w);
+        }
     }
     const auto env = env_of(args);
     if (const auto path = args.get("--megatron-args")) {

@@ -24,26 +24,35 @@ constexpr int kMaxCount = 1 << 30;  // heads, experts, vocabulary (as the model 
 constexpr int kMaxLayers = 1 << 16;  // the reader may write one 0/1 per layer
 constexpr int kMaxDim = 1 << 24;    // widths (as the model section allows)
 
-enum class Family { Dense, Mixtral, QwenMoe, DeepSeek, GptOss, Unknown };
+enum class Family { Dense, Mixtral, QwenMoe, DeepSeek, GptOss, Gemma2, Gemma3, Llama4, Glm4Moe, Qwen3Next, Unknown };
 
 struct FamilyName {
     std::string_view type;
     Family family;
 };
 
-constexpr std::array<FamilyName, 10> kFamilies = {{{"llama", Family::Dense},
+constexpr std::array<FamilyName, 19> kFamilies = {{{"llama", Family::Dense},
                                                    {"mistral", Family::Dense},
                                                    {"qwen2", Family::Dense},
                                                    {"qwen3", Family::Dense},
+                                                   {"phi3", Family::Dense},
                                                    {"mixtral", Family::Mixtral},
                                                    {"qwen2_moe", Family::QwenMoe},
                                                    {"qwen3_moe", Family::QwenMoe},
                                                    {"deepseek_v2", Family::DeepSeek},
                                                    {"deepseek_v3", Family::DeepSeek},
-                                                   {"gpt_oss", Family::GptOss}}};
+                                                   {"kimi_k2", Family::DeepSeek},
+                                                   {"gpt_oss", Family::GptOss},
+                                                   {"gemma2", Family::Gemma2},
+                                                   {"gemma3_text", Family::Gemma3},
+                                                   {"gemma3", Family::Gemma3},
+                                                   {"llama4_text", Family::Llama4},
+                                                   {"llama4", Family::Llama4},
+                                                   {"glm4_moe", Family::Glm4Moe},
+                                                   {"qwen3_next", Family::Qwen3Next}}};
 
 // Fields that change neither the parameter count nor the traffic: passed over silently.
-constexpr std::array<std::string_view, 37> kHarmless = {
+constexpr std::array<std::string_view, 53> kHarmless = {
     "architectures",     "model_type",          "transformers_version", "_name_or_path",       "auto_map",
     "bos_token_id",      "eos_token_id",        "pad_token_id",         "initializer_range",   "rms_norm_eps",
     "layer_norm_eps",    "layer_norm_epsilon",  "use_cache",            "attention_dropout",   "hidden_dropout",
@@ -51,7 +60,12 @@ constexpr std::array<std::string_view, 37> kHarmless = {
     "router_aux_loss_coef", "aux_loss_alpha",   "seq_aux",              "pretraining_tp",      "max_window_layers",
     "use_sliding_window", "norm_topk_prob",     "routed_scaling_factor", "scoring_func",       "topk_method",
     "router_jitter_noise", "use_mrope",         "partial_rotary_factor", "qk_layernorm",       "use_qk_norm",
-    "tie_word_embeddings", "hidden_act"};
+    "tie_word_embeddings", "hidden_act",
+    // Gemma, Phi-3, Llama 4, Qwen3-Next: scalings, caps, dropouts and RoPE choices (no weights, FLOPs unchanged)
+    "hidden_activation", "query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping",
+    "cache_implementation", "sliding_window_size", "rope_local_base_freq", "embd_pdrop", "resid_pdrop",
+    "original_max_position_embeddings", "no_rope_layers", "no_rope_layer_interval", "attn_temperature_tuning",
+    "attn_scale", "floor_scale", "for_llm_compressor"};
 
 // Fields that bear on size, precision or traffic but are not modelled, and why.
 struct Note {
@@ -59,7 +73,9 @@ struct Note {
     std::string_view why;
 };
 
-constexpr std::array<Note, 15> kNotes = {{
+constexpr std::array<Note, 16> kNotes = {{
+    {"attention_chunk_size", "Llama 4's chunked attention on its RoPE layers (keys within the same chunk): "
+                             "attention FLOPs are counted over the whole causal sequence"},
     {"max_position_embeddings", "the longest position the model was built for, not the training sequence length: "
                                 "give /training/seq_len"},
     {"initial_context_length", "the pre-training context length, not this run's: give /training/seq_len"},
@@ -169,7 +185,11 @@ void read_common(HfReader& c, Family fam, const std::string& type) {
     c.set("/hidden", hidden, c.from("hidden_size"));
     const int heads = c.required("num_attention_heads", 1, kMaxDim, "the number of attention heads");
     c.set("/heads", heads, c.from("num_attention_heads"));
-    c.set("/vocab", c.required("vocab_size", 1, kMaxCount, "the vocabulary size"), c.from("vocab_size"));
+    if (fam == Family::Gemma3 && !c.has("vocab_size")) {  // Gemma 3's text_config leaves it to the class default
+        c.set("/vocab", 262208, "default of transformers' Gemma3TextConfig (vocab_size = 262208)");
+    } else {
+        c.set("/vocab", c.required("vocab_size", 1, kMaxCount, "the vocabulary size"), c.from("vocab_size"));
+    }
     if (fam != Family::DeepSeek) {  // MLA: the attention shape is /model/mla
         if (const auto kv = c.integer("num_key_value_heads", 1, heads)) {
             if (heads % *kv != 0) {
@@ -192,6 +212,8 @@ void read_common(HfReader& c, Family fam, const std::string& type) {
     c.use("tie_word_embeddings");
     if (const auto tied = c.json().get_bool("tie_word_embeddings")) {
         c.set("/tied_embeddings", *tied, c.from("tie_word_embeddings"));
+    } else if (fam == Family::Gemma2 || fam == Family::Gemma3) {
+        c.set("/tied_embeddings", true, "default of transformers' " + type + " config (tie_word_embeddings = true)");
     } else if (fam != Family::Unknown) {
         c.set("/tied_embeddings", false, "default of transformers' " + type + " config (tie_word_embeddings = false)");
     } else {
@@ -282,11 +304,14 @@ void read_qwen_moe(HfReader& c, const std::string& type, int layers) {
     read_moe_counts(c, "num_experts", experts);
     c.set("/moe/ffn_hidden", c.required("moe_intermediate_size", 1, kMaxDim, "the FFN width of one expert"),
           c.from("moe_intermediate_size"));
-    if (type == "qwen2_moe") {
+    if (type == "qwen2_moe" || type == "qwen3_next") {
         const int shared = c.required("shared_expert_intermediate_size", 0, kMaxDim, "the shared expert's FFN width");
         if (shared > 0) {
             c.set("/moe/shared_experts", 1, c.from("shared_expert_intermediate_size") + ": one shared expert");
             c.set("/moe/shared_ffn_hidden", shared, c.from("shared_expert_intermediate_size"));
+            if (type == "qwen3_next") {
+                c.set("/moe/shared_gate", true, c.from("model_type") + ": shared_expert_gate, h × 1");
+            }
         }
     }
     const int step = c.integer("decoder_sparse_step", 1, kMaxCount).value_or(1);
@@ -358,7 +383,221 @@ void read_deepseek(HfReader& c, int layers) {
                      "first_k_dense_replace and moe_layer_freq");
 }
 
+// The layer_types list ("sliding_attention", "full_attention", "linear_attention", ...), checked
+// for one entry per layer; nullopt when the config has none.
+std::optional<std::vector<std::string>> layer_types(HfReader& c, int layers) {
+    c.use("layer_types");
+    if (!c.has("layer_types")) {
+        return std::nullopt;
+    }
+    auto types = c.json().get_strings("layer_types");
+    if (!types || types->size() != static_cast<std::size_t>(layers)) {
+        throw input_error(c.json().where("layer_types"),
+                          "expected one attention type per layer (" + std::to_string(layers) + " strings)",
+                          "give the model's layer_types as its config.json has them, or leave them out");
+    }
+    return types;
+}
+
+// The sliding window: its size and which layers use it (1 = windowed), written the shortest way.
+void write_window(HfReader& c, int size, const std::vector<int>& windowed, const std::string& how) {
+    if (std::find(windowed.begin(), windowed.end(), 1) == windowed.end()) {
+        return;
+    }
+    c.set("/sliding_window/size", size, c.from("sliding_window"));
+    if (std::find(windowed.begin(), windowed.end(), 0) != windowed.end()) {
+        c.set("/sliding_window/layers", windowed, "derived: " + how);
+    }
+}
+
+// A window on the layers layer_types calls "sliding_attention", else on those `fallback` marks.
+void read_window(HfReader& c, int layers, const std::vector<int>& fallback, const std::string& rule) {
+    c.use("sliding_window");
+    const auto size = c.json().get_int("sliding_window", 1, kMaxCount);
+    const auto types = layer_types(c, layers);
+    if (!size) {
+        return;  // null or absent: no window
+    }
+    std::vector<int> windowed = fallback;
+    std::string how = rule;
+    if (types) {
+        for (std::size_t i = 0; i < windowed.size(); ++i) {
+            windowed[i] = (*types)[i] == "sliding_attention" ? 1 : 0;
+        }
+        how = "layer i is windowed when layer_types[i] is \"sliding_attention\"";
+    }
+    write_window(c, static_cast<int>(*size), windowed, how);
+}
+
+// Llama, Mistral, Qwen2/3, Phi-3 (dense) and GPT-OSS: a window on every layer (Mistral, Phi-3), on
+// layers from max_window_layers on when use_sliding_window is true (Qwen), or on layer_types'
+// sliding layers (every other layer by default: GPT-OSS, Gemma 2).
+void read_dense_window(HfReader& c, const std::string& type, int layers) {
+    std::vector<int> all(static_cast<std::size_t>(layers), 1);
+    if (type == "qwen2" || type == "qwen3" || type == "qwen2_moe" || type == "qwen3_moe") {
+        c.use("use_sliding_window");
+        c.use("max_window_layers");
+        if (c.json().get_bool("use_sliding_window") != true) {
+            c.use("sliding_window");
+            c.use("layer_types");
+            return;
+        }
+        const int from = c.integer("max_window_layers", 0, layers).value_or(0);
+        for (int i = 0; i < std::min(from, layers); ++i) {
+            all[static_cast<std::size_t>(i)] = 0;
+        }
+        read_window(c, layers, all, "layer i is windowed when i >= max_window_layers (use_sliding_window)");
+    } else if (type == "gpt_oss") {
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            all[i] = i % 2 == 0 ? 1 : 0;
+        }
+        read_window(c, layers, all, "even layers are windowed (GptOssConfig's default layer_types)");
+    } else if (type == "mistral" || type == "phi3" || type == "mixtral") {
+        read_window(c, layers, all, "every layer is windowed");
+    }
+}
+
+void set_norms(HfReader& c, int per_layer, const std::string& what) {
+    c.set("/norms", per_layer, "derived: " + what);
+}
+
+// Gemma 2: a window on even layers, four norms per layer (pre and post attention and FFN).
+// Gemma 3: a window except on every sliding_window_pattern-th layer (or as layer_types says), q/k norms.
+void read_gemma(HfReader& c, Family fam, int layers) {
+    set_norms(c, 4, "Gemma's input, post-attention, pre- and post-feed-forward RMSNorms");
+    std::vector<int> windowed(static_cast<std::size_t>(layers), 0);
+    std::string rule;
+    if (fam == Family::Gemma2) {
+        for (std::size_t i = 0; i < windowed.size(); ++i) {
+            windowed[i] = i % 2 == 0 ? 1 : 0;
+        }
+        rule = "even layers are windowed (Gemma2DecoderLayer)";
+    } else {
+        c.set("/qk_norm", true, c.from("model_type") + ": q_norm and k_norm of head_dim (Gemma3Attention)");
+        const int pattern = c.integer("sliding_window_pattern", 1, kMaxCount).value_or(6);
+        for (std::size_t i = 0; i < windowed.size(); ++i) {
+            windowed[i] = (i + 1) % static_cast<std::size_t>(pattern) != 0 ? 1 : 0;
+        }
+        rule = "layer i is windowed unless (i + 1) % sliding_window_pattern == 0 (Gemma3TextConfig)";
+    }
+    read_window(c, layers, windowed, rule);
+}
+
+// Llama 4: MoE layers from moe_layers (else every interleave_moe_layer_step-th, Llama4TextConfig);
+// one shared expert of intermediate_size; dense layers intermediate_size_mlp wide.
+void read_llama4(HfReader& c, int layers) {
+    set_norms(c, 2, "input and post-attention RMSNorms");
+    const int experts = c.required("num_local_experts", 1, kMaxCount, "routed experts per layer");
+    read_moe_counts(c, "num_local_experts", experts);
+    const int width = c.required("intermediate_size", 1, kMaxDim, "the FFN width of one expert");
+    c.set("/moe/ffn_hidden", width, c.from("intermediate_size"));
+    c.set("/moe/shared_experts", 1, c.from("model_type") + ": one shared expert (Llama4TextMoe)");
+    c.set("/moe/shared_ffn_hidden", width, c.from("intermediate_size"));
+    if (const auto dense = c.integer("intermediate_size_mlp", 1, kMaxDim)) {
+        c.set("/ffn_hidden", *dense, c.from("intermediate_size_mlp"));
+    }
+    c.use("use_qk_norm");  // an L2 norm without weights
+    std::vector<int> pattern(static_cast<std::size_t>(layers), 0);
+    c.use("moe_layers");
+    c.use("interleave_moe_layer_step");
+    std::string how;
+    if (const nlohmann::json* list = c.json().get_array("moe_layers")) {
+        for (std::size_t k = 0; k < list->size(); ++k) {
+            const auto& v = (*list)[k];
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= layers) {
+                throw input_error(c.json().where("moe_layers/" + std::to_string(k)),
+                                  "expected a layer index from 0 to " + std::to_string(layers - 1) + ", got " +
+                                      printable(v.dump()),
+                                  "list the 0-based indices of the MoE layers");
+            }
+            pattern[static_cast<std::size_t>(v.get<std::int64_t>())] = 1;
+        }
+        how = "layer i is MoE when listed in moe_layers";
+    } else {
+        const int step = c.integer("interleave_moe_layer_step", 1, kMaxCount).value_or(1);
+        for (std::size_t i = 0; i < pattern.size(); ++i) {
+            pattern[i] = (i + 1) % static_cast<std::size_t>(step) == 0 ? 1 : 0;
+        }
+        how = "layer i is MoE when (i + 1) % interleave_moe_layer_step == 0";
+    }
+    drop_moe_if_none(c, write_layers(c, pattern, "derived: " + how, how), "moe_layers");
+}
+
+// GLM-4.5/4.6: GQA attention with q/k/v biases (attention_bias) and optional q/k norms, DeepSeek's
+// MoE layout (first_k_dense_replace leading dense layers, n_shared_experts of moe_intermediate_size).
+void read_glm4_moe(HfReader& c, int layers) {
+    set_norms(c, 2, "input and post-attention RMSNorms");
+    c.use("attention_bias");
+    if (c.json().get_bool("attention_bias") == true) {
+        c.set("/attention_bias", true, c.from("attention_bias"));
+    }
+    c.use("use_qk_norm");
+    if (c.json().get_bool("use_qk_norm") == true) {
+        c.set("/qk_norm", true, c.from("use_qk_norm"));
+    }
+    if (const auto mtp = c.integer("num_nextn_predict_layers", 0, kMaxCount); mtp && *mtp > 0) {
+        c.warn("num_nextn_predict_layers = " + std::to_string(*mtp) +
+               ": the multi-token prediction layer(s) are not counted in the parameters");
+        c.ignore("num_nextn_predict_layers = " + std::to_string(*mtp) + ": multi-token prediction layers are not "
+                 "counted and not placed on a pipeline stage");
+    }
+    const int experts = c.required("n_routed_experts", 1, kMaxCount, "routed experts per layer");
+    read_moe_counts(c, "n_routed_experts", experts);
+    const int moe_ffn = c.required("moe_intermediate_size", 1, kMaxDim, "the FFN width of one expert");
+    c.set("/moe/ffn_hidden", moe_ffn, c.from("moe_intermediate_size"));
+    const int shared = c.integer("n_shared_experts", 0, 64).value_or(0);
+    if (shared > 0) {
+        c.set("/moe/shared_experts", shared, c.from("n_shared_experts"));
+        c.set("/moe/shared_ffn_hidden", shared * moe_ffn, "derived: n_shared_experts × moe_intermediate_size");
+    }
+    const int first = c.integer("first_k_dense_replace", 0, layers).value_or(0);
+    std::vector<int> pattern(static_cast<std::size_t>(layers), 0);
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        pattern[i] = i >= static_cast<std::size_t>(first) ? 1 : 0;
+    }
+    drop_moe_if_none(c, write_layers(c, pattern, c.from("first_k_dense_replace"), "layer i is MoE when i >= first_k_dense_replace"),
+                     "first_k_dense_replace");
+}
+
+// Qwen3-Next: Gated DeltaNet layers, and gated softmax attention (q/k norms) on every
+// full_attention_interval-th layer; Qwen's MoE with a gated shared expert.
+void read_qwen3_next(HfReader& c, int layers) {
+    set_norms(c, 2, "input and post-attention RMSNorms (and the linear layers' gated norm)");
+    c.set("/qk_norm", true, c.from("model_type") + ": q_norm and k_norm of head_dim (Qwen3NextAttention)");
+    c.set("/attention_gate", true, c.from("model_type") + ": q_proj gives the query and an output gate");
+    std::vector<int> linear(static_cast<std::size_t>(layers), 1);
+    std::string how;
+    if (const auto types = layer_types(c, layers)) {
+        for (std::size_t i = 0; i < linear.size(); ++i) {
+            linear[i] = (*types)[i] == "linear_attention" ? 1 : 0;
+        }
+        how = "layer i is linear attention when layer_types[i] is \"linear_attention\"";
+        c.use("full_attention_interval");
+    } else {
+        const int interval = c.integer("full_attention_interval", 1, kMaxCount).value_or(4);
+        for (std::size_t i = 0; i < linear.size(); ++i) {
+            linear[i] = (i + 1) % static_cast<std::size_t>(interval) == 0 ? 0 : 1;
+        }
+        how = "layer i is linear attention unless (i + 1) % full_attention_interval == 0";
+    }
+    c.set("/linear_attention/layers", linear, "derived: " + how);
+    c.set("/linear_attention/key_heads", c.required("linear_num_key_heads", 1, kMaxDim, "Gated DeltaNet key heads"),
+          c.from("linear_num_key_heads"));
+    c.set("/linear_attention/value_heads", c.required("linear_num_value_heads", 1, kMaxDim, "Gated DeltaNet value heads"),
+          c.from("linear_num_value_heads"));
+    c.set("/linear_attention/key_head_dim", c.required("linear_key_head_dim", 1, kMaxDim, "Gated DeltaNet key head width"),
+          c.from("linear_key_head_dim"));
+    c.set("/linear_attention/value_head_dim",
+          c.required("linear_value_head_dim", 1, kMaxDim, "Gated DeltaNet value head width"), c.from("linear_value_head_dim"));
+    c.set("/linear_attention/conv_kernel", c.required("linear_conv_kernel_dim", 1, kMaxDim, "the short convolution's width"),
+          c.from("linear_conv_kernel_dim"));
+    c.use("use_sliding_window");
+    c.use("sliding_window");
+    c.use("max_window_layers");
+}
+
 // Every field not used: silently when harmless, else under ignored (with the reason when known).
+// Returns the names of those listed.
 std::vector<std::string> list_unused(const HfReader& c, HfModel& out, const std::string& type) {
     std::vector<std::string> unknown;
     for (const auto& [key, value] : c.json().json().items()) {
@@ -368,6 +607,7 @@ std::vector<std::string> list_unused(const HfReader& c, HfModel& out, const std:
         }
         if (const std::string_view why = note_of(key); !why.empty()) {
             out.ignored.push_back(printable(key) + scalar_text(value) + ": " + std::string(why));
+            unknown.push_back(printable(key));
         } else {
             out.ignored.push_back(printable(key) + scalar_text(value) + ": not read for model_type " + printable(type));
             unknown.push_back(printable(key));
@@ -378,7 +618,7 @@ std::vector<std::string> list_unused(const HfReader& c, HfModel& out, const std:
 
 }  // namespace
 
-HfModel read_hf_config(const std::string& text, const std::string& file) {
+HfModel read_hf_config(const std::string& text, const std::string& file, bool allow_unknown_model) {
     require_text_size(text, file, kMaxConfigBytes, "kMaxConfigBytes",
                       "a Hugging Face config.json is a few kilobytes: give the model's config.json, not its weights");
     const nlohmann::json doc = parse_json_text(text, file);
@@ -397,35 +637,60 @@ HfModel read_hf_config(const std::string& text, const std::string& file) {
     }
     std::string type = r.get_string("model_type").value_or(top.get_string("model_type").value_or(""));
     const Family fam = family_of(type);
+    if (fam == Family::Unknown && !allow_unknown_model) {
+        throw input_error(r.where("model_type"),
+                          "model_type " + (type.empty() ? std::string("is missing") : "\"" + printable(type) + "\" is not one plan-layout reads") +
+                              " (" + known_types() + ")",
+                          "pass --allow-unknown-model to read only the common fields");
+    }
     read_common(c, fam, type.empty() ? "model" : type);
     const int layers = out.model.at("layers").get<int>();
+    if (type == "phi3" || type == "kimi_k2") {  // the families read since issue 29 count their norms
+        set_norms(c, 2, "input and post-attention RMSNorms");
+    }
     switch (fam) {
         case Family::Mixtral:
         case Family::GptOss:
             read_mixtral_like(c, fam);
+            read_dense_window(c, type, layers);
             break;
         case Family::QwenMoe:
             read_qwen_moe(c, type, layers);
+            read_dense_window(c, type, layers);
             break;
         case Family::DeepSeek:
             read_deepseek(c, layers);
             break;
+        case Family::Gemma2:
+        case Family::Gemma3:
+            read_gemma(c, fam, layers);
+            break;
+        case Family::Llama4:
+            read_llama4(c, layers);
+            break;
+        case Family::Glm4Moe:
+            read_glm4_moe(c, layers);
+            break;
+        case Family::Qwen3Next:
+            read_qwen3_next(c, layers);
+            read_qwen_moe(c, type, layers);
+            break;
         case Family::Dense:
+            read_dense_window(c, type, layers);
+            break;
         case Family::Unknown:
             break;
     }
     const std::vector<std::string> unknown = list_unused(c, out, type.empty() ? "(none)" : type);
     if (fam == Family::Unknown) {
-        std::string names;
-        for (std::size_t i = 0; i < unknown.size() && i < 20; ++i) {
+        std::string names;  // every field not read (--allow-unknown-model promises the whole list)
+        for (std::size_t i = 0; i < unknown.size(); ++i) {
             names += (i == 0 ? "" : ", ") + unknown[i];
-        }
-        if (unknown.size() > 20) {
-            names += " and " + std::to_string(unknown.size() - 20) + " more";
         }
         out.warnings.push_back("model_type " + (type.empty() ? std::string("(missing)") : "\"" + printable(type) + "\"") +
                                " is not one plan-layout knows (" + known_types() +
-                               "): read only the common fields" + (names.empty() ? "" : "; ignored: " + names) +
+                               "): read only the common fields (--allow-unknown-model)" +
+                               (names.empty() ? "" : "; not read: " + names) +
                                ". Check the model section, and add MoE or MLA keys by hand");
     }
     return out;

@@ -109,7 +109,7 @@ void read_moe(const JsonReader& f, ModelSpec& m) {
         return;
     }
     moe->check_keys({"experts", "topk", "ffn_hidden", "shared_experts", "shared_ffn_hidden", "capacity_factor",
-                     "layer_freq", "token_dispatcher", "grouped_gemm"});
+                     "layer_freq", "token_dispatcher", "grouped_gemm", "shared_gate"});
     set_if(moe->get<int>("experts", 1, kMaxInt), m.experts);
     set_if(moe->get<int>("topk", 1, kMaxInt), m.topk);
     set_if(moe->get<int>("ffn_hidden", 0, kMaxWidth), m.moe_ffn_hidden);
@@ -129,6 +129,7 @@ void read_moe(const JsonReader& f, ModelSpec& m) {
                "allgather, alltoall or flex"),
            m.token_dispatcher);
     set_if(moe->get<bool>("grouped_gemm"), m.grouped_gemm);
+    set_if(moe->get<bool>("shared_gate"), m.moe_shared_gate);
     if (m.experts == 0 || m.topk == 0) {
         throw input_error(moe->where(m.experts == 0 ? "experts" : "topk"), "an MoE model needs both experts and topk",
                           "add \"experts\": E and \"topk\": k");
@@ -163,6 +164,66 @@ void read_mla(const JsonReader& f, ModelSpec& m) {
     m.mla = s;
 }
 
+// One 0/1 per layer under `key` of `r` (a window or linear-attention layer map).
+std::vector<int> read_layer_flags(const JsonReader& r, const char* key, int layers, const char* what) {
+    const nlohmann::json& v = r.at(key);
+    if (!v.is_array() || v.size() != static_cast<std::size_t>(layers)) {
+        throw input_error(r.where(key), std::string("expected a list of one 0 or 1 per layer (") + std::to_string(layers) + ")",
+                          std::string("write 1 for a layer with ") + what + " and 0 for the others");
+    }
+    std::vector<int> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number_integer() || (v[i].get<std::int64_t>() != 0 && v[i].get<std::int64_t>() != 1)) {
+            throw input_error(r.where(std::string(key) + "/" + std::to_string(i)), "expected 0 or 1, got " + v[i].dump(),
+                              std::string("write 1 for a layer with ") + what + " and 0 for the others");
+        }
+        out.push_back(v[i].get<int>());
+    }
+    return out;
+}
+
+// The issue-29 attention keys: sliding_window, linear_attention, norms, qk_norm, attention_bias/gate.
+void read_attention_extras(const JsonReader& f, ModelSpec& m) {
+    set_if(f.get<int>("norms", 0, 16), m.norms);
+    set_if(f.get<bool>("qk_norm"), m.qk_norm);
+    set_if(f.get<bool>("attention_bias"), m.attention_bias);
+    set_if(f.get<bool>("attention_gate"), m.attention_gate);
+    if (auto w = f.get_object("sliding_window")) {
+        w->check_keys({"size", "layers"});
+        const auto size = w->get<int>("size", 1, kMaxInt);
+        if (!size) {
+            throw input_error(w->where("size"), "missing: the window size", "add \"size\": W (keys each query attends to)");
+        }
+        m.sliding_window = *size;
+        if (w->has("layers")) {
+            m.window_layers = read_layer_flags(*w, "layers", m.layers, "a sliding window");
+        }
+    }
+    if (auto a = f.get_object("linear_attention")) {
+        a->check_keys({"layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
+        LinearAttentionSpec s;
+        const auto required = [&](const char* key, int min) {
+            const auto v = a->get<int>(key, min, kMaxDim);
+            if (!v) {
+                throw input_error(a->where(key), std::string("missing: ") + key + " (linear attention needs it)",
+                                  std::string("add \"") + key + "\" (Qwen3-Next: docs/formats/hf-config.md)");
+            }
+            return *v;
+        };
+        if (!a->has("layers")) {
+            throw input_error(a->where("layers"), "missing: which layers are linear attention",
+                              "add \"layers\": one 0 or 1 per layer");
+        }
+        s.layers = read_layer_flags(*a, "layers", m.layers, "linear attention");
+        s.key_heads = required("key_heads", 1);
+        s.value_heads = required("value_heads", 1);
+        s.key_head_dim = required("key_head_dim", 1);
+        s.value_head_dim = required("value_head_dim", 1);
+        s.conv_kernel = required("conv_kernel", 0);
+        m.linear_attention = s;
+    }
+}
+
 void require_model_basics(const JsonReader& f, const ModelSpec& m) {
     if (m.hidden == 0) {
         throw input_error(f.where("hidden"), "missing: the hidden size",
@@ -189,7 +250,8 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
                                const std::string& pointer) {
     const JsonReader f(j, where, pointer);
     f.check_keys({"layers", "first_dense_layers", "moe_layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                  "ffn_gated", "vocab", "tied_embeddings", "moe", "mla", "params", "dtype_bytes"});
+                  "ffn_gated", "vocab", "tied_embeddings", "moe", "mla", "params", "dtype_bytes", "norms", "qk_norm",
+                  "attention_bias", "attention_gate", "sliding_window", "linear_attention"});
     ModelSpec m;
     set_if(f.get<int>("layers", 1, kMaxInt), m.layers);
     if (m.layers == 0) {
@@ -206,6 +268,7 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
     set_if(f.get<bool>("tied_embeddings"), m.tied_embeddings);
     read_moe(f, m);
     read_mla(f, m);
+    read_attention_extras(f, m);
     if (m.first_dense_layers > m.layers) {
         throw input_error(f.where("first_dense_layers"), "more leading dense layers than layers",
                           "set it to at most " + std::to_string(m.layers));

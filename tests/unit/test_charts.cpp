@@ -100,7 +100,7 @@ TEST_CASE("charts: the step bars of seed A sum to each arm's step, the hidden pa
     REQUIRE(hatched.size() == 2);
     CHECK(hatched[0] == doctest::Approx(bars[0].hidden[0].seconds).epsilon(1e-5));
     CHECK(svg.find("4.490 s") != std::string::npos);
-    CHECK(svg.find("2.917 s (-35.03%)") != std::string::npos);
+    CHECK(svg.find("2.924 s (-34.88%)") != std::string::npos);
     // inline form: no XML declaration, the same <svg>
     const std::string inl = score_chart_svg(a, default_diagram_style(), SvgForm::Inline);
     CHECK(inl.rfind("<svg", 0) == 0);

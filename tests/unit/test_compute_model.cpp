@@ -325,3 +325,19 @@ TEST_CASE("training.fp8_recipe and overlap.tp: read, round-tripped, and refused 
                                                        "l.json"),
                          doctest::Contains("l.json (/training/fp8_recipe)"), Error);
 }
+
+TEST_CASE("a sliding-window layer's attention counts min(window, position) keys per query") {
+    ModelSpec m = dense_model();
+    m.layers = 2;
+    const TrainingSpec t = one_batch(4096);
+    const double full = op_flops(compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0), "attention");
+    m.sliding_window = 128;
+    m.window_layers = {1, 0};  // layer 0 windowed, layer 1 global
+    const ComputeBreakdown w = compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0);
+    // Causal full: s/2 keys per query on average; window W: W − W²/(2s) = 126 here.
+    CHECK(op_flops(w, "attention") == doctest::Approx(full / 2 * (1.0 + 126.0 / 2048)));
+    CHECK(op_flops(w, "qkv") == op_flops(compute_breakdown(dense_model(), t, ParallelSizes{}, h100(), 1.0), "qkv") * 2);
+    // A window as long as the sequence is the causal mask itself.
+    m.sliding_window = 4096;
+    CHECK(op_flops(compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0), "attention") == doctest::Approx(full));
+}

@@ -91,7 +91,9 @@ TEST_CASE("all_to_all leaves by each GPU's own rail NIC - busbw tends to B_nic (
     const CollectiveCost c = all_to_all(g, kGB, gdr());
     CHECK(c.nic_s == doctest::Approx(0.5 / 40.0));           // half the buffer, 50 GB/s × 0.8
     CHECK(c.intra_s == doctest::Approx(7.0 / 16.0 / 360.0));
-    CHECK(c.alpha_s == doctest::Approx((7 * 3.4 + 8 * 14) * 1e-6));
+    // Every peer in flight at once (NCCL's grouped p2p, up to 32 channels x 8 peers per round):
+    // one network α, not one per remote peer.
+    CHECK(c.alpha_s == doctest::Approx(14 * 1e-6));
     TransportModel no_alpha = gdr();
     no_alpha.alpha_us = 0;
     PlacedGroup g0 = g;
@@ -300,4 +302,15 @@ TEST_CASE("fewer rail NICs than ranks: the ranks of a node share its NICs, by ha
     CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
     // Ring all-gather: (n − 1)/n S over the node's 4 NICs × 45 GB/s.
     CHECK(all_gather(g, kGB, gdr()).nic_s == doctest::Approx(15.0 / 16.0 / (4 * 45.0)));
+}
+
+TEST_CASE("all_to_all latency as NCCL issues it: one round per 256 peers in flight, not one step per remote peer") {
+    // 32 nodes x 8 GPUs: 248 remote peers fit in one round (32 p2p channels x 8 peers per batch):
+    // one network alpha. 64 nodes: 504 remote peers, two rounds.
+    NodeHardware hw;
+    hw.nic_gbit_s = 400;
+    PlacedGroup g = make_placed_group(32, 8, hw);
+    CHECK(all_to_all(g, 32.0 * 1024 * 1024, gdr()).alpha_s == doctest::Approx(14e-6));
+    g = make_placed_group(64, 8, hw);
+    CHECK(all_to_all(g, 32.0 * 1024 * 1024, gdr()).alpha_s == doctest::Approx(2 * 14e-6));
 }

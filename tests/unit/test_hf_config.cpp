@@ -124,14 +124,13 @@ TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert - the MTP
     CHECK(r.model.active_params() == doctest::Approx(37e9).epsilon(0.02));
 }
 
-TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64 - sliding window and biases named as not modelled") {
+TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64 - biases named as not modelled") {
     const Read r = read_fixture("gpt-oss-120b.json");
     CHECK(r.model.experts == 128);
     CHECK(r.model.topk == 4);
     CHECK(r.model.moe_ffn_hidden == 2880);
     CHECK(r.model.head_dim == 64);
     CHECK(r.model.moe_layers == 36);
-    CHECK(any_contains(r.hf.ignored, "sliding_window = 128"));
     CHECK(any_contains(r.hf.ignored, "attention_bias = true: biases are not counted"));
     CHECK(any_contains(r.hf.ignored, "swiglu_limit = 7.0"));
     CHECK(any_contains(r.hf.ignored, "initial_context_length = 4096"));
@@ -179,16 +178,17 @@ TEST_CASE("layer rules: Qwen's decoder_sparse_step and mlp_only_layers, DeepSeek
     CHECK(model_spec_from_json(none.model, "config.json").experts == 0);
 }
 
-TEST_CASE("an unknown model_type is read by its common fields, with a warning naming what was ignored") {
-    const HfModel h = read_text(R"({"model_type": "gpt2ish", "num_hidden_layers": 12, "hidden_size": 768,
+TEST_CASE("an unknown model_type with --allow-unknown-model is read by its common fields, with a warning naming what was not read") {
+    const HfModel h = read_hf_config(R"({"model_type": "gpt2ish", "num_hidden_layers": 12, "hidden_size": 768,
         "num_attention_heads": 12, "vocab_size": 50257, "intermediate_size": 3072, "hidden_act": "gelu_new",
-        "num_experts": 8, "n_inner": 3072})");
+        "num_experts": 8, "n_inner": 3072})",
+                                     "config.json", true);
     CHECK(h.model.at("ffn_gated") == false);
     CHECK(h.model.at("tied_embeddings") == true);  // transformers' PretrainedConfig default
     CHECK(h.model.count("moe") == 0);
     REQUIRE(!h.warnings.empty());
     CHECK(any_contains(h.warnings, "model_type \"gpt2ish\" is not one plan-layout knows"));
-    CHECK(any_contains(h.warnings, "ignored: n_inner, num_experts"));
+    CHECK(any_contains(h.warnings, "not read: n_inner, num_experts"));
     CHECK(any_contains(h.warnings, "tie_word_embeddings is not given"));
     CHECK(any_contains(h.warnings, "hidden_act \"gelu_new\": assumed a two-matrix FFN"));
     CHECK(any_contains(h.ignored, "num_experts = 8: not read for model_type gpt2ish"));

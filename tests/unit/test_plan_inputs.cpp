@@ -244,6 +244,30 @@ TEST_CASE("a Hugging Face config gives the model - an error about its value name
     CHECK(bad.err.find("not divisible by ep 16") != std::string::npos);
 }
 
+TEST_CASE("an unknown model_type is refused (exit 2) - with --allow-unknown-model the JSON warnings name every field not read") {
+    const Scratch dir;
+    const std::string config = (dir.path / "config.json").string();
+    std::ofstream(config) << R"({"model_type": "gpt2ish", "num_hidden_layers": 12, "hidden_size": 768,
+        "num_attention_heads": 12, "vocab_size": 50257, "intermediate_size": 3072, "n_inner": 3072,
+        "max_position_embeddings": 1024})";
+    const std::vector<std::string> args = {"analyze", "--nodes", "1", "--node", "h100-hgx-8gpu-8nic", "--model-config",
+                                           config, "--seq-length", "1024", "--global-batch-size", "8", "--format", "json"};
+    const Run bad = cli(args);
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("config.json (/model_type): model_type \"gpt2ish\" is not one plan-layout reads") != std::string::npos);
+    CHECK(bad.err.find("pass --allow-unknown-model to read only the common fields") != std::string::npos);
+    const Run good = cli(with(args, {"--allow-unknown-model"}));
+    REQUIRE(good.code == 0);
+    const nlohmann::json parsed4 = nlohmann::json::parse(good.out);
+    bool named = false;
+    for (const auto& w : parsed4.at("warnings")) {
+        const std::string line = w.get<std::string>();
+        named = named || (line.find("config.json: model_type \"gpt2ish\"") != std::string::npos &&
+                          line.find("not read: max_position_embeddings, n_inner") != std::string::npos);
+    }
+    CHECK(named);
+}
+
 TEST_CASE("--measured-step anchors the tcp arm to a measured step, from seconds or from a step log") {
     const std::string seed = std::string(kSrc) + "/layouts/seed-2x8-ep16.json";
     const Run secs = cli({"analyze", seed, "--measured-step", "tcp=4.49", "--format", "json"});

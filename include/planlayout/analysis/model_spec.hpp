@@ -47,6 +47,23 @@ struct MlaSpec {
     int v_head_dim = 0;
 };
 
+/// Linear-attention layers (Qwen3-Next's Gated DeltaNet, transformers' Qwen3NextGatedDeltaNet) in
+/// place of softmax attention on some layers. Per such layer: in_proj_qkvz h×(2·key_dim + 2·value_dim),
+/// in_proj_ba h×2·value_heads, a depthwise conv1d (2·key_dim + value_dim)×conv_kernel, dt_bias and A_log
+/// (value_heads each), out_proj value_dim×h, and a gated norm of value_head_dim (counted with norms);
+/// key_dim = key_heads·key_head_dim, value_dim = value_heads·value_head_dim.
+struct LinearAttentionSpec {
+    std::vector<int> layers;  // one 0/1 per layer: 1 = linear attention
+    int key_heads = 0;
+    int value_heads = 0;
+    int key_head_dim = 0;
+    int value_head_dim = 0;
+    int conv_kernel = 0;
+
+    [[nodiscard]] double params_per_layer(double hidden, bool with_norm) const;
+    [[nodiscard]] int count() const;  // layers that are linear attention
+};
+
 /// The network model: what the collectives move. Parameter counts are totals over the whole
 /// model (not per rank); 0 means "derive from the shape" (see derived_*()).
 struct ModelSpec {
@@ -73,8 +90,19 @@ struct ModelSpec {
     std::vector<int> moe_layer_pattern;  // "moe/layer_freq" as a list: one 0/1 per layer (empty = not given)
     TokenDispatcher token_dispatcher = TokenDispatcher::AllToAll;
     bool grouped_gemm = false;
+    bool moe_shared_gate = false;  // "moe/shared_gate": a sigmoid gate h×1 on the shared expert (Qwen2-MoE, Qwen3-Next)
     // Attention
     std::optional<MlaSpec> mla;  // multi-head latent attention instead of (GQA) multi-head attention
+    bool attention_bias = false;  // q, k and v projections carry biases (GLM-4.5; counted in the parameters)
+    bool attention_gate = false;  // the query projection is twice as wide: an output gate per head (Qwen3-Next)
+    int sliding_window = 0;       // keys a windowed layer attends to (0 = none): FLOPs, not weights
+    std::vector<int> window_layers;  // one 0/1 per layer, 1 = windowed (empty: every layer when sliding_window > 0)
+    std::optional<LinearAttentionSpec> linear_attention;  // Gated DeltaNet layers (Qwen3-Next)
+    // Norm weights (0/false = not counted, as the parameter count always was): hidden-sized norms per
+    // layer (2 for pre-norm, 4 for Gemma 2/3's pre- and post-norms); with norms > 0 the final norm and
+    // MLA's latent norms count too. qk_norm: per-head q and k norms of head_dim (Qwen3, Gemma 3).
+    int norms = 0;
+    bool qk_norm = false;
     // Parameter counts (0 = derived)
     double dense_params = 0;   // everything that is not a routed expert
     double expert_params = 0;  // all routed experts of all layers
@@ -103,6 +131,13 @@ struct ModelSpec {
     [[nodiscard]] int kv_cache_dim() const;
     /// Attention weights of one layer (no norms, no biases).
     [[nodiscard]] double attention_params_per_layer() const;
+    /// What norms, q/k norms, attention biases and gates and linear-attention layers add to the dense
+    /// parameters over the whole model (0 with none of those keys).
+    [[nodiscard]] double extra_dense_params() const;
+    /// Per layer, whether attention is windowed (sliding_window with window_layers) and whether it is
+    /// linear attention.
+    [[nodiscard]] bool layer_windowed(int layer) const;
+    [[nodiscard]] bool layer_linear(int layer) const;
     [[nodiscard]] double derived_dense_params() const;
     [[nodiscard]] double derived_expert_params() const;
     /// Parameters one token touches: dense + (topk / experts) · expert.

@@ -26,10 +26,13 @@ struct HfModel {
 };
 
 /// Reads config.json text; `file` names it in errors and sources. Known families (model_type):
-/// llama, mistral, qwen2, qwen3 (dense), mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3,
-/// gpt_oss; another model_type is read by its common fields, with a warning. A language model
-/// nested under "text_config" is read from there. Throws Error (BadInput) naming the file, the
-/// field and the fix when a required field is missing or out of range.
-[[nodiscard]] HfModel read_hf_config(const std::string& text, const std::string& file);
+/// llama, mistral, qwen2, qwen3, phi3 (dense), mixtral, qwen2_moe, qwen3_moe, deepseek_v2,
+/// deepseek_v3, kimi_k2 (DeepSeek-V3's architecture), gpt_oss, gemma2, gemma3_text/gemma3,
+/// llama4_text/llama4, glm4_moe, qwen3_next (docs/formats/hf-config.md maps each). Another
+/// model_type throws Error (BadInput) unless allow_unknown_model, when it is read by its common
+/// fields with a warning that names every field not read. A language model nested under
+/// "text_config" is read from there. Throws Error (BadInput) naming the file, the field and the
+/// fix when a required field is missing or out of range.
+[[nodiscard]] HfModel read_hf_config(const std::string& text, const std::string& file, bool allow_unknown_model = false);
 
 }  // namespace planlayout
