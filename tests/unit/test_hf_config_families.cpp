@@ -16,29 +16,12 @@
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 
+#include "hf_config_support.hpp"
+
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
+using namespace hf_fixture;  // NOLINT(google-build-using-namespace)
 
 namespace {
-
-struct Read {
-    HfModel hf;
-    ModelSpec model;
-};
-
-Read read_fixture(const std::string& name) {
-    const std::string path = std::string(PLANLAYOUT_TEST_DATA_DIR) + "/hf-configs/" + name;
-    Read r{read_hf_config(read_text_file(path), name), {}};
-    r.model = model_spec_from_json(r.hf.model, name);
-    return r;
-}
-
-double total(const ModelSpec& m) { return m.derived_dense_params() + m.derived_expert_params(); }
-
-double embedding(const ModelSpec& m) { return static_cast<double>(m.vocab) * m.hidden; }
-
-bool any_contains(const std::vector<std::string>& lines, const std::string& part) {
-    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; });
-}
 
 int windowed_layers(const ModelSpec& m) {
     int n = 0;
