@@ -219,6 +219,13 @@ TEST_CASE("GPU specs: the built-in files, matching by name and id, reader errors
     CHECK(name_of("A100-SXM4-80GB") == "A100 SXM 80GB");
     CHECK(name_of("l40s") == "L40S");
     CHECK(name_of("NVIDIA B200") == "B200");
+    // Blackwell Ultra and the Grace Blackwell parts (issue 28): the longer id wins, so GB200 is
+    // not taken for B200 nor GB300 for B300.
+    CHECK(name_of("NVIDIA B300 SXM6 AC") == "B300");
+    CHECK(name_of("NVIDIA GB200") == "GB200");
+    CHECK(name_of("NVIDIA GB300") == "GB300");
+    CHECK(match_gpu(specs, "NVIDIA GB200")->bf16_tflops == 2500);
+    CHECK(match_gpu(specs, "NVIDIA GB300")->fp8_tflops == 5000);
     CHECK(name_of("Tesla T4") == "-");
     const GpuChoice from_template = choose_gpu(specs, "", {{"n", "NVIDIA H200"}});
     CHECK(from_template.spec.name == "H200");
