@@ -98,7 +98,11 @@ json to_json(const TransportSpec& t) {
         json shm = params_json(t.shm_params);
         shm["host_memory_gbyte_s"] = t.shm.host_memory_gbyte_s;
         shm["inter_socket_gbyte_s"] = t.shm.inter_socket_gbyte_s;
-        shm["sockets_per_node"] = t.shm.sockets_per_node;
+        if (t.shm.sockets_per_node > 0) {
+            shm["sockets_per_node"] = t.shm.sockets_per_node;
+        } else {
+            shm["sockets_per_node"] = "the node template's GPU NUMA nodes, else 2";
+        }
         out["shm"] = shm;
     }
     if (!t.calibrations.empty()) {

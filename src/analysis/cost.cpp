@@ -75,6 +75,7 @@ PlacedGroup make_placed_group(int nodes, int gpus_per_node, const NodeHardware& 
     g.nvlink_alpha_us = hw.nvlink_alpha_us;
     g.pcie_efficiency = hw.pcie_efficiency;
     g.pcie_alpha_us = hw.pcie_alpha_us;
+    g.gpu_numa_nodes = hw.gpu_numa_nodes;
     return g;
 }
 
@@ -121,7 +122,9 @@ double intra_gbyte_s(const PlacedGroup& g) {
 double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     const int per_node = std::max(1, g.max_per_node);
     const int groups = std::max(1, g.concurrent_groups_per_node);
-    const int sockets = std::max(1, x.sockets_per_node);
+    // The sockets: as given, else one per NUMA node the node's GPUs hang off (a one-NUMA host has
+    // no inter-socket hop), else 2 (HGX/DGX).
+    const int sockets = x.sockets_per_node > 0 ? x.sockets_per_node : g.gpu_numa_nodes > 0 ? g.gpu_numa_nodes : 2;
     const int per_socket = (per_node * groups + sockets - 1) / sockets;  // m: ranks sharing a socket's memory
     const bool spans = sockets >= 2 && per_node >= 2 && (g.worst_intra >= PathClass::Sys || per_node > per_socket);
     double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (2.0 * per_socket));

@@ -24,6 +24,7 @@ NodeHardware node_hardware(const Cluster& c) {
     NodeHardware hw;
     bool first = true;
     for (const auto& f : c.facts) {
+        hw.gpu_numa_nodes = std::max(hw.gpu_numa_nodes, f.gpu_numa_nodes);  // the most spread template
         double nic = 0;
         for (double v : f.rail_gbit_s) {
             nic = nic == 0 ? v : std::min(nic, v);
@@ -36,7 +37,9 @@ NodeHardware node_hardware(const Cluster& c) {
                                f.tcp_gbit_s > 0 ? f.tcp_gbit_s : hw.tcp_gbit_s,
                                std::max(1, f.tcp_interfaces)};
         if (first) {
+            const int numa = hw.gpu_numa_nodes;
             hw = one;
+            hw.gpu_numa_nodes = numa;
             first = false;
             continue;
         }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace planlayout {
 
@@ -108,6 +109,12 @@ TemplateFacts template_facts(const NodeTemplate& t) {
         f.tcp_gbit_s += tcp.speed_gbit_s;
         ++f.tcp_interfaces;
     }
+    // The NUMA nodes the GPUs hang off (SHM's sockets): counted when every GPU names one.
+    std::set<int> numa;
+    for (const auto& gpu : t.gpus) {
+        numa.insert(gpu.numa);
+    }
+    f.gpu_numa_nodes = numa.empty() || numa.count(-1) > 0 ? 0 : static_cast<int>(numa.size());
     return f;
 }
 

@@ -55,6 +55,10 @@ TEST_CASE("a GPU whose only NIC is across the socket gets that NIC at SYS distan
     CHECK(f.gpu_rail == std::vector<int>{0, 0});
     CHECK(f.gpu_nic_class[0] == PathClass::Sys);
     CHECK(f.gpu_nic_class[1] == PathClass::Phb);
+    CHECK(f.gpu_numa_nodes == 2);  // SHM's sockets: the GPUs hang off NUMA 0 and 1
+    const Cluster unknown = cluster(R"({"nodes": 1, "node": {"name": "no-numa",
+        "gpus": [{"name": "GPU0"}, {"name": "GPU1", "numa": 0}]}})");
+    CHECK(unknown.facts.front().gpu_numa_nodes == 0);  // one GPU without a NUMA node: unknown
 }
 
 TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON pointers") {

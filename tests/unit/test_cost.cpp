@@ -1,6 +1,7 @@
 // Tests: one collective on one placement, against hand-computed values (docs/cost-model.md §2–§4).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "planlayout/analysis/cost.hpp"
@@ -258,6 +259,15 @@ TEST_CASE("SHM bound: the PCIe link, the socket's host memory shared by its rank
     // one socket: every rank of the node shares its memory
     x.sockets_per_node = 1;
     CHECK(shm_line_gbyte_s(eight, x, false) == doctest::Approx(307.2 / 16));
+    // Not given: one socket per NUMA node the template's GPUs hang off. Two GPUs of a one-NUMA
+    // host (the lent 2 x H200 VM: both on NUMA 0) share one socket's memory and never cross a
+    // socket link, even at a SYS path; unknown NUMA keeps HGX's 2.
+    x.sockets_per_node = 0;
+    PlacedGroup pair = make_placed_group(1, 2, {});
+    pair.worst_intra = PathClass::Sys;
+    CHECK(shm_line_gbyte_s(pair, x, false) == doctest::Approx(22.0));
+    pair.gpu_numa_nodes = 1;
+    CHECK(shm_line_gbyte_s(pair, x, false) == doctest::Approx(std::min(64.0, 307.2 / 4)));
     x.sockets_per_node = 2;
     // Effective bandwidth never exceeds PCIe × the SHM efficiency
     for (int gpus : {2, 4, 8}) {

@@ -38,6 +38,7 @@ struct PlacedGroup {
     double pcie_alpha_us = 5.7;
     double two_node_tree_gain = 1.5;  // k = 2 all-reduce: tree / NVLS-tree gain on the NIC term,
                                       // bounded to [1, 2]
+    int gpu_numa_nodes = 0;           // NUMA nodes a node's GPUs hang off (0 unknown): SHM's sockets
 };
 
 /// Hardware numbers for building shapes from (nodes, GPUs per node) — the `collective`
@@ -55,6 +56,7 @@ struct NodeHardware {
     double nvlink_alpha_us = 3.4;
     double pcie_efficiency = 0.8;
     double pcie_alpha_us = 5.7;
+    int gpu_numa_nodes = 0;      // distinct NUMA nodes of a node's GPUs (0 unknown; the most over templates)
 };
 
 /// A group of every GPU on `nodes` nodes × `gpus_per_node` (nccl-tests' usual run): rail
@@ -67,7 +69,8 @@ struct TransportModel {
     int sockets = 1;                       // TCP: nsocks_perthread × nthreads per connection
     bool socket_inside_node = false;       // TCP with P2P and SHM off: ranks of one node use sockets too
     bool shm = false;                      // the shm arm: inside a node over NCCL's SHM transport (below)
-    int sockets_per_node = 2;              // CPU sockets the node's GPUs are spread over
+    int sockets_per_node = 0;              // CPU sockets the node's GPUs are spread over (0: the
+                                           // group's gpu_numa_nodes, else 2)
     double efficiency = 0.9;
     double alltoall_efficiency = 0.8;
     double alpha_us = 14.0;

@@ -333,7 +333,8 @@ struct TcpSpec {
 struct ShmSpec {
     double host_memory_gbyte_s = 307.2;  // per CPU socket: 8 channels of DDR5-4800 (Sapphire Rapids)
     double inter_socket_gbyte_s = 22.0;  // one direction of the CPU-CPU link: NCCL's SRP_QPI_BW
-    int sockets_per_node = 2;            // CPU sockets the node's GPUs are spread over (HGX/DGX: 2)
+    int sockets_per_node = 0;            // CPU sockets the node's GPUs are spread over; 0: as many as the
+                                         // node template's GPUs have NUMA nodes, else 2 (HGX/DGX)
 };
 
 /// The transports the score compares, with their priors; all overridable from the layout.

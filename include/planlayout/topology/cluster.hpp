@@ -26,6 +26,7 @@ struct TemplateFacts {
     std::vector<double> rail_gbit_s;        // NIC line rate per rail
     double tcp_gbit_s = 0;                  // sum of the node's TCP interfaces
     int tcp_interfaces = 0;
+    int gpu_numa_nodes = 0;                 // distinct NUMA nodes of the GPUs (0: one of them unknown)
 };
 
 /// One-direction GB/s of a PCIe link: the reported figure, else per-lane rate by generation ×
