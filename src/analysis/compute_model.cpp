@@ -420,7 +420,7 @@ double recompute_share(const TrainingSpec& t, const Entry& e, double layers_per_
         case Recompute::None:
             return 0.0;
         case Recompute::Selective:
-            return t.recomputes(e.module) || (e.module == "moe_act" && t.recomputes("moe")) ? 1.0 : 0.0;
+            return t.recomputes(e.module) ? 1.0 : 0.0;
         case Recompute::Full:
             if (t.recompute_method == RecomputeMethod::Block && t.recompute_layers > 0 && layers_per_chunk > 0) {
                 return std::min(1.0, t.recompute_layers / layers_per_chunk);

@@ -311,8 +311,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const auto dropped = [&](const char* module, double bytes) { return t.recomputes(module) ? bytes : 0.0; };
     const bool moe_whole = t.recomputes("moe");
     const double moe_layer = moe_whole ? 0.0
-                                       : x.moe_io + x.moe_fc1 + (t.recomputes("moe_act") ? 0.0 : x.moe_act) +
-                                             (t.recomputes("shared_experts") ? 0.0 : x.shared);
+                                       : x.moe_io + x.moe_fc1 + x.moe_act - dropped("moe_act", x.moe_act) + x.shared -
+                                             dropped("shared_experts", x.shared);
     // Korthikanti's 34 (or 10 + 24/t) holds a 4h GELU MLP's FC1 and activation outputs, 16·s·b·h/t:
     // replaced by the model's own MLP (dense layers) or by the experts (MoE layers).
     const bool per_op = t.per_op_checkpoint;
@@ -328,9 +328,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
         const double norms_kept = x.norms - dropped("layernorm", x.norms);
         const double proj_in = sbh * m.activation_bytes / tp;
         const double fc2_in = x.dense_mlp / (m.ffn_gated ? 3.0 : 2.0);  // the activation output: f of (g + 1)·f
-        dense_kept -= shrink * (norms_kept + proj_in + (t.recomputes("mlp") ? 0.0 : fc2_in));
-        moe_kept -= shrink * (norms_kept + proj_in +
-                              (moe_whole ? 0.0 : x.moe_io / 2 + (t.recomputes("moe_act") ? 0.0 : x.moe_act)));
+        dense_kept -= shrink * (norms_kept + proj_in + fc2_in - dropped("mlp", fc2_in));
+        moe_kept -= shrink * (norms_kept + proj_in + (moe_whole ? 0.0 : x.moe_io / 2 + x.moe_act - dropped("moe_act", x.moe_act)));
     }
     const double kept_layer = (1.0 - moe_share) * dense_kept + moe_share * moe_kept + scores;
     // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of

@@ -415,7 +415,11 @@ bool TrainingSpec::recomputes(std::string_view module) const {
     if (recompute_modules.empty()) {
         return module == "core_attn";
     }
-    return std::find(recompute_modules.begin(), recompute_modules.end(), module) != recompute_modules.end();
+    const auto listed = [&](std::string_view m) {
+        return std::find(recompute_modules.begin(), recompute_modules.end(), m) != recompute_modules.end();
+    };
+    // "moe" checkpoints the whole MoE layer, its activation and shared experts included.
+    return listed(module) || ((module == "moe_act" || module == "shared_experts") && listed("moe"));
 }
 
 OptimizerImpl TrainingSpec::resolved_optimizer() const {

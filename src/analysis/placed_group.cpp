@@ -23,8 +23,9 @@ PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw,
 NodeHardware node_hardware(const Cluster& c) {
     NodeHardware hw;
     bool first = true;
+    int numa = 0;  // the most spread template's GPU NUMA nodes
     for (const auto& f : c.facts) {
-        hw.gpu_numa_nodes = std::max(hw.gpu_numa_nodes, f.gpu_numa_nodes);  // the most spread template
+        numa = std::max(numa, f.gpu_numa_nodes);
         double nic = 0;
         for (double v : f.rail_gbit_s) {
             nic = nic == 0 ? v : std::min(nic, v);
@@ -37,9 +38,7 @@ NodeHardware node_hardware(const Cluster& c) {
                                f.tcp_gbit_s > 0 ? f.tcp_gbit_s : hw.tcp_gbit_s,
                                std::max(1, f.tcp_interfaces)};
         if (first) {
-            const int numa = hw.gpu_numa_nodes;
             hw = one;
-            hw.gpu_numa_nodes = numa;
             first = false;
             continue;
         }
@@ -49,6 +48,7 @@ NodeHardware node_hardware(const Cluster& c) {
         hw.nic_gbit_s = std::min(hw.nic_gbit_s, one.nic_gbit_s);
         hw.tcp_gbit_s = std::min(hw.tcp_gbit_s, one.tcp_gbit_s);
     }
+    hw.gpu_numa_nodes = numa;
     return hw;
 }
 

@@ -272,7 +272,8 @@ struct TrainingSpec {
                (attention_backend == AttentionBackend::Auto && implementation == Implementation::MegatronLocal);
     }
 
-    /// Whether selective recompute repeats this part of a layer (a name of kRecomputeModules).
+    /// Whether selective recompute repeats this part of a layer (a name of kRecomputeModules);
+    /// "moe" covers moe_act and shared_experts.
     [[nodiscard]] bool recomputes(std::string_view module) const;
 
     /// The optimizer that runs: `optimizer`, or the implementation's (megatron-te fused fp32,
