@@ -85,9 +85,9 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
     x.kind = t;
     x.efficiency = pick(p.efficiency, end);
     x.alltoall_efficiency = pick(p.alltoall_efficiency, end);
-    if (t == spec.anchored && spec.anchor_factor != 1.0) {  // the anchoring's fit (carried onto calibrated fits by the bands)
-        x.efficiency *= spec.anchor_factor;
-        x.alltoall_efficiency *= spec.anchor_factor;
+    if (const double f = spec.anchor_factor(t); f != 1.0) {  // the anchoring's fit (carried onto calibrated fits by the bands)
+        x.efficiency = std::min(1.0, x.efficiency * f);
+        x.alltoall_efficiency = std::min(1.0, x.alltoall_efficiency * f);
     }
     x.alpha_us = p.alpha_us;
     x.host_staged_efficiency = pick(spec.rdma_params.efficiency, end);

@@ -306,6 +306,13 @@ nlohmann::json TrainingSpec::to_json() const {
     if (measured_step_time_s) {
         j["measured_step_time_s"] = *measured_step_time_s;
     }
+    if (second_measured_step_time_s) {
+        j["second_measured_step_time_s"] = *second_measured_step_time_s;
+        j["second_measured_transport"] = second_measured_transport;
+    }
+    if (measured_compute_s) {
+        j["measured_compute_s"] = *measured_compute_s;
+    }
     if (compute_time_s) {
         j["compute_time_s"] = *compute_time_s;
     }

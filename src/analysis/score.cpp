@@ -2,6 +2,7 @@
 #include "planlayout/analysis/score.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -98,14 +99,19 @@ ComputeBreakdown breakdown_at(const ScoreInput& in, const GpuSpec& gpu, double s
     return compute_breakdown(*in.model, t, in.sizes, gpu, scale);
 }
 
-/// compute_scale as given, or fitted so that the measured arm's step equals training.measured_step_time_s.
+/// compute_scale as given, or fitted to what was measured: one arm's step, two arms' steps, a
+/// compute-only step (docs/cost-model.md, "Anchoring to a measured step").
 struct ComputeFit {
     ComputeBreakdown breakdown;
     double scale = 1;
     bool anchored = false;
-    double transport_factor = 1;  // the measured arm's efficiencies, when the compute band held compute
-    Transport measured = Transport::Tcp;
-    std::optional<std::string> warning;
+    std::array<double, 5> factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per measured arm: its network efficiencies' factor
+    std::vector<std::string> notes;                          // what was anchored, to what, by how much
+    std::vector<std::string> warnings;
+
+    [[nodiscard]] bool moves_transport() const {
+        return std::any_of(factors.begin(), factors.end(), [](double x) { return x != 1.0; });
+    }
 };
 
 /// g's argument in [lo, hi] at which g (decreasing) equals target, bisected in log scale; the
@@ -138,9 +144,141 @@ std::optional<double> compute_band(const ModelSpec& m, const TrainingSpec& t) {
     return kComputeAnchorBand;
 }
 
-ComputeFit finish_fit(ComputeFit f, const ScoreInput& in, const GpuSpec& gpu) {
-    f.breakdown = breakdown_at(in, gpu, f.scale);
-    return f;
+/// One measured arm's stable step.
+struct MeasuredArm {
+    Transport arm = Transport::Tcp;
+    double step_s = 0;
+};
+
+/// The measured arms, the faster first (it anchors compute when no compute-only step is given).
+std::vector<MeasuredArm> measured_arms(const TrainingSpec& t) {
+    std::vector<MeasuredArm> arms;
+    if (t.measured_step_time_s) {
+        arms.push_back({parse_transport(t.measured_transport).value_or(Transport::Tcp), *t.measured_step_time_s});
+    }
+    if (t.second_measured_step_time_s) {
+        arms.push_back({parse_transport(t.second_measured_transport).value_or(Transport::Rdma), *t.second_measured_step_time_s});
+    }
+    std::stable_sort(arms.begin(), arms.end(), [](const MeasuredArm& a, const MeasuredArm& b) { return a.step_s < b.step_s; });
+    return arms;
+}
+
+/// The anchoring's solves over one layout: the predicted step of one arm at a compute scale or
+/// with a breakdown and the factors found so far.
+class Anchoring {
+public:
+    Anchoring(const ScoreInput& in, const GpuSpec& gpu, const std::vector<TrafficItem>& traffic,
+              const std::vector<const PlacedGroup*>& shapes, double micro)
+        : in_(in), gpu_(gpu), traffic_(traffic), shapes_(shapes), micro_(micro) {}
+
+    [[nodiscard]] ComputeBreakdown at(double scale) const { return breakdown_at(in_, gpu_, scale); }
+
+    [[nodiscard]] double step(Transport arm, const ComputeBreakdown& c, const std::array<double, 5>& factors) const {
+        ScoreInput probe = in_;
+        probe.transport.baseline = arm;
+        probe.transport.candidate = arm;
+        probe.transport.anchor_factors = factors;
+        return evaluate(probe, traffic_, shapes_, c, micro_, PriorEnd::Point, PriorEnd::Point).step_s[0];
+    }
+
+    /// The factor on `arm`'s network efficiencies in [lo, hi] that makes its step `target`.
+    [[nodiscard]] double transport_factor(const MeasuredArm& m, const ComputeBreakdown& c, std::array<double, 5> factors,
+                                          double lo, double hi) const {
+        const auto step_with = [&](double f) {
+            factors.at(static_cast<std::size_t>(m.arm)) = f;
+            return step(m.arm, c, factors);
+        };
+        return solve_decreasing(step_with, m.step_s, lo, hi);
+    }
+
+private:
+    const ScoreInput& in_;
+    const GpuSpec& gpu_;
+    const std::vector<TrafficItem>& traffic_;
+    const std::vector<const PlacedGroup*>& shapes_;
+    double micro_;
+};
+
+std::string arm_text(const MeasuredArm& m) {
+    return "the measured " + std::string(to_string(m.arm)) + " step of " + seconds_text(m.step_s) + " s";
+}
+
+/// compute_scale so that compute alone (the schedule's busy time and bubble, no communication)
+/// equals the measured compute-only step.
+void pin_compute(ComputeFit& f, const Anchoring& a, double measured_compute_s) {
+    const ScaleFit r = fit_compute_scale([&](double x) {
+        const ComputeBreakdown c = a.at(x);
+        return c.comp_s + c.bubble_s;
+    }, measured_compute_s);
+    f.scale = r.scale;
+    f.anchored = true;
+    f.notes.push_back("compute: compute_scale " + number_text(r.scale) + " from the measured compute-only step of " +
+                      seconds_text(measured_compute_s) + " s");
+    if (r.clamped) {
+        f.warnings.push_back("the measured compute-only step of " + seconds_text(measured_compute_s) +
+                             " s lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
+                             number_text(kMaxComputeScale) + " predicts (memory-bound work alone " +
+                             (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " it)");
+    }
+}
+
+/// Fits `m`'s transport with compute held: the factor on its network efficiencies that makes its
+/// step the measurement; a warning when no factor reaches it.
+void fit_arm_transport(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, const std::string& why) {
+    const ComputeBreakdown c = a.at(f.scale);
+    const double factor = a.transport_factor(m, c, f.factors, kMinTransportFactor, kMaxTransportFactor);
+    std::array<double, 5> with = f.factors;
+    with.at(static_cast<std::size_t>(m.arm)) = factor;
+    const double got = a.step(m.arm, c, with);
+    if (std::abs(got - m.step_s) > 1e-3 * m.step_s) {
+        f.warnings.push_back(arm_text(m) + " cannot be reached through its transport with compute held (" + why +
+                             "): the closest is " + seconds_text(got) + " s at " + number_text(factor) +
+                             "x its network efficiency; the compute or a cost the transport does not carry is off");
+    }
+    f.factors.at(static_cast<std::size_t>(m.arm)) = factor;
+    f.notes.push_back(std::string(to_string(m.arm)) + ": network efficiencies x" + number_text(factor) + " the prior, from " +
+                      arm_text(m) + " (" + why + ")");
+}
+
+/// One arm anchors compute: compute_scale so that its step is the measurement, held at the band's
+/// edge when that needs more than the band allows (the rest put on that arm's transport).
+void anchor_on_arm(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, const ScoreInput& in, const TrainingSpec& t) {
+    const ScaleFit r = fit_compute_scale([&](double x) { return a.step(m.arm, a.at(x), f.factors); }, m.step_s);
+    f.scale = r.scale;
+    f.anchored = true;
+    const double model_comp = a.at(1.0).comp_s;
+    const double need = model_comp > 0 ? a.at(r.scale).comp_s / model_comp : 1.0;
+    if (const auto band = compute_band(*in.model, t); band && need > *band) {
+        // Compute held at the band's edge; the measured arm's transport takes the rest.
+        const double s_band = solve_decreasing([&](double x) { return a.at(x).comp_s; }, *band * model_comp,
+                                               kMinComputeScale, 1.0);
+        const ComputeBreakdown held = a.at(s_band);
+        const double factor = a.transport_factor(m, held, f.factors, kMinTransportFactor, 1.0);
+        std::array<double, 5> with = f.factors;
+        with.at(static_cast<std::size_t>(m.arm)) = factor;
+        if (std::abs(a.step(m.arm, held, with) - m.step_s) <= 1e-3 * m.step_s) {
+            f.scale = s_band;
+            f.factors = with;
+            f.notes.push_back("compute: compute_scale " + number_text(s_band) + " (held at the band's edge, " +
+                              number_text(*band) + "x the modelled compute) from " + arm_text(m));
+            f.notes.push_back(std::string(to_string(m.arm)) + ": network efficiencies x" + number_text(factor) +
+                              " the prior, the rest of " + arm_text(m));
+            f.warnings.push_back(arm_text(m) + " would need " + number_text(need) +
+                                 "x the modelled compute, beyond its band of " + number_text(*band) +
+                                 "x (dense layers and grouped-GEMM experts; the H200 full steps are within 15 %): "
+                                 "compute is held at " + number_text(*band) + "x and the rest put on " +
+                                 std::string(to_string(m.arm)) + ", its efficiency fitted at " + number_text(factor) +
+                                 "x the prior; measure the other arm or the compute alone to tell them apart");
+            return;
+        }
+    }
+    f.notes.push_back("compute: compute_scale " + number_text(r.scale) + " from " + arm_text(m));
+    if (r.clamped) {
+        f.warnings.push_back(arm_text(m) + " lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
+                             number_text(kMaxComputeScale) + " predicts: compute_scale " + number_text(r.scale) +
+                             " gives " + seconds_text(r.step_s) + " s (communication or memory-bound work alone " +
+                             (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)");
+    }
 }
 
 ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vector<TrafficItem>& traffic,
@@ -148,54 +286,21 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
     const TrainingSpec& t = *in.training;
     ComputeFit f;
     f.scale = t.compute_scale;
-    if (t.measured_step_time_s && !t.compute_time_s) {
-        const Transport m = parse_transport(t.measured_transport).value_or(Transport::Tcp);
-        ScoreInput probe = in;
-        probe.transport.baseline = m;
-        probe.transport.candidate = m;
-        const auto step_at = [&](double scale) {
-            return evaluate(probe, traffic, shapes, breakdown_at(in, gpu, scale), micro, PriorEnd::Point,
-                            PriorEnd::Point)
-                .step_s[0];
-        };
-        const ScaleFit r = fit_compute_scale(step_at, *t.measured_step_time_s);
-        f.scale = r.scale;
-        f.anchored = true;
-        f.measured = m;
-        const double model_comp = breakdown_at(in, gpu, 1.0).comp_s;
-        const double need = model_comp > 0 ? breakdown_at(in, gpu, r.scale).comp_s / model_comp : 1.0;
-        if (const auto band = compute_band(*in.model, t); band && need > *band) {
-            // Compute held at the band's edge; the measured arm's transport takes the rest.
-            const double s_band = solve_decreasing([&](double x) { return breakdown_at(in, gpu, x).comp_s; },
-                                                   *band * model_comp, kMinComputeScale, 1.0);
-            const ComputeBreakdown held = breakdown_at(in, gpu, s_band);
-            probe.transport.anchored = m;  // the probe's last use: the bisection only moves its factor
-            const auto step_with = [&](double factor) {
-                probe.transport.anchor_factor = factor;
-                return evaluate(probe, traffic, shapes, held, micro, PriorEnd::Point, PriorEnd::Point).step_s[0];
-            };
-            const double factor = solve_decreasing(step_with, *t.measured_step_time_s, kMinTransportFactor, 1.0);
-            if (std::abs(step_with(factor) - *t.measured_step_time_s) <= 1e-3 * *t.measured_step_time_s) {
-                f.scale = s_band;
-                f.transport_factor = factor;
-                f.warning = "the measured " + std::string(to_string(m)) + " step of " + seconds_text(*t.measured_step_time_s) +
-                            " s would need " + number_text(need) + "x the modelled compute, beyond its band of " +
-                            number_text(*band) + "x (dense layers and grouped-GEMM experts; the H200 full steps are within 15 %): "
-                            "compute is held at " + number_text(*band) + "x and the rest put on " + std::string(to_string(m)) +
-                            ", its efficiency fitted at " + number_text(factor) + "x the prior; measure the other arm or the "
-                            "compute alone to tell them apart";
-                return finish_fit(f, in, gpu);
-            }
+    const std::vector<MeasuredArm> arms = t.compute_time_s ? std::vector<MeasuredArm>{} : measured_arms(t);
+    const Anchoring a(in, gpu, traffic, shapes, micro);
+    if (t.measured_compute_s && !t.compute_time_s) {
+        pin_compute(f, a, *t.measured_compute_s);
+        for (const MeasuredArm& m : arms) {
+            fit_arm_transport(f, a, m, "compute pinned by the compute-only step");
         }
-        if (r.clamped) {
-            f.warning = "the measured " + std::string(to_string(m)) + " step of " + seconds_text(*t.measured_step_time_s) +
-                        " s lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
-                        number_text(kMaxComputeScale) + " predicts: compute_scale " + number_text(r.scale) +
-                        " gives " + seconds_text(r.step_s) + " s (communication or memory-bound work alone " +
-                        (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)";
+    } else if (!arms.empty()) {
+        anchor_on_arm(f, a, arms.front(), in, t);
+        for (std::size_t i = 1; i < arms.size(); ++i) {
+            fit_arm_transport(f, a, arms[i], "compute from the faster arm");
         }
     }
-    return finish_fit(f, in, gpu);
+    f.breakdown = a.at(f.scale);
+    return f;
 }
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
@@ -501,12 +606,11 @@ Score compute_score(const ScoreInput& in_given) {
     const GpuChoice gpu = in_given.gpu ? *in_given.gpu : choose_gpu({}, in_given.training->gpu, {});
     const ComputeFit fit = fit_compute(in_given, gpu.spec, traffic, shapes, micro);
     ScoreInput anchored_copy;
-    if (fit.transport_factor != 1.0) {  // the anchoring put part of the step on the measured arm's transport
+    if (fit.moves_transport()) {  // the anchoring put part of a measured step on that arm's transport
         anchored_copy = in_given;
-        anchored_copy.transport.anchored = fit.measured;
-        anchored_copy.transport.anchor_factor = fit.transport_factor;
+        anchored_copy.transport.anchor_factors = fit.factors;
     }
-    const ScoreInput& in = fit.transport_factor != 1.0 ? anchored_copy : in_given;
+    const ScoreInput& in = fit.moves_transport() ? anchored_copy : in_given;
     const ComputeBreakdown& c = fit.breakdown;
     s.compute_s = c.comp_s;
     s.bubble_s = c.bubble_s;
@@ -517,9 +621,9 @@ Score compute_score(const ScoreInput& in_given) {
     s.compute = fit.breakdown;
     s.compute_scale = fit.scale;
     s.anchored = fit.anchored;
-    if (fit.warning) {
-        s.warnings.push_back(*fit.warning);
-    }
+    s.anchoring = fit.notes;
+    s.anchor_factors = fit.factors;
+    s.warnings.insert(s.warnings.end(), fit.warnings.begin(), fit.warnings.end());
 
     const Evaluation e = evaluate(in, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
     s.step_time_s[0] = e.step_s[0];

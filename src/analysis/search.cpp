@@ -97,6 +97,8 @@ Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::
     // A measured step belongs to the layout it was measured on, not to every candidate: search
     // ranks with compute_scale (fit it on the measured layout first: plan-layout score).
     setup.training->measured_step_time_s.reset();
+    setup.training->second_measured_step_time_s.reset();
+    setup.training->measured_compute_s.reset();
     return Evaluator{cluster, std::move(setup), std::move(placement), std::nullopt};
 }
 

@@ -259,31 +259,55 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
     }
 }
 
-// `--measured-step ARM=SECONDS|LOG` (or `LOG` whose `# arm:` tag names the arm): the step time
-// of the job as it runs today. A log is averaged over its stable steps, 6 to the last (the first
-// five are warm-up, as `ab` skips them).
-void put_measured_step(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
-                       Context& ctx, std::vector<std::string>& files) {
-    const auto given = args.get("--measured-step");
-    if (!given) {
-        return;
+/// One measured time: `ARM=SECONDS|LOG` (or `LOG` whose `# arm:` tag names the arm) for
+/// --measured-step, `SECONDS|LOG` for --measured-compute (no arm). A log is averaged over its
+/// stable steps, 6 to the last (the first five are warm-up, as `ab` skips them).
+struct MeasuredTime {
+    std::string arm;  // "" for a compute-only step
+    double seconds = 0;
+    std::string source;
+};
+
+/// A step log's mean stable step (steps 6 to the last, whole logged intervals), its source and its
+/// own `# arm:` tag.
+MeasuredTime mean_stable_step(const std::string& flag, const std::string& value, Context& ctx,
+                              std::vector<std::string>& files) {
+    const StepSeries series = parse_step_log(read_input(value, ctx), name_of(value));
+    files.push_back(value);
+    const int last = series.points.empty() ? 0 : series.points.back().step;
+    if (last < 6) {
+        throw input_error(name_of(value), "the run has " + std::to_string(last) + " steps; the first five are warm-up",
+                          "give a log with at least 6 steps, or the stable step time in seconds (ARM=SECONDS)");
     }
-    const std::string flag = "--measured-step " + terminal_safe(*given);
-    if (*given == "none") {  // the compute from the GPU's specs alone: drop the layout's measurement
-        if (layout.contains("training") && layout.at("training").is_object()) {
-            for (const char* key : {"measured_step_time_s", "measured_transport"}) {
-                if (layout.at("training").erase(key) > 0) {
-                    notes.push_back(std::string("--measured-step none: training.") + key + " of the layout is not used");
-                }
-            }
-        }
-        sources.erase("/training/measured_step_time_s");
-        sources.erase("/training/measured_transport");
-        return;
+    // Interval means (Megatron-LM, torchtitan logs) average whole logged intervals after the warm-up.
+    const verify::StepWindow window = verify::aligned_window(series, verify::StepWindow{6, last});
+    if (window.first > window.last) {
+        throw input_error(name_of(value), "no logged interval lies after the five warm-up steps (logged at steps " +
+                                              verify::logged_steps_text(series) + ")",
+                          "give a longer log, or the stable step time in seconds (ARM=SECONDS)");
     }
-    const auto eq = given->find('=');
-    std::string arm = eq == std::string::npos ? std::string() : given->substr(0, eq);
-    const std::string value = eq == std::string::npos ? *given : given->substr(eq + 1);
+    const std::vector<double> steps = verify::window_step_times(series, window);
+    double sum = 0;
+    for (const double s : steps) {
+        sum += s;
+    }
+    const double seconds = sum / static_cast<double>(steps.size());
+    if (!(seconds >= 1e-6 && seconds <= 1e6)) {
+        throw input_error(name_of(value), "the mean step time of steps " + std::to_string(window.first) + " to " +
+                                              std::to_string(window.last) + " is " + fixed_text(seconds, 6) +
+                                              " s, out of range",
+                          "check the log's value column (seconds per step)");
+    }
+    return {series.arm, seconds,
+            name_of(value) + " (mean of steps " + std::to_string(window.first) + "-" + std::to_string(window.last) + ", " +
+                flag + ")"};
+}
+
+MeasuredTime read_measured(const std::string& flag, const std::string& given, bool with_arm, std::vector<std::string>& notes,
+                           Context& ctx, std::vector<std::string>& files) {
+    const auto eq = with_arm ? given.find('=') : std::string::npos;
+    std::string arm = eq == std::string::npos ? std::string() : given.substr(0, eq);
+    const std::string value = eq == std::string::npos ? given : given.substr(eq + 1);
     if (eq != std::string::npos && !parse_transport(arm)) {
         throw input_error(flag, "'" + terminal_safe(arm) + "' is not a transport",
                           "name the arm the step was measured on: tcp, rdma or gdrdma (--measured-step tcp=4.49)");
@@ -309,51 +333,78 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
             throw input_error(flag, "'" + terminal_safe(value) + "' is neither a number of seconds nor a file",
                               "give ARM=SECONDS (--measured-step tcp=4.49) or a step log (--measured-step tcp=run.csv)");
         }
-        const StepSeries series = parse_step_log(read_input(value, ctx), name_of(value));
-        files.push_back(value);
-        if (arm.empty()) {
-            arm = series.arm;
-        } else if (!series.arm.empty() && series.arm != arm) {
-            notes.push_back(name_of(value) + " is tagged arm '" + terminal_safe(series.arm) + "'; " + flag +
+        const MeasuredTime m = mean_stable_step(flag, value, ctx, files);
+        if (with_arm && arm.empty()) {
+            arm = m.arm;
+        } else if (with_arm && !m.arm.empty() && m.arm != arm) {
+            notes.push_back(name_of(value) + " is tagged arm '" + terminal_safe(m.arm) + "'; " + flag +
                             " reads it as measured on " + arm);
         }
-        if (arm.empty() || !parse_transport(arm)) {  // a log's own tag, unchecked until here
+        if (with_arm && (arm.empty() || !parse_transport(arm))) {  // a log's own tag, unchecked until here
             throw input_error(flag, "the log does not say which arm it was measured on",
                               "write ARM=LOG, e.g. --measured-step tcp=" + terminal_safe(value));
         }
-        const int last = series.points.empty() ? 0 : series.points.back().step;
-        if (last < 6) {
-            throw input_error(name_of(value), "the run has " + std::to_string(last) + " steps; the first five are warm-up",
-                              "give a log with at least 6 steps, or the stable step time in seconds (ARM=SECONDS)");
-        }
-        // Interval means (Megatron-LM, torchtitan logs) average whole logged intervals after the warm-up.
-        const verify::StepWindow window = verify::aligned_window(series, verify::StepWindow{6, last});
-        if (window.first > window.last) {
-            throw input_error(name_of(value), "no logged interval lies after the five warm-up steps (logged at steps " +
-                                                  verify::logged_steps_text(series) + ")",
-                              "give a longer log, or the stable step time in seconds (ARM=SECONDS)");
-        }
-        const std::vector<double> steps = verify::window_step_times(series, window);
-        double sum = 0;
-        for (const double s : steps) {
-            sum += s;
-        }
-        seconds = sum / static_cast<double>(steps.size());
-        if (!(seconds >= 1e-6 && seconds <= 1e6)) {
-            throw input_error(name_of(value), "the mean step time of steps " + std::to_string(window.first) + " to " +
-                                                  std::to_string(window.last) + " is " +
-                                                  fixed_text(seconds, 6) + " s, out of range",
-                              "check the log's value column (seconds per step)");
-        }
-        source = name_of(value) + " (mean of steps " + std::to_string(window.first) + "-" + std::to_string(window.last) +
-                 ", " + flag + ")";
+        seconds = m.seconds;
+        source = m.source;
     }
-    if (arm.empty()) {
+    if (arm.empty() && with_arm) {
         throw input_error(flag, "the arm the step was measured on is missing",
                           "write ARM=SECONDS, e.g. --measured-step tcp=" + terminal_safe(value));
     }
-    put(layout, sources, notes, "/training/measured_step_time_s", seconds, source);
-    put(layout, sources, notes, "/training/measured_transport", std::string(to_string(*parse_transport(arm))), source);
+    return {with_arm ? std::string(to_string(*parse_transport(arm))) : std::string(), seconds, source};
+}
+
+/// Drops the layout's measured keys (`--measured-step none`, or one arm given over a layout's two).
+void drop_measured(json& layout, Sources& sources, std::vector<std::string>& notes, const std::string& flag,
+                   std::initializer_list<const char*> keys) {
+    for (const char* key : keys) {
+        if (layout.contains("training") && layout.at("training").is_object() && layout.at("training").erase(key) > 0) {
+            notes.push_back(flag + ": training." + key + " of the layout is not used");
+        }
+        sources.erase(std::string("/training/") + key);
+    }
+}
+
+// `--measured-step ARM=SECONDS|LOG`, once per arm (two arms at most; a repeated arm: the last
+// wins), and `--measured-compute SECONDS|LOG`: what the job measures today.
+void put_measured_step(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args,
+                       Context& ctx, std::vector<std::string>& files) {
+    if (const auto c = args.get("--measured-compute")) {
+        const MeasuredTime m = read_measured("--measured-compute " + terminal_safe(*c), *c, false, notes, ctx, files);
+        put(layout, sources, notes, "/training/measured_compute_s", m.seconds, m.source);
+    }
+    const std::vector<std::string> given = args.get_all("--measured-step");
+    if (given.empty()) {
+        return;
+    }
+    if (std::find(given.begin(), given.end(), "none") != given.end()) {  // the compute from the GPU's specs alone
+        drop_measured(layout, sources, notes, "--measured-step none",
+                      {"measured_step_time_s", "measured_transport", "second_measured_step_time_s", "second_measured_transport"});
+        return;
+    }
+    std::vector<MeasuredTime> arms;
+    for (const std::string& g : given) {
+        MeasuredTime m = read_measured("--measured-step " + terminal_safe(g), g, true, notes, ctx, files);
+        const auto same = std::find_if(arms.begin(), arms.end(), [&](const MeasuredTime& a) { return a.arm == m.arm; });
+        if (same != arms.end()) {
+            *same = std::move(m);  // later flags override earlier ones
+        } else {
+            arms.push_back(std::move(m));
+        }
+    }
+    if (arms.size() > 2) {
+        throw input_error("--measured-step", std::to_string(arms.size()) + " arms measured; a step compares two",
+                          "give one or two: --measured-step tcp=5.72 --measured-step rdma=2.51");
+    }
+    put(layout, sources, notes, "/training/measured_step_time_s", arms[0].seconds, arms[0].source);
+    put(layout, sources, notes, "/training/measured_transport", arms[0].arm, arms[0].source);
+    if (arms.size() == 2) {
+        put(layout, sources, notes, "/training/second_measured_step_time_s", arms[1].seconds, arms[1].source);
+        put(layout, sources, notes, "/training/second_measured_transport", arms[1].arm, arms[1].source);
+    } else {
+        drop_measured(layout, sources, notes, "--measured-step " + terminal_safe(given.back()),
+                      {"second_measured_step_time_s", "second_measured_transport"});
+    }
 }
 
 }  // namespace
@@ -361,7 +412,7 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
          {"--cluster", "--cluster-topology", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args",
-          "--measured-step", "--compare", "--placement"}) {
+          "--measured-step", "--measured-compute", "--compare", "--placement"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -371,10 +422,10 @@ bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
 
 namespace {
 
-// Only flags that change how a layout is scored or placed (--measured-step, --compare, --placement): they apply to the
-// embedded default layout.
+// Only flags that change how a layout is scored or placed (--measured-step, --measured-compute, --compare,
+// --placement): they apply to the embedded default layout.
 bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
-    if (!args.has("--measured-step") && !args.has("--compare") && !args.has("--placement") &&
+    if (!args.has("--measured-step") && !args.has("--measured-compute") && !args.has("--compare") && !args.has("--placement") &&
         !(parallel && has_framework_flags(args))) {
         return false;
     }

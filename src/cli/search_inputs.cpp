@@ -77,7 +77,7 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
     out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
                                                     request.layout_name + " (/transport)", &out.files, &compute);
     TrainingSpec& t = out.model.training;
-    if (t.measured_step_time_s &&
+    if ((t.measured_step_time_s || t.measured_compute_s) &&
         std::find(t.given.begin(), t.given.end(), "/compute_scale") == t.given.end()) {
         // A measured step belongs to the layout it was measured on: fit compute_scale there (the
         // layout's own parallel sizes), then rank every candidate with it.
@@ -92,8 +92,12 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
         const Report fitted = plan(measured);
         if (fitted.score && fitted.score->anchored) {
             t.compute_scale = fitted.score->compute_scale;
+            out.model.transport.anchor_factors = fitted.score->anchor_factors;
             ctx.err << "plan-layout: note: compute_scale " << fixed_text(t.compute_scale, 6)
                     << " fitted to the measured step of the layout's own sizes; every candidate is ranked with it\n";
+            for (const std::string& note : fitted.score->anchoring) {
+                ctx.err << "plan-layout: note: anchored " << note << "\n";
+            }
         }
     } else {
         (void)apply_compute_calibration(compute, t);

@@ -49,6 +49,7 @@ nlohmann::json compute_json(const Score& s) {
             {"basis", c.basis},
             {"compute_scale", s.compute_scale},
             {"anchored", s.anchored},
+            {"anchoring", s.anchoring},
             {"mfu", {{std::string(to_string(s.baseline)), s.mfu[0]}, {std::string(to_string(s.candidate)), s.mfu[1]}}},
             {"model_flops", c.model_flops},
             {"micro_batches", c.micro_batches},
@@ -89,6 +90,9 @@ void compute_text(std::ostream& out, const Score& s) {
     if (s.anchored || s.compute_scale != 1.0) {
         out << "  compute_scale " << fixed_text(s.compute_scale, 4)
             << (s.anchored ? " (fitted to the measured step)" : " (given, or from a compute calibration: see the assumptions)") << "\n";
+    }
+    for (const std::string& note : s.anchoring) {
+        out << "  anchored " << note << "\n";
     }
     if (!c.modelled) {
         return;

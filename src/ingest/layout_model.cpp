@@ -378,11 +378,45 @@ void read_memory_block(const JsonReader& f, TrainingSpec& t) {
 
 }  // namespace
 
+/// The second measured arm and the measured compute-only step (docs/formats/layout.md): the second
+/// arm needs the first and a different transport.
+void read_second_arm(const JsonReader& f, TrainingSpec& t) {
+    if (const auto c = f.get<double>("measured_compute_s", 1e-6, 1e6)) {
+        t.measured_compute_s = *c;
+    }
+    const auto s = f.get<double>("second_measured_step_time_s", 1e-6, 1e6);
+    const auto mt = f.get<std::string>("second_measured_transport");
+    if (!s && !mt) {
+        return;
+    }
+    if (!s || !mt) {
+        throw input_error(f.where(s ? "second_measured_transport" : "second_measured_step_time_s"),
+                          "the second measured arm needs both its step and its transport",
+                          "give second_measured_step_time_s and second_measured_transport together");
+    }
+    if (!parse_transport(*mt)) {
+        throw input_error(f.where("second_measured_transport"), "unknown transport '" + *mt + "'",
+                          "use tcp, rdma, gdrdma, p2p or shm");
+    }
+    if (!t.measured_step_time_s) {
+        throw input_error(f.where("second_measured_step_time_s"), "a second measured arm without a first",
+                          "give the first as measured_step_time_s and measured_transport");
+    }
+    if (parse_transport(*mt) == parse_transport(t.measured_transport)) {
+        throw input_error(f.where("second_measured_transport"),
+                          "the second measured arm is the first's transport (" + *mt + ")",
+                          "give the other arm's step (tcp and rdma, say), or only one measured step");
+    }
+    t.second_measured_step_time_s = *s;
+    t.second_measured_transport = *mt;
+}
+
 TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string& where,
                                      const std::string& pointer) {
     const JsonReader f(j, where, pointer);
     f.check_keys({"global_batch", "micro_batch", "seq_len", "vpp", "recompute", "sequence_parallel", "finetune", "lora",
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
+                  "second_measured_step_time_s", "second_measured_transport", "measured_compute_s",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
                   "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
                   "per_op_checkpoint", "recompute_modules", "attention_dropout"});
@@ -447,6 +481,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
         }
         t.measured_transport = *mt;
     }
+    read_second_arm(f, t);
     if (const auto c = f.get<double>("compute_time_s", 0, 1e6)) {
         t.compute_time_s = *c;
     }

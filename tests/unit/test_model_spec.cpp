@@ -53,6 +53,29 @@ TEST_CASE("errors name the file and the JSON pointer") {
                          Error);
 }
 
+TEST_CASE("the second measured arm needs the first, a different transport and both of its keys") {
+    const TrainingSpec t = training_spec_from_json(
+        js(R"({"global_batch": 8, "seq_len": 64, "measured_step_time_s": 5.72, "measured_transport": "tcp",
+               "second_measured_step_time_s": 2.51, "second_measured_transport": "rdma", "measured_compute_s": 0.6})"),
+        "x.json");
+    CHECK(t.second_measured_step_time_s.value_or(0) == 2.51);
+    CHECK(t.second_measured_transport == "rdma");
+    CHECK(t.measured_compute_s.value_or(0) == 0.6);
+    CHECK(training_spec_from_json(t.to_json(), "saved.json").to_json() == t.to_json());
+    CHECK_THROWS_WITH_AS(training_spec_from_json(js(R"({"second_measured_step_time_s": 2.51, "second_measured_transport": "rdma"})"),
+                                                 "x.json"),
+                         "x.json (/training/second_measured_step_time_s): a second measured arm without a first; give the "
+                         "first as measured_step_time_s and measured_transport",
+                         Error);
+    CHECK_THROWS_WITH_AS(training_spec_from_json(js(R"({"measured_step_time_s": 5, "measured_transport": "tcp",
+                                                       "second_measured_step_time_s": 2.51, "second_measured_transport": "tcp"})"),
+                                                 "x.json"),
+                         doctest::Contains("the second measured arm is the first's transport (tcp)"), Error);
+    CHECK_THROWS_WITH_AS(training_spec_from_json(js(R"({"measured_step_time_s": 5, "second_measured_step_time_s": 2.51})"), "x.json"),
+                         doctest::Contains("x.json (/training/second_measured_transport): the second measured arm needs both"),
+                         Error);
+}
+
 TEST_CASE("every prior is overridable - a bare number keeps the band's relative width") {
     const TransportSpec x = transport_spec_from_json(
         js(R"({"tcp": {"efficiency": 0.2, "alpha_us": 30, "interface_gbit_s": 25, "interfaces_per_node": 2},

@@ -418,6 +418,52 @@ TEST_CASE("a measured TCP step cannot hide a real benefit: compute is held to it
     CHECK_MESSAGE(named, doc.at("warnings").dump());
 }
 
+TEST_CASE("two measured arms anchor compute on the faster and each arm's transport on its own step") {
+    // The same A40 case with both arms measured: the prediction equals both measurements, compute
+    // comes from the faster (RoCE) arm and the TCP arm's network efficiency from its own step.
+    const std::string layout = std::string(kSrc) + "/tests/data/a40/llama3.2-3b-ddp-2x4.json";
+    const Run r = cli({"analyze", layout, "--format", "json", "--allow-outside-files", "--measured-step", "tcp=5.72",
+                       "--measured-step", "rdma=2.51"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& score = doc.at("score");
+    CHECK(score.at("step_time_s").at("tcp").get<double>() == doctest::Approx(5.72).epsilon(1e-3));
+    CHECK(score.at("step_time_s").at("rdma").get<double>() == doctest::Approx(2.51).epsilon(1e-3));
+    const auto& notes = score.at("compute").at("anchoring");
+    REQUIRE(notes.size() >= 2);
+    CHECK(notes.front().get<std::string>().find("from the measured rdma step") != std::string::npos);
+    CHECK(notes.back().get<std::string>().rfind("tcp: network efficiencies x", 0) == 0);
+
+    // A repeated arm: the last wins, as for any flag; a third arm and the same arm twice in a
+    // layout are refused.
+    const Run again = cli({"analyze", layout, "--format", "json", "--allow-outside-files", "--measured-step", "tcp=9",
+                           "--measured-step", "tcp=5.72"});
+    REQUIRE_MESSAGE(again.code == 0, again.err);
+    CHECK(nlohmann::json::parse(again.out).at("score").at("step_time_s").at("tcp").get<double>() ==
+          doctest::Approx(5.72).epsilon(1e-3));
+    const Run three = cli({"analyze", layout, "--allow-outside-files", "--measured-step", "tcp=5.72", "--measured-step",
+                           "rdma=2.51", "--measured-step", "gdrdma=2.4"});
+    CHECK(three.code == 2);
+    CHECK(three.err.find("3 arms measured") != std::string::npos);
+}
+
+TEST_CASE("a measured compute-only step pins compute and the measured arm fits its own transport") {
+    const std::string layout = std::string(kSrc) + "/tests/data/a40/llama3.2-3b-ddp-2x4.json";
+    const Run r = cli({"analyze", layout, "--format", "json", "--allow-outside-files", "--measured-compute", "0.9"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& score = doc.at("score");
+    CHECK(score.at("compute_s").get<double>() == doctest::Approx(0.9).epsilon(1e-3));
+    CHECK(score.at("step_time_s").at("tcp").get<double>() == doctest::Approx(5.72).epsilon(1e-3));
+    const auto& notes = score.at("compute").at("anchoring");
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0].get<std::string>().find("compute-only step of 0.9") != std::string::npos);
+    CHECK(notes[1].get<std::string>().find("compute pinned by the compute-only step") != std::string::npos);
+    for (const auto& w : doc.at("warnings")) {  // compute is measured: no band to exceed
+        CHECK(w.get<std::string>().find("beyond its band") == std::string::npos);
+    }
+}
+
 TEST_CASE("a model given only as Megatron flags is Megatron's: GELU unless --swiglu, tied unless --untie, as --help says") {
     const auto model_of = [](const std::vector<std::string>& extra) {
         std::vector<std::string> a{"analyze", "--nodes", "1", "--node", "h100-hgx-8gpu-8nic", "--tp", "8", "--num-layers", "4",
@@ -428,10 +474,10 @@ TEST_CASE("a model given only as Megatron flags is Megatron's: GELU unless --swi
         REQUIRE_MESSAGE(r.code == 0, r.err);
         nlohmann::json model;  // the model's effective values, from the assumptions (path -> value)
         const auto doc = nlohmann::json::parse(r.out);
-        for (const auto& a : doc.at("assumptions")) {
-            const std::string path = a.at("path").get<std::string>();
+        for (const auto& row : doc.at("assumptions")) {
+            const std::string path = row.at("path").get<std::string>();
             if (path.rfind("/model/", 0) == 0) {
-                model[path.substr(7)] = a.at("value");
+                model[path.substr(7)] = row.at("value");
             }
         }
         return model;

@@ -226,6 +226,10 @@ struct TrainingSpec {
     // Compute
     std::optional<double> measured_step_time_s;  // a measured stable step ...
     std::string measured_transport = "tcp";      // ... and the transport it was measured on
+    std::optional<double> second_measured_step_time_s;  // the other arm's measured step (two arms:
+    std::string second_measured_transport;              // compute from the faster, each arm's transport from its own)
+    std::optional<double> measured_compute_s;     // a measured compute-only step (one node, no cross-node
+                                                  // traffic): pins compute; the measured arms fit their transports
     std::optional<double> compute_time_s;        // compute per step per GPU, if known
     std::string gpu;                             // a GPU of layouts/gpus by name or id ("" = from the node templates)
     std::optional<double> gpu_peak_tflops;       // dense bf16 peak override (else the GPU spec's)
@@ -356,10 +360,12 @@ struct TransportSpec {
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
-    // Anchoring (analysis/score): when a measured step holds more than the compute band allows, the
-    // measured arm's network efficiencies are multiplied by anchor_factor (1: none).
-    Transport anchored = Transport::Tcp;
-    double anchor_factor = 1.0;
+    // Anchoring (analysis/score): a measured arm's network efficiencies multiplied by its factor
+    // (1: none), when the compute band, a second arm or a measured compute leaves it the rest of its step.
+    std::array<double, 5> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // by Transport
+
+    [[nodiscard]] double anchor_factor(Transport t) const { return anchor_factors.at(static_cast<std::size_t>(t)); }
+    void set_anchor_factor(Transport t, double f) { anchor_factors.at(static_cast<std::size_t>(t)) = f; }
 
     /// A transport's priors; p2p has none of its own (P2P is the node's NVLink/PCIe priors) and
     /// gives the network's.

@@ -1,6 +1,7 @@
 // Score: overlap windows, per-transport step time and the RDMA-benefit score (docs/cost-model.md §6).
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ namespace planlayout {
 inline constexpr double kComputeAnchorBand = 1.5;
 /// The least the anchoring may multiply a transport's efficiencies by.
 inline constexpr double kMinTransportFactor = 1e-3;
+/// The largest factor a measured arm may put on its network efficiencies (each capped at 1).
+inline constexpr double kMaxTransportFactor = 10.0;
 
 /// The seed's product form, factor by factor; any of them may be given in the layout's
 /// "score" section instead of computed.
@@ -104,6 +107,8 @@ struct Score {
     bool single_arm = false;     // baseline == candidate: one step, no benefit claimed
     bool has_model = false;
     bool anchored = false;        // compute_scale fitted to training.measured_step_time_s
+    std::vector<std::string> anchoring;  // what the measured steps anchored, and by how much, in words
+    std::array<double, 5> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per Transport: the fitted network factors
     bool given_share = false;
     bool given_eliminable = false;
     bool given_non_overlapped = false;
