@@ -513,6 +513,10 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         const auto q = gpu.kernels->fp8_quant_ps.find(quant);
         k.fp8_quant_ps = q == gpu.kernels->fp8_quant_ps.end() ? 0.0 : q->second;
     }
+    const char* host = t.implementation == Implementation::Hf ? "hf" : "megatron";
+    if (gpu.kernels->host.count(host) > 0) {
+        k.host = host;
+    }
     const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
     k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? kMegatronOptimizerExtraBytes : 0.0;
     return k;
@@ -674,6 +678,25 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     for (std::size_t k = 0; k < kLayerKinds; ++k) {
         kind_sums[k] = sums(kinds[k]);
     }
+    // Host time per layer kind (a pass is as fast as the slower of its GPU work and its host time).
+    const HostTime* host = out.kernels.host.empty() ? nullptr : &out.kernels.table->host.at(out.kernels.host);
+    const double local_experts = m.experts > 0 ? static_cast<double>(m.experts) / std::max(1, p.ep) : 0.0;
+    // Experts one by one (SequentialMLP: Megatron-LM local, or no grouped GEMM) cost the host per
+    // expert; one grouped GEMM costs it as one expert.
+    const bool one_by_one = out.kernels.implementation == Implementation::MegatronLocal || !m.grouped_gemm;
+    const double expert_calls = one_by_one ? local_experts : std::min(1.0, local_experts);
+    const auto host_of = [&](std::size_t kind) {
+        if (host == nullptr) {
+            return PassUs{};
+        }
+        const bool moe = (kind & 1U) != 0;
+        PassUs h = moe ? PassUs{host->moe.fwd + expert_calls * host->expert.fwd, host->moe.bwd + expert_calls * host->expert.bwd}
+                       : host->dense;
+        if (t.recompute == Recompute::Full) {
+            h.bwd += h.fwd;  // the backward repeats the forward, host work and all
+        }
+        return PassUs{h.fwd * 1e-6, h.bwd * 1e-6};
+    };
     const auto extra_s = [&](const LayerSum& x, int chunk_layers) {
         if (t.recompute == Recompute::Selective) {
             return x.selective_s;
@@ -706,14 +729,19 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         double fwd = 0;  // the chunk's sums first, then onto the stage (one rounding order for every model)
         double bwd = 0;
         double flops = 0;
+        double wait = 0;
         for (std::size_t k = 0; k < kLayerKinds; ++k) {
             const LayerSum& x = kind_sums[k];
-            fwd += cc.kind[k] * x.fwd_s;
-            bwd += cc.kind[k] * (x.bwd_s + extra_s(x, cc.layers));
+            const PassUs h = host_of(k);
+            const double gpu_bwd = x.bwd_s + extra_s(x, cc.layers);
+            fwd += cc.kind[k] * std::max(x.fwd_s, h.fwd);
+            bwd += cc.kind[k] * std::max(gpu_bwd, h.bwd);
+            wait += cc.kind[k] * (std::max(0.0, h.fwd - x.fwd_s) + std::max(0.0, h.bwd - gpu_bwd));
             flops += cc.kind[k] * x.model_flops;
         }
         st.fwd_s += fwd;
         st.bwd_s += bwd;
+        st.host_wait_s += wait;
         stage_model_flops[stage] += flops;
     }
     const double full_rc = t.recompute == Recompute::Full ? 1.0 : 0.0;
@@ -759,6 +787,13 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         opt += memory_op(r, r.optimizer_extra_bytes * shard_params);
     }
     out.optimizer_s = opt.seconds;
+    if (host != nullptr) {  // the optimizer's host time: per layer's parameters on this stage's GPU
+        const StageTime& st = out.stages[static_cast<std::size_t>(sched.slowest)];
+        const double host_opt = 1e-6 * ((st.layers - st.moe_layers) * host->optimizer_dense_us +
+                                        st.moe_layers * (host->optimizer_moe_us + local_experts * host->optimizer_expert_us));
+        out.host_wait_s += std::max(0.0, host_opt - opt.seconds);
+        out.optimizer_s = std::max(opt.seconds, host_opt);
+    }
 
     const double micro = out.micro_batches;
     for (std::size_t i = 0; i < slow.ops.size(); ++i) {
@@ -770,6 +805,10 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         out.ops.push_back(o);
     }
     out.ops.push_back({"optimizer", 0, opt.bytes, opt.seconds, true});
+    out.host_wait_s += micro * out.stages[slowest].host_wait_s;
+    if (out.host_wait_s > 0) {
+        out.ops.push_back({"host", 0, 0, out.host_wait_s, false, true});
+    }
     std::stable_sort(out.ops.begin(), out.ops.end(), [](const ComputeOp& a, const ComputeOp& b) { return a.seconds > b.seconds; });
     out.fwd_s = micro * out.stages[slowest].fwd_s;
     out.bwd_s = micro * out.stages[slowest].bwd_s;

@@ -24,7 +24,7 @@ nlohmann::json compute_json(const Score& s) {
                        {"flops", o.flops},
                        {"bytes", o.bytes},
                        {"seconds", o.seconds},
-                       {"bound", o.memory_bound ? "memory" : "compute"}});
+                       {"bound", o.host_bound ? "host" : o.memory_bound ? "memory" : "compute"}});
     }
     nlohmann::json kernels = nullptr;
     if (c.kernels.table) {
@@ -35,7 +35,8 @@ nlohmann::json compute_json(const Score& s) {
                    {"implementation", std::string(to_string(c.kernels.implementation))},
                    {"blocks", c.kernels.blocks},
                    {"attention_backend", to_string(c.kernels.attention)},
-                   {"optimizer", std::string(to_string(c.kernels.optimizer))}};
+                   {"optimizer", std::string(to_string(c.kernels.optimizer))},
+                   {"host", c.kernels.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.kernels.host)}};
         if (!c.kernels.fp8_recipe.empty()) {
             kernels["fp8"] = {{"recipe", c.kernels.fp8_recipe},
                               {"gemm", c.kernels.fp8_gemm},
@@ -56,6 +57,7 @@ nlohmann::json compute_json(const Score& s) {
             {"fwd_s", c.fwd_s},
             {"bwd_s", c.bwd_s},
             {"optimizer_s", c.optimizer_s},
+            {"host_wait_s", c.host_wait_s},
             {"slowest_stage", c.slowest_stage},
             {"stages", stages},
             {"ops", ops}};
@@ -100,7 +102,7 @@ void compute_text(std::ostream& out, const Score& s) {
     out << "  largest compute:";
     for (std::size_t i = 0; i < c.ops.size() && i < 4; ++i) {
         out << (i > 0 ? "," : "") << " " << c.ops[i].name << " " << fixed_text(c.ops[i].seconds, 3) << " s ("
-            << (c.ops[i].memory_bound ? "memory" : "compute") << ")";
+            << (c.ops[i].host_bound ? "host" : c.ops[i].memory_bound ? "memory" : "compute") << ")";
     }
     out << "\n";
     if (c.stages.size() > 1) {

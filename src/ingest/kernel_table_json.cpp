@@ -124,13 +124,51 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
     });
 }
 
+/// host: {implementation: {source, dense_us, moe_us, expert_us: [fwd, bwd], optimizer_us: {dense,
+/// moe, expert}}}, optional (a table without it prices no host time).
+void read_host(const JsonReader& r, KernelTable& t) {
+    const auto h = r.get_object("host");
+    if (!h) {
+        return;
+    }
+    for (const auto& [name, value] : h->json().items()) {
+        if (is_comment_key(name)) {
+            continue;
+        }
+        const auto o = h->get_object(name);
+        if (!o) {
+            throw input_error(h->where(name), "expected an object of host times", "run tests/gpu/kernel_table.py --write");
+        }
+        o->check_keys({"source", "dense_us", "moe_us", "expert_us", "optimizer_us"});
+        HostTime ht;
+        ht.source = o->get<std::string>("source").value_or("");
+        const auto us = [&](const char* key) {
+            const BlockCost c = pair_at(*o, key);
+            return PassUs{c.fwd_ps, c.bwd_ps};  // the same [forward, backward] pair, in microseconds
+        };
+        ht.dense = us("dense_us");
+        ht.moe = us("moe_us");
+        ht.expert = us("expert_us");
+        const auto opt = o->get_object("optimizer_us");
+        if (!opt) {
+            throw input_error(o->where("optimizer_us"), "missing: optimizer_us {dense, moe, expert}",
+                              "run tests/gpu/kernel_table.py --write");
+        }
+        opt->check_keys({"dense", "moe", "expert"});
+        ht.optimizer_dense_us = required(*opt, "dense", 0, kMaxPs);
+        ht.optimizer_moe_us = required(*opt, "moe", 0, kMaxPs);
+        ht.optimizer_expert_us = required(*opt, "expert", 0, kMaxPs);
+        t.host[name] = ht;
+    }
+}
+
 }  // namespace
 
 KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
     const JsonReader r(j, file, "");
     r.check_keys({"gpu", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
                   "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm_fp8", "fp8_quant_ps",
-                  "grouped_gemm"});
+                  "grouped_gemm", "host"});
     KernelTable t;
     t.file = file;
     t.gpu = r.get<std::string>("gpu").value_or("");
@@ -157,6 +195,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
         }
     }
     read_fp8(r, t);
+    read_host(r, t);
     return t;
 }
 

@@ -104,6 +104,9 @@ struct KernelChoice {
     std::string fp8_recipe;            // "" without FP8
     std::string fp8_gemm;              // "tensorwise" or "rowwise" (the table's gemm_fp8 curve)
     double fp8_quant_ps = 0;
+    // Host time (the table's `host`): the implementation's measured host costs, "" when none;
+    // Transformer Engine's are taken as Megatron-LM local's (TE does not install on the lent H200).
+    std::string host;
 };
 
 /// The choice for this training spec on this GPU (Auto attention and optimizer resolved by the
@@ -118,6 +121,7 @@ struct ComputeOp {
     double bytes = 0;         // HBM bytes per GPU per step
     double seconds = 0;
     bool memory_bound = false;  // most of its time is bound by memory bandwidth
+    bool host_bound = false;    // "host": the time passes wait on the host beyond their GPU work
 };
 
 /// One pipeline stage (all its virtual chunks), per micro-batch.
@@ -126,6 +130,7 @@ struct StageTime {
     int moe_layers = 0;
     double fwd_s = 0;
     double bwd_s = 0;  // with recompute
+    double host_wait_s = 0;  // of fwd_s + bwd_s: passes waiting on the host beyond their GPU work
 };
 
 struct ComputeBreakdown {
@@ -136,6 +141,7 @@ struct ComputeBreakdown {
     int slowest_stage = 0;
     int micro_batches = 1;
     double optimizer_s = 0;        // per step, on the slowest stage's GPU
+    double host_wait_s = 0;        // per step: of comp_s, the host's time beyond the GPU's work
     double comp_s = 0;             // per GPU per step: m × (fwd + bwd) of the slowest stage + optimizer
     double bubble_s = 0;           // pipeline bubble
     double fwd_s = 0;              // forward share of comp_s

@@ -61,6 +61,27 @@ struct GroupedPoint {
     double eff = 0;
 };
 
+/// Host time of one pass, microseconds.
+struct PassUs {
+    double fwd = 0;
+    double bwd = 0;
+};
+
+/// The host's time (Python, PyTorch dispatch, kernel launches) of one implementation's layers,
+/// measured where the GPU's work is negligible (tests/gpu/host_time.sh): per dense layer, per MoE
+/// layer without its experts, per local expert run one by one (SequentialMLP), and the optimizer
+/// step's host time per layer's parameters. A pass runs as fast as the slower of the GPU's work and
+/// the host's (docs/cost-model.md, "Host time").
+struct HostTime {
+    PassUs dense;
+    PassUs moe;     // a MoE layer at zero local experts (attention, router, dispatcher, permutes)
+    PassUs expert;  // each local expert of SequentialMLP
+    double optimizer_dense_us = 0;
+    double optimizer_moe_us = 0;
+    double optimizer_expert_us = 0;
+    std::string source;
+};
+
 /// The table of one GPU (measured) and how to carry it to another (derived by spec ratios).
 struct KernelTable {
     std::string gpu;     // the GPU it was measured on ("H200")
@@ -78,6 +99,7 @@ struct KernelTable {
     std::map<std::string, std::vector<SpeedupPoint>> gemm_fp8;  // "tensorwise", "rowwise"; by d ascending
     std::map<std::string, double> fp8_quant_ps;             // per element quantized: "delayed", "tensorwise"
     std::vector<GroupedPoint> grouped_gemm;
+    std::map<std::string, HostTime> host;  // by implementation ("megatron"); absent: no host term
 
     /// FP8 GEMM speedup over bf16 of an M×K by K×N product for a GEMM variant ("tensorwise",
     /// "rowwise"): linear in log2(d) between measured points, the ends held. nullopt without points.
