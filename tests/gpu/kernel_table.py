@@ -33,10 +33,19 @@ and, from tests/gpu/data/h200-fp8/fp8-h200.json (fp8.py):
               the weight gradient)
   grouped_gemm routed experts as one bf16 grouped GEMM: (k, n, tokens per expert, efficiency =
               achieved TFLOPS / the dense bf16 peak) for four production expert shapes
+and, from tests/gpu/data/h200-host-time/ (host_time.sh: Megatron-LM local at hidden 256, sequence
+256, where the GPU's work is negligible and each pass takes the host's time):
+  host        "megatron": microseconds per dense layer, per MoE layer at zero local experts and per
+              local expert (SequentialMLP), forward and backward, and the optimizer step's per layer:
+              Megatron's own timers (forward-compute, backward-compute, optimizer; the median over
+              iterations 3 to the last, the profiled 10 and 11 left out); a layer is the difference of
+              the 8- and 2-layer runs / 6, an expert the difference of the 64- and 16-expert runs at
+              8 layers / (8 x 48), a MoE layer at zero experts the 64-expert layer less 64 experts
 """
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -44,6 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, "data", "h200-steps")
 FP8 = os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json")
+HOST = os.path.join(HERE, "data", "h200-host-time")
 OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
 PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
 
@@ -136,7 +146,47 @@ def build():
         "gemm_fp8": gemm_fp8,
         "fp8_quant_ps": quant,
         "grouped_gemm": grouped,
+        **({"host": host_tables()} if os.path.isdir(HOST) else {}),
     }
+
+
+TIMER = re.compile(r"^\s+([a-z0-9-]+) \.*: \(?([0-9.]+)")
+ITERATION = re.compile(r"iteration\s+(\d+)/")
+
+
+def timers(run):
+    """Median ms per iteration of forward-compute, backward-compute and optimizer in a run's log."""
+    seen = {}
+    it = 0
+    for line in open(os.path.join(HOST, run, "log.txt"), errors="replace"):
+        m = ITERATION.search(line)
+        if m:
+            it = int(m.group(1))
+            continue
+        m = TIMER.match(line)
+        if m and it >= 3 and it not in (10, 11):
+            seen.setdefault(m.group(1), []).append(float(m.group(2)))
+    return {k: statistics.median(seen[k]) for k in ("forward-compute", "backward-compute", "optimizer")}
+
+
+def host_tables():
+    if not os.path.isdir(HOST):
+        return {}
+    t = {r: timers(r) for r in ("dense-l2", "dense-l8", "moe64-l2", "moe64-l8", "moe16-l8")}
+    per_layer = lambda a, b, k: (t[b][k] - t[a][k]) / 6 * 1e3  # ms over 6 layers -> us per layer
+    per_expert = lambda k: (t["moe64-l8"][k] - t["moe16-l8"][k]) / (8 * 48) * 1e3
+    keys = ("forward-compute", "backward-compute")
+    dense = [r4(per_layer("dense-l2", "dense-l8", k)) for k in keys]
+    expert = [r4(per_expert(k)) for k in keys]
+    moe = [r4(per_layer("moe64-l2", "moe64-l8", k) - 64 * per_expert(k)) for k in keys]
+    opt_expert = per_expert("optimizer")
+    host = open(os.path.join(HOST, "host.txt")).read().split("\n")
+    return {"megatron": {
+        "source": "Megatron-LM local, tests/gpu/host_time.sh on one H200 (" + "; ".join(l.strip() for l in host if l.strip())[:300] + ")",
+        "dense_us": dense, "moe_us": moe, "expert_us": expert,
+        "optimizer_us": {"dense": r4(per_layer("dense-l2", "dense-l8", "optimizer")),
+                         "moe": r4(per_layer("moe64-l2", "moe64-l8", "optimizer") - 64 * opt_expert),
+                         "expert": r4(opt_expert)}}}
 
 
 def fp8_source():

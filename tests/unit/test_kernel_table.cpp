@@ -252,3 +252,73 @@ TEST_CASE("the kernel table's FP8 and grouped-GEMM sections are read, and points
         CHECK(std::string(e.what()).find("k.json (/gemm_fp8/tensorwise/1/d)") != std::string::npos);
     }
 }
+
+TEST_CASE("host time: a pass takes the slower of its GPU work and the host's, experts one by one or grouped as one") {
+    // A tiny MoE model (the GPU's work a few microseconds) with a host table: every pass is the host's.
+    ModelSpec m;
+    m.layers = 4;
+    m.hidden = 64;
+    m.heads = 4;
+    m.ffn_hidden = 128;
+    m.vocab = 128;
+    m.experts = 16;
+    m.topk = 2;
+    m.moe_ffn_hidden = 32;
+    m.moe_layers = 4;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 64;
+    t.implementation = Implementation::MegatronLocal;
+    KernelTable table = small_table();
+    const ComputeBreakdown without = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, gpu_with(table, 4000, false), 1.0);
+    CHECK(without.host_wait_s == 0.0);
+    CHECK(without.kernels.host.empty());
+    HostTime h;
+    h.dense = {100, 200};
+    h.moe = {300, 500};
+    h.expert = {50, 80};
+    h.optimizer_dense_us = 10;
+    h.optimizer_moe_us = 20;
+    h.optimizer_expert_us = 5;
+    table.host["megatron"] = h;
+    const GpuSpec g = gpu_with(table, 4000, false);
+    const ComputeBreakdown c = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(c.kernels.host == "megatron");
+    // Local: SequentialMLP, 16 local experts; four MoE layers, one micro-batch.
+    const double fwd_layer = (300 + 16 * 50) * 1e-6;
+    const double bwd_layer = (500 + 16 * 80) * 1e-6;
+    REQUIRE(c.stages.size() == 1);
+    CHECK(c.stages[0].fwd_s >= 4 * fwd_layer);
+    CHECK(c.stages[0].fwd_s < 4 * fwd_layer + without.stages[0].fwd_s);  // the embedding, output and loss on top
+    CHECK(c.optimizer_s == doctest::Approx(4 * (20 + 16 * 5) * 1e-6));
+    CHECK(c.host_wait_s > 0.8 * (4 * (fwd_layer + bwd_layer)));
+    CHECK(op_seconds_named(c, "host") == doctest::Approx(c.host_wait_s));
+    // EP 4: four local experts; Transformer Engine with grouped GEMM: the experts as one call.
+    const ComputeBreakdown ep4 = compute_breakdown(m, t, {1, 1, 1, 1, 4, 1, 1, 1}, g, 1.0);
+    CHECK(ep4.stages[0].fwd_s >= 4 * (300 + 4 * 50) * 1e-6);
+    CHECK(ep4.stages[0].fwd_s < 4 * (300 + 5 * 50) * 1e-6);
+    t.implementation = Implementation::MegatronTe;
+    m.grouped_gemm = true;
+    const ComputeBreakdown te = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(te.stages[0].fwd_s >= 4 * (300 + 50) * 1e-6);
+    CHECK(te.stages[0].fwd_s < 4 * (300 + 2 * 50) * 1e-6);
+    // Compute scale does not speed up the host.
+    const ComputeBreakdown fast = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 100.0);
+    CHECK(fast.stages[0].fwd_s >= 4 * (300 + 50) * 1e-6);
+}
+
+TEST_CASE("the kernel table's host section is read, and a missing optimizer part is refused") {
+    const std::string base = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
+        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
+        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},
+        "host": {"megatron": {"source": "test", "dense_us": [1, 2], "moe_us": [3, 4], "expert_us": [5, 6])";
+    const KernelTable t = kernel_table_from_json(
+        parse_json_text(base + R"(, "optimizer_us": {"dense": 7, "moe": 8, "expert": 9}}}})", "k.json"), "k.json");
+    REQUIRE(t.host.count("megatron") == 1);
+    const HostTime& h = t.host.at("megatron");
+    CHECK(h.dense.fwd == 1);
+    CHECK(h.expert.bwd == 6);
+    CHECK(h.optimizer_expert_us == 9);
+    CHECK_THROWS_WITH_AS((void)kernel_table_from_json(parse_json_text(base + "}}}", "k.json"), "k.json"),
+                         doctest::Contains("k.json (/host/megatron/optimizer_us): missing"), Error);
+}
