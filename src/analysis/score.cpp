@@ -38,7 +38,7 @@ OverlapCompute overlap_compute(const ComputeBreakdown& c, const ScoreInput& in, 
     o.fwd_s = c.fwd_s;
     o.bwd_s = c.bwd_s;
     o.micro = micro;
-    o.vpp = std::max(1, in.training->vpp);
+    o.vpp = std::max({1, in.training->vpp, in.sizes.vpp});
     o.dp = in.sizes.dp;
     o.tp = in.sizes.tp;
     return o;

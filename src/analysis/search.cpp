@@ -97,6 +97,7 @@ Evaluator make_evaluator(const Cluster& cluster, const SearchModel& model, std::
     // A measured step belongs to the layout it was measured on, not to every candidate: search
     // ranks with compute_scale (fit it on the measured layout first: plan-layout score).
     setup.training->measured_step_time_s.reset();
+    setup.training->vpp = 1;  // each candidate's own (ParallelSizes::vpp)
     setup.training->second_measured_step_time_s.reset();
     setup.training->measured_compute_s.reset();
     return Evaluator{cluster, std::move(setup), std::move(placement), std::nullopt};
@@ -110,6 +111,9 @@ ParallelSpec to_spec(std::int64_t world, const ParallelSizes& s, const std::stri
     spec.cp = s.cp;
     spec.ep = s.ep;
     spec.etp = s.etp;
+    if (s.vpp > 1) {
+        spec.vpp = s.vpp;
+    }
     spec.order = order;
     return spec;
 }
@@ -173,6 +177,18 @@ std::optional<std::string> model_rejection(const ParallelSizes& s, const ModelSp
     return std::nullopt;
 }
 
+// Why Megatron cannot interleave `vpp` chunks per stage: pp must divide the layers and vpp the
+// layers per stage (megatron/training/arguments.py); none when it can.
+std::optional<std::string> vpp_rejection(const ParallelSizes& s, const ModelSpec& m) {
+    if (s.vpp <= 1) {
+        return std::nullopt;
+    }
+    if (m.layers % s.pp != 0 || (m.layers / s.pp) % s.vpp != 0) {
+        return "vpp does not divide the layers per pipeline stage";
+    }
+    return std::nullopt;
+}
+
 // Why the framework cannot build the sizes (torchtitan: etp 1; DeepSpeed: etp = tp, no cp); none
 // when it can.
 std::optional<std::string> framework_rejection(const std::string& framework, const ParallelSizes& s) {
@@ -205,6 +221,30 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
     };
     const bool megatron = options.framework == "megatron";
     std::vector<Pending> pending;
+    // One (sizes, order): counted, checked, its groups built.
+    const auto consider = [&](const ParallelSizes& sizes, const std::string& order) {
+        if (sizes.vpp > 1 && (sizes.pp == 1 || !megatron || vpp_rejection(sizes, m))) {
+            return;  // interleaving needs stages that split evenly into chunks (and is Megatron's schedule)
+        }
+        ++result.candidates;
+        if (const auto why = model_rejection(sizes, m, t, options.even_pp)) {
+            reject(*why);
+            return;
+        }
+        if (!megatron && order != ParallelSpec{}.order) {
+            return;  // the framework fixes its rank order: one candidate per sizes
+        }
+        if (const auto why = framework_rejection(options.framework, sizes)) {
+            reject(*why);
+            return;
+        }
+        try {
+            pending.push_back({sizes, order, candidate_groups(options.framework, world, sizes, order)});
+        } catch (const Error&) {
+            reject(megatron ? "Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)"
+                            : options.framework + " rejects the spec (its degrees do not fit its rules)");
+        }
+    };
     for (const int tp : divisors(world)) {
         if (tp > options.max_tp) {
             continue;
@@ -215,7 +255,8 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
             }
             for (const int pp : divisors(world / (static_cast<std::int64_t>(tp) * cp))) {
                 const auto dp = static_cast<int>(world / (static_cast<std::int64_t>(tp) * cp * pp));
-                std::set<int> etps{1, tp};
+                // etp shards experts: a dense model has one candidate per sizes.
+                const std::set<int> etps = m.experts > 0 ? std::set<int>{1, tp} : std::set<int>{1};
                 const std::vector<int> eps = m.experts > 0 ? divisors(world / pp) : std::vector<int>{1};
                 for (const int ep : eps) {
                     if (!options.ep.empty() && std::find(options.ep.begin(), options.ep.end(), ep) == options.ep.end()) {
@@ -231,25 +272,10 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
                             if (!pp_last && (pp == 1 || dp == 1) && options.orders.size() > 1) {
                                 continue;
                             }
-                            ++result.candidates;
-                            ParallelSizes sizes{tp, pp, cp, dp, ep, etp,
-                                                static_cast<int>(world / (static_cast<std::int64_t>(ep) * etp * pp)), 1};
-                            if (const auto why = model_rejection(sizes, m, t, options.even_pp)) {
-                                reject(*why);
-                                continue;
-                            }
-                            if (!megatron && order != ParallelSpec{}.order) {
-                                continue;  // the framework fixes its rank order: one candidate per sizes
-                            }
-                            if (const auto why = framework_rejection(options.framework, sizes)) {
-                                reject(*why);
-                                continue;
-                            }
-                            try {
-                                pending.push_back({sizes, order, candidate_groups(options.framework, world, sizes, order)});
-                            } catch (const Error&) {
-                                reject(megatron ? "Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)"
-                                                : options.framework + " rejects the spec (its degrees do not fit its rules)");
+                            for (const int vpp : options.vpp) {
+                                consider({tp, pp, cp, dp, ep, etp,
+                                          static_cast<int>(world / (static_cast<std::int64_t>(ep) * etp * pp)), vpp},
+                                         order);
                             }
                         }
                     }
@@ -288,7 +314,8 @@ std::vector<SearchLayout> sorted_layouts(std::vector<SearchLayout> layouts, Sear
 }  // namespace
 
 std::string SearchLayout::name() const {
-    return "tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) + "-cp" + std::to_string(sizes.cp) + "-ep" +
+    return "tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) +
+           (sizes.vpp > 1 ? "-vp" + std::to_string(sizes.vpp) : std::string()) + "-cp" + std::to_string(sizes.cp) + "-ep" +
            std::to_string(sizes.ep) + "-etp" + std::to_string(sizes.etp) + "-dp" + std::to_string(sizes.dp) + " " + order;
 }
 

@@ -8,9 +8,52 @@
 #include "planlayout/emit/layout_emit.hpp"
 #include "planlayout/emit/search_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
+#include "planlayout/text_format.hpp"
 #include "search_inputs.hpp"
 
 namespace planlayout::cli {
+
+namespace {
+
+// --explain NAME: the named layout among the ranked ones (the best-ranked of those that match what
+// the name gives), or evaluated apart with why search left it out.
+SearchExplanation explain_named(const std::string& text, const SearchInputs& in, const SearchOptions& options,
+                                const SearchResult& result) {
+    const std::string where = "--explain " + terminal_safe(text);
+    NamedLayout n = parse_layout_name(text, where);
+    const std::int64_t grid = static_cast<std::int64_t>(n.sizes.tp) * n.sizes.pp * n.sizes.cp;
+    if (!n.dp_given) {
+        n.sizes.dp = grid > 0 && result.world % grid == 0 ? static_cast<int>(result.world / grid) : 0;
+    }
+    if (n.sizes.dp < 1 || grid * n.sizes.dp != result.world) {
+        throw input_error(where, "tp x pp x cp x dp is not the search's world of " + std::to_string(result.world),
+                          "name a layout of this world (leave dp out to take the rest)");
+    }
+    n.sizes.expert_dp = static_cast<int>(result.world / (static_cast<std::int64_t>(n.sizes.ep) * n.sizes.etp * n.sizes.pp));
+    for (std::size_t i = 0; i < result.layouts.size(); ++i) {
+        const SearchLayout& l = result.layouts[i];
+        const ParallelSizes& s = l.sizes;
+        if (s.tp == n.sizes.tp && s.pp == n.sizes.pp && s.vpp == n.sizes.vpp && s.cp == n.sizes.cp && s.ep == n.sizes.ep &&
+            (s.etp == n.sizes.etp || !n.etp_given || in.model.model.experts == 0) && s.dp == n.sizes.dp && (!n.order || *n.order == l.order)) {
+            return explain_layout(result, l, options.sort, static_cast<std::int64_t>(i) + 1, "");
+        }
+    }
+    SearchLayout apart;
+    try {
+        apart = evaluate_layout(in.cluster, in.model, n.sizes, n.order.value_or(options.orders.front()));
+    } catch (const Error& e) {
+        throw input_error(where, std::string("cannot be evaluated: ") + e.what(), "name a layout Megatron-Core accepts");
+    }
+    std::string why = "not among the candidates searched (--max-tp, --max-cp, --ep, --vpp, --orders)";
+    if (result.budget.known() && apart.memory.total_bytes() > result.budget.budget_bytes()) {
+        why = "pruned: needs " + fixed_text(apart.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0), 1) +
+              " GiB per GPU, over the budget of " + fixed_text(result.budget.budget_bytes() / (1024.0 * 1024.0 * 1024.0), 1) + " GiB";
+    }
+    return explain_layout(result, apart, options.sort, 0, why);
+}
+
+}  // namespace
 
 int run_search(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
@@ -37,6 +80,9 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
         header.sort = std::string(to_string(options.sort == SearchSort::Baseline ? s.baseline : s.candidate));
     }
     header.top = parsed.get_int("--top").value_or(20);
+    if (const auto named = parsed.get("--explain")) {
+        header.explain = explain_named(*named, in, options, result);
+    }
     write_output(parsed,
                  format == "json" ? search_json(result, in.cluster, header) : search_text(result, in.cluster, header),
                  ctx, in.files);

@@ -129,6 +129,17 @@ SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, C
             options.ep.push_back(static_cast<int>(n));
         }
     }
+    if (const auto vpps = args.get("--vpp")) {
+        options.vpp.clear();
+        for (const auto& v : split_csv(*vpps)) {
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (end == v.c_str() || *end != '\0' || n < 1 || n > 1024) {
+                throw input_error("--vpp " + *vpps, "'" + v + "' is not a virtual pipeline size from 1 to 1024", "e.g. --vpp 1,2,4,8");
+            }
+            options.vpp.push_back(static_cast<int>(n));
+        }
+    }
     if (const auto orders = args.get("--orders")) {
         options.orders = split_csv(*orders);
     }
@@ -175,6 +186,9 @@ PlanRequest candidate_request(const SearchInputs& in, const SearchResult& result
     if (result.framework == "megatron") {
         layout["parallel"] = json{{"world", result.world}, {"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp},
                                   {"ep", l.sizes.ep},       {"etp", l.sizes.etp}, {"order", l.order}};
+        if (l.sizes.vpp > 1) {
+            layout["parallel"]["vpp"] = l.sizes.vpp;
+        }
     } else {  // the framework's own degrees: its order and expert grid are its own
         layout["parallel"] = json{{"framework", result.framework}, {"world", result.world}, {"tp", l.sizes.tp},
                                   {"pp", l.sizes.pp}, {"ep", l.sizes.ep}};

@@ -39,6 +39,40 @@ std::string reach_text(const KindReach& k) {
 
 }  // namespace
 
+namespace {
+
+/// --explain: the named layout's rank and step against #1, part by part, and the part that decides.
+std::string explain_text(const SearchExplanation& e, const std::string& arm) {
+    std::ostringstream out;
+    out << "\nexplain " << e.named << ": ";
+    if (e.rank > 0) {
+        out << "#" << e.rank;
+    } else {
+        out << "not ranked (" << e.why << ")";
+    }
+    const double diff = e.named_step_s - e.best_step_s;
+    out << "; " << arm << " step " << fixed(e.named_step_s, 3) << " s against #1's " << fixed(e.best_step_s, 3) << " s ("
+        << (diff >= 0 ? "+" : "") << fixed(e.best_step_s > 0 ? 100.0 * diff / e.best_step_s : 0.0, 1) << " %); memory "
+        << fixed(e.named_memory_gib, 1) << " against " << fixed(e.best_memory_gib, 1) << " GiB per GPU\n";
+    if (e.parts.empty()) {
+        out << "  every part of the step is the same as #1's\n";
+        return out.str();
+    }
+    out << "  part of the " << arm << " step                  named s       #1 s    difference\n";
+    char line[256];
+    for (const ExplainPart& p : e.parts) {
+        std::snprintf(line, sizeof line, "  %-36s %10s %10s %+12.3f s\n", p.what.c_str(), fixed(p.named_s, 3).c_str(),
+                      fixed(p.best_s, 3).c_str(), p.named_s - p.best_s);
+        out << line;
+    }
+    const ExplainPart& top = e.parts.front();
+    out << "  decided by: " << top.what << " (" << (top.named_s >= top.best_s ? "+" : "") << fixed(top.named_s - top.best_s, 3)
+        << " s of the " << (diff >= 0 ? "+" : "") << fixed(diff, 3) << " s)\n";
+    return out.str();
+}
+
+}  // namespace
+
 std::string search_text(const SearchResult& r, const Cluster& cluster, const SearchHeader& h) {
     std::ostringstream out;
     const std::string base(r.layouts.empty() ? "tcp" : to_string(r.layouts.front().score.baseline));
@@ -92,6 +126,9 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     if (shown(r, h) < r.layouts.size()) {
         out << "  ... " << r.layouts.size() - shown(r, h) << " more (--top 0 shows all)\n";
     }
+    if (h.explain) {
+        out << explain_text(*h.explain, h.explain->arm == 0 ? base : cand);
+    }
     out << "\nx-node: the part of the " << base
         << " step spent in exposed cross-node communication (time hidden under compute is not counted); per kind: "
            "worst path class of its worst group, /Nn = nodes it spans. comp s: compute + pipeline bubble per step; "
@@ -141,7 +178,7 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
         nlohmann::ordered_json o;
         o["rank"] = i + 1;
         o["name"] = l.name();
-        o["parallel"] = {{"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"cp", l.sizes.cp}, {"ep", l.sizes.ep},
+        o["parallel"] = {{"tp", l.sizes.tp}, {"pp", l.sizes.pp}, {"vpp", l.sizes.vpp}, {"cp", l.sizes.cp}, {"ep", l.sizes.ep},
                          {"etp", l.sizes.etp}, {"dp", l.sizes.dp}, {"expert_dp", l.sizes.expert_dp}, {"order", l.order}};
         o["memory_gib"] = {{"params", round_to(l.memory.params_bytes / kGiB, 3)},
                            {"grads", round_to(l.memory.grads_bytes / kGiB, 3)},
@@ -167,6 +204,21 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
         layouts.push_back(o);
     }
     j["layouts"] = layouts;
+    if (h.explain) {
+        const SearchExplanation& e = *h.explain;
+        nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+        for (const ExplainPart& p : e.parts) {
+            parts.push_back({{"what", p.what}, {"named_s", round_to(p.named_s, 6)}, {"best_s", round_to(p.best_s, 6)}});
+        }
+        j["explain"] = {{"named", e.named},
+                        {"rank", e.rank > 0 ? nlohmann::ordered_json(e.rank) : nlohmann::ordered_json(nullptr)},
+                        {"not_ranked", e.rank > 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.why)},
+                        {"named_step_s", round_to(e.named_step_s, 6)},
+                        {"best_step_s", round_to(e.best_step_s, 6)},
+                        {"named_memory_gib", round_to(e.named_memory_gib, 3)},
+                        {"best_memory_gib", round_to(e.best_memory_gib, 3)},
+                        {"parts", parts}};
+    }
     return j.dump(2) + "\n";
 }
 

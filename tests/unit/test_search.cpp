@@ -270,3 +270,70 @@ TEST_CASE("with the compute model, search keeps a 64-expert MoE's expert paralle
     CHECK(evaluate_layout(cluster, m, ep1, "tp-cp-ep-dp-pp").score.compute_s >
           evaluate_layout(cluster, m, ep8, "tp-cp-ep-dp-pp").score.compute_s);
 }
+
+TEST_CASE("search tries virtual pipeline sizes where Megatron allows them, and each changes the bubble") {
+    // 4 x 8 H100, a 32-layer dense model: vpp 2 and 4 divide every pp's layers per stage here, vpp 3
+    // none; interleaving divides the bubble.
+    const Cluster cluster =
+        cluster_from_json(json::parse(R"({"nodes": 4, "node": "h100-hgx-8gpu-8nic"})"), "c.json", "/cluster", ".");
+    SearchModel m;
+    m.model = model_spec_from_json(json::parse(R"({"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+        "ffn_hidden": 14336, "vocab": 32000})"), "m.json");
+    m.training = training_spec_from_json(json::parse(R"({"global_batch": 64, "seq_len": 4096, "sequence_parallel": true,
+        "distributed_optimizer": true})"), "m.json");
+    SearchOptions o;
+    o.vpp = {1, 2, 3, 4};
+    const SearchResult r = search_layouts(cluster, m, o);
+    bool interleaved = false;
+    for (const SearchLayout& l : r.layouts) {
+        CAPTURE(l.name());
+        CHECK(l.sizes.vpp != 3);  // 32 / pp is never a multiple of 3
+        CHECK((l.sizes.vpp == 1 || l.sizes.pp > 1));
+        CHECK(l.sizes.etp == 1);  // a dense model: one candidate per sizes
+        CHECK((l.sizes.vpp == 1) == (l.name().find("-vp") == std::string::npos));
+        interleaved = interleaved || l.sizes.vpp > 1;
+    }
+    CHECK(interleaved);
+    const ParallelSizes flat{2, 4, 1, 4, 1, 1, 16, 1};
+    ParallelSizes vp4 = flat;
+    vp4.vpp = 4;
+    const SearchLayout a = evaluate_layout(cluster, m, flat, "tp-cp-ep-dp-pp");
+    const SearchLayout b = evaluate_layout(cluster, m, vp4, "tp-cp-ep-dp-pp");
+    CHECK(b.score.bubble_s == doctest::Approx(a.score.bubble_s / 4).epsilon(0.02));
+    CHECK(b.memory.activations_bytes > a.memory.activations_bytes);  // more micro-batches in flight
+}
+
+TEST_CASE("search --explain: names parse as search prints them, and the parts of the step are named minus #1") {
+    const NamedLayout n = parse_layout_name("tp4-pp8-vp5-cp1-ep1-etp4-dp2 tp-cp-ep-dp-pp", "--explain");
+    CHECK(n.sizes.tp == 4);
+    CHECK(n.sizes.pp == 8);
+    CHECK(n.sizes.vpp == 5);
+    CHECK(n.sizes.etp == 4);
+    CHECK(n.sizes.dp == 2);
+    CHECK(n.order.value_or("") == "tp-cp-ep-dp-pp");
+    const NamedLayout short_name = parse_layout_name("tp2,ep16", "--explain");
+    CHECK(short_name.sizes.etp == 2);  // Megatron's default, etp = tp ...
+    CHECK_FALSE(short_name.etp_given);  // ... but a search match takes any etp
+    CHECK_FALSE(short_name.dp_given);
+    CHECK_FALSE(short_name.order.has_value());
+    CHECK_THROWS_WITH_AS((void)parse_layout_name("tp4-xx2", "--explain tp4-xx2"),
+                         doctest::Contains("--explain tp4-xx2: 'xx2' is not a size of the layout name"), Error);
+    CHECK_THROWS_AS((void)parse_layout_name("tp-pp", "--explain"), Error);
+
+    const SearchResult r = search_layouts(seed_cluster(), seed_model(), SearchOptions{});
+    REQUIRE(r.layouts.size() > 3);
+    const SearchExplanation e = explain_layout(r, r.layouts[3], SearchSort::Candidate, 4, "");
+    CHECK(e.rank == 4);
+    CHECK(e.best_step_s == r.layouts[0].score.step_time_s[1]);
+    double sum = 0;
+    for (const ExplainPart& p : e.parts) {
+        sum += p.named_s - p.best_s;
+    }
+    // The parts are the whole step: their differences add up to the step's (less what rounds away).
+    CHECK(sum == doctest::Approx(e.named_step_s - e.best_step_s).epsilon(1e-3));
+    for (std::size_t i = 1; i < e.parts.size(); ++i) {
+        CHECK(std::abs(e.parts[i - 1].named_s - e.parts[i - 1].best_s) >= std::abs(e.parts[i].named_s - e.parts[i].best_s));
+    }
+    const SearchExplanation self = explain_layout(r, r.layouts[0], SearchSort::Candidate, 1, "");
+    CHECK(self.parts.empty());
+}

@@ -25,6 +25,8 @@ struct SearchOptions {
     int max_tp = 8;
     int max_cp = 8;
     std::vector<int> ep;            // only these ep sizes (empty: every divisor of the experts)
+    std::vector<int> vpp{1, 2, 4};  // virtual pipeline sizes tried with pp > 1 (Megatron's rule: they
+                                    // divide the layers per stage, pp divides the layers)
     std::vector<std::string> orders{"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
     bool even_pp = false;           // true: pp must divide the layers; false: stages may differ by one layer
     MemoryLimits memory_limits;     // GPU memory (default: the node templates') and headroom
@@ -60,7 +62,8 @@ struct SearchLayout {
     Score score;
     std::vector<KindReach> kinds;    // ep, dp, tp, pp, cp
 
-    /// "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp": a stable name, also the last tie-break.
+    /// "tp1-pp2-cp1-ep8-etp1-dp8 tp-cp-ep-dp-pp" ("-vp4" after pp when vpp > 1): a stable name, also
+    /// the last tie-break.
     [[nodiscard]] std::string name() const;
 };
 
@@ -76,6 +79,42 @@ struct SearchResult {
     MemoryBudget budget;                          // what memory prunes with (nothing when unknown)
     std::vector<SearchLayout> layouts;            // evaluated, in rank order
 };
+
+/// Why search's #1 beats a layout the user names (`search --explain`): the named layout's rank and
+/// each part of the ranked arm's step, named minus #1, largest first.
+struct ExplainPart {
+    std::string what;  // "compute", "pipeline bubble", "ep exposed communication", ...
+    double named_s = 0;
+    double best_s = 0;
+};
+
+struct SearchExplanation {
+    std::string named;             // its name (SearchLayout::name)
+    std::int64_t rank = 0;         // 1-based among the evaluated; 0: not ranked (see `why`)
+    std::string why;               // not ranked: the rejection or the memory it needs
+    int arm = 1;                   // the step compared: 0 baseline, 1 candidate
+    double named_step_s = 0;
+    double best_step_s = 0;
+    double named_memory_gib = 0;
+    double best_memory_gib = 0;
+    std::vector<ExplainPart> parts;  // by |named − best|, largest first
+};
+
+/// Sizes as search names them: "tp4-pp8-vp5-cp1-ep1-etp4-dp2" (any order of the parts, '-' or ','
+/// between them; parts left out: cp, ep, vpp 1, etp = tp, dp the rest) and an optional order after a
+/// space. Throws Error naming `where` on anything else.
+struct NamedLayout {
+    ParallelSizes sizes;
+    std::optional<std::string> order;
+    bool etp_given = false;
+    bool dp_given = false;
+};
+[[nodiscard]] NamedLayout parse_layout_name(const std::string& text, const std::string& where);
+
+/// The explanation of `named` against the result's #1 (ranked by `sort`); `named` evaluated apart
+/// when the search did not rank it (`why` says why).
+[[nodiscard]] SearchExplanation explain_layout(const SearchResult& result, const SearchLayout& named, SearchSort sort,
+                                               std::int64_t rank, const std::string& why);
 
 /// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory (the budget
 /// analyze uses, over the nodes a node-major placement of the world fills), evaluates and sorts. Throws Error when the cluster has no GPUs or the world exceeds them.

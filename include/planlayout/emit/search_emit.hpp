@@ -1,6 +1,7 @@
 // Emit: search results as a ranked table and as versioned JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "planlayout/analysis/search.hpp"
@@ -13,6 +14,7 @@ struct SearchHeader {
     std::string model_source;    // the --model argument
     std::string sort;            // "tcp", "gdrdma", "benefit"
     std::int64_t top = 0;        // layouts shown (0: all)
+    std::optional<SearchExplanation> explain;  // --explain: the named layout against #1
 };
 
 /// The ranked table: per layout sizes, order, memory, step time per transport, benefit,
