@@ -178,15 +178,20 @@ std::optional<std::string> model_rejection(const ParallelSizes& s, const ModelSp
 }
 
 // Why Megatron cannot interleave `vpp` chunks per stage: pp must divide the layers and vpp the
-// layers per stage (megatron/training/arguments.py); none when it can.
+// layers per stage (megatron/training/arguments.py), the layers counted with the embedding and
+// the loss when --account-for-embedding/loss-in-pipeline-split add them (as the Llama 3.1 405B
+// and Qwen3-235B recipes do: 126 + 2 and 94 + 2 layers); none when it can.
 std::optional<std::string> vpp_rejection(const ParallelSizes& s, const ModelSpec& m) {
     if (s.vpp <= 1) {
         return std::nullopt;
     }
-    if (m.layers % s.pp != 0 || (m.layers / s.pp) % s.vpp != 0) {
-        return "vpp does not divide the layers per pipeline stage";
+    for (int accounted = 0; accounted <= 2; ++accounted) {
+        const int layers = m.layers + accounted;
+        if (layers % s.pp == 0 && (layers / s.pp) % s.vpp == 0) {
+            return std::nullopt;
+        }
     }
-    return std::nullopt;
+    return "vpp does not divide the layers per pipeline stage";
 }
 
 // Why the framework cannot build the sizes (torchtitan: etp 1; DeepSpeed: etp = tp, no cp); none

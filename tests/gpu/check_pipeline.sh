@@ -239,6 +239,19 @@ else
     err "validate_published.py: $(tail -1 "$TMP/validate-published.md")"
 fi
 
+# Issue 28: where search ranks each published tuned layout, and what decides when it is not near
+# the #1, for each release (tests/published/search_published.py), shown in docs/gpu-validation.md.
+for release in 26.02 25.11 25.09; do
+    if python3 "$SRC/tests/published/search_published.py" "$BIN" --release "$release" >"$TMP/search-published.md" 2>&1; then
+        while IFS= read -r line; do
+            [ -n "$line" ] && { grep -qF -- "$line" "$SRC/docs/gpu-validation.md" ||
+                err "docs/gpu-validation.md does not show '$line' (tests/published/search_published.py --release $release)"; }
+        done <"$TMP/search-published.md"
+    else
+        err "search_published.py: $(tail -1 "$TMP/search-published.md")"
+    fi
+done
+
 if [ "$UPDATE" = "--update" ]; then
     echo "updated $EXP"
     exit 0
