@@ -270,7 +270,7 @@ CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const Transpo
     // One rank cannot spread its all-to-all over several NICs: it leaves by its own rail NIC
     // (or its share of the TCP interface), while the node-local part rides NVLink at once.
     const double g_local = g.max_per_node;
-    c.nic_s = size_bytes * (n - g_local) / n / (cross_rank_gbyte_s(g, x, true) * kGiga);
+    c.nic_s = g.net_dedup * size_bytes * (n - g_local) / n / (cross_rank_gbyte_s(g, x, true) * kGiga);
     c.intra_s = size_bytes * (g_local - 1.0) / n / (intra_gbyte_s(g, x, true) * kGiga);
     c.bottleneck = std::string(to_string(x.kind));
     return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, x.alpha_us);

@@ -214,6 +214,10 @@ std::vector<SpecField> ModelSpec::fields() const {
             plain("/moe/shared_gate", true);
         }
         plain("/moe/token_dispatcher", std::string(to_string(token_dispatcher)));
+        if (router_groups > 0) {
+            plain("/moe/router_groups", router_groups);
+            plain("/moe/router_group_topk", router_group_topk);
+        }
         plain("/moe/grouped_gemm", grouped_gemm);
     }
     if (mla) {

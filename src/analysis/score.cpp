@@ -49,6 +49,9 @@ ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const ScoreInput&
     // The transport section describes the TCP interface; it wins over the cluster's default.
     shape.tcp_gbit_s = in.transport.tcp.interface_gbit_s;
     shape.tcp_interfaces_per_node = in.transport.tcp.interfaces_per_node;
+    if (item.kind == "ep" && item.op == CollectiveOp::AllToAll) {
+        shape.net_dedup = flex_dedup(*in.model, shape.nodes);
+    }
     const CallTime call = [&](double bytes) { return collective_cost(item.op, shape, bytes, x).time_s; };
     ItemTime r;
     r.window = item_window(item, *in.model, *in.training, compute, call);

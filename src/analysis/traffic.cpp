@@ -1,6 +1,7 @@
 // Traffic: bytes and calls per group kind per stable step (docs/cost-model.md §5).
 #include "planlayout/analysis/traffic.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "planlayout/error.hpp"
@@ -161,6 +162,17 @@ double expected_remote_nodes(int experts, int topk, int nodes) {
     };
     const double p_none = std::exp(log_choose(e - per_node, topk) - log_choose(e, topk));
     return (nodes - 1.0) * (1.0 - p_none);
+}
+
+double flex_dedup(const ModelSpec& m, int nodes) {
+    if (m.token_dispatcher != TokenDispatcher::Flex || nodes <= 1 || m.experts <= 0 || m.topk <= 0) {
+        return 1.0;
+    }
+    const double copies = m.topk * (nodes - 1.0) / nodes;  // the remote copies of one token, all-to-all
+    const bool nested = m.router_groups > 0 && m.router_groups % nodes == 0;
+    const double reached = nested ? expected_remote_nodes(m.router_groups, m.router_group_topk, nodes)
+                                  : expected_remote_nodes(m.experts, m.topk, nodes);
+    return copies > 0 ? std::min(1.0, reached / copies) : 1.0;
 }
 
 }  // namespace planlayout

@@ -189,6 +189,25 @@ void megatron_derived_defaults(json& layout, Sources& sources, const MegatronArg
     }
 }
 
+// MoE flags given without --num-experts: they apply to the composed model when it has experts (a
+// model config's), else they are listed as not used.
+void apply_moe_modifiers(json& layout, Sources& sources, std::vector<std::string>& notes, const MegatronArgs& m,
+                         std::vector<IgnoredFlag>* ignored) {
+    const bool moe = layout.contains("/model/moe/experts"_json_pointer);
+    for (const auto& [pointer, value] : m.moe_modifiers) {
+        const auto src = m.sources.find(pointer);
+        const auto flag = m.flags.find(pointer);
+        const std::string source = src == m.sources.end() ? std::string("command line") : src->second;
+        if (moe) {
+            put(layout, sources, notes, pointer, value, source);
+        } else if (ignored != nullptr) {
+            ignored->push_back({flag == m.flags.end() ? pointer : flag->second, value.dump(), source + " (the model has no experts)"});
+        } else {
+            notes.push_back((flag == m.flags.end() ? pointer : flag->second) + ": the model has no experts; not used");
+        }
+    }
+}
+
 // The flags given directly (--tp, --num-layers, ...), over what the layout and scripts gave. A flag
 // given directly changes that value only: Megatron's defaults for the flags not given (fp32,
 // untied, GELU) belong to a whole launch line, not to a layout's model. When the flags are the
@@ -206,6 +225,7 @@ void merge_direct_flags(json& layout, Sources& sources, std::vector<std::string>
     if (model_from_flags) {
         megatron_derived_defaults(layout, sources, direct, "command line");
     }
+    apply_moe_modifiers(layout, sources, notes, direct, nullptr);
 }
 
 // The cluster's node count, nodes per launch and hosts, made consistent once every input is in.
@@ -523,6 +543,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         }
         merge_fragment(layout, sources, notes, m.layout, flag_sources(m));
         megatron_derived_defaults(layout, sources, m, name_of(*path));
+        apply_moe_modifiers(layout, sources, notes, m, &m.ignored);
         out.ignored = std::move(m.ignored);
     }
     // The framework's flags and config files, under the sizes given directly (--tp, --ep, ...).

@@ -89,9 +89,6 @@ constexpr std::array<Note, 16> kNotes = {{
     {"attention_bias", "biases are not counted (well under 0.1% of the parameters)"},
     {"mlp_bias", "biases are not counted (well under 0.1% of the parameters)"},
     {"swiglu_limit", "a clamp inside the gated FFN: counted as a gated (3-matrix) FFN"},
-    {"n_group", "group-limited routing (a token reaches at most topk_group of n_group expert groups): the traffic "
-                "model spreads top-k over all experts"},
-    {"topk_group", "group-limited routing: the traffic model spreads top-k over all experts"},
     {"ep_size", "an inference setting, not the training expert parallelism (give that in \"parallel\")"},
     {"num_nextn_predict_layers", "multi-token prediction modules are not counted (DeepSeek-V3's one module holds "
                                  "11.5B more parameters) and not placed on a pipeline stage"},
@@ -273,6 +270,13 @@ void read_moe_counts(HfReader& c, const std::string& experts_key, int experts) {
     c.set("/moe/experts", experts, c.from(experts_key));
     const int topk = c.required("num_experts_per_tok", 1, experts, "experts per token");
     c.set("/moe/topk", topk, c.from("num_experts_per_tok"));
+    // Group-limited routing (DeepSeek-V3, Kimi-K2: n_group, topk_group); one group is none.
+    const auto groups = c.has("n_group") ? c.integer("n_group", 1, experts) : std::nullopt;
+    const auto per_token = c.has("topk_group") ? c.integer("topk_group", 1, kMaxCount) : std::nullopt;
+    if (groups && per_token && *groups > 1) {
+        c.set("/moe/router_groups", *groups, c.from("n_group"));
+        c.set("/moe/router_group_topk", *per_token, c.from("topk_group"));
+    }
 }
 
 // Mixtral and GPT-OSS: every layer MoE, each expert intermediate_size wide.

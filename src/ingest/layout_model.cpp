@@ -103,13 +103,41 @@ void apply_layer_pattern(const JsonReader& f, ModelSpec& m) {
     m.moe_layers = moe;
 }
 
+/// Group-limited routing: both keys or neither; the groups divide the experts, a token's groups
+/// hold at least its top-k.
+void read_router_groups(const JsonReader& moe, ModelSpec& m) {
+    const auto g = moe.get<int>("router_groups", 1, kMaxInt);
+    const auto k = moe.get<int>("router_group_topk", 1, kMaxInt);
+    if (!g && !k) {
+        return;
+    }
+    if (!g || !k) {
+        throw input_error(moe.where(g ? "router_group_topk" : "router_groups"), "group-limited routing needs both keys",
+                          "give router_groups (n_group) and router_group_topk (topk_group) together");
+    }
+    if (m.experts % *g != 0 || *k > *g) {
+        throw input_error(moe.where(m.experts % *g != 0 ? "router_groups" : "router_group_topk"),
+                          std::to_string(*g) + " router groups with " + std::to_string(*k) + " per token do not fit " +
+                              std::to_string(m.experts) + " experts",
+                          "router_groups must divide the experts and router_group_topk be at most router_groups");
+    }
+    if (*k * (m.experts / *g) < m.topk) {
+        throw input_error(moe.where("router_group_topk"),
+                          std::to_string(*k) + " groups of " + std::to_string(m.experts / *g) + " experts hold fewer than topk " +
+                              std::to_string(m.topk),
+                          "raise router_group_topk (or check topk)");
+    }
+    m.router_groups = *g;
+    m.router_group_topk = *k;
+}
+
 void read_moe(const JsonReader& f, ModelSpec& m) {
     auto moe = f.get_object("moe");
     if (!moe) {
         return;
     }
     moe->check_keys({"experts", "topk", "ffn_hidden", "shared_experts", "shared_ffn_hidden", "capacity_factor",
-                     "layer_freq", "token_dispatcher", "grouped_gemm", "shared_gate"});
+                     "layer_freq", "token_dispatcher", "grouped_gemm", "shared_gate", "router_groups", "router_group_topk"});
     set_if(moe->get<int>("experts", 1, kMaxInt), m.experts);
     set_if(moe->get<int>("topk", 1, kMaxInt), m.topk);
     set_if(moe->get<int>("ffn_hidden", 0, kMaxWidth), m.moe_ffn_hidden);
@@ -139,6 +167,7 @@ void read_moe(const JsonReader& f, ModelSpec& m) {
                           "topk must be at most the number of experts");
     }
     read_layer_freq(*moe, m);
+    read_router_groups(*moe, m);
 }
 
 void read_mla(const JsonReader& f, ModelSpec& m) {

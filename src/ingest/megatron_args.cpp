@@ -70,6 +70,7 @@ constexpr Flag kFlags[] = {
     {"untie-embeddings-and-output-weights", Kind::Bool, "untie"},
     {"swiglu", Kind::Bool, "swiglu"}, {"quick-geglu", Kind::Bool, "quick_geglu"},
     {"num-experts", Kind::One, "experts"}, {"moe-router-topk", Kind::One, "topk"},
+    {"moe-router-num-groups", Kind::One, "router_groups"}, {"moe-router-group-topk", Kind::One, "router_group_topk"},
     {"moe-ffn-hidden-size", Kind::One, "moe_ffn_hidden"},
     {"moe-shared-expert-intermediate-size", Kind::One, "shared_ffn_hidden"},
     {"moe-layer-freq", Kind::One, "layer_freq"}, {"moe-expert-capacity-factor", Kind::One, "capacity_factor"},
@@ -188,7 +189,11 @@ const Given* Mapper::get(const char* key) const {
 }
 
 void Mapper::put(const std::string& pointer, nlohmann::json v, const Given& g, const std::string& note) {
-    out_.layout[nlohmann::json::json_pointer(pointer)] = std::move(v);
+    if (moe_pending_ && pointer.rfind("/model/moe/", 0) == 0) {
+        out_.moe_modifiers[pointer] = std::move(v);
+    } else {
+        out_.layout[nlohmann::json::json_pointer(pointer)] = std::move(v);
+    }
     out_.sources[pointer] = where(g.line) + note;
     out_.flags[pointer] = g.flag;
 }

@@ -72,6 +72,7 @@ private:
     std::string file_;
     std::map<std::string, Given> given_;
     MegatronArgs out_;
+    bool moe_pending_ = false;  // MoE flags without --num-experts: put() holds them in moe_modifiers
 };
 
 }  // namespace planlayout::megatron

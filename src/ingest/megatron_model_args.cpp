@@ -60,20 +60,16 @@ void Mapper::model() {
 
 void Mapper::moe() {
     const Given* experts = get("experts");
-    if (experts == nullptr) {
-        for (const char* k : {"topk", "moe_ffn_hidden", "shared_ffn_hidden", "layer_freq", "capacity_factor",
-                              "token_dispatcher", "grouped_gemm"}) {
-            if (const Given* g = get(k)) {
-                ignore(*g);  // MoE flags without --num-experts: a dense model
-            }
-        }
-        return;
+    // Without --num-experts the experts may come from a model config: the other MoE flags are held
+    // (MegatronArgs::moe_modifiers) and apply where the composed model has experts.
+    moe_pending_ = experts == nullptr;
+    const std::int64_t e = experts != nullptr ? integer(*experts, 1, kMaxSize) : kMaxSize;
+    if (experts != nullptr) {
+        put("/model/moe/experts", e, *experts);
     }
-    const std::int64_t e = integer(*experts, 1, kMaxSize);
-    put("/model/moe/experts", e, *experts);
     if (const Given* g = get("topk")) {
         put("/model/moe/topk", integer(*g, 1, e), *g);
-    } else {
+    } else if (experts != nullptr) {
         put_default("/model/moe/topk", 2, " --moe-router-topk 2");
     }
     count("moe_ffn_hidden", "/model/moe/ffn_hidden", 1, kMaxSize);
@@ -105,6 +101,9 @@ void Mapper::moe() {
         put("/model/moe/token_dispatcher", choice(*g, {"allgather", "alltoall", "flex"}), *g);
     }
     flag("grouped_gemm", "/model/moe/grouped_gemm");
+    count("router_groups", "/model/moe/router_groups", 1, kMaxSize);
+    count("router_group_topk", "/model/moe/router_group_topk", 1, kMaxSize);
+    moe_pending_ = false;
 }
 
 void Mapper::mla() {

@@ -39,7 +39,7 @@ def main():
         args = [binary, "search", f.name, "--format", "json", "--top", "1", "--explain", name,
                 "--vpp", ",".join(sorted({"1", "2", "4", str(row["vp"])}, key=int))]
         if cfg:
-            args += ["--model-config", os.path.join(v.ROOT, cfg), "--moe-grouped-gemm"]
+            args += ["--model-config", os.path.join(v.ROOT, cfg)] + v.moe_flags(row)
         p = subprocess.run(args, capture_output=True, text=True, timeout=600, cwd=v.ROOT)
         os.unlink(f.name)
         if p.returncode != 0:

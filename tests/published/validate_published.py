@@ -10,7 +10,10 @@ the model from its Hugging Face config (or the shape the data file names), and w
 performance recipes run beside the row's columns, stated here as the assumption it is:
 Transformer Engine kernels, sequence parallelism with TP, the distributed optimizer with overlapped
 gradient reduce and parameter gather, TP communication overlap with TP > 1, grouped GEMM for the
-experts with expert TP 1, FP8-CS as --fp8-recipe tensorwise. The prediction is the InfiniBand (GPUDirect RDMA) arm's
+experts with expert TP 1, FP8-CS as --fp8-recipe tensorwise; and, per model, the MoE settings of its H100
+recipe (RECIPE_MOE below: the dispatcher and --overlap-moe-expert-parallel-comm, from Megatron-Bridge's
+scripts/performance/configs/{qwen,deepseek}/*_workload_base_configs.py as the library holds them; the
+rows' own releases may have differed). The prediction is the InfiniBand (GPUDirect RDMA) arm's
 step: tokens/s/GPU = global batch x sequence / (step x GPUs). Validation only: nothing is fitted.
 
 Prints a markdown table and the median |error|; exit 0 whatever the errors (they are reported, not
@@ -27,13 +30,24 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "tests", "data", "published", "megatron-bridge-dgx-h100.json")
 
 
+# The H100 recipes' MoE settings (Megatron-Bridge scripts/performance/configs/qwen/
+# qwen3_workload_base_configs.py: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_*: moe_a2a_overlap=True,
+# moe_token_dispatcher_type="alltoall"; deepseek/deepseek_workload_base_configs.py:
+# DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1: moe_flex_dispatcher_backend="hybridep", moe_a2a_overlap=False).
+RECIPE_MOE = {
+    "qwen3-235b-a22b": {"dispatcher": "alltoall", "a2a_overlap": True},
+    "deepseek-v3": {"dispatcher": "flex", "a2a_overlap": False},
+}
+
+
 def layout(row, models):
     spec = models[row["model"]]
     nodes = row["gpus"] // 8
     training = {"global_batch": row["gbs"], "micro_batch": row["mbs"], "seq_len": row["seq"],
                 "implementation": "megatron-te", "distributed_optimizer": True,
                 "sequence_parallel": row["tp"] > 1,
-                "overlap": {"dp": True, "param_gather": True, "tp": row["tp"] > 1}}
+                "overlap": {"dp": True, "param_gather": True, "tp": row["tp"] > 1,
+                            "ep": RECIPE_MOE.get(row["model"], {}).get("a2a_overlap", False)}}
     if row["vp"] > 1:
         training["vpp"] = row["vp"]
     if row["precision"].startswith("fp8"):
@@ -53,14 +67,20 @@ def layout(row, models):
         m = json.loads(json.dumps(spec["model"]))
         if "moe" in m:
             m["moe"]["grouped_gemm"] = True
+            m["moe"]["token_dispatcher"] = RECIPE_MOE.get(row["model"], {}).get("dispatcher", "alltoall")
         doc["model"] = m
     return doc, spec.get("model_config")
 
 
-def analyze(binary, doc, model_config):
+def moe_flags(row):
+    """The Megatron flags of a model-config row's MoE recipe settings."""
+    return ["--moe-grouped-gemm", "--moe-token-dispatcher-type", RECIPE_MOE.get(row["model"], {}).get("dispatcher", "alltoall")]
+
+
+def analyze(binary, doc, model_config, row=None):
     args = [binary, "analyze", "-", "--format", "json"]
     if model_config:
-        args += ["--model-config", os.path.join(ROOT, model_config), "--moe-grouped-gemm"]
+        args += ["--model-config", os.path.join(ROOT, model_config)] + moe_flags(row or {"model": ""})
     p = subprocess.run(args, input=json.dumps(doc), capture_output=True, text=True, timeout=300, cwd=ROOT)
     if p.returncode not in (0, 1):
         return None, p.stderr.strip().splitlines()[-1][:200] if p.stderr.strip() else f"exit {p.returncode}"
@@ -77,7 +97,7 @@ def main():
     fits = 0
     for row in data["rows"]:
         doc, cfg = layout(row, data["models"])
-        report, why = analyze(binary, doc, cfg)
+        report, why = analyze(binary, doc, cfg, row)
         par = f"{row['tp']}/{row['pp']}/{row['cp']}/{row['vp']}/{row['ep']}"
         name = row["model"] + (" (tokendrop)" if row.get("tokendrop") else "")
         if report is None:

@@ -100,7 +100,9 @@ TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert - the MTP
     CHECK(any_contains(r.hf.warnings, "num_nextn_predict_layers = 1"));
     CHECK(any_contains(r.hf.ignored, "num_nextn_predict_layers = 1: multi-token prediction"));
     CHECK(any_contains(r.hf.ignored, "quantization_config: how the checkpoint is quantized"));
-    CHECK(any_contains(r.hf.ignored, "topk_group = 4: group-limited routing"));
+    CHECK(r.hf.model.at("moe").at("router_groups") == 8);  // group-limited routing: n_group, topk_group
+    CHECK(r.hf.model.at("moe").at("router_group_topk") == 4);
+    CHECK(r.hf.sources.at("/model/moe/router_groups") == "deepseek-v3.json (n_group)");
     // DeepSeek: 671B total, 37B activated; derived 671.03B (+0.004%), 37.55B (+1.5%).
     CHECK(total(r.model) == doctest::Approx(671e9).epsilon(0.001));
     CHECK(r.model.active_params() == doctest::Approx(37e9).epsilon(0.02));

@@ -269,12 +269,14 @@ TEST_CASE("model defaults of Megatron, and flags that need another flag") {
     CHECK(at(m, "/model/dtype_bytes") == json::parse(R"({"activation": 4, "param": 4, "grad": 4})"));
     CHECK(at(m, "/model/mla") == json::parse(R"({"q_lora_rank": 64, "kv_lora_rank": 32, "qk_head_dim": 128,
                                                  "qk_rope_head_dim": 64, "v_head_dim": 128})"));
-    // Without --num-experts, --group-query-attention or --multi-latent-attention, their flags are listed.
+    // Without --group-query-attention or --multi-latent-attention, their flags are listed; MoE flags
+    // without --num-experts are held for a model config's experts (moe_modifiers).
     const auto d = line("--num-layers 4 --moe-router-topk 2 --num-query-groups 8 --kv-lora-rank 16 --accumulate-allreduce-grads-in-fp32");
     CHECK_FALSE(d.layout.at("model").contains("moe"));
     CHECK_FALSE(d.layout.at("model").contains("kv_heads"));
     CHECK_FALSE(d.layout.at("model").contains("mla"));
-    CHECK(ignored(d, "--moe-router-topk") == "2 @ l.sh:1");
+    CHECK(d.moe_modifiers.at("/model/moe/topk") == 2);
+    CHECK(ignored(d, "--moe-router-topk") == "(not listed)");
     CHECK(ignored(d, "--num-query-groups") == "8 @ l.sh:1");
     CHECK(ignored(d, "--kv-lora-rank") == "16 @ l.sh:1");
     CHECK(ignored(d, "--accumulate-allreduce-grads-in-fp32") == " @ l.sh:1");

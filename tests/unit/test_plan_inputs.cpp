@@ -491,3 +491,25 @@ TEST_CASE("a model given only as Megatron flags is Megatron's: GELU unless --swi
     CHECK(gated.at("tied_embeddings") == false);
     CHECK(gated.at("ffn_hidden") == 2688);  // arguments.py: int(4h * 2/3 / 64) * 64
 }
+
+TEST_CASE("Megatron's MoE flags beside a model config apply to its experts, and are named when the model has none") {
+    const std::string moe = std::string(kSrc) + "/tests/data/hf-configs/deepseek-v3.json";
+    const Run r = cli({"analyze", "--nodes", "8", "--node", "h100-hgx-8gpu-8nic", "--ep", "64", "--model-config", moe,
+                       "--seq-length", "4096", "--global-batch-size", "64", "--moe-grouped-gemm", "--moe-token-dispatcher-type",
+                       "flex", "--format", "json", "--allow-outside-files"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    std::map<std::string, nlohmann::json> value;
+    const auto doc = nlohmann::json::parse(r.out);
+    for (const auto& row : doc.at("assumptions")) {
+        value[row.at("path").get<std::string>()] = row.at("value");
+    }
+    CHECK(value.at("/model/moe/grouped_gemm") == true);
+    CHECK(value.at("/model/moe/token_dispatcher") == "flex");
+    CHECK(value.at("/model/moe/router_groups") == 8);  // the config's n_group / topk_group
+    CHECK(value.at("/model/moe/router_group_topk") == 4);
+    const std::string dense = std::string(kSrc) + "/tests/data/hf-configs/llama-3.1-8b-instruct.json";
+    const Run d = cli({"analyze", "--nodes", "1", "--node", "h100-hgx-8gpu-8nic", "--model-config", dense, "--seq-length",
+                       "4096", "--global-batch-size", "64", "--moe-grouped-gemm", "--allow-outside-files"});
+    CHECK(d.code <= 1);
+    CHECK(d.err.find("--moe-grouped-gemm: the model has no experts; not used") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
@@ -166,4 +167,23 @@ TEST_CASE("expert all-to-all under sequence parallelism: each TP rank dispatches
     const auto* whole = find(whole_traffic, "ep", CollectiveOp::AllToAll);
     REQUIRE(whole != nullptr);
     CHECK(whole->size_bytes == doctest::Approx(512.0 * 6 * m.capacity_factor * 4096 * 2));
+}
+
+TEST_CASE("flex dispatchers send a token once per remote node: the de-duplicated share of the all-to-all's remote copies") {
+    ModelSpec m;
+    m.experts = 256;
+    m.topk = 8;
+    CHECK(flex_dedup(m, 8) == 1.0);  // the all-to-all dispatcher: every copy
+    m.token_dispatcher = TokenDispatcher::Flex;
+    CHECK(flex_dedup(m, 1) == 1.0);  // inside one node: nothing crosses
+    // 8 nodes of 32 experts: a token reaches 7·(1 − C(224,8)/C(256,8)) remote nodes, not 8·7/8 copies.
+    const double reached = 7.0 * (1.0 - std::exp(std::lgamma(225.0) - std::lgamma(217.0) - std::lgamma(257.0) + std::lgamma(249.0)));
+    CHECK(flex_dedup(m, 8) == doctest::Approx(reached / 7.0));
+    // DeepSeek-V3's group-limited routing, 8 groups of 32 (one per node), at most 4 per token:
+    // 7·(1 − C(7,4)/C(8,4)) = 3.5 remote nodes of 7 remote copies.
+    m.router_groups = 8;
+    m.router_group_topk = 4;
+    CHECK(flex_dedup(m, 8) == doctest::Approx(0.5));
+    // Groups that do not nest in the nodes (8 groups over 16 nodes): the ungrouped spread.
+    CHECK(flex_dedup(m, 16) == doctest::Approx(expected_remote_nodes(256, 8, 16) / (8.0 * 15 / 16)));
 }

@@ -39,6 +39,9 @@ struct PlacedGroup {
     double two_node_tree_gain = 1.5;  // k = 2 all-reduce: tree / NVLS-tree gain on the NIC term,
                                       // bounded to [1, 2]
     int gpu_numa_nodes = 0;           // NUMA nodes a node's GPUs hang off (0 unknown): SHM's sockets
+    // An all-to-all's cross-node bytes as a share of the remote copies (1: every copy over the
+    // network; the flex dispatchers send a token once per remote node: net_dedup, score.cpp).
+    double net_dedup = 1.0;
 };
 
 /// Hardware numbers for building shapes from (nodes, GPUs per node) — the `collective`

@@ -89,6 +89,8 @@ struct ModelSpec {
     int moe_layer_freq = 0;              // "moe/layer_freq" as an int N: layer i is MoE when i % N == 0 (0 = not given)
     std::vector<int> moe_layer_pattern;  // "moe/layer_freq" as a list: one 0/1 per layer (empty = not given)
     TokenDispatcher token_dispatcher = TokenDispatcher::AllToAll;
+    int router_groups = 0;      // group-limited routing: experts in this many groups (0: none) ...
+    int router_group_topk = 0;  // ... a token reaches at most this many (DeepSeek-V3 n_group/topk_group)
     bool grouped_gemm = false;
     bool moe_shared_gate = false;  // "moe/shared_gate": a sigmoid gate h×1 on the shared expert (Qwen2-MoE, Qwen3-Next)
     // Attention

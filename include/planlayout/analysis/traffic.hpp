@@ -64,4 +64,11 @@ struct TrafficItem {
 /// spread evenly over K nodes: K·(1 − C(E − E/K, k)/C(E, k)) minus the local node's share.
 [[nodiscard]] double expected_remote_nodes(int experts, int topk, int nodes);
 
+/// The flex dispatchers' (DeepEP, HybridEP: --moe-token-dispatcher-type flex) cross-node bytes as a
+/// share of the all-to-all dispatcher's: a token goes once to each remote node that holds one of its
+/// experts (then over NVLink inside that node), not once per expert. Experts spread evenly over the
+/// `nodes` of the EP group; with group-limited routing whose groups nest in nodes, over the token's
+/// groups. 1 when the group is inside one node or the dispatcher is not flex.
+[[nodiscard]] double flex_dedup(const ModelSpec& m, int nodes);
+
 }  // namespace planlayout

@@ -59,6 +59,10 @@ struct MegatronArgs {
     std::map<std::string, std::string> sources;        // JSON pointer → "launch.sh:12" (or "launch.sh (Megatron default)")
     std::map<std::string, std::string> flags;          // JSON pointer → the flag as written ("--nproc_per_node")
     std::vector<IgnoredFlag> ignored;
+    // MoE flags given without --num-experts (--moe-grouped-gemm, --moe-token-dispatcher-type, ...):
+    // the experts may come from elsewhere (--model-config), so they apply when the composed model
+    // has experts (JSON pointer → value; their sources and flags as above).
+    std::map<std::string, nlohmann::json> moe_modifiers;
 };
 
 /// The layout values of words (read_launch_script's, or a command line's with line 0). `file`
