@@ -87,7 +87,7 @@ TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON point
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 0, "node": "h100-hgx-8gpu-8nic"})"),
                          "c.json (/cluster/nodes): nodes = 0 is smaller than 1; give a value of at least 1", Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "nodee": 1})"),
-                         "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, topology, fabric (keys starting with _ are comments)", Error);
+                         "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, topology, fabric, nvlink_domain (keys starting with _ are comments)", Error);
 }
 
 TEST_CASE("placement: node-major, host order, local GPU permutation, explicit maps") {
