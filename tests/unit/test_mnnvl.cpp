@@ -14,6 +14,7 @@
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/nvidia_smi_fabric.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/plan.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 using nlohmann::json;
@@ -283,4 +284,34 @@ TEST_CASE("interleaved domains are warned about, and the fabric order fills one 
     const Cluster together = cluster(R"({"nodes": 4, "node": "gb200-nvl72-tray", "nvlink_domain": {"nodes_per_domain": 2}})");
     CHECK(together.warnings.empty());
     CHECK(fabric_node_order(together, {}) == std::vector<std::int32_t>{0, 1, 2, 3});
+}
+
+namespace {
+
+Report plan_json(const json& layout) {
+    PlanRequest r;
+    r.layout_text = layout.dump();
+    r.layout_name = "gb200.json";
+    r.base_dir = PLANLAYOUT_SOURCE_DIR;
+    return plan(r);
+}
+
+}  // namespace
+
+TEST_CASE("the domain what-if is the same layout planned without its NVLink domains") {
+    const std::string path = std::string(PLANLAYOUT_SOURCE_DIR) + "/layouts/gb200-2rack-ep64.json";
+    json layout = parse_json_text(read_text_file(path), path);
+    const Report with = plan_json(layout);
+    REQUIRE(with.score.has_value());
+    REQUIRE(with.score->domain_what_if.has_value());
+    layout["cluster"].erase("nvlink_domain");
+    const Report without = plan_json(layout);
+    REQUIRE(without.score.has_value());
+    CHECK_FALSE(without.score->domain_what_if.has_value());  // no domains, nothing to compare
+    for (std::size_t arm = 0; arm < 2; ++arm) {
+        CAPTURE(arm);
+        CHECK(with.score->domain_what_if->step_time_s[arm] == doctest::Approx(without.score->step_time_s[arm]));
+    }
+    // EP 64 off NVLink: every tray boundary on the 400G rails instead of NVLink 5.
+    CHECK(without.score->step_time_s[1] > 2 * with.score->step_time_s[1]);
 }
