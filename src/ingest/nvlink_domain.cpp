@@ -62,6 +62,8 @@ void warn_interleaved(Cluster& c) {
     }
 }
 
+NvlinkDomains blocks_as_domains(const JsonReader& d, const Cluster& cluster);
+
 }  // namespace
 
 NvlinkDomains domains_from_cliques(const std::vector<std::string>& cliques, const std::string& source) {
@@ -87,12 +89,18 @@ NvlinkDomains domains_from_cliques(const std::vector<std::string>& cliques, cons
 
 NvlinkDomains read_nvlink_domain(const JsonReader& d, const Cluster& cluster, const FileScope& scope,
                                  std::vector<std::string>& files) {
-    d.check_keys({"nodes_per_domain", "cliques", "nvidia_smi"});
-    const int ways = (d.has("nodes_per_domain") ? 1 : 0) + (d.has("cliques") ? 1 : 0) + (d.has("nvidia_smi") ? 1 : 0);
+    d.check_keys({"nodes_per_domain", "cliques", "nvidia_smi", "topology_blocks"});
+    int ways = 0;
+    for (const char* key : {"nodes_per_domain", "cliques", "nvidia_smi", "topology_blocks"}) {
+        ways += d.has(key) ? 1 : 0;
+    }
     if (ways != 1) {
         throw input_error(d.where(), ways == 0 ? "\"nvlink_domain\" gives no domains" : "\"nvlink_domain\" gives its domains two ways",
-                          "give one of \"nodes_per_domain\": 18 (an NVL72 rack of 4-GPU trays), \"cliques\": {host: clique} "
-                          "or \"nvidia_smi\": {host: \"nvidia-smi -q capture\"}");
+                          "give one of \"nodes_per_domain\": 18 (an NVL72 rack of 4-GPU trays), \"cliques\": {host: clique}, "
+                          "\"nvidia_smi\": {host: \"nvidia-smi -q capture\"} or \"topology_blocks\": true");
+    }
+    if (d.has("topology_blocks")) {
+        return blocks_as_domains(d, cluster);
     }
     if (const auto per = d.get_int("nodes_per_domain", 1, kMaxNodes)) {
         std::vector<std::string> cliques(cluster.nodes.size());
@@ -120,6 +128,29 @@ NvlinkDomains read_nvlink_domain(const JsonReader& d, const Cluster& cluster, co
                                 }),
                                 "nvlink_domain: nvidia-smi -q Fabric (ClusterUUID.CliqueId) per host");
 }
+
+namespace {
+
+// "topology_blocks": true: the blocks of the cluster's Slurm topology/block file (topograph writes
+// one per NVL72 rack or partition) are the NVLink domains; the blocks already are its units.
+NvlinkDomains blocks_as_domains(const JsonReader& d, const Cluster& cluster) {
+    if (!d.get_bool("topology_blocks").value_or(false)) {
+        throw input_error(d.where("topology_blocks"), "\"topology_blocks\" is false", "drop it, or set it to true");
+    }
+    if (!cluster.topology_blocks) {
+        throw input_error(d.where("topology_blocks"),
+                          "the cluster's \"topology\" has no blocks (" +
+                              (cluster.topology_file.empty() ? std::string("no topology") : "a switch tree") + ")",
+                          "give a Slurm topology/block file as \"topology\", or the domains as \"nodes_per_domain\" or \"cliques\"");
+    }
+    std::vector<std::string> cliques(cluster.nodes.size());
+    for (std::size_t i = 0; i < cliques.size(); ++i) {
+        cliques[i] = cluster.su_name(cluster.su_of(static_cast<std::int64_t>(i)));
+    }
+    return domains_from_cliques(cliques, "nvlink_domain: the blocks of topology " + cluster.topology_file);
+}
+
+}  // namespace
 
 void check_nvlink_domains(const Cluster& cluster, const std::string& where) {
     for (std::int64_t n = 0; n < cluster.node_count(); ++n) {

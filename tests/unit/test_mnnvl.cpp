@@ -214,8 +214,8 @@ TEST_CASE("bad nvlink_domain entries are refused naming the place and the fix") 
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "gb200-nvl72-tray",
         "nvlink_domain": {"nodes_per_domain": 2, "cliques": {"node0": "a"}}})"),
                          "c.json (/cluster/nvlink_domain): \"nvlink_domain\" gives its domains two ways; give one of "
-                         "\"nodes_per_domain\": 18 (an NVL72 rack of 4-GPU trays), \"cliques\": {host: clique} or "
-                         "\"nvidia_smi\": {host: \"nvidia-smi -q capture\"}",
+                         "\"nodes_per_domain\": 18 (an NVL72 rack of 4-GPU trays), \"cliques\": {host: clique}, "
+                         "\"nvidia_smi\": {host: \"nvidia-smi -q capture\"} or \"topology_blocks\": true",
                          Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "gb200-nvl72-tray", "nvlink_domain": {"cliques": {"node7": "a"}}})"),
                          "c.json (/cluster/nvlink_domain/cliques/node7): no node of the cluster is named 'node7'; use the "
@@ -314,4 +314,22 @@ TEST_CASE("the domain what-if is the same layout planned without its NVLink doma
     }
     // EP 64 off NVLink: every tray boundary on the 400G rails instead of NVLink 5.
     CHECK(without.score->step_time_s[1] > 2 * with.score->step_time_s[1]);
+}
+
+TEST_CASE("Slurm topology/block blocks are NVLink domains only when the cluster says so") {
+    const std::string dir = kData + "/fixtures/slurm-topology";
+    const std::string topo = R"("topology": "topograph-expected-dra-block-topology.conf", "node": "gb200-nvl72-tray")";
+    const Cluster plain = cluster("{" + topo + "}", dir);
+    CHECK(plain.nvlink.empty());  // blocks are scalable units, not NVLink, unless asked
+    const Cluster c = cluster("{" + topo + R"(, "nvlink_domain": {"topology_blocks": true}})", dir);
+    REQUIRE(c.node_count() == 96);
+    CHECK(c.nvlink.names.size() == 12);
+    CHECK(c.nvlink.names.front() == "rack11");
+    CHECK(c.same_nvlink_domain(0, 7));
+    CHECK_FALSE(c.same_nvlink_domain(7, 8));
+    CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "gb200-nvl72-tray", "nvlink_domain": {"topology_blocks": true}})"),
+                         "c.json (/cluster/nvlink_domain/topology_blocks): the cluster's \"topology\" has no blocks (no "
+                         "topology); give a Slurm topology/block file as \"topology\", or the domains as "
+                         "\"nodes_per_domain\" or \"cliques\"",
+                         Error);
 }

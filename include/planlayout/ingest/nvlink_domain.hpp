@@ -18,7 +18,8 @@ namespace planlayout {
 [[nodiscard]] NvlinkDomains domains_from_cliques(const std::vector<std::string>& cliques, const std::string& source);
 
 /// Reads "nvlink_domain" ({"nodes_per_domain": N} | {"cliques": {host: clique}} |
-/// {"nvidia_smi": {host: capture file}}) for the cluster's nodes; capture files are resolved in
+/// {"nvidia_smi": {host: capture file}} | {"topology_blocks": true}: the blocks of the cluster's
+/// Slurm topology/block "topology") for the cluster's nodes; capture files are resolved in
 /// `scope` and added to `files`. Throws Error (BadInput) naming the JSON pointer for an unknown
 /// host, two ways at once, or a capture whose GPUs are not ready (node_clique).
 [[nodiscard]] NvlinkDomains read_nvlink_domain(const JsonReader& d, const Cluster& cluster, const FileScope& scope,
