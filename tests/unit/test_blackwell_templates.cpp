@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/analysis/lint.hpp"
 #include "planlayout/analysis/placed_group.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/topology/cluster.hpp"
@@ -34,6 +35,17 @@ TEST_CASE("the NVL72 trays have 4 GPUs on fifth-generation NVLink and one rail N
         CHECK(f.gpu_nic_class[2] == PathClass::Phb);
         CHECK(t.gdr_level == PathClass::Phb);
         CHECK(t.gpu_model == "GB200");
+        // lint takes the template's GPUDirect reach: no "NCCL will not use GPUDirect" at PHB here.
+        for (const Finding& finding : lint_node(t)) {
+            CHECK(finding.code != "gpu-no-near-nic");
+        }
+        NodeTemplate pxb = t;
+        pxb.gdr_level = PathClass::Pxb;  // without it, the warning is back for every GPU
+        int warned = 0;
+        for (const Finding& finding : lint_node(pxb)) {
+            warned += finding.code == "gpu-no-near-nic" ? 1 : 0;
+        }
+        CHECK(warned == 4);
     }
     SUBCASE("GB300: ConnectX-8 800G sharing its PCIe switch with the GPU (PIX)") {
         const TemplateFacts f = facts_of("gb300-nvl72-tray");
