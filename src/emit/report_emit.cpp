@@ -397,7 +397,11 @@ std::string report_text(const Report& report, const ReportOptions& options) {
         out << "  " << k.kind << ": " << k.groups << (k.groups == 1 ? " group" : " groups") << " of " << k.size
             << " over " << (k.max_nodes == 1 ? "1 node" : "up to " + std::to_string(k.max_nodes) + " nodes") << "; "
             << k.cross_pairs() << " of " << k.total_pairs() << " used pairs cross nodes ("
-            << class_counts_text(k.pairs, true) << ")\n";
+            << class_counts_text(k.pairs, true) << ")";
+        if (const auto in_domain = k.pairs[static_cast<std::size_t>(PathClass::Mnnvl)]; in_domain > 0) {
+            out << ", " << in_domain << " more join nodes of one NVLink domain (MNNVL)";
+        }
+        out << "\n";
     }
     if (!any) {
         out << "  no group crosses nodes\n";
