@@ -383,7 +383,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
         report.effective_layout["parallel"] = parallel;
     }
     Evaluation evaluation = evaluate(report.cluster, report.placement, std::move(groups),
-                                     {request.kinds, Coverage::Every, request.progress}, setup);
+                                     {request.kinds, Coverage::Every, request.progress, true}, setup);
     report.groups = std::move(evaluation.groups);
     report.kinds = std::move(evaluation.kinds);
     report.score = std::move(evaluation.score);

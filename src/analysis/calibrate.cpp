@@ -84,7 +84,7 @@ void set_line(Calibration& c, const PlacedGroup& shape, Transport transport, boo
         c.line = "SHM (PCIe, host memory)";
         c.line_gbyte_s = shm_line_gbyte_s(shape, bounds, c.op == CollectiveOp::AllToAll);
     } else {
-        const bool nv = shape.worst_intra <= PathClass::Nv;
+        const bool nv = over_nvlink(shape.worst_intra);
         c.line = nv ? "NVLink" : "PCIe";
         c.line_gbyte_s = nv ? shape.nvlink_gbyte_s : shape.pcie_gbyte_s;
     }
@@ -138,7 +138,7 @@ double split_latency(Calibration& c, double latency, const CollectiveCost& steps
                      Transport transport) {
     const int intra_steps = steps.steps - steps.net_steps;
     const double intra_alpha = transport == Transport::Shm          ? TransportSpec{}.shm_params.alpha_us
-                               : shape.worst_intra <= PathClass::Nv ? shape.nvlink_alpha_us
+                               : over_nvlink(shape.worst_intra) ? shape.nvlink_alpha_us
                                                                     : shape.pcie_alpha_us;
     if (steps.net_steps > 0) {
         c.alpha_prior_us = TransportSpec{}.params(transport).alpha_us;

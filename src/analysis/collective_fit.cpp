@@ -9,7 +9,7 @@
 namespace planlayout {
 namespace {
 
-bool nv_family(PathClass c) { return c <= PathClass::Nv; }
+bool nv_family(PathClass c) { return over_nvlink(c); }
 
 }  // namespace
 

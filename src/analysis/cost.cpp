@@ -19,7 +19,7 @@ double alpha_intra_us(const PlacedGroup& g, const TransportModel& x) {
     if (x.shm) {
         return x.shm_alpha_us;
     }
-    return g.worst_intra <= PathClass::Nv ? g.nvlink_alpha_us : g.pcie_alpha_us;
+    return over_nvlink(g.worst_intra) ? g.nvlink_alpha_us : g.pcie_alpha_us;
 }
 
 /// Cross-node bandwidth one ring sees per node: NCCL runs one ring per rail (RDMA), so the
@@ -47,7 +47,7 @@ CollectiveCost finish(CollectiveOp op, const PlacedGroup& g, const TransportMode
     } else if (c.nic_s >= c.intra_s) {
         c.bottleneck = c.bottleneck == "tcp" ? "TCP interface" : "NIC";
     } else {
-        c.bottleneck = x.shm ? "SHM" : g.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe";
+        c.bottleneck = x.shm ? "SHM" : over_nvlink(g.worst_intra) ? "NVLink" : "PCIe";
     }
     c.algbw_gbyte_s = size_bytes / c.time_s / kGiga;
     c.busbw_gbyte_s = c.algbw_gbyte_s * bus_factor(op, g.n);
@@ -115,7 +115,7 @@ TransportModel transport_model(const TransportSpec& spec, Transport t, PriorEnd 
 }
 
 double intra_gbyte_s(const PlacedGroup& g) {
-    return g.worst_intra <= PathClass::Nv ? g.nvlink_gbyte_s * g.nvlink_efficiency
+    return over_nvlink(g.worst_intra) ? g.nvlink_gbyte_s * g.nvlink_efficiency
                                           : g.pcie_gbyte_s * g.pcie_efficiency;
 }
 
@@ -396,7 +396,7 @@ CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double
     }
     if (f.intra != nullptr) {
         const double e = f.intra->efficiency_at(size_bytes);
-        if (fg.worst_intra <= PathClass::Nv) {
+        if (over_nvlink(fg.worst_intra)) {
             fg.nvlink_efficiency = e;
             fg.nvlink_alpha_us = f.intra->alpha_us;
         } else {

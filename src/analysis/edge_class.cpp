@@ -21,6 +21,12 @@ PathClass PairClassifier::nic_class_of(std::int64_t rank) const {
     return cluster_.facts_of(placement_.node[r]).gpu_nic_class[static_cast<std::size_t>(placement_.gpu[r])];
 }
 
+std::int64_t PairClassifier::island_of(std::int64_t rank) const {
+    const std::int32_t node = placement_.node[static_cast<std::size_t>(rank)];
+    const std::int32_t d = cluster_.domain_of(node);
+    return d >= 0 ? cluster_.node_count() + d : node;
+}
+
 int PairClassifier::gpus_on_node_of(std::int64_t rank) const {
     return cluster_.facts_of(placement_.node[static_cast<std::size_t>(rank)]).gpu_count;
 }
@@ -35,6 +41,9 @@ PathClass PairClassifier::classify(std::int64_t a, std::int64_t b) const {
     const auto gb = static_cast<std::size_t>(placement_.gpu[ib]);
     if (na == nb) {
         return fa.gpu_gpu[ga * static_cast<std::size_t>(fa.gpu_count) + gb];
+    }
+    if (cluster_.same_nvlink_domain(na, nb)) {
+        return PathClass::Mnnvl;  // one clique: NVLink through the rack's switches, whatever the rails
     }
     const TemplateFacts& fb = cluster_.facts_of(nb);
     const int ra = fa.gpu_rail[ga];
@@ -87,6 +96,7 @@ double PairClassifier::bandwidth_gbyte_s(std::int64_t a, std::int64_t b, PathCla
         case PathClass::Loc:
             return std::numeric_limits<double>::infinity();
         case PathClass::Nv:
+        case PathClass::Mnnvl:  // the domain's NVLink: each GPU's own links to the NVLink switches
             return std::min(fa.nvlink_gbyte_s, fb.nvlink_gbyte_s);
         case PathClass::Pix:
         case PathClass::Pxb:
@@ -136,6 +146,7 @@ struct Scratch {
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     std::vector<int> rails;
     std::vector<std::pair<std::int32_t, int>> where;  // (node, rail) of a group's members
+    std::vector<std::tuple<std::int64_t, std::int32_t, int>> islands;  // (NVLink island, node, rail)
 };
 
 // Calls fn(a, b) for every pair the pattern uses, each unordered pair once (a < b).
@@ -264,6 +275,42 @@ bool uniform_cluster(const Cluster& cluster) {
 
 namespace {
 
+// The group as NCCL sees it on multi-node NVLink: every NVLink domain it touches is one node
+// (NCCL fuses a clique's topology, src/graph/topo.cc), each other node its own island. Without
+// domains the islands are the nodes.
+void add_islands(GroupFootprint& s, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
+                 const Placement& placement, Scratch& sc) {
+    if (!classifier.has_domains()) {
+        s.islands = s.nodes;
+        s.max_per_island = s.max_per_node;
+        s.min_nics_per_island = s.min_rails_per_node;
+        s.max_nodes_per_island = s.nodes > 0 ? 1 : 0;
+        return;
+    }
+    auto& is = sc.islands;
+    is.clear();
+    for (const auto r : ranks) {
+        is.emplace_back(classifier.island_of(r), placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r));
+    }
+    std::sort(is.begin(), is.end());
+    s.min_nics_per_island = std::numeric_limits<int>::max();
+    for (std::size_t i = 0; i < is.size();) {
+        std::size_t j = i;
+        int nics = 0;
+        int nodes = 0;
+        for (; j < is.size() && std::get<0>(is[j]) == std::get<0>(is[i]); ++j) {
+            const bool new_node = j == i || std::get<1>(is[j]) != std::get<1>(is[j - 1]);
+            nodes += new_node ? 1 : 0;
+            nics += new_node || std::get<2>(is[j]) != std::get<2>(is[j - 1]) ? 1 : 0;  // distinct (node, rail)
+        }
+        ++s.islands;
+        s.max_per_island = std::max(s.max_per_island, static_cast<int>(j - i));
+        s.min_nics_per_island = std::min(s.min_nics_per_island, nics);
+        s.max_nodes_per_island = std::max(s.max_nodes_per_island, nodes);
+        i = j;
+    }
+}
+
 GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_t>& ranks, const PairClassifier& classifier,
                               const Placement& placement, bool uniform, Scratch& sc) {
     GroupFootprint s;
@@ -292,8 +339,10 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
         s.min_rails_per_node = std::min(s.min_rails_per_node, rails);
         i = j;
     }
+    add_islands(s, ranks, classifier, placement, sc);
     if (ranks.size() <= 1) {
         s.min_rails_per_node = 1;
+        s.min_nics_per_island = 1;
         return s;
     }
     s.bottleneck_gbyte_s = std::numeric_limits<double>::infinity();
@@ -335,8 +384,16 @@ KindEdges kind_edges_of(const GroupKind& kind) {
 }
 
 void FootprintTally::add(const GroupFootprint& s) {
-    const Key key{s.nodes, s.max_per_node, s.gpus_per_node, s.min_rails_per_node, static_cast<int>(s.worst_intra),
-                  static_cast<int>(s.worst_cross), static_cast<int>(s.worst_gpu_nic), s.bottleneck_gbyte_s, s.pairs};
+    const Key key{s.nodes,
+                  s.max_per_node,
+                  s.gpus_per_node,
+                  s.min_rails_per_node,
+                  static_cast<int>(s.worst_intra),
+                  static_cast<int>(s.worst_cross),
+                  static_cast<int>(s.worst_gpu_nic),
+                  s.bottleneck_gbyte_s,
+                  s.pairs,
+                  {s.islands, s.max_per_island, s.min_nics_per_island, s.max_nodes_per_island}};
     const auto [it, fresh] = shapes_.emplace(key, s);
     if (!fresh) {
         it->second.groups += s.groups;

@@ -94,7 +94,7 @@ void lint_gpu_nics(const NodeTemplate& t, BestNics& best, std::set<std::string>&
                      ": its network traffic crosses the inter-socket link",
                  "put a NIC on " + g.name + "'s PCIe switch or socket, or keep " + g.name +
                      "'s ranks off inter-node groups"});
-        } else if (bc > PathClass::Pxb) {
+        } else if (bc > std::max(PathClass::Pxb, t.gdr_level)) {  // the template's GPUDirect reach (GB200: PHB, NCCL's P2C)
             out.push_back({Severity::Warning, "gpu-no-near-nic",
                            g.name + "'s nearest RDMA NIC " + label(*nic) + " is " + cls +
                                ", not PIX/PXB: NCCL will not use GPUDirect RDMA by default",

@@ -124,19 +124,27 @@ Evaluation evaluate(const Cluster& cluster,
                     const std::optional<ScoreSetup>& setup) {
     Evaluation out;
     out.groups = std::move(groups);
-    out.kinds = options.coverage == Coverage::Every
-                    ? classify_groups(out.groups, cluster, placement, options.kinds, options.progress)
-                    : classify_groups_sampled(out.groups, cluster, placement, options.kinds);
-    if (setup) {
-        const CalibratedHardware calibrated = calibrated_hardware(cluster, setup->transport, setup->calibrations);
-        const ArmChoice arms = setup->arms ? *setup->arms : choose_arms(cluster, placement, setup->transport);
-        if (!setup->gpu && setup->training) {
-            ScoreSetup with_gpu = *setup;
-            with_gpu.gpu = gpu_of_layout(cluster, placement, *setup);
-            out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
-        } else {
-            out.score = score_kinds(*setup, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
-        }
+    auto classify = [&](const Cluster& c) {
+        return options.coverage == Coverage::Every ? classify_groups(out.groups, c, placement, options.kinds, options.progress)
+                                                   : classify_groups_sampled(out.groups, c, placement, options.kinds);
+    };
+    out.kinds = classify(cluster);
+    if (!setup) {
+        return out;
+    }
+    const CalibratedHardware calibrated = calibrated_hardware(cluster, setup->transport, setup->calibrations);
+    const ArmChoice arms = setup->arms ? *setup->arms : choose_arms(cluster, placement, setup->transport);
+    ScoreSetup with_gpu = *setup;
+    if (!setup->gpu && setup->training) {
+        with_gpu.gpu = gpu_of_layout(cluster, placement, *setup);
+    }
+    out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
+    if (options.domain_what_if && !cluster.nvlink.empty() && out.score->has_model) {
+        // The same placement and arms on the cluster without its domains: MNNVL pairs reclassified.
+        Cluster flat = cluster;
+        flat.nvlink = {};
+        const Score s = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), classify(flat), cluster.fabric.pxn);
+        out.score->domain_what_if = DomainWhatIf{{s.step_time_s[0], s.step_time_s[1]}};
     }
     return out;
 }

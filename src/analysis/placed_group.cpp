@@ -5,13 +5,20 @@
 
 namespace planlayout {
 
+// The cost model's "node" is the NVLink island: a node, or the nodes of one multi-node NVLink domain,
+// which NCCL fuses into one (its rings cross the network once per island, and every NIC of the
+// island is a rail of it); the TCP interfaces of an island's nodes add up. Without domains the
+// island figures are the node figures.
 PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw, bool pxn) {
-    PlacedGroup c = make_placed_group(std::max(1, shape.nodes), std::max(1, shape.max_per_node), hw);
+    const int islands = std::max(1, shape.islands > 0 ? shape.islands : shape.nodes);
+    const int per_island = std::max(1, shape.max_per_island > 0 ? shape.max_per_island : shape.max_per_node);
+    PlacedGroup c = make_placed_group(islands, per_island, hw);
     c.n = static_cast<int>(shape.n);
-    c.rails_per_node = std::max(1, shape.min_rails_per_node);
+    c.rails_per_node = std::max(1, shape.min_nics_per_island > 0 ? shape.min_nics_per_island : shape.min_rails_per_node);
+    c.tcp_interfaces_per_node = hw.tcp_interfaces_per_node * std::max(1, shape.max_nodes_per_island);
     c.worst_intra = shape.worst_intra;
     c.worst_cross = shape.worst_cross;
-    c.one_rank_per_node = shape.max_per_node == 1 && shape.nodes >= 2;
+    c.one_rank_per_node = per_island == 1 && islands >= 2;
     c.gpu_nic_sys = shape.worst_gpu_nic >= PathClass::Node;
     c.pxn = pxn;
     c.concurrent_groups_per_node = std::max(1, shape.gpus_per_node / std::max(1, shape.max_per_node));

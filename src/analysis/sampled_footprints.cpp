@@ -23,6 +23,15 @@ std::vector<std::int32_t> sample_nodes(const Cluster& cluster, const Placement& 
             nodes.insert(static_cast<std::int32_t>(pod - 1));
         }
     }
+    // Multi-node NVLink: the two nodes at every domain boundary, where a group may straddle two
+    // domains (domains of 18 trays do not align with groups of 2, 4 or 8 trays, so each boundary
+    // can cut differently).
+    for (std::int32_t n = 1; n <= last && !cluster.nvlink.empty(); ++n) {
+        if (cluster.domain_of(n) != cluster.domain_of(n - 1)) {
+            nodes.insert(n - 1);
+            nodes.insert(n);
+        }
+    }
     return {nodes.begin(), nodes.end()};
 }
 

@@ -421,13 +421,16 @@ void reasons_for(Score& s) {
         ++named;
     }
     std::vector<std::string> local;
+    bool mnnvl = false;  // some kind stays inside an NVLink domain, across its nodes
     for (const auto& k : s.by_kind) {
         if (!k.cross_node && !k.socket_inside && k.time_s[0] > 0) {
             local.push_back(k.kind + " (" + std::string(to_string(k.path_class)) + ")");
+            mnnvl = mnnvl || k.path_class == PathClass::Mnnvl;
         }
     }
     if (!local.empty()) {
-        std::string line = "inside a node, unchanged by the transport:";
+        std::string line = mnnvl ? "inside a node or an NVLink domain, unchanged by the transport:"
+                                 : "inside a node, unchanged by the transport:";
         for (const auto& l : local) {
             line += " " + l;
         }

@@ -191,13 +191,15 @@ int run_calibrate(const ParsedArgs& args, Context& ctx) {
         cls = parse_path_class(*c);
         if (!cls) {
             throw unknown_choice("--class", *c, "link class",
-                                 "NV, PIX, PXB, PHB, NODE, SYS (inside a node) or RAIL, PXN, XRAIL, XPOD");
+                                 "NV, MNNVL, PIX, PXB, PHB, NODE, SYS (inside a node or an NVLink clique) or RAIL, PXN, XRAIL, XPOD");
         }
         if (is_cross_node(*cls) != (shape.nodes >= 2)) {
             throw input_error("--class " + *c,
                               "class " + *c + (is_cross_node(*cls) ? " crosses nodes but --nodes is 1"
                                                                     : " is inside a node but the test spans nodes"),
-                              is_cross_node(*cls) ? "give --nodes K with K >= 2" : "use RAIL, PXN or XRAIL");
+                              is_cross_node(*cls)           ? "give --nodes K with K >= 2"
+                              : *cls == PathClass::Mnnvl ? "give the NVLink clique as one node: --nodes 1 --gpus-per-node N"
+                                                          : "use RAIL, PXN or XRAIL");
         }
     }
     NcclTestsOptions opt;

@@ -431,8 +431,8 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args",
-          "--measured-step", "--measured-compute", "--compare", "--placement"}) {
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--model-config",
+          "--megatron-args", "--measured-step", "--measured-compute", "--compare", "--placement"}) {
         if (args.has(flag)) {
             return true;
         }
@@ -450,12 +450,26 @@ bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
         return false;
     }
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nodes", "--node", "--hostfile", "--model-config", "--megatron-args"}) {
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--model-config",
+          "--megatron-args"}) {
         if (args.has(flag)) {
             return false;
         }
     }
     return direct_words(args, parallel).empty();
+}
+
+// --nvlink-domain N|blocks → the cluster's "nvlink_domain".
+json nvlink_domain_flag(const std::string& value) {
+    if (value == "blocks") {
+        return json{{"topology_blocks", true}};
+    }
+    const bool digits = !value.empty() && value.size() <= 7 && value.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoll(value) < 1) {
+        throw input_error("--nvlink-domain " + printable(value), "expected a node count or \"blocks\"",
+                          "write --nvlink-domain 18 (NVL72 racks of 4-GPU trays) or --nvlink-domain blocks");
+    }
+    return json{{"nodes_per_domain", std::stoll(value)}};
 }
 
 }  // namespace
@@ -518,6 +532,9 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
             }
         }
         put(layout, sources, notes, "/cluster/topology", to_json(fabric), "--cluster-topology " + *path);
+    }
+    if (const auto d = args.get("--nvlink-domain")) {  // the cluster's multi-node NVLink domains
+        put(layout, sources, notes, "/cluster/nvlink_domain", nvlink_domain_flag(*d), "--nvlink-domain " + *d);
     }
 
     // The model, then the launch script, then the flags given directly.

@@ -52,22 +52,22 @@ std::string collective_text(const CollectiveTable& t) {
         std::snprintf(buf, sizeof buf,
                       "# links: %s %.0f GB/s x %.2f; %d TCP interface(s) of %.0f Gbit/s per node x %.2f, shared by %d GPUs; "
                       "alpha %.1f us/step\n",
-                      t.placed.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe",
-                      t.placed.worst_intra <= PathClass::Nv ? t.placed.nvlink_gbyte_s : t.placed.pcie_gbyte_s,
-                      t.placed.worst_intra <= PathClass::Nv ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency,
+                      over_nvlink(t.placed.worst_intra) ? "NVLink" : "PCIe",
+                      over_nvlink(t.placed.worst_intra) ? t.placed.nvlink_gbyte_s : t.placed.pcie_gbyte_s,
+                      over_nvlink(t.placed.worst_intra) ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency,
                       t.placed.tcp_interfaces_per_node, t.placed.tcp_gbit_s,
                       t.op == CollectiveOp::AllToAll ? t.model.alltoall_efficiency : t.model.efficiency, t.placed.max_per_node,
                       t.model.alpha_us);
     } else if (cross) {
         std::snprintf(buf, sizeof buf,
                       "# links: %s %.0f GB/s x %.2f; %d rail NIC(s) of %.0f Gbit/s per node x %.2f; alpha %.1f us/step\n",
-                      t.placed.worst_intra <= PathClass::Nv ? "NVLink" : "PCIe",
-                      t.placed.worst_intra <= PathClass::Nv ? t.placed.nvlink_gbyte_s : t.placed.pcie_gbyte_s,
-                      t.placed.worst_intra <= PathClass::Nv ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency,
+                      over_nvlink(t.placed.worst_intra) ? "NVLink" : "PCIe",
+                      over_nvlink(t.placed.worst_intra) ? t.placed.nvlink_gbyte_s : t.placed.pcie_gbyte_s,
+                      over_nvlink(t.placed.worst_intra) ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency,
                       t.placed.rails_per_node, t.placed.nic_gbit_s,
                       t.op == CollectiveOp::AllToAll ? t.model.alltoall_efficiency : t.model.efficiency, t.model.alpha_us);
     } else {
-        const bool nv = t.placed.worst_intra <= PathClass::Nv;
+        const bool nv = over_nvlink(t.placed.worst_intra);
         std::snprintf(buf, sizeof buf, "# links: %s %.0f GB/s x %.2f; alpha %.1f us/step (the transport does not matter inside a node)\n",
                       nv ? "NVLink" : "PCIe", nv ? t.placed.nvlink_gbyte_s : t.placed.pcie_gbyte_s,
                       nv ? t.placed.nvlink_efficiency : t.placed.pcie_efficiency, nv ? t.placed.nvlink_alpha_us : t.placed.pcie_alpha_us);

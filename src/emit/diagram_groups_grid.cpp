@@ -64,6 +64,8 @@ std::string route_text(PathClass pc, int rail_a, int rail_b) {
             return "spine: " + rails;
         case PathClass::Xpod:
             return "core: " + rails;
+        case PathClass::Mnnvl:
+            return "NVLink switches";
         default:
             return "network";
     }
@@ -142,7 +144,9 @@ struct FullView {
 
 std::string spine_label(const ClassCounts& counts, const LoadText& load) {
     const std::int64_t n = count_of(counts);
-    std::string s = std::string(worst_of(counts) == PathClass::Xpod ? "core" : "spine") + ": " + std::to_string(n) +
+    const PathClass worst = worst_of(counts);  // the pairs of one node pair: all MNNVL or all network
+    std::string s = std::string(worst == PathClass::Xpod ? "core" : worst == PathClass::Mnnvl ? "NVLink switches" : "spine") +
+                    ": " + std::to_string(n) +
                     (n == 1 ? " pair (" : " pairs (") + class_counts_text(counts) + ")";
     const std::string l = load.of(n, n);
     return l.empty() ? s : s + "\n" + l;

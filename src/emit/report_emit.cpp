@@ -240,6 +240,49 @@ nlohmann::json to_json(const MemoryReport& m) {
     return j;
 }
 
+namespace {
+
+// Nodes per NVLink domain, smallest and largest, and the nodes in one.
+struct DomainSizes {
+    std::int64_t smallest = 0;
+    std::int64_t largest = 0;
+    std::int64_t nodes = 0;
+};
+
+DomainSizes domain_sizes(const Cluster& c) {
+    std::vector<std::int64_t> size(c.nvlink.names.size(), 0);
+    DomainSizes d;
+    for (std::int64_t n = 0; n < c.node_count(); ++n) {
+        if (const std::int32_t k = c.domain_of(n); k >= 0) {
+            ++size[static_cast<std::size_t>(k)];
+            ++d.nodes;
+        }
+    }
+    if (!size.empty()) {
+        d.smallest = *std::min_element(size.begin(), size.end());
+        d.largest = *std::max_element(size.begin(), size.end());
+    }
+    return d;
+}
+
+}  // namespace
+
+std::string nvlink_domains_text(const Cluster& c) {
+    if (c.nvlink.empty()) {
+        return {};
+    }
+    const DomainSizes d = domain_sizes(c);
+    const std::size_t k = c.nvlink.names.size();
+    std::string s = "nvlink domains: " + std::to_string(k) + " of " +
+                    (d.smallest == d.largest ? std::to_string(d.largest)
+                                             : std::to_string(d.smallest) + " to " + std::to_string(d.largest)) +
+                    " node(s) (MNNVL between the nodes of one domain)";
+    if (d.nodes < c.node_count()) {
+        s += ", " + std::to_string(c.node_count() - d.nodes) + " node(s) in none";
+    }
+    return s + "; " + c.nvlink.source;
+}
+
 nlohmann::json cluster_summary_json(const Cluster& c) {
     nlohmann::json j;
     j["nodes"] = c.node_count();
@@ -268,6 +311,14 @@ nlohmann::json cluster_summary_json(const Cluster& c) {
                    {"sus_per_pod", c.fabric.sus_per_pod},
                    {"oversubscription", c.fabric.oversubscription},
                    {"pxn", c.fabric.pxn}};
+    if (!c.nvlink.empty()) {
+        const DomainSizes d = domain_sizes(c);
+        j["nvlink_domains"] = {{"domains", c.nvlink.names.size()},
+                               {"smallest_nodes", d.smallest},
+                               {"largest_nodes", d.largest},
+                               {"nodes_in_domains", d.nodes},
+                               {"source", c.nvlink.source}};
+    }
     if (!c.topology_file.empty()) {
         j["topology"] = {{"file", c.topology_file},
                          {"leaf_switches", c.su_names.size()},
@@ -300,6 +351,9 @@ std::string report_text(const Report& report, const ReportOptions& options) {
         out << ")";
     }
     out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
+    if (!c.nvlink.empty()) {
+        out << nvlink_domains_text(c) << "\n";
+    }
     if (report.groups.framework != "megatron") {
         out << "framework: " << report.groups.framework << " (" << report.groups.framework_degrees
             << "); Megatron's sizes below";
@@ -330,10 +384,12 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     out << "\ncross-node summary:\n";
     std::string inside;
     bool any = false;
+    bool mnnvl = false;  // some kind stays inside an NVLink domain, across its nodes
     for (const auto& k : report.kinds) {
         if (!crosses(k)) {
             if (k.size > 1) {
                 inside += (inside.empty() ? "" : ", ") + k.kind;
+                mnnvl = mnnvl || k.worst == PathClass::Mnnvl;
             }
             continue;
         }
@@ -341,12 +397,17 @@ std::string report_text(const Report& report, const ReportOptions& options) {
         out << "  " << k.kind << ": " << k.groups << (k.groups == 1 ? " group" : " groups") << " of " << k.size
             << " over " << (k.max_nodes == 1 ? "1 node" : "up to " + std::to_string(k.max_nodes) + " nodes") << "; "
             << k.cross_pairs() << " of " << k.total_pairs() << " used pairs cross nodes ("
-            << class_counts_text(k.pairs, true) << ")\n";
+            << class_counts_text(k.pairs, true) << ")";
+        if (const auto in_domain = k.pairs[static_cast<std::size_t>(PathClass::Mnnvl)]; in_domain > 0) {
+            out << ", " << in_domain << " more join nodes of one NVLink domain (MNNVL)";
+        }
+        out << "\n";
     }
     if (!any) {
         out << "  no group crosses nodes\n";
     }
-    out << "  stay inside a node: " << (inside.empty() ? "-" : inside) << "\n";
+    out << (mnnvl ? "  stay inside a node or an NVLink domain: " : "  stay inside a node: ") << (inside.empty() ? "-" : inside)
+        << "\n";
     if (report.score) {
         out << "\n" << render_text(*report.score);
     }

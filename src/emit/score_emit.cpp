@@ -63,6 +63,19 @@ nlohmann::json compute_json(const Score& s) {
             {"ops", ops}};
 }
 
+// "inside vs across NVLink domains": the step without the cluster's domains, on the same arms.
+void domain_what_if_text(std::ostream& out, const Score& s, const std::string& b, const std::string& c) {
+    const DomainWhatIf& d = *s.domain_what_if;
+    const std::size_t arm = s.single_arm ? 0 : 1;
+    out << "  nvlink domains: without them (every node its own NVLink island) the step would be " << b << " "
+        << fixed_text(d.step_time_s[0], 3) << " s";
+    if (!s.single_arm) {
+        out << ", " << c << " " << fixed_text(d.step_time_s[1], 3) << " s";
+    }
+    const double saved = d.step_time_s[arm] > 0 ? 1.0 - s.step_time_s[arm] / d.step_time_s[arm] : 0.0;
+    out << ": the domains save " << percent_text(saved) << " of the " << (arm == 0 ? b : c) << " step\n";
+}
+
 // "compute: H100 SXM (989 TFLOPS bf16), MFU 31.2% tcp, 35.0% gdrdma; largest: experts 0.41 s (memory), ..."
 void compute_text(std::ostream& out, const Score& s) {
     const ComputeBreakdown& c = s.compute;
@@ -131,6 +144,9 @@ nlohmann::json to_json(const Score& s) {
     j["arms"] = {{"requested", {std::string(to_string(s.requested_baseline)), std::string(to_string(s.requested_candidate))}},
                  {"compared", compared},
                  {"reasons", s.arm_notes}};
+    if (s.domain_what_if) {
+        j["domain_what_if"] = {{"step_time_s", s.domain_what_if->step_time_s}};
+    }
     if (s.what_if) {
         j["what_if"] = {{"hardware", s.what_if->hardware},
                         {"transport", std::string(to_string(s.what_if->transport))},
@@ -231,6 +247,9 @@ std::string render_text(const Score& s) {
             out << ", " << c << " " << fixed_text(s.step_time_s[1], 3) << " s";
         }
         out << " (compute " << fixed_text(s.compute_s, 3) << " s, bubble " << fixed_text(s.bubble_s, 3) << " s)\n";
+        if (s.domain_what_if) {
+            domain_what_if_text(out, s, b, c);
+        }
         compute_text(out, s);
     }
     const auto tag = [](bool given) { return given ? "given" : "computed"; };

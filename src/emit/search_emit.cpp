@@ -37,9 +37,22 @@ std::string reach_text(const KindReach& k) {
     return std::string(to_string(k.worst)) + (k.max_nodes > 1 ? "/" + std::to_string(k.max_nodes) + "n" : "");
 }
 
-}  // namespace
-
-namespace {
+// Where the first layout keeps each parallel kind on a cluster with NVLink domains: inside one
+// node, inside one domain (MNNVL), or across domains over the network.
+std::string domain_note(const SearchLayout& l, const Cluster& cluster) {
+    const std::string s = nvlink_domains_text(cluster);
+    std::string kinds;
+    for (const auto& k : l.kinds) {
+        if (k.size <= 1) {
+            continue;
+        }
+        const std::string where = is_cross_node(k.worst)       ? "across domains over the network (" + std::string(to_string(k.worst)) + ")"
+                                  : k.worst == PathClass::Mnnvl ? "inside one NVLink domain (MNNVL, " + std::to_string(k.max_nodes) + " nodes)"
+                                                                : "inside one node";
+        kinds += (kinds.empty() ? "" : "; ") + k.kind + " " + std::to_string(k.size) + " " + where;
+    }
+    return s + "\n#1 keeps " + (kinds.empty() ? std::string("every group on one GPU") : kinds) + "\n";
+}
 
 /// --explain: the named layout's rank and step against #1, part by part, and the part that decides.
 std::string explain_text(const SearchExplanation& e, const std::string& arm) {
@@ -125,6 +138,9 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     }
     if (shown(r, h) < r.layouts.size()) {
         out << "  ... " << r.layouts.size() - shown(r, h) << " more (--top 0 shows all)\n";
+    }
+    if (!cluster.nvlink.empty() && !r.layouts.empty()) {
+        out << "\n" << domain_note(r.layouts.front(), cluster);
     }
     if (h.explain) {
         out << explain_text(*h.explain, h.explain->arm == 0 ? base : cand);

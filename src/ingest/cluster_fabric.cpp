@@ -286,9 +286,13 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
     if (const json* nodes = r.get_array("nodes")) {
         for (std::size_t i = 0; i < nodes->size(); ++i) {
             const JsonReader n = r.element("nodes", i);
-            FabricNode out;  // only the name is used here; the GPU facts come from the node template
+            FabricNode out;  // the name and its NVLink clique; the GPU facts come from the node template
             out.name = n.get_string("name").value_or("");
             require_host_name(out.name, n.where("name"));
+            out.nvlink_domain = n.get_string("nvlink_domain").value_or("");
+            if (!out.nvlink_domain.empty()) {
+                require_device_name(out.nvlink_domain, n.where("nvlink_domain"), "clique");
+            }
             f.nodes.push_back(std::move(out));
         }
     }
@@ -352,9 +356,22 @@ ImportedFabric map_fabric(const FabricTopology& f, const std::string& where) {
     }
     ImportedFabric out = tree ? map_tree(f, where) : map_blocks(f, where);
     out.blocks = !tree;
-    if (tree && !f.blocks.empty()) {
-        out.notes.emplace_back("the " + std::to_string(f.blocks.size()) + " blocks (NVLink domains across nodes) are not "
-                               "modelled: the leaf switches define the scalable units");
+    std::map<std::string, std::string> clique_of;  // the nodes' clique labels (k8s), by host
+    for (const auto& n : f.nodes) {
+        if (!n.nvlink_domain.empty()) {
+            clique_of.emplace(n.name, n.nvlink_domain);
+        }
+    }
+    if (!clique_of.empty()) {
+        out.domain_label = f.domain_label;
+        for (const auto& host : out.hosts) {
+            const auto it = clique_of.find(host);
+            out.host_domains.push_back(it == clique_of.end() ? std::string() : it->second);
+        }
+    }
+    if (tree && !f.blocks.empty() && clique_of.empty()) {
+        out.notes.emplace_back("the " + std::to_string(f.blocks.size()) + " blocks are not modelled: the leaf switches "
+                               "define the scalable units (blocks as NVLink domains: give the cluster \"nvlink_domain\")");
     }
     if (static_cast<std::int64_t>(out.hosts.size()) > kMaxNodes) {
         throw input_error(where, "more than " + std::to_string(kMaxNodes) + " hosts",

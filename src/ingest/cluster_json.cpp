@@ -16,6 +16,7 @@
 #include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
+#include "planlayout/ingest/nvlink_domain.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout_embedded_nodes.hpp"
 
@@ -451,7 +452,7 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
 Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer,
                           const FileScope& scope) {
     const JsonReader c(j, file, pointer);
-    c.check_keys({"name", "node", "nodes", "topology", "fabric"});
+    c.check_keys({"name", "node", "nodes", "topology", "fabric", "nvlink_domain"});
     Cluster out;
     out.source = file;
     TemplateTable table(file, scope);
@@ -475,6 +476,7 @@ Cluster cluster_from_json(const nlohmann::json& j, const std::string& file, cons
         }
     }
     read_fabric(c, out, imported ? &*imported : nullptr);
+    read_cluster_domains(c, scope, imported ? &*imported : nullptr, out);
     if (!out.homogeneous()) {
         out.warnings.emplace_back("the cluster mixes node templates; collectives run at the pace of the slowest node");
     }

@@ -193,7 +193,7 @@ void read_paths(const JsonReader& r, NodeTemplate& t) {
         }
         const std::string cls = required_string(o, "class");
         const auto pc = parse_path_class(cls);
-        if (!pc || *pc == PathClass::Loc || is_cross_node(*pc)) {
+        if (!pc || *pc == PathClass::Loc || *pc == PathClass::Mnnvl || is_cross_node(*pc)) {
             throw input_error(o.where("class"), "unknown class '" + cls + "'", "use one of: NV, PIX, PXB, PHB, NODE, SYS");
         }
         d.path_class = *pc;

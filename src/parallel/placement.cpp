@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,22 @@ std::vector<std::int32_t> fabric_node_order(const Cluster& cluster, const std::v
         return d.leaf_group[i] < 0 ? std::pair<std::int64_t, std::int64_t>{d.pods, 0}
                                    : std::pair<std::int64_t, std::int64_t>{d.pod[i], d.leaf_group[i]};
     };
-    std::stable_sort(out.begin(), out.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+    // Multi-node NVLink: a domain's nodes stay together (ranks fill a domain before the next), the
+    // domains in the order of their first node's leaf, leaf-major inside each.
+    std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> domain_key;
+    for (const std::int32_t node : out) {
+        if (const std::int32_t dom = cluster.domain_of(node); dom >= 0) {
+            const auto [it, fresh] = domain_key.emplace(dom, key(node));
+            it->second = fresh ? it->second : std::min(it->second, key(node));
+        }
+    }
+    auto full_key = [&](std::int32_t node) {
+        const std::int32_t dom = cluster.domain_of(node);
+        const auto own = key(node);
+        const auto group = dom >= 0 ? domain_key.at(dom) : own;
+        return std::make_tuple(group.first, group.second, dom, own.first, own.second);
+    };
+    std::stable_sort(out.begin(), out.end(), [&](std::int32_t a, std::int32_t b) { return full_key(a) < full_key(b); });
     return out;
 }
 

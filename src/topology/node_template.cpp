@@ -246,7 +246,7 @@ void derive_paths(NodeTemplate& t) {
 
 std::optional<PathClass> parse_gdr_level(std::string_view s) {
     const auto c = parse_path_class(s);
-    if (!c || *c == PathClass::Nv || is_cross_node(*c) || s == "X") {
+    if (!c || *c == PathClass::Nv || *c == PathClass::Mnnvl || is_cross_node(*c) || s == "X") {
         return std::nullopt;
     }
     return c;

@@ -7,7 +7,7 @@ namespace planlayout {
 namespace {
 
 constexpr std::array<std::string_view, kPathClassCount> kNames = {
-    "LOC", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "RAIL", "PXN", "XRAIL", "XPOD"};
+    "LOC", "NV", "MNNVL", "PIX", "PXB", "PHB", "NODE", "SYS", "RAIL", "PXN", "XRAIL", "XPOD"};
 
 }  // namespace
 

@@ -42,7 +42,9 @@ inline std::vector<std::string> check_report_invariants(const Report& r) {
         if (sum != k.pairs || groups != k.groups) {
             bad.push_back(k.kind + ": shape counts do not add up to the kind's totals");
         }
-        if (k.max_nodes > 1 && k.cross_pairs() == 0 && k.size > 1) {
+        // Across nodes a used pair is on the network or, inside an NVLink domain, on MNNVL.
+        const std::int64_t between_nodes = k.cross_pairs() + k.pairs[static_cast<std::size_t>(PathClass::Mnnvl)];
+        if (k.max_nodes > 1 && between_nodes == 0 && k.size > 1) {
             bad.push_back(k.kind + ": spans nodes but no used pair crosses");
         }
     }

@@ -18,7 +18,8 @@ Cluster cluster(const std::string& text) { return cluster_from_json(json::parse(
 
 TEST_CASE("the built-in templates have the documented GPU/NIC layouts") {
     const auto names = builtin_node_template_names();
-    CHECK(names == std::vector<std::string>{"a100-dgx-8gpu-8nic", "h100-hgx-8gpu-8nic", "pcie-8gpu-4nic"});
+    CHECK(names == std::vector<std::string>{"a100-dgx-8gpu-8nic", "gb200-nvl72-tray", "gb300-nvl72-tray", "h100-hgx-8gpu-8nic",
+                                            "hgx-b200-8gpu-8nic", "hgx-b300-8gpu-8nic", "hgx-h200-8gpu-8nic", "pcie-8gpu-4nic"});
     SUBCASE("H100 HGX: GPU i uses NIC i at PIX, NVSwitch with 18 links") {
         const TemplateFacts f = template_facts(builtin_node_template("h100-hgx-8gpu-8nic", "t"));
         CHECK(f.gpu_count == 8);
@@ -75,7 +76,7 @@ TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON point
     CHECK(c.leaf_of(3, 1) == 9);  // SU 1, rail 1
     CHECK(c.pod_of_leaf(9) == 1);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "h200-magic"})"),
-                         "c.json (/cluster/node): unknown node template 'h200-magic'; use a built-in template (a100-dgx-8gpu-8nic, h100-hgx-8gpu-8nic, pcie-8gpu-4nic) or a path to a template JSON",
+                         "c.json (/cluster/node): unknown node template 'h200-magic'; use a built-in template (a100-dgx-8gpu-8nic, gb200-nvl72-tray, gb300-nvl72-tray, h100-hgx-8gpu-8nic, hgx-b200-8gpu-8nic, hgx-b300-8gpu-8nic, hgx-h200-8gpu-8nic, pcie-8gpu-4nic) or a path to a template JSON",
                          Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "node": "h100-hgx-8gpu-8nic", "fabric": {"rails": "crossed"}})"),
                          "c.json (/cluster/fabric/rails): rails must be \"aligned\" or \"explicit\", got \"crossed\"; use \"aligned\" (NIC i on leaf i) or \"explicit\" with a \"wiring\" map",
@@ -86,7 +87,7 @@ TEST_CASE("cluster specs: counts, host lists, fabric, and errors with JSON point
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 0, "node": "h100-hgx-8gpu-8nic"})"),
                          "c.json (/cluster/nodes): nodes = 0 is smaller than 1; give a value of at least 1", Error);
     CHECK_THROWS_WITH_AS(cluster(R"({"nodes": 2, "nodee": 1})"),
-                         "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, topology, fabric (keys starting with _ are comments)", Error);
+                         "c.json (/cluster/nodee): unknown key \"nodee\"; did you mean \"node\"? known keys here: name, node, nodes, topology, fabric, nvlink_domain (keys starting with _ are comments)", Error);
 }
 
 TEST_CASE("placement: node-major, host order, local GPU permutation, explicit maps") {

@@ -231,12 +231,12 @@ TEST_CASE("style: every class readable without colour - bad style files are inpu
     const DiagramStyle& st = default_diagram_style();
     // Cross-node classes differ in dash style, pen width or number of lines, not only in colour.
     std::set<std::string> looks;
-    for (const auto c : {PathClass::Nv, PathClass::Rail, PathClass::Pxn, PathClass::Xrail, PathClass::Xpod}) {
+    for (const auto c : {PathClass::Nv, PathClass::Mnnvl, PathClass::Rail, PathClass::Pxn, PathClass::Xrail, PathClass::Xpod}) {
         const LineStyle& l = st.of(c);
         CHECK_FALSE(l.meaning.empty());
         looks.insert(l.style + "/" + std::to_string(l.penwidth) + "/" + std::to_string(count(l.color, ":") + 1));
     }
-    CHECK(looks.size() == 5);
+    CHECK(looks.size() == 6);
     CHECK(st.groups.size() >= 7);
     const std::string from_file = slurp(fs::path(PLANLAYOUT_SOURCE_DIR) / "viz" / "style.json");
     CHECK(diagram_style_from_json(from_file, "viz/style.json").of(PathClass::Rail).color == st.of(PathClass::Rail).color);

@@ -22,7 +22,8 @@ class PairClassifier {
 public:
     PairClassifier(const Cluster& cluster, const Placement& placement);
 
-    /// Same node: the template's GPU↔GPU class. Different nodes: RAIL when both ranks' NICs hang
+    /// Same node: the template's GPU↔GPU class. Different nodes of one NVLink domain: MNNVL.
+    /// Other nodes: RAIL when both ranks' NICs hang
     /// off one leaf; PXN when PXN is on and one side has an NVLink-connected GPU whose NIC is on
     /// the other side's leaf; XRAIL through the spine of one pod; XPOD beyond it.
     [[nodiscard]] PathClass classify(std::int64_t a, std::int64_t b) const;
@@ -33,6 +34,12 @@ public:
     [[nodiscard]] int rail_of(std::int64_t rank) const;
 
     [[nodiscard]] PathClass nic_class_of(std::int64_t rank) const;
+
+    /// The rank's NVLink island: its node, or its node's NVLink domain (numbered after the nodes).
+    [[nodiscard]] std::int64_t island_of(std::int64_t rank) const;
+
+    /// True when the cluster has multi-node NVLink domains.
+    [[nodiscard]] bool has_domains() const { return !cluster_.nvlink.empty(); }
 
     /// GPUs of the node a rank is placed on (its own template).
     [[nodiscard]] int gpus_on_node_of(std::int64_t rank) const;
@@ -55,6 +62,12 @@ struct GroupFootprint {
     double bottleneck_gbyte_s = 0;  // narrowest used link, one direction (0: no pair)
     ClassCounts pairs{};           // used pairs per class, for one group
     std::int64_t groups = 0;       // groups of the kind with exactly this footprint
+    // NVLink islands: a node, or all the nodes of one multi-node NVLink domain, which NCCL fuses
+    // into one (the cost model's "node"); without domains these equal the node figures above.
+    int islands = 0;               // islands spanned
+    int max_per_island = 0;        // most ranks in one island
+    int min_nics_per_island = 0;   // fewest distinct NICs (node, rail) its ranks use in an island
+    int max_nodes_per_island = 0;  // most nodes of one island it touches (their TCP interfaces add up)
 };
 
 struct KindEdges {
@@ -106,7 +119,7 @@ public:
     void summarize_into(KindEdges& e) const;
 
 private:
-    using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts>;
+    using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts, std::array<int, 4>>;
     std::map<Key, GroupFootprint> shapes_;
     std::int64_t classified_ = 0;
 };

@@ -47,6 +47,7 @@ struct PipelineOptions {
     std::vector<std::string> kinds;  // only these kinds (empty: every kind)
     Coverage coverage = Coverage::Every;
     std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
+    bool domain_what_if = false;  // a cluster with NVLink domains: also score it without them (Score::domain_what_if)
 };
 
 struct Evaluation {

@@ -12,7 +12,8 @@
 
 namespace planlayout {
 
-/// The nodes whose groups are classified: 0, the last node of SU 0 and of pod 0, the last node.
+/// The nodes whose groups are classified: 0, the last node of SU 0 and of pod 0, the last node, and
+/// the two nodes at each multi-node NVLink domain boundary.
 [[nodiscard]] std::vector<std::int32_t> sample_nodes(const Cluster& cluster, const Placement& placement);
 
 /// Like classify_groups, but only the groups through `sample_nodes` are classified (each once).

@@ -99,6 +99,12 @@ struct WhatIf {
     double rdma_benefit = 0;
 };
 
+/// The same layout without its multi-node NVLink domains (every node its own NVLink island, so
+/// what was MNNVL goes over the network), on the same arms: what the domains are worth.
+struct DomainWhatIf {
+    double step_time_s[2] = {0, 0};  // baseline, candidate
+};
+
 struct Score {
     Transport baseline = Transport::Tcp;   // the arms compared (arms.hpp: what the hardware allows)
     Transport candidate = Transport::Gdrdma;
@@ -115,6 +121,7 @@ struct Score {
     bool calibrated = false;             // the transport holds calibrated fits (transport.fits)
     std::vector<std::string> arm_notes;  // why the arms differ from those requested, in words
     std::optional<WhatIf> what_if;       // the requested candidate on hardware that allows it
+    std::optional<DomainWhatIf> domain_what_if;  // with NVLink domains: the step without them
     double rdma_benefit = 0;     // predicted step-time reduction, (T_base − T_cand) / T_base
     double throughput_gain = 0;  // 1 / (1 − rdma_benefit) − 1
     double step_time_s[2] = {0, 0};

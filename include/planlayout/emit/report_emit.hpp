@@ -45,6 +45,10 @@ struct AssumedValues {
 /// The cluster summary object used by report_json (nodes, GPUs, templates, rails, fabric).
 [[nodiscard]] nlohmann::json cluster_summary_json(const Cluster& cluster);
 
+/// "nvlink domains: 2 of 18 node(s) (MNNVL between the nodes of one domain); SOURCE", empty when
+/// the cluster has no multi-node NVLink domains.
+[[nodiscard]] std::string nvlink_domains_text(const Cluster& cluster);
+
 /// "RAIL 8, PXN 56" for the non-zero classes of counts (cross-node only when cross_only).
 [[nodiscard]] std::string class_counts_text(const ClassCounts& counts, bool cross_only = false);
 

@@ -24,6 +24,8 @@ struct ImportedFabric {
     std::string core_name;               // the one switch above the spines, empty if none
     std::vector<std::string> notes;      // what the model does not represent (tiers above, NVLink blocks)
     bool blocks = false;                 // the units are blocks (no switch lists nodes)
+    std::vector<std::string> host_domains;  // per host its NVLink clique (a k8s clique label), empty if none
+    std::string domain_label;               // the label the cliques came from
 };
 
 /// Reads a fabric from text: the fabric JSON `import` writes, a Slurm topology.conf or

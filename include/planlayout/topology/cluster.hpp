@@ -46,6 +46,18 @@ struct FabricSpec {
     bool pxn = true;                 // NCCL PXN (NCCL_PXN_DISABLE=0)
 };
 
+/// Multi-node NVLink domains (GB200/GB300 NVL72): the nodes whose GPUs share one NVLink clique
+/// (nvidia-smi -q's Fabric ClusterUUID + CliqueId, the GPU operator's nvidia.com/gpu.clique label, or
+/// the cluster's "nvlink_domain"). Two GPUs on different nodes of one domain talk over NVLink (MNNVL);
+/// a user partition splitting a rack is simply another domain.
+struct NvlinkDomains {
+    std::vector<std::int32_t> node_domain;  // node → domain id (-1: none); empty: NVLink stays inside a node
+    std::vector<std::string> names;          // domain id → name (the clique, label value or "nvl0", ...)
+    std::string source;                      // where they came from, for the outputs
+
+    [[nodiscard]] bool empty() const { return node_domain.empty(); }
+};
+
 struct NodeInstance {
     std::string host;       // "node3" or the name the cluster spec gives
     int template_index = 0;
@@ -58,6 +70,7 @@ struct Cluster {
     std::vector<TemplateFacts> facts;  // parallel to templates
     std::vector<NodeInstance> nodes;
     FabricSpec fabric;
+    NvlinkDomains nvlink;                    // multi-node NVLink domains (empty: none)
     int rails = 0;                           // max compute NICs per node = leaves per scalable unit
     std::vector<std::vector<int>> wiring;    // explicit wiring: node → rail → leaf id (empty if aligned)
     std::vector<std::string> leaf_names;     // leaf id → name, for explicit wiring
@@ -78,6 +91,17 @@ struct Cluster {
 
     [[nodiscard]] const NodeTemplate& template_of(std::int64_t node) const {
         return templates[static_cast<std::size_t>(nodes[static_cast<std::size_t>(node)].template_index)];
+    }
+
+    /// NVLink domain of a node, -1 when it is in none.
+    [[nodiscard]] std::int32_t domain_of(std::int64_t node) const {
+        return nvlink.node_domain.empty() ? -1 : nvlink.node_domain[static_cast<std::size_t>(node)];
+    }
+
+    /// True when two different nodes share an NVLink domain (their GPUs pair over MNNVL).
+    [[nodiscard]] bool same_nvlink_domain(std::int64_t a, std::int64_t b) const {
+        const std::int32_t d = domain_of(a);
+        return d >= 0 && d == domain_of(b);
     }
 
     [[nodiscard]] std::int64_t su_of(std::int64_t node) const {
