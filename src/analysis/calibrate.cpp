@@ -328,13 +328,13 @@ CollectiveFit to_fit(const Calibration& c, const std::string& source) {
 
 void apply_calibration(const Calibration& c, TransportSpec& spec, const std::string& source) {
     if (c.transport == Transport::Shm) {
-        // A one-node run with P2P off: SHM's own priors (its large-message efficiency and alpha;
-        // the shm arm does not read per-size curves yet), never the NVLink/PCIe ones.
+        // A one-node run with P2P off: SHM's own priors (its large-message efficiency and alpha,
+        // the band's centre), never the NVLink/PCIe ones; and its fit (per-size curve, floor) for
+        // the SHM arm's calls.
         Prior& prior = c.op == CollectiveOp::AllToAll ? spec.shm_params.alltoall_efficiency : spec.shm_params.efficiency;
         const double scale = prior.value > 0 ? c.efficiency / prior.value : 1.0;
         prior = {c.efficiency, prior.low * scale, prior.high * scale};
         spec.shm_params.alpha_us = c.alpha_us;
-        return;
     }
     auto fits = spec.fits ? std::make_shared<CollectiveFits>(*spec.fits) : std::make_shared<CollectiveFits>();
     fits->add(to_fit(c, source));

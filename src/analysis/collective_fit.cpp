@@ -57,7 +57,9 @@ void CollectiveFits::add(CollectiveFit fit) {
     const bool cross = is_cross_node(fit.link_class);
     for (auto& f : fits) {
         // NV/PCIe fits hold for every transport: one per (collective, class).
-        if (f.op == fit.op && f.link_class == fit.link_class && (!cross || f.transport == fit.transport)) {
+        // SHM fits are the SHM arm's, apart from the NVLink/PCIe fits of the same class.
+        const bool same_kind = (f.transport == Transport::Shm) == (fit.transport == Transport::Shm);
+        if (f.op == fit.op && f.link_class == fit.link_class && same_kind && (!cross || f.transport == fit.transport)) {
             f = std::move(fit);
             return;
         }
@@ -82,7 +84,8 @@ const CollectiveFit* CollectiveFits::network(Transport t, CollectiveOp op, PathC
 const CollectiveFit* CollectiveFits::intra(CollectiveOp op, PathClass cls) const {
     const CollectiveFit* family = nullptr;
     for (const auto& f : fits) {
-        if (f.op != op || is_cross_node(f.link_class) || nv_family(f.link_class) != nv_family(cls)) {
+        if (f.op != op || f.transport == Transport::Shm || is_cross_node(f.link_class) ||
+            nv_family(f.link_class) != nv_family(cls)) {
             continue;
         }
         if (f.link_class == cls) {
@@ -91,6 +94,15 @@ const CollectiveFit* CollectiveFits::intra(CollectiveOp op, PathClass cls) const
         family = family != nullptr ? family : &f;
     }
     return family;
+}
+
+const CollectiveFit* CollectiveFits::shm(CollectiveOp op) const {
+    for (const auto& f : fits) {
+        if (f.transport == Transport::Shm && f.op == op) {
+            return &f;
+        }
+    }
+    return nullptr;
 }
 
 }  // namespace planlayout

@@ -364,6 +364,9 @@ FitsUsed fits_on(CollectiveOp op, const PlacedGroup& g, const TransportModel& x)
     if (g.max_per_node >= 2 && !x.shm) {  // an NVLink/PCIe fit is P2P's, not SHM's
         f.intra = x.fits->intra(op, g.worst_intra);
     }
+    if (g.max_per_node >= 2 && x.shm) {
+        f.shm = x.fits->shm(op);
+    }
     return f;
 }
 
@@ -377,7 +380,7 @@ CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double
                                const TransportModel& x) {
     const PlacedGroup g = cost_shape(shape, x);
     const FitsUsed f = fits_on(op, g, x);
-    if (f.network == nullptr && f.intra == nullptr) {
+    if (f.network == nullptr && f.intra == nullptr && f.shm == nullptr) {
         return dispatch(op, g, size_bytes, x);
     }
     // The fitted efficiency at this size, alpha per step and floor, for this op only.
@@ -404,6 +407,12 @@ CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double
             fg.pcie_alpha_us = f.intra->alpha_us;
         }
         floor_us = std::max(floor_us, f.intra->floor_us);
+    }
+    if (f.shm != nullptr) {  // the SHM calibration's curve at this size, its alpha and floor
+        const double e = f.shm->efficiency_at(size_bytes);
+        (op == CollectiveOp::AllToAll ? fx.shm_alltoall_efficiency : fx.shm_efficiency) = e;
+        fx.shm_alpha_us = f.shm->alpha_us;
+        floor_us = std::max(floor_us, f.shm->floor_us);
     }
     CollectiveCost c = dispatch(op, fg, size_bytes, fx);
     if (floor_us > 0 && c.time_s > 0) {

@@ -533,7 +533,7 @@ void add_kinds(Score& s, const ScoreInput& in, const std::vector<TrafficItem>& t
         if (s.calibrated) {
             for (const auto& x : arm_models) {
                 const FitsUsed used = fits_used(traffic[i].op, *shapes[i], x);
-                for (const CollectiveFit* f : {used.network, used.intra}) {
+                for (const CollectiveFit* f : {used.network, used.intra, used.shm}) {
                     if (f != nullptr && std::find(k.fits.begin(), k.fits.end(), f->label()) == k.fits.end()) {
                         k.fits.push_back(f->label());
                     }

@@ -135,7 +135,7 @@ int run_collective_svg(const ParsedArgs& args, CollectiveOp op, const PlacedGrou
         c.collective = op_name;
         std::string fits;
         const FitsUsed used = fits_used(op, shape, x);
-        for (const CollectiveFit* f : {used.network, used.intra}) {
+        for (const CollectiveFit* f : {used.network, used.intra, used.shm}) {
             if (f != nullptr) {
                 fits += (fits.empty() ? "" : ", ") + f->label();
             }
@@ -233,7 +233,7 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     CollectiveTable table;
     table.calibrated = args.has("--calibration");
     const FitsUsed used = fits_used(*op, shape, x);
-    for (const CollectiveFit* f : {used.network, used.intra}) {
+    for (const CollectiveFit* f : {used.network, used.intra, used.shm}) {
         if (f != nullptr) {
             table.fits.push_back(f->describe());
         }

@@ -363,7 +363,18 @@ TEST_CASE("round trip: a one-node run with P2P off fits SHM's efficiency and alp
     CHECK(applied.shm_params.efficiency.value == doctest::Approx(0.3));
     CHECK(applied.shm_params.alpha_us == doctest::Approx(TransportSpec{}.shm_params.alpha_us));
     CHECK(applied.gdrdma_params.efficiency.value == doctest::Approx(0.9));  // the network is untouched
-    CHECK(applied.fits == nullptr);  // and so is every NVLink/PCIe fit
+    // The fit itself (curve and floor) is the SHM arm's, apart from every NVLink/PCIe fit.
+    REQUIRE(applied.fits != nullptr);
+    REQUIRE(applied.fits->shm(CollectiveOp::AllReduce) != nullptr);
+    CHECK(applied.fits->intra(CollectiveOp::AllReduce, g.worst_intra) == nullptr);
+    // The SHM arm's call now carries the fit's floor (the priors alone do not: issue 28, item 4).
+    const TransportModel with = transport_model(applied, Transport::Shm, PriorEnd::Point);
+    TransportSpec priors_only = applied;
+    priors_only.fits = nullptr;
+    const TransportModel without = transport_model(priors_only, Transport::Shm, PriorEnd::Point);
+    const double small = 1024;
+    CHECK(collective_cost(CollectiveOp::AllReduce, g, small, with).time_s ==
+          doctest::Approx(collective_cost(CollectiveOp::AllReduce, g, small, without).time_s + c.floor_us * 1e-6).epsilon(1e-6));
     // The file reads back as shm
     CHECK(written_and_read({c}).front().transport == Transport::Shm);
     // A multi-node run is not an SHM run

@@ -50,6 +50,8 @@ struct CollectiveFits {
     /// The fit for the intra-node path of `cls` (NV or PCIe family), whatever the transport: NCCL's
     /// transport choice does not change NVLink/PCIe. The exact class first, else the same family.
     [[nodiscard]] const CollectiveFit* intra(CollectiveOp op, PathClass cls) const;
+    /// The SHM transport's fit of this collective (a one-node run with P2P off), nullptr: its priors.
+    [[nodiscard]] const CollectiveFit* shm(CollectiveOp op) const;
 };
 
 }  // namespace planlayout

@@ -149,6 +149,7 @@ struct CollectiveCost {
 struct FitsUsed {
     const CollectiveFit* network = nullptr;
     const CollectiveFit* intra = nullptr;
+    const CollectiveFit* shm = nullptr;  // the shm arm's intra-node part
 };
 [[nodiscard]] FitsUsed fits_used(CollectiveOp op, const PlacedGroup& shape, const TransportModel& x);
 
