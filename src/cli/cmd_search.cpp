@@ -80,6 +80,7 @@ int run_search(const ParsedArgs& parsed, Context& ctx) {
         header.sort = std::string(to_string(options.sort == SearchSort::Baseline ? s.baseline : s.candidate));
     }
     header.top = parsed.get_int("--top").value_or(20);
+    header.warnings = in.inputs.request.input_warnings;
     if (const auto named = parsed.get("--explain")) {
         header.explain = explain_named(*named, in, options, result);
     }

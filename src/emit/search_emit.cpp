@@ -104,6 +104,9 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
             out << "arms: " << note << "\n";
         }
     }
+    for (const auto& w : h.warnings) {
+        out << "warning: " << w << "\n";
+    }
     out << "layouts: " << r.candidates << " candidate(s), " << r.rejected << " rejected, " << r.pruned_memory
         << " pruned for memory";
     if (r.budget.known()) {
@@ -176,6 +179,7 @@ std::string search_json(const SearchResult& r, const Cluster& cluster, const Sea
     }
     j["reasons"] = reasons;
     j["smallest_pruned_gib"] = round_to(r.smallest_pruned_bytes / kGiB, 3);
+    j["warnings"] = h.warnings;
     if (r.layouts.empty()) {
         j["arms"] = nullptr;
     } else {

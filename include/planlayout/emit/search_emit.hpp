@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "planlayout/analysis/search.hpp"
 
@@ -15,6 +16,7 @@ struct SearchHeader {
     std::string sort;            // "tcp", "gdrdma", "benefit"
     std::int64_t top = 0;        // layouts shown (0: all)
     std::optional<SearchExplanation> explain;  // --explain: the named layout against #1
+    std::vector<std::string> warnings;         // what the input readers warned about (a config.json's keys not read)
 };
 
 /// The ranked table: per layout sizes, order, memory, step time per transport, benefit,
