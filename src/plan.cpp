@@ -321,8 +321,11 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     }
     const SpecSource source{request.layout_name, "/parallel"};
     FrameworkSpec spec = framework_spec_from_json(top.at("parallel"), source);
+    // An allocation (placement.hosts: --nodelist, or --hostfile on a cluster naming hosts) is the
+    // job: its hosts' GPUs are the default world.
+    const std::int64_t allocated = top.has("placement") ? placement_hosts_gpus(top.at("placement"), report.cluster) : 0;
     if (framework_world(spec) == 0) {
-        set_framework_world(spec, gpus);
+        set_framework_world(spec, allocated > 0 ? allocated : gpus);
     } else if (framework_world(spec) > gpus) {
         throw input_error(request.layout_name + " (/parallel/world)",
                           "world " + std::to_string(framework_world(spec)) + " exceeds the cluster's " + std::to_string(gpus) +
@@ -338,7 +341,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
                                   std::to_string(gpus) + " GPUs" +
-                                  (report.cluster.topology_file.empty()
+                                  (report.cluster.topology_file.empty() || allocated > 0
                                        ? std::string()
                                        : ": placed on the first hosts in the fabric order of " +
                                              report.cluster.topology_file + " (leaf after leaf)"));
@@ -383,7 +386,11 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
         report.effective_layout["parallel"] = parallel;
     }
     Evaluation evaluation = evaluate(report.cluster, report.placement, std::move(groups),
-                                     {request.kinds, Coverage::Every, request.progress, true}, setup);
+                                     {request.kinds, Coverage::Every, request.progress, true,
+                                      allocated > 0 && static_cast<std::int64_t>(allocation_nodes(report.placement).size()) <
+                                                           report.cluster.node_count()},
+                                     setup);
+    report.allocation = std::move(evaluation.allocation);
     report.groups = std::move(evaluation.groups);
     report.kinds = std::move(evaluation.kinds);
     report.score = std::move(evaluation.score);

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "planlayout/analysis/allocation.hpp"
 #include "planlayout/analysis/assumptions.hpp"
 #include "planlayout/analysis/edge_class.hpp"
 #include "planlayout/analysis/memory.hpp"
@@ -36,6 +37,7 @@ struct Report {
     std::map<std::string, std::string> sources;
     std::vector<Assumption> assumptions;
     std::optional<MemoryReport> memory;  // when the layout has model and training sections
+    std::optional<AllocationReport> allocation;  // the placement names part of the cluster's hosts (an allocation)
 };
 
 }  // namespace planlayout

@@ -1,6 +1,8 @@
 // Analysis: the one pipeline — groups → classified pairs → score.
 #include "planlayout/analysis/pipeline.hpp"
 
+#include <algorithm>
+
 #include "planlayout/analysis/placed_group.hpp"
 #include "planlayout/analysis/sampled_footprints.hpp"
 
@@ -68,6 +70,38 @@ WhatIf what_if_of(const ScoreInput& in, const WhatIfHardware& h) {
     return {h.words, h.transport, s.step_time_s[1], s.rdma_benefit};
 }
 
+AllocationReport allocation_report(const Cluster& cluster, const Placement& placement, const Groups& groups,
+                                   const std::vector<std::string>& kinds) {
+    AllocationReport a;
+    const FabricDomains d = fabric_domains(cluster);
+    a.nodes = allocation_nodes(placement);
+    a.span = span_of(cluster, d, a.nodes);
+    a.kinds = straddles(cluster, placement, groups, kinds);
+    if (const auto compact = compact_placement(cluster, placement, a.compact_where)) {
+        a.compact_nodes = allocation_nodes(*compact);
+        a.compact_span = span_of(cluster, d, a.compact_nodes);
+    }
+    return a;
+}
+
+void set_compact_times(AllocationReport& a, const Score& s, const Score& c) {
+    a.scored = true;
+    for (int arm = 0; arm < 2; ++arm) {
+        a.step_time_s[arm] = s.step_time_s[arm];
+        a.compact_step_time_s[arm] = c.step_time_s[arm];
+    }
+    for (const auto& k : s.by_kind) {
+        CompactKindTime t;
+        t.kind = k.kind;
+        const auto it = std::find_if(c.by_kind.begin(), c.by_kind.end(), [&](const KindBreakdown& x) { return x.kind == k.kind; });
+        for (int arm = 0; arm < 2; ++arm) {
+            t.time_s[arm] = k.time_s[arm];
+            t.compact_time_s[arm] = it == c.by_kind.end() ? 0.0 : it->time_s[arm];
+        }
+        a.by_kind.push_back(t);
+    }
+}
+
 }  // namespace
 
 Score score_kinds(const ScoreSetup& setup,
@@ -129,6 +163,9 @@ Evaluation evaluate(const Cluster& cluster,
                                                    : classify_groups_sampled(out.groups, c, placement, options.kinds);
     };
     out.kinds = classify(cluster);
+    if (options.allocation) {
+        out.allocation = allocation_report(cluster, placement, out.groups, options.kinds);
+    }
     if (!setup) {
         return out;
     }
@@ -145,6 +182,16 @@ Evaluation evaluate(const Cluster& cluster,
         flat.nvlink = {};
         const Score s = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), classify(flat), cluster.fabric.pxn);
         out.score->domain_what_if = DomainWhatIf{{s.step_time_s[0], s.step_time_s[1]}};
+    }
+    if (out.allocation && out.score->has_model && !out.allocation->compact_nodes.empty()) {
+        // The same groups, setup and arms on the compact allocation.
+        std::string where;
+        const Placement compact = *compact_placement(cluster, placement, where);
+        const std::vector<KindEdges> kinds = options.coverage == Coverage::Every
+                                                 ? classify_groups(out.groups, cluster, compact, options.kinds, options.progress)
+                                                 : classify_groups_sampled(out.groups, cluster, compact, options.kinds);
+        const Score c = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), kinds, cluster.fabric.pxn);
+        set_compact_times(*out.allocation, *out.score, c);
     }
     return out;
 }

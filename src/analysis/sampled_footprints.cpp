@@ -14,8 +14,16 @@ std::vector<std::int32_t> sample_nodes(const Cluster& cluster, const Placement& 
         last = std::max(last, n);
     }
     std::set<std::int32_t> nodes{0, last};
-    const std::int64_t su = cluster.fabric.nodes_per_su;
-    if (su > 0 && su - 1 < last) {
+    const std::int64_t su = cluster.regular_su_size();
+    if (!cluster.regular_units()) {
+        // An irregular fabric: every unit and pod boundary cuts the groups differently.
+        for (std::int32_t n = 1; n <= last; ++n) {
+            if (cluster.su_of(n) != cluster.su_of(n - 1)) {
+                nodes.insert(n - 1);
+                nodes.insert(n);
+            }
+        }
+    } else if (su > 0 && su - 1 < last) {
         nodes.insert(static_cast<std::int32_t>(su - 1));
         nodes.insert(static_cast<std::int32_t>(su));
         const std::int64_t pod = su * cluster.fabric.sus_per_pod;

@@ -25,7 +25,7 @@ bool composes(const ParsedArgs& args) {
     if (has_framework_flags(args)) {
         return true;  // the framework's keys live in the layout's "parallel" section
     }
-    for (const char* flag : {"--cluster", "--node", "--hostfile", "--model-config"}) {
+    for (const char* flag : {"--cluster", "--node", "--hostfile", "--nodelist", "--model-config"}) {
         if (args.has(flag)) {
             return true;
         }

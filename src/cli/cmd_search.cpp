@@ -57,6 +57,10 @@ SearchExplanation explain_named(const std::string& text, const SearchInputs& in,
 
 int run_search(const ParsedArgs& parsed, Context& ctx) {
     const std::string format = parsed.get_or("--format", "text");
+    if (const auto list = parsed.get("--nodelist")) {  // search places every candidate node-major on the cluster
+        throw input_error("--nodelist " + terminal_safe(*list), "search ranks layouts on the cluster's first nodes, not on an allocation",
+                          "search without --nodelist, then analyze or compare the ranked layouts with --nodelist");
+    }
     const SearchInputs in = search_inputs(parsed, ctx, true);
     const SearchOptions options = search_options(parsed, in.model, ctx);
     const SearchResult result = search_layouts(in.cluster, in.model, options);

@@ -20,6 +20,7 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/hostfile.hpp"
+#include "planlayout/ingest/hostlist.hpp"
 #include "planlayout/ingest/launch_script.hpp"
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -256,25 +257,40 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
                                   std::to_string(per_node) + " GPUs, or launch " + std::to_string(gpus) + " per node");
         }
     }
+    std::vector<std::string> hosts;
+    std::string hosts_source;
     if (const auto hostfile = args.get("--hostfile")) {
-        std::vector<std::string> hosts;
+        if (const auto list = args.get("--nodelist")) {
+            throw input_error("--nodelist", "both --hostfile and --nodelist name the hosts",
+                              "give one of them: the hostfile's lines or the Slurm hostlist");
+        }
         for (const auto& [host, slots] : parse_hostfile(read_input(*hostfile, ctx), name_of(*hostfile))) {
             hosts.push_back(host);
         }
         files.push_back(*hostfile);
+        hosts_source = name_of(*hostfile);
+    } else if (const auto list = args.get("--nodelist")) {
+        hosts_source = "--nodelist " + terminal_safe(*list);
+        hosts = expand_slurm_hostlist(*list, hosts_source);
+        for (std::size_t i = 0; i < hosts.size(); ++i) {
+            require_host_name(hosts[i], hosts_source + " (host " + std::to_string(i + 1) + ")");
+        }
+    }
+    if (!hosts.empty()) {
+        const std::string& source = hosts_source;
         if ((cluster.contains("nodes") && cluster.at("nodes").is_array()) || cluster.contains("topology")) {  // hosts named: the job's order
-            put(layout, sources, notes, "/placement/hosts", hosts, name_of(*hostfile));
+            put(layout, sources, notes, "/placement/hosts", hosts, source);
         } else {
             if (cluster.contains("nodes") && cluster.at("nodes").is_number_integer() &&
                 cluster.at("nodes").get<std::int64_t>() != static_cast<std::int64_t>(hosts.size())) {
-                notes.push_back(name_of(*hostfile) + " lists " + std::to_string(hosts.size()) + " hosts over " +
+                notes.push_back(source + " lists " + std::to_string(hosts.size()) + " hosts over " +
                                 source_of_nodes(sources) + "'s " + cluster.at("nodes").dump() + " nodes");
             }
             json list = json::array();
             for (const auto& h : hosts) {
                 list.push_back({{"host", h}});
             }
-            put(layout, sources, notes, "/cluster/nodes", list, name_of(*hostfile));
+            put(layout, sources, notes, "/cluster/nodes", list, source);
         }
     }
 }
@@ -431,7 +447,7 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--model-config",
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
           "--megatron-args", "--measured-step", "--measured-compute", "--compare", "--placement"}) {
         if (args.has(flag)) {
             return true;
@@ -450,7 +466,7 @@ bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
         return false;
     }
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--model-config",
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
           "--megatron-args"}) {
         if (args.has(flag)) {
             return false;

@@ -192,7 +192,7 @@ Units units_for(const Report& report, const DiagramStyle& style) {
     u.aggregated = nodes > style.full_max_nodes || report.cluster.total_gpus() > style.full_max_gpus;
     u.word = "node";
     if (u.aggregated && nodes > style.node_boxes_max) {
-        const std::int64_t su = report.cluster.fabric.nodes_per_su;
+        const std::int64_t su = report.cluster.regular_su_size();
         u.block = su > 0 ? su : std::max(1, style.block_nodes);
         u.word = su > 0 ? "scalable unit" : "block";
         // At most node_boxes_max boxes: Graphviz's layout grows faster than linearly in them

@@ -225,7 +225,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     const FabricLoad load = fabric_load(cl, report.placement, report.groups, kind_traffic(report.score));
     const bool known = !load.kinds.empty();
     const std::int64_t nodes = cl.node_count();
-    const std::int64_t su = cl.fabric.nodes_per_su;
+    const std::int64_t su = cl.regular_su_size();
     std::int64_t block = su > 0 ? su : std::max(1, style.block_nodes);
     while ((nodes + block - 1) / block > std::max(1, style.node_boxes_max)) {
         block *= 2;

@@ -79,7 +79,7 @@ std::string host(const Report& r, std::int64_t node) { return r.cluster.nodes[st
 
 // "node4", or "node4-node7"; with the scalable unit when the span is exactly one.
 std::string span_label(const Report& r, std::int64_t first, std::int64_t last) {
-    const std::int64_t su = r.cluster.fabric.nodes_per_su;
+    const std::int64_t su = r.cluster.regular_su_size();
     std::string s = first == last ? host(r, first) : host(r, first) + "-" + host(r, last);
     if (su > 1 && first % su == 0 && last - first + 1 == su) {
         s = "su" + std::to_string(first / su) + " " + s;
@@ -191,7 +191,7 @@ Detail busiest_unit_detail(const Report& report, const GroupKind& kind, const Ki
                            std::int64_t block) {
     const Cluster& cl = report.cluster;
     const std::int64_t nodes = cl.node_count();
-    const std::int64_t su = cl.fabric.nodes_per_su;
+    const std::int64_t su = cl.regular_su_size();
     Detail detail;
     std::vector<double> inside((static_cast<std::size_t>(nodes) + static_cast<std::size_t>(std::max<std::int64_t>(su, 1)) - 1) /
                                    static_cast<std::size_t>(std::max<std::int64_t>(su, 1)),
@@ -308,7 +308,7 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     }
     const Cluster& cl = report.cluster;
     const std::int64_t nodes = cl.node_count();
-    const std::int64_t su = cl.fabric.nodes_per_su;
+    const std::int64_t su = cl.regular_su_size();
     const double plot_max = plot_limit(cl);
     const std::int64_t block = matrix_block(nodes, su, plot_max);
     const TrafficMatrix m = traffic_matrix(cl, report.placement, *kind, bytes, block);

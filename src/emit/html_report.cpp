@@ -70,7 +70,7 @@ void summary_section(std::ostringstream& out, const Report& report, const Diagra
                                : " (" + std::to_string(c.templates.size()) + " node templates)";
     cluster += ", " + std::to_string(c.rails) + " rails " + (c.fabric.aligned ? "rail-aligned" : "explicitly wired");
     if (c.fabric.nodes_per_su > 0) {
-        cluster += ", " + std::to_string(c.fabric.nodes_per_su) + " nodes per scalable unit";
+        cluster += ", " + c.su_size_text();
     }
     cluster += std::string(", PXN ") + (c.fabric.pxn ? "on" : "off");
     const std::string spec = "tp=" + std::to_string(s.tp) + " pp=" + std::to_string(s.pp) + " cp=" + std::to_string(s.cp) +

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "planlayout/emit/allocation_emit.hpp"
 #include "planlayout/text_format.hpp"
 #include "planlayout/version.hpp"
 
@@ -311,6 +312,9 @@ nlohmann::json cluster_summary_json(const Cluster& c) {
                    {"sus_per_pod", c.fabric.sus_per_pod},
                    {"oversubscription", c.fabric.oversubscription},
                    {"pxn", c.fabric.pxn}};
+    if (!c.regular_units()) {  // an irregular fabric: the real sizes (nodes_per_su, sus_per_pod are the largest)
+        j["fabric"]["su_sizes"] = c.su_sizes();
+    }
     if (!c.nvlink.empty()) {
         const DomainSizes d = domain_sizes(c);
         j["nvlink_domains"] = {{"domains", c.nvlink.names.size()},
@@ -341,7 +345,7 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     }
     out << ", " << c.rails << " rails " << (c.fabric.aligned ? "rail-aligned" : "explicitly wired");
     if (c.fabric.nodes_per_su > 0) {
-        out << ", " << c.fabric.nodes_per_su << " nodes per scalable unit";
+        out << ", " << c.su_size_text();
     }
     if (!c.topology_file.empty()) {  // an imported fabric: its leaf switches are the units, its spines the pods
         out << ", from topology " << c.topology_file << " (" << c.su_names.size() << (c.topology_blocks ? " block(s)" : " leaf switch(es)");
@@ -408,6 +412,9 @@ std::string report_text(const Report& report, const ReportOptions& options) {
     }
     out << (mnnvl ? "  stay inside a node or an NVLink domain: " : "  stay inside a node: ") << (inside.empty() ? "-" : inside)
         << "\n";
+    if (report.allocation) {
+        out << "\n" << allocation_text(report);
+    }
     if (report.score) {
         out << "\n" << render_text(*report.score);
     }
@@ -467,6 +474,9 @@ std::string report_json(const Report& report) {
     }
     if (report.memory) {
         j["memory"] = to_json(*report.memory);
+    }
+    if (report.allocation) {
+        j["allocation"] = allocation_json(report);
     }
     j["assumptions"] = nlohmann::json::array();
     for (const auto& a : report.assumptions) {

@@ -164,6 +164,10 @@ std::vector<std::string> names_of(const std::vector<std::pair<std::string, std::
 bool has_blocks(const Cluster& c) { return c.wiring.empty() && c.fabric.nodes_per_su > 0; }
 
 std::vector<std::int64_t> block_sizes(const Cluster& c) {
+    if (!c.regular_units()) {  // blocks of different sizes: Slurm's default base, the smallest block
+        const std::vector<std::int64_t> su = c.su_sizes();
+        return {*std::min_element(su.begin(), su.end())};
+    }
     std::vector<std::int64_t> sizes{c.fabric.nodes_per_su};
     const std::int64_t pod = c.fabric.sus_per_pod;
     if (pod > 1 && (pod & (pod - 1)) == 0) {  // Slurm: each larger size is a power of two times the base

@@ -21,28 +21,20 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kUniformFix =
-    "the cluster model needs leaf switches of equal size under spines of equal size: import the "
-    "uniform part (e.g. kubectl get nodes -l ... / one topology.yaml entry), or list the hosts with "
-    "\"nodes\" and \"fabric\" instead of \"topology\"";
+constexpr const char* kShapeFix =
+    "the cluster model needs every host under exactly one leaf switch (or block) and every leaf at "
+    "the same depth (leaves and spines may differ in size): import that part (e.g. kubectl get nodes "
+    "-l ... / one topology.yaml entry), or list the hosts with \"nodes\" and \"fabric\" instead of "
+    "\"topology\"";
 
-// "a (3), b (2), ..." for the first few entries of a size table.
-std::string sizes_text(const std::vector<std::pair<std::string, std::size_t>>& sizes) {
-    std::string out;
-    for (std::size_t i = 0; i < sizes.size() && i < 4; ++i) {
-        out += (i ? ", " : "") + sizes[i].first + " " + std::to_string(sizes[i].second);
+// A note when the units differ in size: "leaf switches of 18 to 8 hosts (a partly populated fabric)".
+std::string size_note(const std::vector<std::int64_t>& sizes, const char* what, const char* unit) {
+    if (sizes.empty() || std::all_of(sizes.begin(), sizes.end(), [&](std::int64_t v) { return v == sizes.front(); })) {
+        return {};
     }
-    return out + (sizes.size() > 4 ? ", ..." : "");
-}
-
-// The first entry whose size differs from the first one's, or sizes.size().
-std::size_t first_odd(const std::vector<std::pair<std::string, std::size_t>>& sizes) {
-    for (std::size_t i = 1; i < sizes.size(); ++i) {
-        if (sizes[i].second != sizes.front().second) {
-            return i;
-        }
-    }
-    return sizes.size();
+    const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
+    return std::string("irregular: ") + what + " of " + std::to_string(*lo) + " to " + std::to_string(*hi) + " " +
+           unit + ", each classified by its own leaf and spine";
 }
 
 void add_hosts(ImportedFabric& out, std::map<std::string, std::string>& owner, const std::string& unit,
@@ -51,7 +43,7 @@ void add_hosts(ImportedFabric& out, std::map<std::string, std::string>& owner, c
         const auto [it, fresh] = owner.emplace(host, unit);
         if (!fresh) {
             throw input_error(where, "host '" + host + "' is under two leaf switches or blocks (" + it->second + " and " + unit + ")",
-                              "list every host under one leaf; " + std::string(kUniformFix));
+                              "list every host under one leaf; " + std::string(kShapeFix));
         }
         out.hosts.push_back(host);
     }
@@ -59,22 +51,18 @@ void add_hosts(ImportedFabric& out, std::map<std::string, std::string>& owner, c
 
 ImportedFabric map_blocks(const FabricTopology& f, const std::string& where) {
     ImportedFabric out;
-    std::vector<std::pair<std::string, std::size_t>> sizes;
     std::map<std::string, std::string> owner;
     for (const auto& b : f.blocks) {
-        sizes.emplace_back(b.name, b.nodes.size());
-    }
-    if (const std::size_t odd = first_odd(sizes); odd < sizes.size()) {
-        throw input_error(where, "the blocks are not uniform: block " + sizes.front().first + " has " +
-                                     std::to_string(sizes.front().second) + " nodes, " + sizes[odd].first + " " +
-                                     std::to_string(sizes[odd].second) + " (" + sizes_text(sizes) + ")",
-                          kUniformFix);
-    }
-    for (const auto& b : f.blocks) {
+        if (b.nodes.empty()) {
+            continue;  // an empty block holds no host of the cluster
+        }
         add_hosts(out, owner, b.name, b.nodes, where);
         out.su_names.push_back(b.name);
+        out.su_sizes.push_back(static_cast<std::int64_t>(b.nodes.size()));
     }
-    out.nodes_per_su = static_cast<std::int64_t>(sizes.front().second);
+    if (const std::string note = size_note(out.su_sizes, "blocks", "nodes"); !note.empty()) {
+        out.notes.push_back(note);
+    }
     if (f.block_sizes.size() > 1) {
         out.notes.emplace_back("the aggregated block sizes (BlockSizes) above the base block are not modelled: the "
                                "blocks are scalable units under one spine tier");
@@ -111,7 +99,7 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
                                   (f.label_scheme.empty() ? std::string()
                                                           : " (nodes without the tier-0 label " + sw.nodes.front() +
                                                                 ", ... hang from the tier above)"),
-                              kUniformFix);
+                              kShapeFix);
         }
         if (!sw.nodes.empty()) {
             leaves.push_back(s);
@@ -132,49 +120,41 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
     }
     ImportedFabric out;
     std::map<std::string, std::string> owner;
-    std::vector<std::pair<std::string, std::size_t>> sizes;
     for (const std::size_t l : leaves) {
         const FabricSwitch& sw = f.switches[l];
         if (sw.tier != 0) {
             throw input_error(where, "switch " + sw.name + " (tier " + std::to_string(sw.tier) +
-                                         ") holds nodes beside switches of lower tiers", kUniformFix);
+                                         ") holds nodes beside switches of lower tiers", kShapeFix);
         }
-        sizes.emplace_back(sw.name, sw.nodes.size());
+        add_hosts(out, owner, sw.name, sw.nodes, where);
+        out.su_names.push_back(sw.name);
+        out.su_sizes.push_back(static_cast<std::int64_t>(sw.nodes.size()));
     }
-    if (const std::size_t odd = first_odd(sizes); odd < sizes.size()) {
-        throw input_error(where, "the leaf switches are not uniform: " + sizes.front().first + " has " +
-                                     std::to_string(sizes.front().second) + " nodes, " + sizes[odd].first + " " +
-                                     std::to_string(sizes[odd].second) + " (" + sizes_text(sizes) + ")",
-                          kUniformFix);
-    }
-    for (const std::size_t l : leaves) {
-        add_hosts(out, owner, f.switches[l].name, f.switches[l].nodes, where);
-        out.su_names.push_back(f.switches[l].name);
+    if (const std::string note = size_note(out.su_sizes, "leaf switches", "hosts"); !note.empty()) {
+        out.notes.push_back(note);
     }
     for (const auto& n : f.nodes) {  // a Kubernetes node without a leaf label
         if (owner.count(n.name) == 0) {
-            throw input_error(where, "node " + n.name + " is under no leaf switch (it has no tier-0 label)", kUniformFix);
+            throw input_error(where, "node " + n.name + " is under no leaf switch (it has no tier-0 label)", kShapeFix);
         }
     }
-    out.nodes_per_su = static_cast<std::int64_t>(sizes.front().second);
     // Pods: the switch above each leaf, in fabric order; leaves of one pod are consecutive (depth first).
     std::vector<int> pods;
-    std::vector<std::pair<std::string, std::size_t>> pod_sizes;
     for (const std::size_t l : leaves) {
         const int p = parent[l];
         if ((p < 0) != (parent[leaves.front()] < 0)) {
             throw input_error(where, "leaf " + f.switches[l].name + (p < 0 ? " has no" : " has a") +
                                          " parent switch, leaf " + f.switches[leaves.front()].name +
-                                         (p < 0 ? " has one" : " has none"), kUniformFix);
+                                         (p < 0 ? " has one" : " has none"), kShapeFix);
         }
         if (p < 0) {
             continue;
         }
         if (pods.empty() || pods.back() != p) {
             pods.push_back(p);
-            pod_sizes.emplace_back(f.switches[static_cast<std::size_t>(p)].name, 0);
+            out.pod_sizes.push_back(0);
         }
-        ++pod_sizes.back().second;
+        ++out.pod_sizes.back();
     }
     if (pods.empty()) {
         if (leaves.size() > 1) {
@@ -183,11 +163,8 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
         }
         return out;
     }
-    if (const std::size_t odd = first_odd(pod_sizes); odd < pod_sizes.size()) {
-        throw input_error(where, "the spine switches are not uniform: " + pod_sizes.front().first + " has " +
-                                     std::to_string(pod_sizes.front().second) + " leaves, " + pod_sizes[odd].first +
-                                     " " + std::to_string(pod_sizes[odd].second) + " (" + sizes_text(pod_sizes) + ")",
-                          kUniformFix);
+    if (const std::string note = size_note(out.pod_sizes, "spine switches", "leaves"); !note.empty()) {
+        out.notes.push_back(note);
     }
     for (const int p : pods) {
         const FabricSwitch& sw = f.switches[static_cast<std::size_t>(p)];
@@ -198,11 +175,10 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
             }));
         if (leaf_children != sw.children.size()) {
             throw input_error(where, "switch " + sw.name + " has both leaf switches and other switches below it",
-                              kUniformFix);
+                              kShapeFix);
         }
         out.pod_names.push_back(sw.name);
     }
-    out.sus_per_pod = static_cast<std::int64_t>(pod_sizes.front().second);
     // Above the pods: one core switch keeps its name; more tiers are one core in the model.
     std::set<int> above;
     bool top = false;

@@ -1,4 +1,6 @@
-// Ingest: cluster spec JSON → Cluster (templates resolved, nodes listed, fabric wired).
+// Ingest: cluster spec JSON → Cluster (templates resolved, nodes listed, fabric wired). Over 500
+// lines: a cluster's sections (nodes, imported topology, unit sizes, wiring) are read and
+// cross-checked in one place.
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/cluster_fabric.hpp"
@@ -105,6 +107,24 @@ private:
     std::map<std::string, int> index_;
 };
 
+// The first n hosts in fabric order: the units and pods they reach, the last of each cut short.
+void truncate_units(ImportedFabric& m, std::int64_t n) {
+    std::size_t units = 0;
+    for (std::int64_t left = n; left > 0 && units < m.su_sizes.size(); ++units) {
+        m.su_sizes[units] = std::min(m.su_sizes[units], left);
+        left -= m.su_sizes[units];
+    }
+    m.su_sizes.resize(units);
+    m.su_names.resize(std::min(m.su_names.size(), units));
+    std::size_t pods = 0;
+    for (auto left = static_cast<std::int64_t>(units); left > 0 && pods < m.pod_sizes.size(); ++pods) {
+        m.pod_sizes[pods] = std::min(m.pod_sizes[pods], left);
+        left -= m.pod_sizes[pods];
+    }
+    m.pod_sizes.resize(pods);
+    m.pod_names.resize(std::min(m.pod_names.size(), pods));
+}
+
 // "topology": an imported fabric (a path to the fabric JSON of `import`, a topology.conf, a
 // topology.yaml or a kubectl node list; or that fabric JSON inline) → every host in fabric order
 // on the cluster's "node" template, and the names of its leaves, spines and core.
@@ -147,12 +167,7 @@ ImportedFabric read_topology_nodes(const JsonReader& c, TemplateTable& table, Cl
                                std::to_string(m.hosts.size()) + " hosts of topology " + out.topology_file +
                                ", in fabric order (leaf after leaf)");
         m.hosts.resize(static_cast<std::size_t>(*n));
-        const auto units = static_cast<std::size_t>((*n + m.nodes_per_su - 1) / m.nodes_per_su);
-        m.su_names.resize(std::min(m.su_names.size(), units));
-        if (m.sus_per_pod > 0) {
-            const auto pods = (units + static_cast<std::size_t>(m.sus_per_pod) - 1) / static_cast<std::size_t>(m.sus_per_pod);
-            m.pod_names.resize(std::min(m.pod_names.size(), pods));
-        }
+        truncate_units(m, *n);
     }
     for (const auto& host : m.hosts) {
         require_host_name(host, where);
@@ -239,10 +254,56 @@ void read_nodes(const JsonReader& c, TemplateTable& table, Cluster& out) {
     }
 }
 
+// One of "nodes_per_su" / "sus_per_pod": a count (every unit that size, the last may be short) or
+// a list of sizes in order (an irregular fabric), whose sum must be `total`.
+std::vector<std::int64_t> unit_sizes(const JsonReader& f, const char* key, std::int64_t total, const char* what) {
+    std::vector<std::int64_t> sizes;
+    if (!f.has(key)) {
+        return sizes;
+    }
+    if (!f.at(key).is_array()) {
+        const std::int64_t each = f.get_int(key, 1, kMaxNodes).value_or(0);
+        for (std::int64_t left = total; left > 0; left -= each) {
+            sizes.push_back(std::min(each, left));
+        }
+        return sizes;
+    }
+    std::int64_t sum = 0;
+    const nlohmann::json& list = f.at(key);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const nlohmann::json& v = list[i];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > kMaxNodes) {
+            throw input_error(f.where(key) + "/" + std::to_string(i), std::string("not a number of ") + what,
+                              "a whole number, 1.." + std::to_string(kMaxNodes));
+        }
+        sizes.push_back(v.get<std::int64_t>());
+        sum += sizes.back();
+    }
+    if (sum != total) {
+        throw input_error(f.where(key), "the sizes add up to " + std::to_string(sum) + " " + what + ", the cluster has " +
+                                            std::to_string(total),
+                          std::string("give one size per unit, in order, adding up to ") + std::to_string(total) + " " + what);
+    }
+    return sizes;
+}
+
+void read_unit_sizes(const JsonReader& f, Cluster& out) {
+    const std::vector<std::int64_t> su = unit_sizes(f, "nodes_per_su", out.node_count(), "nodes");
+    std::vector<std::int64_t> pods;
+    if (su.empty()) {  // pods without units: every node in one unit, one pod
+        set_unit_sizes(out, su, pods);
+        out.fabric.sus_per_pod = f.get_int("sus_per_pod", 1, kMaxNodes).value_or(0);
+        return;
+    }
+    if (f.has("sus_per_pod")) {
+        pods = unit_sizes(f, "sus_per_pod", static_cast<std::int64_t>(su.empty() ? 1 : su.size()), "scalable units");
+    }
+    set_unit_sizes(out, su, pods);
+}
+
 void read_fabric(const JsonReader& c, Cluster& out, const ImportedFabric* imported) {
     if (imported != nullptr) {
-        out.fabric.nodes_per_su = imported->nodes_per_su;
-        out.fabric.sus_per_pod = imported->sus_per_pod;
+        set_unit_sizes(out, imported->su_sizes, imported->pod_sizes);
     }
     const auto f = c.get_object("fabric");
     if (!f) {
@@ -268,8 +329,7 @@ void read_fabric(const JsonReader& c, Cluster& out, const ImportedFabric* import
     }
     out.fabric.aligned = rails == "aligned";
     if (imported == nullptr) {
-        out.fabric.nodes_per_su = f->get_int("nodes_per_su", 1, kMaxNodes).value_or(0);
-        out.fabric.sus_per_pod = f->get_int("sus_per_pod", 1, kMaxNodes).value_or(0);
+        read_unit_sizes(*f, out);
     }
     out.fabric.leaf_uplinks = static_cast<int>(f->get_int("leaf_uplinks", 1, 4096).value_or(0));
     out.fabric.oversubscription = f->get_double("oversubscription", 1.0, 64.0).value_or(1.0);

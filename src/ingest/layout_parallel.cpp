@@ -199,6 +199,22 @@ FrameworkSpec framework_spec_from_json(const nlohmann::json& j, const SpecSource
     throw input_error(r.where("framework"), "unknown framework \"" + name + "\"", "use one of " + known);
 }
 
+std::int64_t placement_hosts_gpus(const nlohmann::json& j, const Cluster& cluster) {
+    if (!j.is_object() || !j.contains("hosts") || !j.at("hosts").is_array() || j.contains("ranks")) {
+        return 0;
+    }
+    const auto hosts = host_index(cluster);
+    std::set<std::int32_t> seen;
+    std::int64_t gpus = 0;
+    for (const auto& h : j.at("hosts")) {
+        const auto it = h.is_string() ? hosts.find(h.get<std::string>()) : hosts.end();
+        if (it != hosts.end() && seen.insert(it->second).second) {
+            gpus += cluster.facts_of(it->second).gpu_count;
+        }
+    }
+    return gpus;
+}
+
 std::optional<std::string> placement_hostfile_name(const nlohmann::json& j) {
     if (j.is_object() && j.contains("hostfile") && j.at("hostfile").is_string()) {
         return j.at("hostfile").get<std::string>();

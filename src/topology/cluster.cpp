@@ -133,10 +133,74 @@ std::int64_t Cluster::leaf_of(std::int64_t node, int rail) const {
 }
 
 std::int64_t Cluster::pod_of_leaf(std::int64_t leaf) const {
-    if (!wiring.empty() || fabric.sus_per_pod <= 0 || rails <= 0) {
+    if (!wiring.empty() || rails <= 0 || (fabric.sus_per_pod <= 0 && su_pod.empty())) {
         return 0;
     }
-    return (leaf / rails) / fabric.sus_per_pod;
+    return pod_of_su(leaf / rails);
+}
+
+std::vector<std::int64_t> Cluster::su_sizes() const {
+    std::vector<std::int64_t> sizes;
+    if (fabric.nodes_per_su <= 0) {
+        return sizes;
+    }
+    for (std::int64_t n = 0; n < node_count(); ++n) {
+        const auto su = static_cast<std::size_t>(su_of(n));
+        sizes.resize(std::max(sizes.size(), su + 1), 0);
+        ++sizes[su];
+    }
+    return sizes;
+}
+
+std::string Cluster::su_size_text() const {
+    if (fabric.nodes_per_su <= 0) {
+        return {};
+    }
+    if (regular_units()) {
+        return std::to_string(fabric.nodes_per_su) + " nodes per scalable unit";
+    }
+    const std::vector<std::int64_t> sizes = su_sizes();
+    const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
+    return "scalable units of " + std::to_string(*lo) + " to " + std::to_string(*hi) + " nodes";
+}
+
+namespace {
+
+// True when every size but the last equals the first and the last is no larger: the arithmetic
+// (index / size) gives the same units as the table.
+bool regular_sizes(const std::vector<std::int64_t>& sizes) {
+    for (std::size_t i = 1; i < sizes.size(); ++i) {
+        if (sizes[i] > sizes.front() || (sizes[i] != sizes.front() && i + 1 < sizes.size())) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void set_unit_sizes(Cluster& cluster, const std::vector<std::int64_t>& su_sizes,
+                    const std::vector<std::int64_t>& pod_sizes) {
+    cluster.node_su.clear();
+    cluster.su_pod.clear();
+    cluster.fabric.nodes_per_su = su_sizes.empty() ? 0 : *std::max_element(su_sizes.begin(), su_sizes.end());
+    cluster.fabric.sus_per_pod = pod_sizes.empty() ? 0 : *std::max_element(pod_sizes.begin(), pod_sizes.end());
+    if (regular_sizes(su_sizes) && regular_sizes(pod_sizes)) {
+        return;
+    }
+    for (std::size_t su = 0; su < su_sizes.size(); ++su) {
+        cluster.node_su.insert(cluster.node_su.end(), static_cast<std::size_t>(su_sizes[su]), static_cast<std::int32_t>(su));
+    }
+    for (std::size_t pod = 0; pod < pod_sizes.size(); ++pod) {
+        cluster.su_pod.insert(cluster.su_pod.end(), static_cast<std::size_t>(pod_sizes[pod]), static_cast<std::int32_t>(pod));
+    }
+    // The readers make the sizes cover the nodes and units exactly; a short table would be read
+    // out of bounds, so it is padded with its last unit (pod) rather than trusted.
+    cluster.node_su.resize(cluster.nodes.size(), cluster.node_su.empty() ? 0 : cluster.node_su.back());
+    if (!cluster.su_pod.empty()) {
+        cluster.su_pod.resize(static_cast<std::size_t>(cluster.node_su.empty() ? 1 : cluster.node_su.back() + 1),
+                              cluster.su_pod.back());
+    }
 }
 
 std::string Cluster::leaf_name(std::int64_t leaf) const {

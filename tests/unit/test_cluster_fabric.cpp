@@ -19,8 +19,8 @@ ImportedFabric mapped(const std::string& conf) { return map_fabric(read_fabric_t
 TEST_CASE("a uniform three-tier tree: leaves are scalable units, spines pods, the root the core") {
     const ImportedFabric m = mapped(fixture::text("slurm-topology/topograph-expected-oci-sim-tree-topology.conf"));
     CHECK(m.hosts.size() == 96);
-    CHECK(m.nodes_per_su == 8);
-    CHECK(m.sus_per_pod == 2);
+    CHECK(m.su_sizes == std::vector<std::int64_t>(12, 8));
+    CHECK(m.pod_sizes == std::vector<std::int64_t>(6, 2));
     CHECK(m.su_names.front() == "switch.1.1");
     CHECK(m.su_names.size() == 12);
     CHECK(m.pod_names == std::vector<std::string>{"switch.2.1", "switch.2.2", "switch.2.3", "switch.2.4", "switch.2.5",
@@ -38,29 +38,83 @@ TEST_CASE("the fabric order follows the tree, not the file order of the leaves")
     CHECK(m.hosts == std::vector<std::string>{"n1", "n2", "n3", "n4"});
     CHECK(m.su_names == std::vector<std::string>{"a", "b"});
     CHECK(m.pod_names == std::vector<std::string>{"top"});
-    CHECK(m.sus_per_pod == 2);
+    CHECK(m.pod_sizes == std::vector<std::int64_t>{2});
     CHECK(m.core_name.empty());
 }
 
-TEST_CASE("non-uniform trees are refused, naming what differs") {
+TEST_CASE("irregular trees are taken as they are - leaves and spines of any size") {
+    const ImportedFabric m = mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-5]\nSwitchName=c Nodes=n[6-6]\n"
+                                    "SwitchName=p Switches=a,b\nSwitchName=q Switches=c\nSwitchName=t Switches=p,q\n");
+    CHECK(m.hosts == std::vector<std::string>{"n1", "n2", "n3", "n4", "n5", "n6"});
+    CHECK(m.su_sizes == std::vector<std::int64_t>{2, 3, 1});
+    CHECK(m.pod_sizes == std::vector<std::int64_t>{2, 1});
+    CHECK(m.core_name == "t");
+    REQUIRE(m.notes.size() == 2);
+    CHECK(m.notes[0] == "irregular: leaf switches of 1 to 3 hosts, each classified by its own leaf and spine");
+    CHECK(m.notes[1] == "irregular: spine switches of 1 to 2 leaves, each classified by its own leaf and spine");
+}
+
+TEST_CASE("shapes the model cannot hold are refused, naming what is wrong") {
+    // The real circe file lists circe-n051 under s2 and s4 (its leaves of 18 and 8 are fine now).
     CHECK_THROWS_WITH_AS(mapped(fixture::text("slurm-topology/dgx-superpod-circe-leaf-only-topology.conf")),
-                         doctest::Contains("the leaf switches are not uniform: s0 has 18 nodes, s4 8"), Error);
-    CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\nSwitchName=c Nodes=n[5-6]\n"
-                                "SwitchName=p Switches=a,b\nSwitchName=q Switches=c\nSwitchName=t Switches=p,q\n"),
-                         doctest::Contains("the spine switches are not uniform: p has 2 leaves, q 1"), Error);
+                         doctest::Contains("host 'circe-n051' is under two leaf switches or blocks (s2 and s4)"), Error);
     CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[2-3]\n"),
                          doctest::Contains("host 'n2' is under two leaf switches or blocks (a and b)"), Error);
     CHECK_THROWS_WITH_AS(mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\nSwitchName=p Switches=a\n"),
                          doctest::Contains("leaf a has a parent switch, leaf b has none"), Error);
 }
 
+TEST_CASE("an irregular tree is classified by each node's real leaf and spine") {
+    const json c = {{"node", "h100-hgx-8gpu-8nic"}, {"topology", "superpod-partial-topology.conf"}};
+    const Cluster cl = cluster_from_json(c, "c.json", "", std::string(PLANLAYOUT_TEST_DATA_DIR) + "/irregular");
+    REQUIRE(cl.node_count() == 44);
+    CHECK_FALSE(cl.regular_units());
+    CHECK(cl.su_sizes() == std::vector<std::int64_t>{18, 8, 18});
+    CHECK(cl.su_size_text() == "scalable units of 8 to 18 nodes");
+    CHECK(cl.su_of(17) == 0);
+    CHECK(cl.su_of(18) == 1);   // h100-019, the first node of the short leaf
+    CHECK(cl.su_of(25) == 1);
+    CHECK(cl.su_of(26) == 2);   // h100-027: arithmetic with 18 per unit would say 1
+    CHECK(cl.pod_of_leaf(cl.leaf_of(25, 3)) == 0);
+    CHECK(cl.pod_of_leaf(cl.leaf_of(26, 3)) == 1);
+    CHECK(cl.leaf_of(26, 3) == 2 * 8 + 3);
+    CHECK(cl.su_name(2) == "su2");
+    CHECK(cl.pod_name(1) == "spine1");
+    const FabricDomains d = fabric_domains(cl);
+    CHECK(d.leaf_group[25] == 1);
+    CHECK(d.leaf_group[26] == 2);
+    CHECK(d.pod[26] == 1);
+    CHECK(d.pods == 2);
+}
+
+TEST_CASE("an irregular cluster fabric from size lists - sums checked") {
+    json c = {{"nodes", 6}, {"node", "h100-hgx-8gpu-8nic"},
+              {"fabric", {{"nodes_per_su", {2, 3, 1}}, {"sus_per_pod", {2, 1}}}}};
+    const Cluster cl = cluster_from_json(c, "c.json", "", std::string("/"));
+    CHECK(cl.su_sizes() == std::vector<std::int64_t>{2, 3, 1});
+    CHECK(cl.su_of(4) == 1);
+    CHECK(cl.su_of(5) == 2);
+    CHECK(cl.pod_of_su(2) == 1);
+    c["fabric"]["nodes_per_su"] = {2, 3};
+    CHECK_THROWS_WITH_AS(cluster_from_json(c, "c.json", "", std::string("/")),
+                         doctest::Contains("c.json (/fabric/nodes_per_su): the sizes add up to 5 nodes, the cluster has 6"),
+                         Error);
+    // A count stays the regular arithmetic (the last unit short).
+    c["fabric"] = {{"nodes_per_su", 4}, {"sus_per_pod", 1}};
+    const Cluster r = cluster_from_json(c, "c.json", "", std::string("/"));
+    CHECK(r.regular_units());
+    CHECK(r.fabric.nodes_per_su == 4);
+    CHECK(r.su_of(5) == 1);
+    CHECK(r.pod_of_su(1) == 1);
+}
+
 TEST_CASE("blocks become scalable units - leaves without a parent one spine tier (noted)") {
     const ImportedFabric b = mapped(fixture::text("slurm-topology/topograph-expected-dra-block-topology.conf"));
-    CHECK(b.nodes_per_su == 8);
-    CHECK(b.sus_per_pod == 0);
+    CHECK(b.su_sizes.front() == 8);
+    CHECK(b.pod_sizes.empty());
     CHECK(b.su_names.front() == "rack11");
     const ImportedFabric l = mapped("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n[3-4]\n");
-    CHECK(l.sus_per_pod == 0);
+    CHECK(l.pod_sizes.empty());
     REQUIRE(l.notes.size() == 1);
     CHECK(l.notes[0].find("no common parent switch") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planlayout/analysis/allocation.hpp"
 #include "planlayout/analysis/arms.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/edge_class.hpp"
@@ -48,12 +49,14 @@ struct PipelineOptions {
     Coverage coverage = Coverage::Every;
     std::function<void(std::int64_t, std::int64_t)> progress;  // optional, for long runs
     bool domain_what_if = false;  // a cluster with NVLink domains: also score it without them (Score::domain_what_if)
+    bool allocation = false;      // the placement is an allocation: its straddles and a compact one (Evaluation::allocation)
 };
 
 struct Evaluation {
     Groups groups;
     std::vector<KindEdges> kinds;  // creation order
     std::optional<Score> score;    // when a ScoreSetup was given
+    std::optional<AllocationReport> allocation;  // when PipelineOptions::allocation
 };
 
 /// The sizes the traffic model reads, from a resolved spec.

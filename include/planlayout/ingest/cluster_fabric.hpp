@@ -17,8 +17,8 @@ namespace planlayout {
 /// above the leaves → pod, hosts in fabric order (leaf after leaf, pod after pod).
 struct ImportedFabric {
     std::vector<std::string> hosts;    // fabric order: every host of leaf 0, then leaf 1, ...
-    std::int64_t nodes_per_su = 0;     // hosts per leaf switch (block)
-    std::int64_t sus_per_pod = 0;      // leaves per spine switch (0: no switch above the leaves)
+    std::vector<std::int64_t> su_sizes;   // hosts per leaf switch (block), in fabric order: any sizes
+    std::vector<std::int64_t> pod_sizes;  // leaves per spine switch, in fabric order (empty: no switch above the leaves)
     std::vector<std::string> su_names;   // leaf switch (block) names, in fabric order
     std::vector<std::string> pod_names;  // spine switch names, in fabric order (empty: no spine)
     std::string core_name;               // the one switch above the spines, empty if none
@@ -38,9 +38,10 @@ struct ImportedFabric {
 [[nodiscard]] FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& where,
                                               const std::string& pointer);
 
-/// Maps a fabric onto the cluster model. Throws Error (BadInput) naming `where` when the fabric is
-/// not uniform (leaves of different sizes, a node under no leaf or under two, a switch with both
-/// nodes and switches, spines with different leaf counts) or names no host (a flat topology).
+/// Maps a fabric onto the cluster model. Leaves (blocks) of any sizes and spines of any leaf
+/// counts are taken as they are (a partly populated SuperPOD). Throws Error (BadInput) naming
+/// `where` for what the model cannot hold: a node under no leaf or under two, a switch with both
+/// nodes and switches, leaves at different depths, or no host at all (a flat topology).
 [[nodiscard]] ImportedFabric map_fabric(const FabricTopology& f, const std::string& where);
 
 }  // namespace planlayout

@@ -49,6 +49,11 @@ struct NamedHostfile {
                                             std::int64_t world,
                                             const std::optional<NamedHostfile>& hostfile = std::nullopt);
 
+/// The GPUs of the hosts a placement section lists in "hosts" (an allocation: --nodelist,
+/// --hostfile on a cluster naming hosts), each host once; 0 when it lists none. Unknown hosts
+/// count nothing here (placement_from_json refuses them). The job's default world.
+[[nodiscard]] std::int64_t placement_hosts_gpus(const nlohmann::json& j, const Cluster& cluster);
+
 /// The hostfile a placement section names, if any (not checked beyond being a string).
 [[nodiscard]] std::optional<std::string> placement_hostfile_name(const nlohmann::json& j);
 

@@ -39,8 +39,8 @@ struct TemplateFacts {
 
 struct FabricSpec {
     bool aligned = true;             // NIC i of every node on leaf i of its scalable unit
-    std::int64_t nodes_per_su = 0;   // nodes per scalable unit (0: all nodes in one)
-    std::int64_t sus_per_pod = 0;    // scalable units under one spine tier (0: all)
+    std::int64_t nodes_per_su = 0;   // nodes per scalable unit (0: all nodes in one; irregular: the largest unit's)
+    std::int64_t sus_per_pod = 0;    // scalable units under one spine tier (0: all; irregular: the largest pod's)
     int leaf_uplinks = 0;            // uplinks per leaf (0: unknown)
     double oversubscription = 1.0;   // leaf down:up bandwidth ratio (1 = non-blocking)
     bool pxn = true;                 // NCCL PXN (NCCL_PXN_DISABLE=0)
@@ -58,6 +58,15 @@ struct NvlinkDomains {
     [[nodiscard]] bool empty() const { return node_domain.empty(); }
 };
 
+struct Cluster;
+
+/// Sets the scalable units and pods of a cluster whose nodes are in fabric order (unit after
+/// unit): su_sizes[i] nodes in unit i, pod_sizes[p] units in pod p (empty: no pods). Equal sizes
+/// (the last unit or pod may be short) give the regular arithmetic; others the lookup tables.
+/// The sizes must cover the nodes (their sum is the node count) and the units (pods).
+void set_unit_sizes(Cluster& cluster, const std::vector<std::int64_t>& su_sizes,
+                    const std::vector<std::int64_t>& pod_sizes);
+
 struct NodeInstance {
     std::string host;       // "node3" or the name the cluster spec gives
     int template_index = 0;
@@ -73,6 +82,12 @@ struct Cluster {
     NvlinkDomains nvlink;                    // multi-node NVLink domains (empty: none)
     int rails = 0;                           // max compute NICs per node = leaves per scalable unit
     std::vector<std::vector<int>> wiring;    // explicit wiring: node → rail → leaf id (empty if aligned)
+    // An irregular fabric (leaves of different sizes, pods of different leaf counts: a partly
+    // populated SuperPOD): node → scalable unit and scalable unit → pod, looked up instead of
+    // divided. Empty for a regular fabric (nodes_per_su and sus_per_pod are exact). Set by
+    // set_unit_sizes.
+    std::vector<std::int32_t> node_su;
+    std::vector<std::int32_t> su_pod;
     std::vector<std::string> leaf_names;     // leaf id → name, for explicit wiring
     std::vector<std::string> su_names;       // scalable unit → name (an imported fabric's leaf switch; empty: "su0", ...)
     std::vector<std::string> pod_names;      // pod → name (an imported fabric's spine switch; empty: "pod0", ...)
@@ -105,8 +120,33 @@ struct Cluster {
     }
 
     [[nodiscard]] std::int64_t su_of(std::int64_t node) const {
+        if (!node_su.empty()) {
+            return node_su[static_cast<std::size_t>(node)];
+        }
         return fabric.nodes_per_su > 0 ? node / fabric.nodes_per_su : 0;
     }
+
+    /// Pod of scalable unit su.
+    [[nodiscard]] std::int64_t pod_of_su(std::int64_t su) const {
+        if (!su_pod.empty()) {
+            return su_pod[static_cast<std::size_t>(su)];
+        }
+        return fabric.sus_per_pod > 0 ? su / fabric.sus_per_pod : 0;
+    }
+
+    /// True when the scalable units are nodes_per_su nodes each (the last may be short) and the
+    /// pods sus_per_pod units each: arithmetic views (blocks of nodes_per_su) may be drawn.
+    [[nodiscard]] bool regular_units() const { return node_su.empty() && su_pod.empty(); }
+
+    /// Nodes of each scalable unit, in unit order (empty: no units, all nodes in one).
+    [[nodiscard]] std::vector<std::int64_t> su_sizes() const;
+
+    /// "8 nodes per scalable unit", or for an irregular fabric "scalable units of 8 to 18 nodes"
+    /// (empty: no units).
+    [[nodiscard]] std::string su_size_text() const;
+
+    /// nodes_per_su when the units are regular, else 0 (for views that cut the nodes into equal blocks).
+    [[nodiscard]] std::int64_t regular_su_size() const { return regular_units() ? fabric.nodes_per_su : 0; }
 
     /// Leaf switch id that rail r of node n plugs into; -1 if the node has no such rail.
     [[nodiscard]] std::int64_t leaf_of(std::int64_t node, int rail) const;
