@@ -84,6 +84,7 @@ std::vector<KindStraddle> straddles(const Cluster& cluster, const Placement& pla
         for (std::int64_t g = 0; g < s.groups; ++g) {
             const std::vector<std::int64_t> ranks = k.group(g);
             std::vector<std::int32_t> nodes;
+            nodes.reserve(ranks.size());
             for (const std::int64_t r : ranks) {
                 nodes.push_back(placement.node[static_cast<std::size_t>(r)]);
             }

@@ -35,7 +35,7 @@ std::string diff_text(double t, double compact) {
            (compact > 0 ? " (" + signed_percent_text(d / compact) + ")" : std::string());
 }
 
-std::string pad(std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " "; }
+std::string pad(const std::string& s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " "; }
 
 std::string lpad(const std::string& s, std::size_t w) { return s.size() < w ? std::string(w - s.size(), ' ') + s : s; }
 

@@ -10,7 +10,7 @@
 namespace planlayout {
 namespace {
 
-constexpr std::uint64_t kMaxRange = 64 * 1024;  // Slurm's MAX_RANGE: hosts in one LO-HI range
+constexpr std::uint64_t kMaxRange = 64ULL * 1024ULL;  // Slurm's MAX_RANGE: hosts in one LO-HI range
 constexpr const char* kFix = "write a Slurm hostlist, e.g. h100-[012-019] or gpu[1-2]-r[01-02],login1";
 
 struct Range {
