@@ -25,8 +25,9 @@ struct SearchOptions {
     int max_tp = 8;
     int max_cp = 8;
     std::vector<int> ep;            // only these ep sizes (empty: every divisor of the experts)
-    std::vector<int> vpp{1, 2, 4};  // virtual pipeline sizes tried with pp > 1 (Megatron's rule: they
-                                    // divide the layers per stage, pp divides the layers)
+    std::vector<int> vpp{1};        // virtual pipeline sizes tried with pp > 1 (Megatron's rule: they
+                                    // divide the layers per stage, pp divides the layers); more sizes
+                                    // multiply the candidates with pp > 1 (docs/performance.md)
     std::vector<std::string> orders{"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
     bool even_pp = false;           // true: pp must divide the layers; false: stages may differ by one layer
     MemoryLimits memory_limits;     // GPU memory (default: the node templates') and headroom
