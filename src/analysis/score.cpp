@@ -172,16 +172,16 @@ class Anchoring {
 public:
     Anchoring(const ScoreInput& in, const GpuSpec& gpu, const std::vector<TrafficItem>& traffic,
               const std::vector<const PlacedGroup*>& shapes, double micro)
-        : in_(in), gpu_(gpu), traffic_(traffic), shapes_(shapes), micro_(micro) {}
+        : in_(in), probe_(in), gpu_(gpu), traffic_(traffic), shapes_(shapes), micro_(micro) {}
 
     [[nodiscard]] ComputeBreakdown at(double scale) const { return breakdown_at(in_, gpu_, scale); }
 
     [[nodiscard]] double step(Transport arm, const ComputeBreakdown& c, const std::array<double, 5>& factors) const {
-        ScoreInput probe = in_;
-        probe.transport.baseline = arm;
-        probe.transport.candidate = arm;
-        probe.transport.anchor_factors = factors;
-        return evaluate(probe, traffic_, shapes_, c, micro_, PriorEnd::Point, PriorEnd::Point).step_s[0];
+        // One copy of the input for every probe of the bisections: only the arm and factors move.
+        probe_.transport.baseline = arm;
+        probe_.transport.candidate = arm;
+        probe_.transport.anchor_factors = factors;
+        return evaluate(probe_, traffic_, shapes_, c, micro_, PriorEnd::Point, PriorEnd::Point).step_s[0];
     }
 
     /// The factor on `arm`'s network efficiencies in [lo, hi] that makes its step `target`.
@@ -196,6 +196,7 @@ public:
 
 private:
     const ScoreInput& in_;
+    mutable ScoreInput probe_;
     const GpuSpec& gpu_;
     const std::vector<TrafficItem>& traffic_;
     const std::vector<const PlacedGroup*>& shapes_;

@@ -306,21 +306,21 @@ struct MeasuredTime {
 
 /// A step log's mean stable step (steps 6 to the last, whole logged intervals), its source and its
 /// own `# arm:` tag.
-MeasuredTime mean_stable_step(const std::string& flag, const std::string& value, Context& ctx,
-                              std::vector<std::string>& files) {
+MeasuredTime mean_stable_step(const std::string& flag, const std::string& value, const std::string& seconds_form,
+                              Context& ctx, std::vector<std::string>& files) {
     const StepSeries series = parse_step_log(read_input(value, ctx), name_of(value));
     files.push_back(value);
     const int last = series.points.empty() ? 0 : series.points.back().step;
     if (last < 6) {
         throw input_error(name_of(value), "the run has " + std::to_string(last) + " steps; the first five are warm-up",
-                          "give a log with at least 6 steps, or the stable step time in seconds (ARM=SECONDS)");
+                          "give a log with at least 6 steps, or the stable step time in seconds (" + seconds_form + ")");
     }
     // Interval means (Megatron-LM, torchtitan logs) average whole logged intervals after the warm-up.
     const verify::StepWindow window = verify::aligned_window(series, verify::StepWindow{6, last});
     if (window.first > window.last) {
         throw input_error(name_of(value), "no logged interval lies after the five warm-up steps (logged at steps " +
                                               verify::logged_steps_text(series) + ")",
-                          "give a longer log, or the stable step time in seconds (ARM=SECONDS)");
+                          "give a longer log, or the stable step time in seconds (" + seconds_form + ")");
     }
     const std::vector<double> steps = verify::window_step_times(series, window);
     double sum = 0;
@@ -344,6 +344,9 @@ MeasuredTime read_measured(const std::string& flag, const std::string& given, bo
     const auto eq = with_arm ? given.find('=') : std::string::npos;
     std::string arm = eq == std::string::npos ? std::string() : given.substr(0, eq);
     const std::string value = eq == std::string::npos ? given : given.substr(eq + 1);
+    // The hints show this flag's own form.
+    const std::string example = with_arm ? "--measured-step tcp=4.49" : "--measured-compute 0.58";
+    const std::string log_example = with_arm ? "--measured-step tcp=run.csv" : "--measured-compute run.csv";
     if (eq != std::string::npos && !parse_transport(arm)) {
         throw input_error(flag, "'" + terminal_safe(arm) + "' is not a transport",
                           "name the arm the step was measured on: tcp, rdma or gdrdma (--measured-step tcp=4.49)");
@@ -361,15 +364,16 @@ MeasuredTime read_measured(const std::string& flag, const std::string& given, bo
     if (number) {
         if (!(seconds >= 1e-6 && seconds <= 1e6)) {
             throw input_error(flag, "a step time of " + terminal_safe(value) + " s is out of range",
-                              "give the measured seconds per step, from 1e-6 to 1e6 (--measured-step tcp=4.49)");
+                              "give the measured seconds per step, from 1e-6 to 1e6 (" + example + ")");
         }
     } else {
         std::error_code ec;
         if (value != "-" && !std::filesystem::exists(value, ec)) {
             throw input_error(flag, "'" + terminal_safe(value) + "' is neither a number of seconds nor a file",
-                              "give ARM=SECONDS (--measured-step tcp=4.49) or a step log (--measured-step tcp=run.csv)");
+                              std::string(with_arm ? "give ARM=SECONDS" : "give SECONDS") + " (" + example + ") or a step log (" +
+                                  log_example + ")");
         }
-        const MeasuredTime m = mean_stable_step(flag, value, ctx, files);
+        const MeasuredTime m = mean_stable_step(flag, value, with_arm ? "ARM=SECONDS" : "SECONDS", ctx, files);
         if (with_arm && arm.empty()) {
             arm = m.arm;
         } else if (with_arm && !m.arm.empty() && m.arm != arm) {

@@ -219,37 +219,31 @@ fi
 # predicted with no calibration, are within 15 % (host-bound runs reported, not held to it) and shown
 # row for row in docs/gpu-validation.md.
 python3 "$HERE/kernel_table.py" --check >"$TMP/kernel-table.txt" 2>&1 || err "$(tail -1 "$TMP/kernel-table.txt")"
-if python3 "$HERE/validate_steps.py" "$BIN" --check >"$TMP/validate-steps.md" 2>&1; then
-    while IFS= read -r line; do
-        [ -n "$line" ] && { grep -qF -- "$line" "$SRC/docs/gpu-validation.md" ||
-            err "docs/gpu-validation.md does not show '$line' (validate_steps.py)"; }
-    done <"$TMP/validate-steps.md"
-else
-    err "validate_steps.py: $(tail -1 "$TMP/validate-steps.md")"
-fi
+# Every line a validation script prints must stand in docs/gpu-validation.md: shown_in_validation_doc
+# NAME SCRIPT ARGS... runs it and reports the lines the page lacks (or the script's failure).
+shown_in_validation_doc() {
+    local name=$1 out="$TMP/shown.md"
+    shift
+    if python3 "$@" >"$out" 2>&1; then
+        while IFS= read -r line; do
+            [ -n "$line" ] && { grep -qF -- "$line" "$SRC/docs/gpu-validation.md" ||
+                err "docs/gpu-validation.md does not show '$line' ($name)"; }
+        done <"$out"
+    else
+        err "$name: $(tail -1 "$out")"
+    fi
+}
+shown_in_validation_doc validate_steps.py "$HERE/validate_steps.py" "$BIN" --check
 
 # Issue 28: the published DGX-H100 runs (tests/data/published/), predicted with no calibration, are
 # reported (not held to a bound) row for row in docs/gpu-validation.md.
-if python3 "$SRC/tests/published/validate_published.py" "$BIN" >"$TMP/validate-published.md" 2>&1; then
-    while IFS= read -r line; do
-        [ -n "$line" ] && { grep -qF -- "$line" "$SRC/docs/gpu-validation.md" ||
-            err "docs/gpu-validation.md does not show '$line' (tests/published/validate_published.py)"; }
-    done <"$TMP/validate-published.md"
-else
-    err "validate_published.py: $(tail -1 "$TMP/validate-published.md")"
-fi
+shown_in_validation_doc tests/published/validate_published.py "$SRC/tests/published/validate_published.py" "$BIN"
 
 # Issue 28: where search ranks each published tuned layout, and what decides when it is not near
 # the #1, for each release (tests/published/search_published.py), shown in docs/gpu-validation.md.
 for release in 26.02 25.11 25.09; do
-    if python3 "$SRC/tests/published/search_published.py" "$BIN" --release "$release" >"$TMP/search-published.md" 2>&1; then
-        while IFS= read -r line; do
-            [ -n "$line" ] && { grep -qF -- "$line" "$SRC/docs/gpu-validation.md" ||
-                err "docs/gpu-validation.md does not show '$line' (tests/published/search_published.py --release $release)"; }
-        done <"$TMP/search-published.md"
-    else
-        err "search_published.py: $(tail -1 "$TMP/search-published.md")"
-    fi
+    shown_in_validation_doc "tests/published/search_published.py --release $release" \
+        "$SRC/tests/published/search_published.py" "$BIN" --release "$release"
 done
 
 if [ "$UPDATE" = "--update" ]; then
