@@ -33,6 +33,7 @@ struct States {
     double unit_grad_bytes = 0;  // FSDP: bytes per parameter of one unit's unsharded gradient
     bool offload_optimizer = false;
     bool offload_param = false;
+    double step_temp_bytes = 0;  // bytes per trained parameter the optimizer's step allocates (foreach: sqrt(v))
 };
 
 // Megatron-LM (megatron/training/theoretical_memory_usage.py compute_weight_and_optimizer_memory):
@@ -75,6 +76,13 @@ States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
             s.gather_bytes = s.weight;
             s.unit_grad_bytes = s.grad;
         }
+    }
+    // torch.optim.AdamW's foreach step (_multi_tensor_adamw) takes _foreach_sqrt of every v at
+    // once: one more tensor of v's dtype per parameter until the step ends. The fused kernels
+    // (apex, TE, torch fused) work in place.
+    const OptimizerImpl o = t.resolved_optimizer();
+    if (o == OptimizerImpl::ForeachBf16 || o == OptimizerImpl::ForeachFp32) {
+        s.step_temp_bytes = o == OptimizerImpl::ForeachBf16 ? m.param_bytes : 4.0;
     }
     s.shard_optimizer = stage >= 1;
     s.shard_grad = stage >= 2;
@@ -203,6 +211,11 @@ void model_states(const States& s, const Holding& h, const ModelSpec& m, const T
     const std::string trained = lora ? "the LoRA adapters" : held;
     e.grads_formula = trained + (s.shard_grad ? " sharded" : "") + " × " + num(s.grad) + " B";
     e.optimizer_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + num(s.optimizer) + " B";
+    if (s.step_temp_bytes > 0 && !s.offload_optimizer) {
+        e.optimizer_step_bytes = trainable_o * s.step_temp_bytes;
+        e.optimizer_step_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + num(s.step_temp_bytes) +
+                                   " B (foreach AdamW's sqrt(v), beside the gradients once the activations are freed)";
+    }
     if (s.offload_optimizer) {
         e.offloaded_bytes += e.optimizer_bytes;
         e.optimizer_bytes = 0;
@@ -282,6 +295,40 @@ LayerParts layer_parts(const ParallelSizes& p, const ModelSpec& m, const Trainin
     return x;
 }
 
+// What Hugging Face transformers' eager modules keep per layer (modeling_llama.py and its kin,
+// transformers 5, SDPA attention with enable_gqa), which is more than Megatron's modules keep:
+// LlamaRMSNorm upcasts its input to fp32 and keeps it (pow, mul) beside its normalized output (the
+// weight's mul) and the next linear's input, (4 + 2β)·h per token and norm; RoPE keeps the
+// rotated q and k, SDPA also v and its output, o_proj a contiguous copy of that output
+// (β·(3q + 2kv)); Qwen3's q_norm/k_norm add (4 + β)·(q + kv); the MLP keeps its FC1 outputs, the
+// activation's output and the product (2·g·β·f: gate, up, act(gate), act·up when gated). Bytes per
+// micro-batch over t; the output side is hf_output().
+struct HfLayer {
+    double attention_norms = 0;  // the two norms and the attention
+    double mlp = 0;              // a dense MLP
+};
+
+HfLayer hf_layer(const ModelSpec& m, double tokens, double tp) {
+    const double beta = m.activation_bytes;
+    const double q = static_cast<double>(m.heads) * m.derived_head_dim();
+    const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
+    const double g = m.ffn_gated ? 2.0 : 1.0;
+    HfLayer l;
+    l.attention_norms = tokens * (2.0 * (4.0 + 2.0 * beta) * m.hidden + beta * (3.0 * q + 2.0 * kv) +
+                                  (m.qk_norm ? (4.0 + beta) * (q + kv) : 0.0)) / tp;
+    l.mlp = tokens * 2.0 * g * beta * m.derived_ffn_hidden() / tp;
+    return l;
+}
+
+// The output side under hf: the final norm ((4 + 2β)·h per token, as a layer's norm) and the
+// loss (ForCausalLMLoss upcasts the logits to fp32 and F.cross_entropy keeps the log-softmax):
+// the bf16 logits the model's output holds, the fp32 log-softmax and, in its backward, the fp32
+// gradients of the NLL and of the log-softmax, (β + 12)·s·b·V, all alive at once.
+double hf_output(const ModelSpec& m, double tokens, double tp) {
+    const double beta = m.activation_bytes;
+    return tokens * ((4.0 + 2.0 * beta) * m.hidden + (beta + 12.0) * m.vocab) / tp;
+}
+
 // Whether the GEMMs keep FP8 copies of their inputs: FP8 training under Transformer Engine
 // (megatron-te; Megatron's local implementation has no FP8 GEMMs).
 bool fp8_saved_inputs(const TrainingSpec& t) { return !t.fp8.empty() && t.implementation == Implementation::MegatronTe; }
@@ -316,9 +363,14 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     // Korthikanti's 34 (or 10 + 24/t) holds a 4h GELU MLP's FC1 and activation outputs, 16·s·b·h/t:
     // replaced by the model's own MLP (dense layers) or by the experts (MoE layers).
     const bool per_op = t.per_op_checkpoint;
-    const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp) : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms);
-    double dense_kept = base + (per_op ? 0.0 : x.dense_mlp - dropped("mlp", x.dense_mlp));
-    double moe_kept = base + moe_layer;
+    const bool hf = t.implementation == Implementation::Hf && !per_op;
+    const HfLayer hf_parts = hf ? hf_layer(m, sbh / m.hidden, tp) : HfLayer{};
+    const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp)
+                        : hf   ? hf_parts.attention_norms
+                               : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms);
+    double dense_kept = base + (per_op ? 0.0 : hf ? hf_parts.mlp : x.dense_mlp - dropped("mlp", x.dense_mlp));
+    // hf's experts (MixtralExperts and its kin) keep the gated activation's output beside the product.
+    double moe_kept = base + moe_layer + (hf && m.ffn_gated && !moe_whole ? x.moe_act : 0.0);
     if (fp8_saved_inputs(t)) {
         // Transformer Engine's FP8 GEMMs keep their inputs for the weight gradient as FP8 copies
         // (te.Linear / LayerNormLinear save the quantized input): one byte where bf16 keeps β.
@@ -376,13 +428,19 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     // loss, 4·s·b·(h + V)/t (Megatron's theoretical_memory_usage.py, "inputs to output layer and
     // CE loss"), one micro-batch at a time.
     const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
-    const double logits = p.pp == 1 ? 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp : 0.0;
+    const double logits = p.pp != 1 ? 0.0
+                          : hf      ? hf_output(m, sb, tp)
+                                    : 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp;
     e.activations_bytes = in_flight * per_micro + transient + logits;
     e.activations_formula = num(in_flight) + " in flight × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
                             (checkpointed > 0 ? " + " + num(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
                                               : std::string()) +
                             ")" + (transient > 0 ? " + backward transient " + gib(transient) : std::string()) +
-                            (logits > 0 ? " + output and fp32 logits " + gib(logits) : std::string()) + "; " + how +
+                            (logits > 0 ? (hf ? " + final norm, logits and the loss's fp32 log-softmax and gradients "
+                                                          : " + output and fp32 logits ") +
+                                                         gib(logits)
+                                                   : std::string()) +
+                            "; " + how + (hf ? ", Hugging Face modules (fp32 norm inputs kept)" : "") +
                             (t.sequence_parallel ? ", sequence parallel" : "") +
                             (fp8_saved_inputs(t) ? ", GEMM inputs kept in FP8" : "") +
                             (t.unfused_attention()
@@ -431,6 +489,13 @@ MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const
     model_states(s, h, m, t, e);
     gathered(s, p, m, t, e);
     activations(p, m, t, e);
+    // Without DDP (one data-parallel rank) and with one micro-batch per step, hf's gradients exist
+    // only from the backward to the optimizer step (zero_grad(set_to_none=True)).
+    e.grads_after_activations = t.implementation == Implementation::Hf && owner.framework == Framework::Megatron &&
+                                static_cast<double>(p.dp) * p.cp == 1 && t.micro_batches(p.dp) == 1;
+    if (e.grads_after_activations) {
+        e.grads_formula += ", allocated in the backward as the activations are freed (not beside them)";
+    }
     return e;
 }
 

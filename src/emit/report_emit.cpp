@@ -194,6 +194,9 @@ std::string memory_text(const MemoryReport& m) {
     row("params", e.params_bytes, e.params_formula);
     row("grads", e.grads_bytes, e.grads_formula);
     row("optimizer", e.optimizer_bytes, e.optimizer_formula);
+    if (e.optimizer_step_bytes > 0) {
+        row("opt. step", e.optimizer_step_bytes, e.optimizer_step_formula);
+    }
     row("activations", e.activations_bytes, e.activations_formula);
     if (e.gathered_bytes > 0) {
         row("gathered", e.gathered_bytes, e.gathered_formula);
@@ -224,6 +227,8 @@ nlohmann::json to_json(const MemoryReport& m) {
                         {"optimizer", bytes(e.optimizer_bytes)},
                         {"activations", bytes(e.activations_bytes)},
                         {"gathered", bytes(e.gathered_bytes)},
+                        {"optimizer_step", bytes(e.optimizer_step_bytes)},
+                        {"grads_after_activations", e.grads_after_activations},
                         {"offloaded", bytes(e.offloaded_bytes)},
                         {"total", bytes(e.total_bytes())},
                         {"gpu_memory", bytes(m.budget.gpu_memory_bytes)},
@@ -235,7 +240,8 @@ nlohmann::json to_json(const MemoryReport& m) {
                                       {"grads", e.grads_formula},
                                       {"optimizer", e.optimizer_formula},
                                       {"activations", e.activations_formula},
-                                      {"gathered", e.gathered_formula}}}};
+                                      {"gathered", e.gathered_formula},
+                                      {"optimizer_step", e.optimizer_step_formula}}}};
     const auto fits = m.fits();
     j["fits"] = fits ? nlohmann::json(*fits) : nlohmann::json(nullptr);
     return j;

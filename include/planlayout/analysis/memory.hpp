@@ -3,6 +3,7 @@
 // their assumptions; docs/commands/analyze.md "Memory per GPU" the budget).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -32,9 +33,23 @@ struct MemoryEstimate {
     std::string optimizer_formula;
     std::string activations_formula;
     std::string gathered_formula;
+    // The gradients are allocated during the backward and freed before the next forward
+    // (zero_grad(set_to_none=True) with no DDP bucket holding them: the hf implementation on one
+    // data-parallel rank, one micro-batch per step), so they never sit beside the saved
+    // activations: the peak is the larger of the two, not their sum.
+    bool grads_after_activations = false;
+    // What the optimizer's step holds beyond its states, once the activations are freed: torch's
+    // foreach AdamW builds sqrt(v) for every parameter at once (one state-sized tensor).
+    double optimizer_step_bytes = 0;
+    std::string optimizer_step_formula;
 
+    /// The peak: the states, and the larger of the backward's (saved activations, with the
+    /// gradients when they are already there) and the optimizer step's (gradients and the step's
+    /// temporaries).
     [[nodiscard]] double total_bytes() const {
-        return params_bytes + grads_bytes + optimizer_bytes + activations_bytes + gathered_bytes;
+        const double backward = activations_bytes + (grads_after_activations ? 0.0 : grads_bytes);
+        const double step = grads_bytes + optimizer_step_bytes;
+        return params_bytes + optimizer_bytes + gathered_bytes + std::max(backward, step);
     }
 };
 
