@@ -194,6 +194,17 @@ std::optional<std::string> vpp_rejection(const ParallelSizes& s, const ModelSpec
     return "vpp does not divide the layers per pipeline stage";
 }
 
+// Whose model-state accounting a framework's candidates get (nullopt: Megatron's, on the sizes).
+std::optional<StateOwner> framework_owner(const std::string& framework, const SearchModel& model) {
+    if (framework == "torchtitan") {
+        return StateOwner{Framework::Torchtitan, 0};
+    }
+    if (framework == "deepspeed") {
+        return StateOwner{Framework::DeepSpeed, model.training.zero_stage};
+    }
+    return std::nullopt;
+}
+
 // Why the framework cannot build the sizes (torchtitan: etp 1; DeepSpeed: etp = tp, no cp); none
 // when it can.
 std::optional<std::string> framework_rejection(const std::string& framework, const ParallelSizes& s) {
@@ -325,10 +336,14 @@ std::string SearchLayout::name() const {
 }
 
 SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, const ParallelSizes& sizes,
-                             const std::string& order) {
+                             const std::string& order, const std::string& framework) {
     const std::int64_t world = static_cast<std::int64_t>(sizes.tp) * sizes.pp * sizes.cp * sizes.dp;
-    const Evaluator ev = make_evaluator(cluster, model, world);
-    return ev.evaluate_one(build_groups(resolve_spec(to_spec(world, sizes, order))), sizes);
+    Evaluator ev = make_evaluator(cluster, model, world);
+    ev.owner = framework_owner(framework, model);
+    if (const auto why = framework_rejection(framework, sizes)) {
+        throw input_error("the layout", *why, "name sizes " + framework + " builds");
+    }
+    return ev.evaluate_one(candidate_groups(framework, world, sizes, order), sizes);
 }
 
 SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, const SearchOptions& options) {
@@ -350,11 +365,7 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
 
     // 2. Memory, then the evaluation of what fits.
     Evaluator ev = make_evaluator(cluster, model, world);
-    if (options.framework == "torchtitan") {
-        ev.owner = StateOwner{Framework::Torchtitan, 0};
-    } else if (options.framework == "deepspeed") {
-        ev.owner = StateOwner{Framework::DeepSpeed, model.training.zero_stage};
-    }
+    ev.owner = framework_owner(options.framework, model);
     result.budget = memory_budget(cluster, ev.placement, options.memory_limits);
     const auto total = static_cast<std::int64_t>(pending.size());
     std::int64_t done = 0;

@@ -41,9 +41,9 @@ SearchExplanation explain_named(const std::string& text, const SearchInputs& in,
     }
     SearchLayout apart;
     try {
-        apart = evaluate_layout(in.cluster, in.model, n.sizes, n.order.value_or(options.orders.front()));
+        apart = evaluate_layout(in.cluster, in.model, n.sizes, n.order.value_or(options.orders.front()), options.framework);
     } catch (const Error& e) {
-        throw input_error(where, std::string("cannot be evaluated: ") + e.what(), "name a layout Megatron-Core accepts");
+        throw input_error(where, std::string("cannot be evaluated: ") + e.what(), "name a layout " + options.framework + " accepts");
     }
     std::string why = "not among the candidates searched (--max-tp, --max-cp, --ep, --vpp, --orders)";
     if (result.budget.known() && apart.memory.total_bytes() > result.budget.budget_bytes()) {

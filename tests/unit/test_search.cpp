@@ -1,6 +1,7 @@
 // Tests: sampled classification against the full one, memory, search and its negative control.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 
@@ -336,4 +337,30 @@ TEST_CASE("search --explain: names parse as search prints them, and the parts of
     }
     const SearchExplanation self = explain_layout(r, r.layouts[0], SearchSort::Candidate, 1, "");
     CHECK(self.parts.empty());
+}
+
+TEST_CASE("a layout search did not rank is evaluated as the searched framework builds and allocates it") {
+    const Cluster cluster = seed_cluster();
+    const SearchModel m = seed_model();
+    const ParallelSizes sizes{1, 1, 1, 16, 16, 1, 1, 1};
+    // The search's own torchtitan candidate for these sizes, and the same sizes evaluated apart
+    // (what search --explain does for a layout it did not rank): the same memory and step.
+    SearchOptions options;
+    options.framework = "torchtitan";
+    const SearchResult r = search_layouts(cluster, m, options);
+    const auto ranked = std::find_if(r.layouts.begin(), r.layouts.end(), [&](const SearchLayout& l) {
+        return l.sizes.tp == 1 && l.sizes.pp == 1 && l.sizes.cp == 1 && l.sizes.ep == 16 && l.sizes.vpp == 1;
+    });
+    REQUIRE(ranked != r.layouts.end());
+    const SearchLayout apart = evaluate_layout(cluster, m, sizes, ranked->order, "torchtitan");
+    CHECK(apart.memory.accounting.find("torchtitan") != std::string::npos);
+    CHECK(apart.memory.total_bytes() == doctest::Approx(ranked->memory.total_bytes()));
+    CHECK(apart.score.step_time_s[1] == doctest::Approx(ranked->score.step_time_s[1]));
+    // Megatron's accounting of the same sizes differs (fp32 master beside bf16 weights, not FSDP2's 16/Nd).
+    const SearchLayout megatron = evaluate_layout(cluster, m, sizes, "tp-cp-ep-dp-pp");
+    CHECK(megatron.memory.accounting.find("torchtitan") == std::string::npos);
+    CHECK(megatron.memory.total_bytes() != doctest::Approx(apart.memory.total_bytes()));
+    // Sizes the framework cannot build are refused by name.
+    CHECK_THROWS_WITH_AS(evaluate_layout(cluster, m, {1, 1, 1, 16, 16, 2, 1, 1}, "tp-cp-ep-dp-pp", "torchtitan"),
+                         doctest::Contains("torchtitan"), Error);
 }

@@ -122,8 +122,11 @@ struct NamedLayout {
 [[nodiscard]] SearchResult search_layouts(const Cluster& cluster, const SearchModel& model,
                                           const SearchOptions& options);
 
-/// The sampled evaluation of one layout (what search does per candidate), for tests and compare.
+/// The sampled evaluation of one layout (what search does per candidate), for tests, compare and
+/// `search --explain`: its groups and memory as `framework` ("megatron", "torchtitan",
+/// "deepspeed") builds and allocates them. Throws Error when that framework cannot build the sizes.
 [[nodiscard]] SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model,
-                                           const ParallelSizes& sizes, const std::string& order);
+                                           const ParallelSizes& sizes, const std::string& order,
+                                           const std::string& framework = "megatron");
 
 }  // namespace planlayout
