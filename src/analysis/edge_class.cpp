@@ -165,6 +165,7 @@ bool ring_order(const std::vector<std::int64_t>& ranks, const Placement& placeme
     const std::size_t n = ranks.size();
     auto& keys = sc.keys;
     keys.clear();
+    keys.reserve(n);  // no doubling: at 2,097,152 members a reallocation held both copies
     for (std::size_t i = 0; i < n; ++i) {
         keys.push_back(packed(placement.node[static_cast<std::size_t>(ranks[i])], static_cast<std::int64_t>(i)));
     }
@@ -180,6 +181,7 @@ bool ring_order(const std::vector<std::int64_t>& ranks, const Placement& placeme
     }
     std::sort(sc.runs.begin(), sc.runs.end());
     sc.ordered.clear();
+    sc.ordered.reserve(n);
     sc.starts.clear();
     bool distinct = true;
     for (const auto& run : sc.runs) {
@@ -349,6 +351,7 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
     // (node, rail) of every member, sorted: nodes spanned, ranks and distinct rails per node.
     auto& where = sc.keys;
     where.clear();
+    where.reserve(ranks.size());
     for (const auto r : ranks) {
         where.push_back(packed(placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r)));
         s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
