@@ -68,6 +68,9 @@ std::vector<Bench> benches(const std::string& tmp) {
         // Issue #20 item 7: large-but-legal inputs, linear work.
         {"analyze-262144-ranks", "<= 2 s",
          {"plan-layout", "analyze", tmp + "/layout-32768x8-tp8.json", "--format", "json", "-o", tmp + "/analyze-262144.json"}},
+        // Issue 31: the per-rank placement streamed into the output, the classification 8 bytes a member.
+        {"analyze-2m-ranks-json", "<= 128 MB (2,097,152 ranks, scored; the placement streamed)",
+         {"plan-layout", "analyze", tmp + "/layout-262144x8-moe.json", "--format", "json", "-o", tmp + "/analyze-2m.json"}},
         {"lint-256-gpu-capture", "<= 1 s",
          {"plan-layout", "lint", tmp + "/layout-smi-256.txt", "-o", tmp + "/lint-256.txt"}},
         {"import-nccl-xml-largest", "<= 5 s (512 GPUs + 512 NICs, the limits)",
@@ -165,6 +168,16 @@ void write_layouts(const std::string& tmp, const std::string& name) {
                          "head_dim": 128, "ffn_hidden": 18432, "vocab": 129280,
                          "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
                "training": {"global_batch": 4096, "micro_batch": 1, "seq_len": 4096, "distributed_optimizer": true},
+               "transport": {"compare": ["tcp", "gdrdma"]}})";
+    // The same at the limits: 262,144 nodes (2,097,152 GPUs), 512 pods; the batch covers dp 32,768.
+    std::ofstream(tmp + "/layout-262144x8-moe.json")
+        << R"({"cluster": {"nodes": 262144, "node": "h100-hgx-8gpu-8nic",
+               "fabric": {"rails": "aligned", "nodes_per_su": 32, "sus_per_pod": 16, "pxn": true}},
+               "parallel": {"tp": 8, "pp": 8, "ep": 64},
+               "model": {"layers": 64, "first_dense_layers": 3, "hidden": 7168, "heads": 128, "kv_heads": 128,
+                         "head_dim": 128, "ffn_hidden": 18432, "vocab": 129280,
+                         "moe": {"experts": 256, "topk": 8, "ffn_hidden": 2048, "shared_experts": 1}},
+               "training": {"global_batch": 65536, "micro_batch": 1, "seq_len": 4096, "distributed_optimizer": true},
                "transport": {"compare": ["tcp", "gdrdma"]}})";
     // 1,024 nodes (8,192 GPUs) in 32 scalable units: EP=64 all-to-all spans 8 nodes per group.
     std::ofstream(tmp + "/layout-1024x8.json")

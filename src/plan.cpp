@@ -28,6 +28,12 @@ namespace {
 // The files a layout names resolve against its folder and stay inside it (unless allowed).
 FileScope scope_of(const PlanRequest& request) { return {request.base_dir, request.base_dir, request.files_anywhere}; }
 
+// The transport's calibration files: in the folder of the layout that gave the section.
+FileScope transport_scope_of(const PlanRequest& request) {
+    return request.transport_dir.empty() ? scope_of(request)
+                                         : FileScope{request.transport_dir, request.transport_dir, request.files_anywhere};
+}
+
 // The score sections, and the calibration files the transport names (read here, within the
 // layout's scope); their paths are added to `files`.
 ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const FileScope& scope,
@@ -363,7 +369,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     } else if (!report.sections.is_null()) {
         const nlohmann::json settled = with_settled_batch(layout, request.layout_name, resolved.dp,
                                                           spec.framework == Framework::DeepSpeed, batch_sources);
-        setup = score_setup_of(JsonReader(settled, request.layout_name, ""), request.layout_name, scope_of(request),
+        setup = score_setup_of(JsonReader(settled, request.layout_name, ""), request.layout_name, transport_scope_of(request),
                                report.files);
     }
     if (setup && setup->model) {

@@ -24,6 +24,10 @@ struct PlanRequest {
     std::map<std::string, std::string> sources;
     std::string layout_name;      // for messages: the path, or "layouts/x.json (embedded)"
     std::string base_dir = ".";   // relative paths in the layout resolve against this
+    // The folder of the file that gave the transport section, when another layout did
+    // (compare/search --model LAYOUT): its calibration files resolve against, and stay inside,
+    // that folder, as when the layout is analyzed itself. Empty: base_dir.
+    std::string transport_dir;
     bool files_anywhere = false;  // let the layout name files outside base_dir (--allow-outside-files)
     std::vector<std::string> kinds;  // only these kinds (empty: all)
     MemoryLimits memory_limits;      // GPU memory (default: the node templates') and headroom

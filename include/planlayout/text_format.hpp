@@ -23,6 +23,9 @@ void require_finite(double v);
 /// Seconds with at least 4 significant digits: "4.490", "0.008260".
 [[nodiscard]] std::string seconds_text(double v);
 
+/// Bytes in a GiB: every figure printed in GiB is bytes / kGiB.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 /// "3.8 GiB" (powers of 1024, one decimal above bytes).
 [[nodiscard]] std::string human_bytes(double b);
 

@@ -138,16 +138,66 @@ namespace {
 
 // Reused buffers: classification visits millions of groups at scale. Every buffer is sized by
 // the group, never by the cluster: a buffer the size of the cluster cleared per group made
-// 262,144 ranks quadratic (issue #20).
+// 262,144 ranks quadratic (issue #20). Members are packed 8 bytes each (node, rank and position
+// are below 2^31, a local GPU below 2^9): a group of 2,097,152 ranks is classified within 64 MB.
 struct Scratch {
-    std::vector<std::tuple<std::int64_t, int, std::int64_t>> ordered;  // (node slot, local GPU, rank)
-    std::vector<std::pair<std::int32_t, std::int64_t>> by_node;        // (node, position in the group)
-    std::vector<std::size_t> starts;                                   // slot → first index in `ordered`
+    std::vector<std::uint64_t> keys;     // node << 32 | (position in the group, or rail), sorted
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // (first position, index in keys) per node
+    std::vector<std::uint64_t> ordered;  // the ring order: per node slot, local GPU << 32 | rank, sorted
+    std::vector<std::size_t> starts;     // slot → first index in `ordered`
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
     std::vector<int> rails;
-    std::vector<std::pair<std::int32_t, int>> where;  // (node, rail) of a group's members
     std::vector<std::tuple<std::int64_t, std::int32_t, int>> islands;  // (NVLink island, node, rail)
 };
+
+std::uint64_t packed(std::int64_t high, std::int64_t low) {
+    return (static_cast<std::uint64_t>(high) << 32U) | static_cast<std::uint32_t>(low);
+}
+
+std::int64_t high_of(std::uint64_t key) { return static_cast<std::int64_t>(key >> 32U); }
+std::int64_t low_of(std::uint64_t key) { return static_cast<std::int64_t>(key & 0xFFFFFFFFU); }
+
+// The ring order of a group: nodes in order of first appearance, each node's ranks by local GPU
+// (then rank) into sc.ordered, sc.starts[s] the first index of node slot s. Sorting (node,
+// position) gives each node's first position in the group; sorting the nodes by it gives the
+// slots. O(n log n) in the group size. Returns false when a rank appears twice in the group.
+bool ring_order(const std::vector<std::int64_t>& ranks, const Placement& placement, Scratch& sc) {
+    const std::size_t n = ranks.size();
+    auto& keys = sc.keys;
+    keys.clear();
+    keys.reserve(n);  // no doubling: at 2,097,152 members a reallocation held both copies
+    for (std::size_t i = 0; i < n; ++i) {
+        keys.push_back(packed(placement.node[static_cast<std::size_t>(ranks[i])], static_cast<std::int64_t>(i)));
+    }
+    std::sort(keys.begin(), keys.end());
+    sc.runs.clear();
+    for (std::size_t i = 0; i < n;) {
+        sc.runs.emplace_back(static_cast<std::uint32_t>(low_of(keys[i])), static_cast<std::uint32_t>(i));
+        std::size_t j = i;
+        while (j < n && high_of(keys[j]) == high_of(keys[i])) {
+            ++j;
+        }
+        i = j;
+    }
+    std::sort(sc.runs.begin(), sc.runs.end());
+    sc.ordered.clear();
+    sc.ordered.reserve(n);
+    sc.starts.clear();
+    bool distinct = true;
+    for (const auto& run : sc.runs) {
+        const std::size_t begin = sc.ordered.size();
+        sc.starts.push_back(begin);
+        for (std::size_t x = run.second; x < n && high_of(keys[x]) == high_of(keys[run.second]); ++x) {
+            const std::int64_t r = ranks[static_cast<std::size_t>(low_of(keys[x]))];
+            sc.ordered.push_back(packed(placement.gpu[static_cast<std::size_t>(r)], r));
+        }
+        std::sort(sc.ordered.begin() + static_cast<std::ptrdiff_t>(begin), sc.ordered.end());
+        distinct = distinct && std::adjacent_find(sc.ordered.begin() + static_cast<std::ptrdiff_t>(begin), sc.ordered.end()) ==
+                                   sc.ordered.end();
+    }
+    sc.starts.push_back(sc.ordered.size());
+    return distinct;
+}
 
 // Calls fn(a, b) for every pair the pattern uses, each unordered pair once (a < b).
 template <class Fn>
@@ -166,9 +216,17 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
     }
     auto& pairs = sc.pairs;
     pairs.clear();
+    // Each unordered pair once: collected, sorted and deduplicated; or, for a ring over three
+    // nodes or more of distinct ranks, whose pairs are distinct by construction, passed on as
+    // made (a 2,097,152-rank ring would hold 4 million pairs).
+    bool stream = false;
     auto add = [&](std::int64_t a, std::int64_t b) {
         if (a != b) {
-            pairs.emplace_back(std::min(a, b), std::max(a, b));
+            if (stream) {
+                fn(std::min(a, b), std::max(a, b));
+            } else {
+                pairs.emplace_back(std::min(a, b), std::max(a, b));
+            }
         }
     };
     if (pattern == Pattern::PipelineP2p || pattern == Pattern::Embedding) {
@@ -176,42 +234,12 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
             add(ranks[i], ranks[i + 1]);
         }
     } else {
-        // Ring: nodes in order of first appearance, each node's ranks consecutive by local GPU.
-        // Sorting by node gives each node's first position in the group; sorting by that
-        // position, then local GPU, gives the ring order. O(n log n) in the group size.
-        sc.by_node.clear();
-        for (std::size_t i = 0; i < n; ++i) {
-            sc.by_node.emplace_back(placement.node[static_cast<std::size_t>(ranks[i])], static_cast<std::int64_t>(i));
-        }
-        std::sort(sc.by_node.begin(), sc.by_node.end());
-        sc.ordered.clear();
-        for (std::size_t i = 0; i < sc.by_node.size();) {
-            const std::int64_t first = sc.by_node[i].second;
-            std::size_t j = i;
-            for (; j < sc.by_node.size() && sc.by_node[j].first == sc.by_node[i].first; ++j) {
-                const std::int64_t r = ranks[static_cast<std::size_t>(sc.by_node[j].second)];
-                sc.ordered.emplace_back(first, placement.gpu[static_cast<std::size_t>(r)], r);
-            }
-            i = j;
-        }
-        std::sort(sc.ordered.begin(), sc.ordered.end());
-        // Renumber the first positions 0..k-1 (node slots in order of first appearance).
-        std::size_t k = 0;
-        std::int64_t previous = -1;
-        for (auto& entry : sc.ordered) {
-            if (std::get<0>(entry) != previous) {
-                previous = std::get<0>(entry);
-                ++k;
-            }
-            std::get<0>(entry) = static_cast<std::int64_t>(k - 1);
-        }
-        sc.starts.assign(k + 1, sc.ordered.size());
-        for (std::size_t i = sc.ordered.size(); i-- > 0;) {
-            sc.starts[static_cast<std::size_t>(std::get<0>(sc.ordered[i]))] = i;
-        }
-        auto rank_at = [&](std::size_t i) { return std::get<2>(sc.ordered[i]); };
-        for (std::size_t i = 0; i + 1 < sc.ordered.size(); ++i) {
-            if (std::get<0>(sc.ordered[i]) == std::get<0>(sc.ordered[i + 1])) {
+        const bool distinct = ring_order(ranks, placement, sc);
+        const std::size_t k = sc.starts.size() - 1;  // node slots
+        stream = distinct && k >= 3;
+        auto rank_at = [&](std::size_t i) { return low_of(sc.ordered[i]); };
+        for (std::size_t s = 0; s < k; ++s) {
+            for (std::size_t i = sc.starts[s]; i + 1 < sc.starts[s + 1]; ++i) {
                 add(rank_at(i), rank_at(i + 1));
             }
         }
@@ -246,6 +274,9 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
             }
         }
     }
+    if (stream) {
+        return;
+    }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
     for (const auto& [a, b] : pairs) {
@@ -260,6 +291,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> used_pairs(Pattern pattern, c
     Scratch sc;
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
     visit_pairs(pattern, ranks, classifier, placement, sc, [&](std::int64_t a, std::int64_t b) { out.emplace_back(a, b); });
+    std::sort(out.begin(), out.end());  // a long ring's pairs come as they are made
     return out;
 }
 
@@ -317,10 +349,11 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
     s.n = static_cast<std::int64_t>(ranks.size());
     s.groups = 1;
     // (node, rail) of every member, sorted: nodes spanned, ranks and distinct rails per node.
-    auto& where = sc.where;
+    auto& where = sc.keys;
     where.clear();
+    where.reserve(ranks.size());
     for (const auto r : ranks) {
-        where.emplace_back(placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r));
+        where.push_back(packed(placement.node[static_cast<std::size_t>(r)], classifier.rail_of(r)));
         s.worst_gpu_nic = worse(s.worst_gpu_nic, classifier.nic_class_of(r));
         s.gpus_per_node = std::max(s.gpus_per_node, classifier.gpus_on_node_of(r));
     }
@@ -329,8 +362,8 @@ GroupFootprint classify_one_group(Pattern pattern, const std::vector<std::int64_
     for (std::size_t i = 0; i < where.size();) {
         std::size_t j = i;
         int rails = 0;
-        for (; j < where.size() && where[j].first == where[i].first; ++j) {
-            if (j == i || where[j].second != where[j - 1].second) {
+        for (; j < where.size() && high_of(where[j]) == high_of(where[i]); ++j) {
+            if (j == i || where[j] != where[j - 1]) {
                 ++rails;
             }
         }

@@ -7,12 +7,11 @@
 
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // "tp4" → ("tp", 4); nullopt when the part is not letters then digits.
 std::optional<std::pair<std::string, int>> split_part(const std::string& part) {

@@ -100,7 +100,11 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     } else {
         ReportOptions options;
         options.ranks = parsed.has("--ranks");
-        out.write(format == "json" ? report_json(report) : report_text(report, options));
+        if (format == "json") {  // streamed: the placement and --ranks have an entry per rank
+            write_report_json(out.stream(), report);
+        } else {
+            write_report_text(out.stream(), report, options);
+        }
     }
     out.commit();
     return code;

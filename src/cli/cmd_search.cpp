@@ -43,12 +43,12 @@ SearchExplanation explain_named(const std::string& text, const SearchInputs& in,
     try {
         apart = evaluate_layout(in.cluster, in.model, n.sizes, n.order.value_or(options.orders.front()), options.framework);
     } catch (const Error& e) {
-        throw input_error(where, std::string("cannot be evaluated: ") + e.what(), "name a layout " + options.framework + " accepts");
+        throw input_error(where, std::string("cannot be evaluated: ") + e.what(), "name a layout " + (options.framework == "megatron" ? std::string("Megatron-Core") : options.framework) + " accepts");
     }
     std::string why = "not among the candidates searched (--max-tp, --max-cp, --ep, --vpp, --orders)";
     if (result.budget.known() && apart.memory.total_bytes() > result.budget.budget_bytes()) {
-        why = "pruned: needs " + fixed_text(apart.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0), 1) +
-              " GiB per GPU, over the budget of " + fixed_text(result.budget.budget_bytes() / (1024.0 * 1024.0 * 1024.0), 1) + " GiB";
+        why = "pruned: needs " + fixed_text(apart.memory.total_bytes() / kGiB, 1) +
+              " GiB per GPU, over the budget of " + fixed_text(result.budget.budget_bytes() / kGiB, 1) + " GiB";
     }
     return explain_layout(result, apart, options.sort, 0, why);
 }

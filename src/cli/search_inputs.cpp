@@ -54,6 +54,9 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
             if (m.contains(key) && !layout.contains(key)) {
                 layout[key] = m.at(key);
                 out.inputs.request.sources["/" + std::string(key)] = *path == "-" ? "<stdin>" : *path;
+                if (std::string(key) == "transport") {  // its calibration files are in that layout's folder
+                    out.inputs.request.transport_dir = *path == "-" ? "." : parent_dir(*path);
+                }
             }
         }
         out.files.push_back(*path);
@@ -73,8 +76,10 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
         }
         return 0;
     });
+    const FileScope transport_scope =
+        request.transport_dir.empty() ? scope : FileScope{request.transport_dir, request.transport_dir, ctx.files_anywhere};
     std::vector<ComputeCalibration> compute;
-    out.model.calibrations = read_calibration_files(out.model.transport.calibrations, scope,
+    out.model.calibrations = read_calibration_files(out.model.transport.calibrations, transport_scope,
                                                     request.layout_name + " (/transport)", &out.files, &compute);
     TrainingSpec& t = out.model.training;
     if ((t.measured_step_time_s || t.measured_compute_s) &&

@@ -8,11 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/emit/report_emit.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string fixed(double v, int digits) {
     char buf[64];

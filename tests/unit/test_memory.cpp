@@ -16,13 +16,13 @@
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/plan.hpp"
+#include "planlayout/text_format.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr double kH100Bytes = 81559.0 * 1024 * 1024;  // layouts/nodes/h100-hgx-8gpu-8nic.json: 81559 MiB
 constexpr double kL40SBytes = 46068.0 * 1024 * 1024;  // layouts/nodes/pcie-8gpu-4nic.json: 46068 MiB
 

@@ -81,6 +81,21 @@ TEST_CASE("a ring visits nodes in order of first appearance, whatever the rank o
     CHECK(pairs == expected);
 }
 
+TEST_CASE("a ring over three nodes gives each pair once, sorted, whatever the rank order") {
+    const Cluster c = cluster_from_json(nlohmann::json::parse(R"({"nodes": 3, "node": "h100-hgx-8gpu-8nic"})"), "c.json",
+                                        "/cluster", ".");
+    const Placement p = node_major_placement(c, 24);
+    const PairClassifier classifier(c, p);
+    // Nodes 2, 1, 0 in order of first appearance; each node's two ranks on rails 0 and 1, so every
+    // node boundary is crossed once per rail: 3 pairs inside nodes, 6 across.
+    const auto pairs = used_pairs(Pattern::Ring, {17, 9, 0, 8, 1, 16}, classifier, p);
+    const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {{0, 1},  {0, 8},  {0, 16}, {1, 9}, {1, 17},
+                                                                         {8, 9},  {8, 16}, {9, 17}, {16, 17}};
+    CHECK(pairs == expected);
+    // A rank given twice: the same pairs, each once.
+    CHECK(used_pairs(Pattern::Ring, {17, 9, 0, 8, 1, 16, 0}, classifier, p) == expected);
+}
+
 TEST_CASE("262,144 ranks with TP8: every dp ring spans all 32,768 nodes, every tp group one node") {
     const Cluster c = cluster_from_json(nlohmann::json::parse(R"({"nodes": 32768, "node": "h100-hgx-8gpu-8nic"})"),
                                         "c.json", "/cluster", ".");

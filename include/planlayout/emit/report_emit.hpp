@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,11 +19,18 @@ struct ReportOptions {
 
 /// Per kind: groups × size, max nodes spanned, pairs per class, worst class, bottleneck; then the
 /// cross-node summary, the score, memory per GPU and warnings; then the ranks on request.
-/// Deterministic.
+/// Deterministic. Written into `stream` as it is made (the ranks, one line each, never held whole).
+void write_report_text(std::ostream& stream, const Report& report, const ReportOptions& options);
+
+/// The same text as one string.
 [[nodiscard]] std::string report_text(const Report& report, const ReportOptions& options);
 
 /// {"schema_version":1,"cluster":{...},"spec":{...},"kinds":{...},"warnings":[...],
-///  "score":{...},"memory":{...},"placement":[{"rank","node","gpu","nic","nic_class"}, ...]}.
+///  "score":{...},"memory":{...},"placement":[{"rank","node","gpu","nic","nic_class"}, ...]},
+/// written into `out` as it is made: the placement, one entry per rank, is never held whole.
+void write_report_json(std::ostream& out, const Report& report);
+
+/// The same JSON as one string (for tests and small reports).
 [[nodiscard]] std::string report_json(const Report& report);
 
 /// What the plan used that no input gave, as the report's "assumed" block groups it: per label
