@@ -144,17 +144,29 @@ std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& s
         const double bx = grid.x(b) + grid.box_w / 2;
         const double by = grid.y(b) + grid.box_h / 2;
         const double width = 1.5 + std::log10(static_cast<double>(count_of(up.second)));
-        const std::string d = "M" + svg::num(ax) + "," + svg::num(ay) + " L" + svg::num(bx) + "," + svg::num(by);
-        doc.path(d, stroke_of(st.of(worst_of(up.second)), width));
-        // The label in the gap the line crosses: between rows, or between columns.
+        const svg::Attrs stroke = stroke_of(st.of(worst_of(up.second)), width);
+        const std::string text = class_counts_text(up.second);
         const bool same_row = a / grid.cols == b / grid.cols;
-        if (same_row) {
-            const double gx = grid.x(a) + grid.box_w + grid.gap_x / 2;
-            labels.push_back({gx, ay - 5, class_counts_text(up.second)});
+        if (same_row && b == a + 1) {
+            // Neighbours: a short line across the gap, labelled above it.
+            doc.line(grid.x(a) + grid.box_w, ay, grid.x(b), by, stroke);
+            labels.push_back({grid.x(a) + grid.box_w + grid.gap_x / 2, ay - 5, text});
+        } else if (same_row) {
+            // Farther along the row (a ring's way back): an arc under the boxes, never behind them.
+            const double bottom = grid.y(a) + grid.box_h;
+            const double dip = kGapY * 0.9;
+            doc.path("M" + svg::num(ax) + "," + svg::num(bottom) + " C" + svg::num(ax) + "," + svg::num(bottom + dip) + " " +
+                         svg::num(bx) + "," + svg::num(bottom + dip) + " " + svg::num(bx) + "," + svg::num(bottom),
+                     stroke);
+            labels.push_back({(ax + bx) / 2, bottom + 0.75 * dip + 4, text});
         } else {
-            const double gy = grid.y(a) + grid.box_h + kGapY / 2;
-            const double t = (gy - ay) / (by - ay);
-            labels.push_back({ax + t * (bx - ax), gy + 4, class_counts_text(up.second)});
+            // Another row: from under a to over b, its label in the gap under a's row.
+            const double y1 = grid.y(a) + grid.box_h;
+            const double y2 = grid.y(b);
+            doc.line(ax, y1, bx, y2, stroke);
+            const double gy = y1 + kGapY / 2;
+            const double t = (gy - y1) / (y2 - y1);
+            labels.push_back({ax + t * (bx - ax), gy + 4, text});
         }
     }
     return labels;
@@ -306,6 +318,8 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
                                              static_cast<double>(grid.cols - 1) * grid.gap_x);
     grid.top = 62;
     const std::vector<Band> bands = group_bands(pairs);
+    // Groups that each stay inside one box: the boxes name them, a strip of one-box bands adds nothing.
+    const bool inside_boxes = std::all_of(bands.begin(), bands.end(), [](const Band& b) { return b.boxes == 1; });
     std::size_t lanes = 0;
     for (const auto& b : bands) {
         lanes = std::max(lanes, std::min(b.lane + 1, kMaxLanes));
@@ -334,8 +348,11 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
                                         " used pairs), too many to draw: --view matrix shows them"));
     notes.emplace_back("a box is filled with its group's colour when it holds one group, else white with the range of its groups");
     const double grid_bottom = grid.y(grid.count - 1) + grid.box_h;
-    const double bands_top = grid_bottom + 30;
-    const double band_h = 20 + 20 + static_cast<double>(lanes) * 18 + 4 + 16;
+    const double bands_top = grid_bottom + kGapY + 16;  // under the last row's arcs
+    const double band_h = inside_boxes ? -16 : 20 + 20 + static_cast<double>(lanes) * 18 + 4 + 16;
+    if (inside_boxes) {
+        notes.push_back("every " + kind.name + " group lies inside one " + units.word + " (its box names it)");
+    }
     const double legend_top = bands_top + band_h + 14;
     const double height = legend_top + static_cast<double>(classes.size() + notes.size()) * kLine + 12;
 
@@ -354,7 +371,9 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
         doc.rect(l.x - w / 2, l.y - 10, w, 13, {{"fill", style.background}, {"fill-opacity", "0.85"}});
         doc.text(l.x, l.y, l.text, Anchor::Middle, {{"class", "small"}});
     }
-    draw_bands(doc, report, style, units, grid, bands, kind.name, bands_top);
+    if (!inside_boxes) {
+        draw_bands(doc, report, style, units, grid, bands, kind.name, bands_top);
+    }
     double y = legend_top;
     for (const auto& c : classes) {
         doc.path("M" + svg::num(kMargin) + "," + svg::num(y - 4) + " h28", stroke_of(*c.second, std::max(1.5, c.second->penwidth)));

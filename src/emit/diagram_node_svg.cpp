@@ -7,6 +7,7 @@
 // arcs under the row, SMP links arcs over the boxes, and a legend of a few lines.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -188,9 +189,156 @@ std::vector<std::string> device_lines(const Device& d, const std::string& host, 
     return lines;
 }
 
+// What a device's text is made of.
+struct NodeFacts {
+    const std::string& host;
+    const NodeTemplate& tmpl;
+    const TemplateFacts& facts;
+};
+
+// Every device but the NVSwitch: a box with its lines of text, far-NIC GPUs outlined.
+void draw_devices(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, const NodeFacts& nf,
+                  double rows_top, double leaf_y) {
+    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+        const Device& d = g[v];
+        if (d.kind == DeviceKind::NvSwitch) {
+            continue;
+        }
+        bool far = false;
+        const std::vector<std::string> lines = device_lines(d, nf.host, nf.tmpl, nf.facts, far);
+        const double y = row_y(t, g, v, rows_top);
+        const double h = y >= leaf_y ? kLeafH : kBoxH;
+        const std::string fill = plain_colour(style.device(d.kind == DeviceKind::PcieSwitch ? "pcie_switch"
+                                                           : d.kind == DeviceKind::TcpInterface ? "tcp"
+                                                                                                 : to_string(d.kind)).fillcolor);
+        svg::Attrs a{{"fill", fill}, {"stroke", far ? plain_colour(style.highlight.color) : style.ink},
+                     {"stroke-width", far ? "3" : "1"}, {"rx", d.kind == DeviceKind::Cpu ? "0" : "3"}};
+        doc.rect(t.x[v], y, t.own[v], h, a);
+        const double first = y + (h - static_cast<double>(lines.size()) * kLine) / 2 + 10;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            doc.text(t.x[v] + t.own[v] / 2, first + static_cast<double>(i) * kLine, lines[i], Anchor::Middle,
+                     {{"class", i == 0 ? "head" : "label"}});
+        }
+    }
+}
+
+// Where the NVLink part goes: under the device row, the bar's top, the boxes' left and right.
+struct NvGeometry {
+    double leaf_y;
+    double nv_top;
+    double left;
+    double right;
+};
+
+// NVLink: each GPU one line down to the NVSwitch bar (its links said once on the bar when every
+// GPU has as many); GPU pairs linked directly as arcs under the row.
+void draw_nvlink(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, const NvGeometry& at) {
+    const LineStyle& nvl = style.link("nvlink");
+    std::set<std::string> labels;
+    int nvswitches = 0;
+    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+        nvswitches += g[v].kind == DeviceKind::NvSwitch ? 1 : 0;
+    }
+    for (auto e : boost::make_iterator_range(boost::edges(g))) {
+        if (g[e].kind == LinkKind::NvLink) {
+            labels.insert(link_label(g[e]));
+        }
+    }
+    auto centre_x = [&](Vertex v) { return t.x[v] + t.own[v] / 2; };
+    const double row_bottom = at.leaf_y + kLeafH;
+    for (auto e : boost::make_iterator_range(boost::edges(g))) {
+        if (g[e].kind != LinkKind::NvLink) {
+            continue;
+        }
+        Vertex a = boost::source(e, g);
+        Vertex b = boost::target(e, g);
+        if (g[a].kind == DeviceKind::NvSwitch) {
+            std::swap(a, b);
+        }
+        if (g[b].kind == DeviceKind::NvSwitch) {
+            const double gx = centre_x(a);
+            doc.line(gx, row_bottom, gx, at.nv_top, line_of(nvl));
+            if (labels.size() > 1) {
+                doc.text(gx + 3, at.nv_top - 6, link_label(g[e]), Anchor::Start, {{"class", "small"}});
+            }
+        } else {
+            const double xa = centre_x(a);
+            const double xb = centre_x(b);
+            const double dip = std::min(60.0, 16 + std::abs(xb - xa) / 12);
+            doc.path("M" + svg::num(xa) + "," + svg::num(row_bottom) + " Q" + svg::num((xa + xb) / 2) + "," +
+                         svg::num(row_bottom + 2 * dip) + " " + svg::num(xb) + "," + svg::num(row_bottom),
+                     line_of(nvl));
+        }
+    }
+    if (nvswitches > 0) {
+        const double left = at.left - 4;
+        const double right = at.right + 4;
+        doc.rect(left, at.nv_top, right - left, 26,
+                 {{"fill", plain_colour(style.device("nvswitch").fillcolor)}, {"stroke", style.ink}, {"rx", "4"}});
+        std::string text = nvswitches == 1 ? std::string("NVSwitch") : std::to_string(nvswitches) + " NVSwitches";
+        if (labels.size() == 1) {
+            text += ": every GPU " + *labels.begin() + (nvswitches > 1 ? " in all" : "");
+        }
+        doc.text((left + right) / 2, at.nv_top + 17, text, Anchor::Middle, {{"class", "head"}});
+    }
+}
+
+// SMP links: arcs over the boxes, between the CPUs, the first one named. Whether there was one.
+bool draw_smp(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, double rows_top, double boxes_top) {
+    bool any = false;
+    auto centre_x = [&](Vertex v) { return t.x[v] + t.own[v] / 2; };
+    for (auto e : boost::make_iterator_range(boost::edges(g))) {
+        if (g[e].kind != LinkKind::Smp) {
+            continue;
+        }
+        const double xa = centre_x(boost::source(e, g));
+        const double xb = centre_x(boost::target(e, g));
+        doc.path("M" + svg::num(xa) + "," + svg::num(rows_top) + " C" + svg::num(xa) + "," + svg::num(boxes_top - 30) + " " +
+                     svg::num(xb) + "," + svg::num(boxes_top - 30) + " " + svg::num(xb) + "," + svg::num(rows_top),
+                 line_of(style.link("smp")));
+        if (!any) {
+            doc.text((xa + xb) / 2, boxes_top - 26, "SMP (inter-socket)", Anchor::Middle, {{"class", "label"}});
+            any = true;
+        }
+    }
+    return any;
+}
+
+// Which line samples the legend shows.
+struct LegendLines {
+    bool nvlink;
+    bool nvlink_alike;  // the NVSwitch bar gives the count
+    bool smp;
+};
+
+// The legend at y: line samples and the far-NIC outline on one row, then the notes.
+void draw_legend(svg::Document& doc, const DiagramStyle& style, double y, const LegendLines& which,
+                 const std::vector<std::string>& notes) {
+    double lx = kMargin;
+    std::vector<std::pair<std::string, const LineStyle*>> samples;
+    if (which.nvlink) {
+        samples.emplace_back(which.nvlink_alike ? "NVLink" : "NVLink (NV<links>)", &style.link("nvlink"));
+    }
+    samples.emplace_back("PCIe", &style.link("pcie"));
+    if (which.smp) {
+        samples.emplace_back("SMP / inter-socket", &style.link("smp"));
+    }
+    for (const auto& sample : samples) {
+        doc.line(lx, y - 4, lx + 28, y - 4, line_of(*sample.second));
+        doc.text(lx + 34, y, sample.first, Anchor::Start, {{"class", "label"}});
+        lx += 34 + text_px(sample.first, 11) + 24;
+    }
+    doc.rect(lx, y - 11, 28, 12, {{"fill", "#FFFFFF"}, {"stroke", plain_colour(style.highlight.color)}, {"stroke-width", "3"}});
+    doc.text(lx + 34, y, "GPU whose NIC is SYS away (other NUMA node)", Anchor::Start, {{"class", "label"}});
+    y += kLine + 6;
+    for (const auto& note : notes) {
+        doc.text(kMargin, y, note, Anchor::Start, {{"class", "label"}});
+        y += kLine;
+    }
+}
+
 }  // namespace
 
-// long: the picture's parts in drawing order (boxes, PCIe tree, devices, NVLink, SMP, legend)
 std::string node_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style) {
     const Cluster& cl = report.cluster;
     const std::int64_t n = node_index(cl, options.host);
@@ -316,110 +464,10 @@ std::string node_svg(const Report& report, const DiagramOptions& options, const 
             }
         }
     }
-    // Devices.
-    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-        const Device& d = g[v];
-        if (d.kind == DeviceKind::NvSwitch) {
-            continue;
-        }
-        bool far = false;
-        const std::vector<std::string> lines = device_lines(d, host, tmpl, f, far);
-        const bool leaf = row_y(t, g, v, rows_top) >= leaf_y;
-        const double h = leaf ? kLeafH : kBoxH;
-        const double y = row_y(t, g, v, rows_top);
-        std::string kind = to_string(d.kind);
-        const std::string fill = plain_colour(style.device(d.kind == DeviceKind::PcieSwitch ? "pcie_switch"
-                                                           : d.kind == DeviceKind::TcpInterface ? "tcp"
-                                                                                                 : kind).fillcolor);
-        svg::Attrs a{{"fill", fill}, {"stroke", far ? plain_colour(style.highlight.color) : style.ink},
-                     {"stroke-width", far ? "3" : "1"}, {"rx", d.kind == DeviceKind::Cpu ? "0" : "3"}};
-        doc.rect(t.x[v], y, t.own[v], h, a);
-        const double first = y + (h - static_cast<double>(lines.size()) * kLine) / 2 + 10;
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            doc.text(t.x[v] + t.own[v] / 2, first + static_cast<double>(i) * kLine, lines[i], Anchor::Middle,
-                     {{"class", i == 0 ? "head" : "label"}});
-        }
-    }
-    // NVLink: each GPU one line down to the NVSwitch bar; direct GPU pairs as arcs under the row.
-    const LineStyle& nvl = style.link("nvlink");
-    double gpu_left = width;
-    double gpu_right = 0;
-    for (auto e : boost::make_iterator_range(boost::edges(g))) {
-        if (g[e].kind != LinkKind::NvLink) {
-            continue;
-        }
-        Vertex a = boost::source(e, g);
-        Vertex b = boost::target(e, g);
-        if (g[a].kind == DeviceKind::NvSwitch) {
-            std::swap(a, b);
-        }
-        if (g[b].kind == DeviceKind::NvSwitch) {
-            const double gx = centre_x(a);
-            gpu_left = std::min(gpu_left, gx);
-            gpu_right = std::max(gpu_right, gx);
-            doc.line(gx, leaf_y + kLeafH, gx, nv_top, line_of(nvl));
-            if (!nv_alike) {
-                doc.text(gx + 3, nv_top - 6, link_label(g[e]), Anchor::Start, {{"class", "small"}});
-            }
-        } else {
-            const double xa = centre_x(a);
-            const double xb = centre_x(b);
-            const double dip = std::min(60.0, 16 + std::abs(xb - xa) / 12);
-            doc.path("M" + svg::num(xa) + "," + svg::num(leaf_y + kLeafH) + " Q" + svg::num((xa + xb) / 2) + "," +
-                         svg::num(leaf_y + kLeafH + 2 * dip) + " " + svg::num(xb) + "," + svg::num(leaf_y + kLeafH),
-                     line_of(nvl));
-        }
-    }
-    if (!nvswitches.empty()) {
-        const double left = std::min(gpu_left, box_span.front().first) - 4;
-        const double right = std::max(gpu_right, box_span.back().second) + 4;
-        doc.rect(left, nv_top, right - left, 26, {{"fill", plain_colour(style.device("nvswitch").fillcolor)}, {"stroke", style.ink}, {"rx", "4"}});
-        std::string text = nvswitches.size() == 1 ? std::string("NVSwitch") : std::to_string(nvswitches.size()) + " NVSwitches";
-        if (nv_alike && !nv_labels.empty()) {
-            text += ": every GPU " + nv_labels.begin()->first + (nvswitches.size() > 1 ? " in all" : "");
-        }
-        doc.text((left + right) / 2, nv_top + 17, text, Anchor::Middle, {{"class", "head"}});
-    }
-    // SMP links: arcs over the boxes, between the CPUs.
-    const LineStyle& smp = style.link("smp");
-    bool smp_labelled = false;
-    for (auto e : boost::make_iterator_range(boost::edges(g))) {
-        if (g[e].kind != LinkKind::Smp) {
-            continue;
-        }
-        const double xa = centre_x(boost::source(e, g));
-        const double xb = centre_x(boost::target(e, g));
-        doc.path("M" + svg::num(xa) + "," + svg::num(rows_top) + " C" + svg::num(xa) + "," + svg::num(boxes_top - 30) + " " + svg::num(xb) + "," +
-                     svg::num(boxes_top - 30) + " " + svg::num(xb) + "," + svg::num(rows_top),
-                 line_of(smp));
-        if (!smp_labelled) {
-            doc.text((xa + xb) / 2, boxes_top - 26, "SMP (inter-socket)", Anchor::Middle, {{"class", "label"}});
-            smp_labelled = true;
-        }
-    }
-    // Legend: line samples on one row, then the notes.
-    double y = legend_top;
-    double lx = kMargin;
-    std::vector<std::pair<std::string, const LineStyle*>> samples;
-    if (!nv_labels.empty()) {
-        samples.emplace_back(nv_alike ? "NVLink" : "NVLink (NV<links>)", &nvl);
-    }
-    samples.emplace_back("PCIe", &pcie);
-    if (smp_labelled) {
-        samples.emplace_back("SMP / inter-socket", &smp);
-    }
-    for (const auto& sample : samples) {
-        doc.line(lx, y - 4, lx + 28, y - 4, line_of(*sample.second));
-        doc.text(lx + 34, y, sample.first, Anchor::Start, {{"class", "label"}});
-        lx += 34 + text_px(sample.first, 11) + 24;
-    }
-    doc.rect(lx, y - 11, 28, 12, {{"fill", "#FFFFFF"}, {"stroke", plain_colour(style.highlight.color)}, {"stroke-width", "3"}});
-    doc.text(lx + 34, y, "GPU whose NIC is SYS away (other NUMA node)", Anchor::Start, {{"class", "label"}});
-    y += kLine + 6;
-    for (const auto& note : notes) {
-        doc.text(kMargin, y, note, Anchor::Start, {{"class", "label"}});
-        y += kLine;
-    }
+    draw_devices(doc, style, t, g, {host, tmpl, f}, rows_top, leaf_y);
+    draw_nvlink(doc, style, t, g, {leaf_y, nv_top, box_span.front().first, box_span.back().second});
+    const bool smp_labelled = draw_smp(doc, style, t, g, rows_top, boxes_top);
+    draw_legend(doc, style, legend_top, {!nv_labels.empty(), nv_alike, smp_labelled}, notes);
     return doc.str();
 }
 
