@@ -202,6 +202,7 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
         std::map<std::vector<std::int64_t>, std::vector<std::int64_t>> by_leaves;
         for (std::int64_t n = 0; n < cl.node_count(); ++n) {
             std::vector<std::int64_t> leaves;
+            leaves.reserve(cl.facts_of(n).rail_nics.size());
             for (int r = 0; r < static_cast<int>(cl.facts_of(n).rail_nics.size()); ++r) {
                 leaves.push_back(cl.leaf_of(n, r));
             }

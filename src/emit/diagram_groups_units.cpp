@@ -55,6 +55,40 @@ svg::Attrs stroke_of(const LineStyle& l, double width) {
     return a;
 }
 
+// A group's box: its fill, the border of its palette round (dashed, bold, dotted: groups past the
+// palette repeat its colours) and a text colour that reads on the fill.
+struct BoxPaint {
+    svg::Attrs rect;
+    std::string ink;
+};
+
+BoxPaint box_paint(const DiagramStyle& st, std::int64_t group) {
+    if (group < 0) {
+        return {{{"fill", "#FFFFFF"}, {"stroke", st.ink}}, st.ink};
+    }
+    const GroupColour colour = group_colour(st, group);
+    const std::string fill = plain_colour(colour.fill);
+    BoxPaint p{{{"fill", fill}, {"stroke", st.ink}}, st.ink};
+    if (colour.style.find("dashed") != std::string::npos) {
+        p.rect.emplace_back("stroke-dasharray", "6 3");
+        p.rect.emplace_back("stroke-width", "1.5");
+    } else if (colour.style.find("dotted") != std::string::npos) {
+        p.rect.emplace_back("stroke-dasharray", "2 2");
+        p.rect.emplace_back("stroke-width", "1.5");
+    } else if (colour.style.find("bold") != std::string::npos) {
+        p.rect.emplace_back("stroke-width", "3");
+    }
+    // Relative luminance of #RRGGBB (sRGB weights, no gamma: enough to pick black or white).
+    if (fill.size() == 7 && fill[0] == '#') {
+        const auto channel = [&](std::size_t at) { return static_cast<double>(std::stoi(fill.substr(at, 2), nullptr, 16)) / 255.0; };
+        const double lum = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+        if (lum < 0.45) {
+            p.ink = "#FFFFFF";
+        }
+    }
+    return p;
+}
+
 // A box's short name: "node3", "su5" or "block2"; its node range for units of several nodes.
 std::string box_name(const Report& report, const Units& u, std::int64_t unit) {
     if (u.block == 1) {
@@ -93,6 +127,7 @@ std::vector<Band> group_bands(const KindPairs& pairs) {
         by_boxes[gb.second].insert(gb.first);
     }
     std::vector<Band> bands;
+    bands.reserve(by_boxes.size());
     for (const auto& bg : by_boxes) {
         bands.push_back({*bg.first.begin(), *bg.first.rbegin(), static_cast<std::int64_t>(bg.first.size()), bg.second, 0});
     }
@@ -123,7 +158,10 @@ struct Grid {
     double gap_x = 28;  // wide enough for the labels of lines between boxes of one row
     double top = 0;
     [[nodiscard]] double x(std::int64_t u) const { return kMargin + static_cast<double>(u % cols) * (box_w + gap_x); }
-    [[nodiscard]] double y(std::int64_t u) const { return top + static_cast<double>(u / cols) * (box_h + kGapY); }
+    [[nodiscard]] double y(std::int64_t u) const {
+        const std::int64_t row = u / cols;
+        return top + static_cast<double>(row) * (box_h + kGapY);
+    }
     [[nodiscard]] std::int64_t rows() const { return (count + cols - 1) / cols; }
 };
 
@@ -136,6 +174,7 @@ struct LineLabel {
 
 std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& st, const Grid& grid, const KindPairs& pairs) {
     std::vector<LineLabel> labels;
+    labels.reserve(pairs.unit_pairs.size());
     for (const auto& up : pairs.unit_pairs) {
         const std::int64_t a = up.first.first;
         const std::int64_t b = up.first.second;
@@ -178,18 +217,21 @@ void draw_boxes(svg::Document& doc, const Report& report, const DiagramStyle& st
         const auto it = pairs.unit_groups.find(u);
         const bool idle = it == pairs.unit_groups.end() || it->second.empty();
         const std::int64_t only = !idle && it->second.size() == 1 ? *it->second.begin() : -1;
-        const std::string fill = only >= 0 ? plain_colour(group_colour(st, only).fill) : std::string("#FFFFFF");
+        BoxPaint paint = box_paint(st, only);
+        paint.rect.emplace_back("rx", "3");
+        // An inline style: the sheet's `text { fill }` outranks a fill attribute.
+        const svg::Attrs ink{{"style", "fill: " + paint.ink}};
         const double x = grid.x(u);
         const double y = grid.y(u);
-        doc.rect(x, y, grid.box_w, grid.box_h, {{"fill", fill}, {"stroke", st.ink}, {"rx", "3"}});
+        doc.rect(x, y, grid.box_w, grid.box_h, paint.rect);
         std::string head = box_name(report, units, u);
         if (units.block > 1) {
             head += " (" + std::to_string(std::min(units.block, report.cluster.node_count() - u * units.block)) + " nodes)";
         }
-        doc.text(x + grid.box_w / 2, y + kLine, head, Anchor::Middle, {{"class", "head"}});
+        doc.text(x + grid.box_w / 2, y + kLine, head, Anchor::Middle, {{"class", "head"}, ink.front()});
         double line_y = y + 2 * kLine;
         if (units.block > 1) {
-            doc.text(x + grid.box_w / 2, line_y, box_range(report, units, u), Anchor::Middle, {{"class", "label"}});
+            doc.text(x + grid.box_w / 2, line_y, box_range(report, units, u), Anchor::Middle, {{"class", "label"}, ink.front()});
             line_y += kLine;
         }
         std::string groups = idle ? std::string("idle") : group_range(it->second);
@@ -200,7 +242,7 @@ void draw_boxes(svg::Document& doc, const Report& report, const DiagramStyle& st
         if (!inside_alike && in != pairs.inside_unit.end()) {
             groups += "; in: " + class_counts_text(in->second);
         }
-        doc.text(x + grid.box_w / 2, line_y, groups, Anchor::Middle, {{"class", "label"}});
+        doc.text(x + grid.box_w / 2, line_y, groups, Anchor::Middle, {{"class", "label"}, ink.front()});
     }
 }
 
@@ -211,7 +253,7 @@ double draw_bands(svg::Document& doc, const Report& report, const DiagramStyle& 
     const double width = doc.width() - 2 * kMargin;
     const double slot = width / static_cast<double>(grid.count);
     doc.text(left, top, "Where each " + kind + " group lies: one band per set of " + units.word +
-                            (units.block > 1 ? "s" : "s") + " (groups with the same ones share it)",
+                            "s (groups with the same ones share it)",
              Anchor::Start, {{"class", "head"}});
     const double ruler = top + 12;
     doc.line(left, ruler, left + width, ruler, {{"stroke", st.muted}});
@@ -232,10 +274,12 @@ double draw_bands(svg::Document& doc, const Report& report, const DiagramStyle& 
         const double x = left + static_cast<double>(b.first) * slot + 1;
         const double w = static_cast<double>(b.last - b.first + 1) * slot - 2;
         const double y = lanes_top + static_cast<double>(b.lane) * 18;
-        const std::string fill = b.groups.size() == 1 ? plain_colour(group_colour(st, *b.groups.begin()).fill) : std::string("#DDDDDD");
+        BoxPaint paint = b.groups.size() == 1 ? box_paint(st, *b.groups.begin())
+                                              : BoxPaint{{{"fill", "#DDDDDD"}, {"stroke", st.ink}}, st.ink};
         const bool gaps = b.boxes < b.last - b.first + 1;
-        svg::Attrs a{{"fill", fill}, {"stroke", st.ink}, {"stroke-width", "0.6"}};
-        if (gaps) {
+        svg::Attrs a = paint.rect;
+        if (gaps) {  // dashed: the group skips boxes between its first and last (one attribute only)
+            a.erase(std::remove_if(a.begin(), a.end(), [](const auto& kv) { return kv.first == "stroke-dasharray"; }), a.end());
             a.emplace_back("stroke-dasharray", "3 2");
         }
         doc.rect(x, y, w, 14, a);
@@ -244,9 +288,9 @@ double draw_bands(svg::Document& doc, const Report& report, const DiagramStyle& 
             text += " (" + std::to_string(b.boxes) + " of " + std::to_string(b.last - b.first + 1) + ")";
         }
         if (text_px(text, 10) + 4 <= w) {
-            doc.text(x + w / 2, y + 11, text, Anchor::Middle, {{"class", "small"}});
+            doc.text(x + w / 2, y + 11, text, Anchor::Middle, {{"class", "small"}, {"style", "fill: " + paint.ink}});
         } else if (text_px(group_range(b.groups), 10) + 4 <= w) {
-            doc.text(x + w / 2, y + 11, group_range(b.groups), Anchor::Middle, {{"class", "small"}});
+            doc.text(x + w / 2, y + 11, group_range(b.groups), Anchor::Middle, {{"class", "small"}, {"style", "fill: " + paint.ink}});
         }
     }
     std::size_t lanes = 0;
@@ -347,6 +391,10 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
                                   : std::to_string(pairs.unit_pairs.size()) + " box pairs talk (" + std::to_string(between) +
                                         " used pairs), too many to draw: --view matrix shows them"));
     notes.emplace_back("a box is filled with its group's colour when it holds one group, else white with the range of its groups");
+    if (kind.group_count() > static_cast<std::int64_t>(style.groups.size()) && !style.groups.empty()) {
+        notes.push_back("group colours repeat every " + std::to_string(style.groups.size()) +
+                        " groups with another border (dashed, bold, dotted); every box names its groups");
+    }
     const double grid_bottom = grid.y(grid.count - 1) + grid.box_h;
     const double bands_top = grid_bottom + kGapY + 16;  // under the last row's arcs
     const double band_h = inside_boxes ? -16 : 20 + 20 + static_cast<double>(lanes) * 18 + 4 + 16;
