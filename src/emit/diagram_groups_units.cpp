@@ -172,7 +172,9 @@ struct LineLabel {
     std::string text;
 };
 
-std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& st, const Grid& grid, const KindPairs& pairs) {
+// `usual`: the label most lines share, said once in the legend instead.
+std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& st, const Grid& grid, const KindPairs& pairs,
+                                       const std::string& usual) {
     std::vector<LineLabel> labels;
     labels.reserve(pairs.unit_pairs.size());
     for (const auto& up : pairs.unit_pairs) {
@@ -189,7 +191,9 @@ std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& s
         if (same_row && b == a + 1) {
             // Neighbours: a short line across the gap, labelled above it.
             doc.line(grid.x(a) + grid.box_w, ay, grid.x(b), by, stroke);
-            labels.push_back({grid.x(a) + grid.box_w + grid.gap_x / 2, ay - 5, text});
+            if (text != usual) {
+                labels.push_back({grid.x(a) + grid.box_w + grid.gap_x / 2, ay - 5, text});
+            }
         } else if (same_row) {
             // Farther along the row (a ring's way back): an arc under the boxes, never behind them.
             const double bottom = grid.y(a) + grid.box_h;
@@ -197,7 +201,11 @@ std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& s
             doc.path("M" + svg::num(ax) + "," + svg::num(bottom) + " C" + svg::num(ax) + "," + svg::num(bottom + dip) + " " +
                          svg::num(bx) + "," + svg::num(bottom + dip) + " " + svg::num(bx) + "," + svg::num(bottom),
                      stroke);
-            labels.push_back({(ax + bx) / 2, bottom + 0.75 * dip + 4, text});
+            // Labelled a quarter along (not mid-way), so arcs of one row that overlap keep their
+            // labels apart: the cubic at t = 1/4 is 5/32 of the way across, 9/16 of the way down.
+            if (text != usual) {
+                labels.push_back({ax + (bx - ax) * 5.0 / 32.0, bottom + dip * 9.0 / 16.0 + 4, text});
+            }
         } else {
             // Another row: from under a to over b, its label in the gap under a's row.
             const double y1 = grid.y(a) + grid.box_h;
@@ -205,7 +213,9 @@ std::vector<LineLabel> draw_unit_lines(svg::Document& doc, const DiagramStyle& s
             doc.line(ax, y1, bx, y2, stroke);
             const double gy = y1 + kGapY / 2;
             const double t = (gy - y1) / (y2 - y1);
-            labels.push_back({ax + t * (bx - ax), gy + 4, text});
+            if (text != usual) {
+                labels.push_back({ax + t * (bx - ax), gy + 4, text});
+            }
         }
     }
     return labels;
@@ -368,6 +378,19 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
     for (const auto& b : bands) {
         lanes = std::max(lanes, std::min(b.lane + 1, kMaxLanes));
     }
+    // The label most lines share (when several do): said once in the legend, not on each line.
+    std::string usual;
+    if (draw_lines) {
+        std::map<std::string, int> label_count;
+        int most = 1;
+        for (const auto& up : pairs.unit_pairs) {
+            const int k = ++label_count[class_counts_text(up.second)];
+            if (k > most) {
+                most = k;
+                usual = class_counts_text(up.second);
+            }
+        }
+    }
     std::vector<std::pair<std::string, const LineStyle*>> classes;
     for (int pc = 1; pc < kPathClassCount; ++pc) {
         const auto cls = static_cast<PathClass>(pc);
@@ -390,6 +413,9 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
                      : draw_lines ? std::string("a line joins boxes whose GPUs talk (label: used pairs by class, width grows with the count)")
                                   : std::to_string(pairs.unit_pairs.size()) + " box pairs talk (" + std::to_string(between) +
                                         " used pairs), too many to draw: --view matrix shows them"));
+    if (!usual.empty()) {
+        notes.push_back("a line without a label: " + usual + " used pairs");
+    }
     notes.emplace_back("a box is filled with its group's colour when it holds one group, else white with the range of its groups");
     if (kind.group_count() > static_cast<std::int64_t>(style.groups.size()) && !style.groups.empty()) {
         notes.push_back("group colours repeat every " + std::to_string(style.groups.size()) +
@@ -411,7 +437,7 @@ std::string groups_units_svg(const Report& report, const DiagramOptions& options
     doc.text(kMargin, 42, spec_line(report), Anchor::Start, {{"class", "label"}});
     std::vector<LineLabel> labels;
     if (draw_lines) {
-        labels = draw_unit_lines(doc, style, grid, pairs);
+        labels = draw_unit_lines(doc, style, grid, pairs, usual);
     }
     draw_boxes(doc, report, style, units, grid, pairs, inside_alike);
     for (const auto& l : labels) {
