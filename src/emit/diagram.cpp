@@ -10,6 +10,7 @@
 #include "planlayout/emit/charts.hpp"
 #include "planlayout/error.hpp"
 #include "diagram_chart.hpp"
+#include "diagram_groups.hpp"
 #include "planlayout/analysis/edge_class.hpp"
 #include "planlayout/error.hpp"
 #include "svg_render.hpp"
@@ -146,6 +147,14 @@ std::string diagram_svg(const Report& report, const DiagramOptions& options, con
     }
     if (options.view == DiagramView::Load) {
         return diagram::load_svg(report, options, style);
+    }
+    if (options.view == DiagramView::Node) {
+        // Graphviz drew the GPUs out of order and the NVLink curves across the NUMA boxes.
+        return diagram::node_svg(report, options, style);
+    }
+    if (options.view == DiagramView::Groups && diagram_aggregated(report, style)) {
+        // Graphviz lays the unit boxes out as one tangled row (2,900 px wide at 1,024 nodes).
+        return diagram::groups_units_svg(report, options, style, diagram::units_for(report, style));
     }
     if (options.view == DiagramView::Fabric && diagram_aggregated(report, style)) {
         // Graphviz draws the aggregated fabric as one row of boxes (10,000 px at 1,024 nodes).

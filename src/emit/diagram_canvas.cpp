@@ -1,5 +1,6 @@
 // Emit: the diagram canvas, legend, aggregation units and text helpers shared by the views.
 #include "diagram_canvas.hpp"
+#include "planlayout/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,17 +26,9 @@ std::string num(double v) {
     return s;
 }
 
-std::string bytes_text(double b) {
-    const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
-    int u = 0;
-    while (b >= 1000.0 && u < 5) {
-        b /= 1000.0;
-        ++u;
-    }
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3g %s", b, units[u]);
-    return buf;
-}
+// One unit convention in every picture and text report: binary prefixes (KiB, MiB, GiB), one
+// decimal (human_bytes); docs/diagrams.md "Units".
+std::string bytes_text(double b) { return human_bytes(b); }
 
 namespace {
 
@@ -127,9 +120,23 @@ void add_legend(Canvas& c,
                                  {"label", s.text}}));
     }
     if (!notes.empty()) {
+        // Notes wrap at about 64 characters (continuations indented), so the legend stays narrow
+        // beside the drawing.
+        constexpr std::size_t kWrap = 64;
         std::string text;
         for (const auto& n : notes) {
-            text += n + "\\l";
+            std::string rest = n;
+            std::string indent;
+            while (rest.size() > kWrap) {
+                std::size_t cut = rest.rfind(' ', kWrap);
+                if (cut == std::string::npos || cut < kWrap / 2) {
+                    break;
+                }
+                text += indent + rest.substr(0, cut) + "\\l";
+                rest = rest.substr(cut + 1);
+                indent = "\u00a0\u00a0\u00a0\u00a0";  // Graphviz drops leading plain spaces
+            }
+            text += indent + rest + "\\l";
         }
         column.push_back(c.node(box, "legend/notes", {{"shape", "plaintext"}, {"style", "solid"}, {"label", text}}));
     }

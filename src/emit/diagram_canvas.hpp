@@ -11,6 +11,7 @@
 #include "dot_graph.hpp"
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/report.hpp"
+#include "planlayout/topology/topology.hpp"
 
 namespace planlayout::diagram {
 
@@ -107,6 +108,13 @@ struct Units {
 
 /// The DOT name of a unit's box.
 [[nodiscard]] std::string unit_id(const Report& report, const Units& u, std::int64_t unit);
+
+/// A topology link's label: "NV18", "PCIe5 x16", "SMP" (diagram_node.cpp).
+[[nodiscard]] std::string link_label(const Link& l);
+
+/// The node --host names (an index into the cluster's nodes), the first when empty; throws
+/// Error (BadInput) naming the nodes when no node has that name (diagram_node.cpp).
+[[nodiscard]] std::int64_t node_index(const Cluster& cl, const std::string& host);
 
 // The three views (diagram_node.cpp, diagram_groups.cpp, diagram_fabric.cpp).
 void node_view(Canvas& c, const Report& report, const DiagramOptions& options);

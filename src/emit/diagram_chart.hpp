@@ -28,6 +28,11 @@ inline constexpr double kChartMinFontPx = 10;
 /// per scalable unit or block with its leaves, busiest NIC and uplink bytes.
 [[nodiscard]] std::string fabric_tiers_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
 
+/// The node view as SVG (the DOT form stays the graph): a box per CPU and its PCIe tree, GPUs and
+/// NICs on one row in index order, the NVSwitch a bar under them, a legend of a few lines.
+/// Throws Error (BadInput) when no node has options.host.
+[[nodiscard]] std::string node_svg(const Report& report, const DiagramOptions& options, const DiagramStyle& style);
+
 /// Width in px of a text at a font size (Helvetica-like: 0.6 em per character, an upper bound
 /// for the digits and lower-case letters these charts write).
 [[nodiscard]] double text_px(const std::string& s, double font_px);

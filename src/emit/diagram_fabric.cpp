@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -193,6 +194,50 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
     } else {
         tier_node = draw_leaf_tiers(c, report, units, fl, spine, traffic);
     }
+    // Nodes whose NIC r all sit on the same leaf (rail-aligned, one unit) share one bundle: a bar
+    // between the leaves and the nodes, one line from each node and one to each leaf, rather than
+    // a line per node and rail crossing every other (32 at 4 nodes).
+    std::map<std::int64_t, NodeRef> bundle_of;
+    if (leaves_each && units.block == 1) {
+        std::map<std::vector<std::int64_t>, std::vector<std::int64_t>> by_leaves;
+        for (std::int64_t n = 0; n < cl.node_count(); ++n) {
+            std::vector<std::int64_t> leaves;
+            leaves.reserve(cl.facts_of(n).rail_nics.size());
+            for (int r = 0; r < static_cast<int>(cl.facts_of(n).rail_nics.size()); ++r) {
+                leaves.push_back(cl.leaf_of(n, r));
+            }
+            by_leaves[leaves].push_back(n);
+        }
+        std::optional<Sub> bundle_row;  // only when some nodes share their leaves
+        int bundles = 0;
+        for (const auto& bl : by_leaves) {
+            if (bl.second.size() < 2 || bl.first.empty()) {
+                continue;
+            }
+            if (!bundle_row) {
+                bundle_row = c.sub(Canvas::root(), "rank_bundles", {{"rank", "same"}});
+            }
+            // A record: one port per rail on top, so each leaf's line comes straight down.
+            std::string ports;
+            for (std::size_t r = 0; r < bl.first.size(); ++r) {
+                ports += (r ? "|" : "") + std::string("<r") + std::to_string(r) + "> rail " + std::to_string(r);
+            }
+            // No host names in it: a record gives { } | < > and \\ meanings of their own.
+            const std::string label = "{{" + ports + "}|" + std::to_string(bl.second.size()) + " nodes, " +
+                                      std::to_string(bl.first.size()) + " rails bundled: NIC r of every node below on rail r's leaf}";
+            const NodeRef hub = c.node(*bundle_row, "bundle" + std::to_string(bundles++),
+                                       {{"shape", "record"}, {"style", "rounded,filled"}, {"fillcolor", st.cluster_fill},
+                                        {"label", label}});
+            for (int r = 0; r < static_cast<int>(bl.first.size()); ++r) {
+                Attrs a = line_attrs(rail_line(st, r, scale_of(r)));
+                a.emplace_back("headport", "r" + std::to_string(r) + ":n");
+                c.edge(leaf_node[bl.first[static_cast<std::size_t>(r)]], hub, a);
+            }
+            for (const auto n : bl.second) {
+                bundle_of[n] = hub;
+            }
+        }
+    }
     Sub node_row = c.sub(Canvas::root(), "rank_nodes", {{"rank", "same"}});
     std::optional<NodeRef> previous_unit;
     for (std::int64_t u = 0; u < unit_count; ++u) {
@@ -217,6 +262,13 @@ void fabric_view(Canvas& c, const Report& report, const DiagramOptions& options,
                 a.emplace_back("label", std::to_string(links) + " links");
                 c.edge(it->second, un, a);
             }
+            continue;
+        }
+        const auto bundle = bundle_of.find(u);
+        if (bundle != bundle_of.end()) {
+            Attrs a = line_attrs(st.link("network"), 2.0);
+            a.emplace_back("label", std::to_string(cl.facts_of(u).rail_nics.size()) + " NICs");
+            c.edge(bundle->second, un, a);
             continue;
         }
         for (const auto& [leaf, links] : fl.unit_leaf_links[u]) {

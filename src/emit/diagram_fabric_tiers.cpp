@@ -161,6 +161,7 @@ struct TierPaint {
     double max_pod = 0;  // the largest pod's uplink bytes
     std::string alarm;
     std::string net;
+    bool known = true;  // the score gives bytes: without, the boxes print none (not "0 B")
 };
 
 // Unit i's box at (x, box_y) and its uplink line up to the spine bar at y + 24.
@@ -183,12 +184,15 @@ void draw_unit(svg::Document& doc, const TierPaint& p, std::size_t i, double x, 
     doc.text(x + 5, box_y + 14, name, Anchor::Start, {{"class", "head"}});
     doc.text(x + 5, box_y + 27, range + (p.detailed ? ", " + std::to_string(u.leaves.size()) + " leaves" : ""), Anchor::Start,
              {{"class", "small"}});
-    doc.text(x + 5, box_y + 40, "NIC " + human_bytes(u.nic_max), Anchor::Start, {{"class", "small"}});
-    doc.text(x + 5, box_y + 53, "up " + human_bytes(u.up_bytes), Anchor::Start, {{"class", "small"}});
+    if (p.known) {  // without a score the subtitle says "no score: no bytes"
+        doc.text(x + 5, box_y + 40, "NIC " + human_bytes(u.nic_max), Anchor::Start, {{"class", "small"}});
+        doc.text(x + 5, box_y + 53, "up " + human_bytes(u.up_bytes), Anchor::Start, {{"class", "small"}});
+    }
     if (p.detailed) {
-        double ly = box_y + 67;
+        double ly = box_y + (p.known ? 67 : 41);
         for (const auto leaf : u.leaves) {
-            doc.text(x + 5, ly, leaf_line(p.cl, p.load, u, leaf), Anchor::Start, {{"class", "small"}, {"fill", style.muted}});
+            doc.text(x + 5, ly, p.known ? leaf_line(p.cl, p.load, u, leaf) : p.cl.leaf_name(leaf), Anchor::Start,
+                     {{"class", "small"}, {"fill", style.muted}});
             ly += 14;
         }
     }
@@ -232,7 +236,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     }
     const bool su_units = su > 0 && block == su;
     const std::vector<Unit> units = units_of(cl, load, block, hot_spot(cl, load));
-    TierPaint paint{cl, load, style, units, su_units ? "su" : "block", false, 0, 0, 0, 0, {}, {}};
+    TierPaint paint{cl, load, style, units, su_units ? "su" : "block", false, 0, 0, 0, 0, {}, {}, known};
     paint.detailed = static_cast<int>(units.size()) <= kDetailedUnits;
     std::size_t max_leaves = 0;
     for (const auto& u : units) {
@@ -257,7 +261,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
     const std::string bottleneck_line = bottleneck_text(load, known);
     const std::vector<std::string> notes = {
         "Box: a " + std::string(su_units ? "scalable unit" : "block") + " (nodes by index), its leaves, its busiest NIC (node -> leaf) and its leaves' uplinks to the spine.",
-        "Line width grows with the bytes: unit -> spine its uplinks' bytes, spine -> core the pod's. --view load charts every tier; hover for names.",
+        "Line width grows with the bytes: unit -> spine its uplinks' bytes, spine -> core the pod's. --view load charts every tier.",
         std::string("Wiring: ") + (cl.wiring.empty() ? "rail-aligned (NIC i of every node on leaf i of its unit)" : "explicit") +
             "; PXN " + (cl.fabric.pxn ? "on" : "off") +
             (cl.fabric.oversubscription > 1.0 ? "; leaf oversubscription " + num(cl.fabric.oversubscription) + ":1" : "") + ".",

@@ -84,17 +84,34 @@ std::int64_t count_of(const ClassCounts& counts) {
     return n;
 }
 
-namespace {
-
-// A kind's groups and used pairs, counted: by GPU when drawn in full, by unit when aggregated.
-struct KindPairs {
-    std::vector<std::int64_t> group_of;  // rank → its group, -1: none
-    ClassCounts totals{};
-    std::map<std::pair<std::int64_t, std::int64_t>, ClassCounts> unit_pairs;  // (ua, ub), ua < ub
-    std::map<std::int64_t, ClassCounts> inside_unit;
-    std::map<std::int64_t, std::set<std::int64_t>> unit_groups;
-    std::vector<std::tuple<std::int64_t, std::int64_t, PathClass>> gpu_pairs;  // full view only
-};
+std::vector<std::string> kind_notes(const Report& report, const GroupKind& kind, const ClassCounts& totals) {
+    const KindBreakdown* breakdown = breakdown_of(report, kind.name);
+    const KindEdges* edges = edges_of(report, kind.name);
+    std::vector<std::string> notes;
+    std::int64_t cross = 0;
+    std::int64_t total = 0;
+    for (int pc = 0; pc < kPathClassCount; ++pc) {
+        total += totals[static_cast<std::size_t>(pc)];
+        if (is_cross_node(static_cast<PathClass>(pc))) {
+            cross += totals[static_cast<std::size_t>(pc)];
+        }
+    }
+    const std::int64_t groups = kind.group_count();
+    notes.push_back(kind.name + ": " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " x " +
+                    std::to_string(kind.group_size()) + " ranks, " +
+                    (breakdown != nullptr ? breakdown->collective
+                                         : std::string(report.score ? "no traffic in the score" : "no score (no model in the layout)")) +
+                    "; pairs drawn: " + pattern_text(kind.pattern));
+    notes.push_back("used pairs: " + std::to_string(total) + " (" + class_counts_text(totals) + ")");
+    notes.push_back("cross-node pairs: " + std::to_string(cross) + " of " + std::to_string(total) +
+                    (cross == 0 ? " - the collective stays inside NVLink/PCIe" : " - these go over the network (RDMA/TCP)"));
+    if (breakdown != nullptr && edges != nullptr && !edges->footprints.empty() && cross > 0) {
+        const PairLoad load = pair_load(*breakdown, kind.pattern, edges->footprints.front());
+        notes.push_back("each cross-node pair: " + human_bytes(load.bytes_each_way) +
+                        "/step each way; times = the kind's collectives per step (score)");
+    }
+    return notes;
+}
 
 // Every group of the kind and the pairs its collective uses, classified.
 KindPairs kind_pairs(const GroupKind& kind, const PairClassifier& classifier, const Placement& pl, const Units& units) {
@@ -126,6 +143,8 @@ KindPairs kind_pairs(const GroupKind& kind, const PairClassifier& classifier, co
     }
     return out;
 }
+
+namespace {
 
 // The aggregated view: one box per unit (coloured when it holds one group) in a grid, a line per
 // unit pair; its note.
@@ -209,7 +228,6 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
     const GroupKind* kind = &drawn_kind(report, options.kind);
     const DiagramStyle& st = c.style();
     const PairClassifier classifier(report.cluster, report.placement);
-    const std::int64_t groups = kind->group_count();
     KindPairs pairs = kind_pairs(*kind, classifier, report.placement, units);
     const ClassCounts& totals = pairs.totals;
 
@@ -227,26 +245,12 @@ void groups_view(Canvas& c, const Report& report, const DiagramOptions& options,
     }
 
     std::vector<LegendLine> lines;
-    std::vector<std::string> notes;
+    std::vector<std::string> notes = kind_notes(report, *kind, totals);
     std::int64_t cross = 0;
-    std::int64_t total = 0;
     for (int pc = 0; pc < kPathClassCount; ++pc) {
-        total += totals[static_cast<std::size_t>(pc)];
         if (is_cross_node(static_cast<PathClass>(pc))) {
             cross += totals[static_cast<std::size_t>(pc)];
         }
-    }
-    notes.push_back(kind->name + ": " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " x " +
-                    std::to_string(kind->group_size()) + " ranks, " +
-                    (breakdown != nullptr ? breakdown->collective
-                                         : std::string(report.score ? "no traffic in the score" : "no score (no model in the layout)")) +
-                    "; pairs drawn: " + pattern_text(kind->pattern));
-    notes.push_back("used pairs: " + std::to_string(total) + " (" + class_counts_text(totals) + ")");
-    notes.push_back("cross-node pairs: " + std::to_string(cross) + " of " + std::to_string(total) +
-                    (cross == 0 ? " - the collective stays inside NVLink/PCIe" : " - these go over the network (RDMA/TCP)"));
-    if (load && cross > 0) {
-        notes.push_back("each cross-node pair: " + human_bytes(load->bytes_each_way) +
-                        "/step each way; times = the kind's collectives per step (score)");
     }
 
     if (!units.aggregated) {

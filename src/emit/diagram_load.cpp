@@ -193,7 +193,7 @@ std::string load_svg(const Report& report, const DiagramOptions& /*options*/, co
     for (int q = 0; q <= 4 && max_bytes > 0; ++q) {
         const double x = bar_x + kBarMaxPx * q / 4.0;
         doc.line(x, top - 4, x, axis_y, {{"stroke", "#DDDDDD"}, {"stroke-width", "1"}});
-        doc.text(x, axis_y + 14, human_bytes(max_bytes * q / 4.0), Anchor::Middle, {{"class", "small"}});
+        doc.text(x, axis_y + 14, q == 0 ? std::string("0") : human_bytes(max_bytes * q / 4.0), Anchor::Middle, {{"class", "small"}});
     }
     double y = top;
     for (std::size_t i = 0; i < load.rows.size(); ++i) {

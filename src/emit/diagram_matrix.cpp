@@ -251,7 +251,6 @@ MatrixLegend matrix_legend(const TrafficMatrix& m, const DiagramStyle& style, st
         l.notes.emplace_back("no bytes for this kind in a score:");
         l.notes.emplace_back("the shade counts used GPU pairs");
     }
-    l.notes.emplace_back("hover a cell for its bytes per class");
     return l;
 }
 

@@ -12,7 +12,6 @@
 #include "planlayout/topology/topology.hpp"
 
 namespace planlayout::diagram {
-namespace {
 
 std::string link_label(const Link& l) {
     switch (l.kind) {
@@ -53,6 +52,8 @@ std::int64_t node_index(const Cluster& cl, const std::string& host) {
     throw input_error("--node " + host, "no node of that name in the cluster",
                       "nodes are " + hosts + (cl.nodes.size() > 8 ? ", ..." : ""));
 }
+
+namespace {
 
 // The NUMA node of each CPU and PCIe switch (lower-case local name → NUMA): switches follow
 // their parents up to a CPU.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -167,25 +168,78 @@ TEST_CASE("groups view: one labelled line per pipeline pair - a compact legend p
     CHECK(diagram_dot(report, o).find("dp: 1 group x 16 ranks, reduce_scatter+all_gather;") != std::string::npos);
 }
 
-TEST_CASE("node view: NIC labels fit inside their shapes") {
+// A device box of our own SVG (node view): its rect and the text lines written right after it.
+struct Box {
+    double x = 0;
+    double y = 0;
+    double w = 0;
+    double h = 0;
+    std::vector<std::pair<double, std::string>> lines;  // baseline, text
+};
+
+std::map<std::string, Box> device_boxes(const std::string& svg) {
+    std::map<std::string, Box> out;
+    std::istringstream in(svg);
+    std::string line;
+    std::optional<Box> open;
+    auto attr = [](const std::string& l, const std::string& name) {
+        const auto at = l.find(" " + name + "=\"");
+        return at == std::string::npos ? -1.0 : std::stod(l.substr(at + name.size() + 3));
+    };
+    while (std::getline(in, line)) {
+        if (line.rfind("<rect ", 0) == 0) {
+            open = Box{attr(line, "x"), attr(line, "y"), attr(line, "width"), attr(line, "height"), {}};
+        } else if (line.rfind("<text ", 0) == 0 && open) {
+            const auto gt = line.find('>');
+            const std::string text = line.substr(gt + 1, line.find("</text>") - gt - 1);
+            open->lines.emplace_back(attr(line, "y"), text);
+            if (open->lines.size() == 1) {
+                out[text] = *open;
+            } else {
+                out[open->lines.front().second].lines.emplace_back(attr(line, "y"), text);
+            }
+        } else {
+            open.reset();
+        }
+    }
+    return out;
+}
+
+TEST_CASE("node view: GPUs in index order on one row - NIC labels inside their boxes - the NVSwitch under the GPUs") {
     DiagramOptions o;
     o.view = DiagramView::Node;
-    const Svg svg = parse_svg(diagram_svg(plan_file("seed-2x8-ep16.json"), o));
-    int nics = 0;
-    for (const auto& entry : svg.nodes) {
-        const std::string& title = entry.first;  // CAPTURE cannot take a structured binding
-        const SvgNode& n = entry.second;
-        if (title.find("/mlx5_") == std::string::npos) {
-            continue;
+    const std::string svg = diagram_svg(plan_file("seed-2x8-ep16.json"), o);
+    const std::map<std::string, Box> boxes = device_boxes(svg);
+    for (int k = 0; k < 8; ++k) {
+        CAPTURE(k);
+        const std::string gpu = "gpu" + std::to_string(k);
+        const std::string nic = "mlx5_" + std::to_string(k);
+        REQUIRE(boxes.count(gpu) == 1);
+        REQUIRE(boxes.count(nic) == 1);
+        const Box& g = boxes.at(gpu);
+        const Box& n = boxes.at(nic);
+        CHECK(std::abs(g.y - boxes.at("gpu0").y) < 0.5);  // one row
+        CHECK(g.x + g.w <= n.x);                            // its NIC right of it ...
+        if (k > 0) {
+            const Box& before = boxes.at("mlx5_" + std::to_string(k - 1));
+            CHECK(before.x + before.w <= g.x);  // ... and GPU k right of GPU k-1's NIC: index order
         }
-        CAPTURE(title);
-        ++nics;
-        REQUIRE(n.texts.size() == 3);  // name; speed and link layer; rail
-        // Baselines inside the shape, with room above the first line for its glyphs.
-        CHECK(n.texts.front().second - 9.0 > n.y0);
-        CHECK(n.texts.back().second + 2.0 < n.y1);
+        REQUIRE(n.lines.size() == 3);  // name; speed and link layer; rail
+        CHECK(n.lines[1].second == "400 Gb/s IB");
+        CHECK(n.lines[2].second == "rail " + std::to_string(k));
+        for (const auto& l : n.lines) {
+            CHECK(l.first - 9.0 > n.y);  // baselines inside the box, room for the glyphs above
+            CHECK(l.first + 2.0 < n.y + n.h);
+        }
+        CHECK(g.lines.size() == 2);
+        CHECK(g.lines[1].second == "NIC PIX");
     }
-    CHECK(nics == 8);
+    // The NVSwitch: one bar under the GPU row, its NVLinks said once.
+    const auto bar = svg.find(">NVSwitch: every GPU NV18<");
+    REQUIRE(bar != std::string::npos);
+    CHECK(count(svg, "NVSwitch") == 1);
+    CHECK(svg.find("hover") == std::string::npos);
+    CHECK(svg == diagram_svg(plan_file("seed-2x8-ep16.json"), o));  // deterministic
 }
 
 TEST_CASE("groups view: 16 nodes in two rows of 8 - pipeline stages of different rows joined by one line per node pair") {
@@ -221,5 +275,11 @@ TEST_CASE("groups view: an all-to-all over 16 nodes draws one line per node pair
     const std::string dot = diagram_dot(plan_layout_text("h100-4node-pp2-ep16.json", text), o);
     CHECK(count(dot, "64 pairs (RAIL 8, PXN 56), rails 0\u20137\\n") == 16 * 15 / 2);
     CHECK(dot.find("pairs each way\\n(RAIL 1, PXN 7)") == std::string::npos);
-    CHECK(dot.find("one line per node pair") != std::string::npos);
+    // The legend's notes wrap (a continuation starts with four no-break spaces): read them unwrapped.
+    std::string notes = dot;
+    for (auto at = notes.find("\\l\u00a0\u00a0\u00a0\u00a0"); at != std::string::npos;
+         at = notes.find("\\l\u00a0\u00a0\u00a0\u00a0", at)) {
+        notes.replace(at, std::string("\\l\u00a0\u00a0\u00a0\u00a0").size(), " ");
+    }
+    CHECK(notes.find("one line per node pair") != std::string::npos);
 }

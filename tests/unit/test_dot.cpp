@@ -209,6 +209,18 @@ TEST_CASE("past the threshold, diagrams aggregate and say so in the legend") {
     CHECK(dot.find("/gpu") == std::string::npos);
     o.view = DiagramView::Fabric;
     CHECK(diagram_dot(report, o).find("aggregated") != std::string::npos);
+    // The SVG: our own grid of node boxes, 8 to a row, each row's DP ring closed by an arc under it.
+    o.view = DiagramView::Groups;
+    const std::string svg = diagram_svg(report, o);
+    CHECK(svg.find("/gpu") == std::string::npos);
+    CHECK(svg.find("width=\"1413.2\"") != std::string::npos);
+    // 7 neighbours and the way back (an arc under the row) in each of 4 rows, all RAIL 8: the label
+    // they share is said once.
+    CHECK(count(svg, ">RAIL 8<") == 0);
+    CHECK(svg.find("a line without a label: RAIL 8 used pairs") != std::string::npos);
+    CHECK(count(svg, " C") == 4);
+    CHECK(svg.find(">G0\u2013G7<") != std::string::npos);  // the band of the first row's groups
+    CHECK(svg.find("hover") == std::string::npos);
     CHECK_FALSE(diagram_aggregated(plan_source_file("layouts/seed-2x8-ep16.json", {"tp"}), default_diagram_style()));
 }
 
@@ -223,8 +235,8 @@ TEST_CASE("fabric view: the rail traffic hook reads a score's rail_bytes") {
     REQUIRE(traffic.size() == 2);
     CHECK(traffic.at(1) == doctest::Approx(3e9));
     const std::string dot = diagram_dot(report, o);
-    CHECK(dot.find("3 GB/step") != std::string::npos);
-    CHECK(dot.find("1.5 GB/step") != std::string::npos);
+    CHECK(dot.find("2.8 GiB/step") != std::string::npos);  // 3e9 B: binary units, as the text reports
+    CHECK(dot.find("1.4 GiB/step") != std::string::npos);
 }
 
 TEST_CASE("style: every class readable without colour - bad style files are input errors") {
