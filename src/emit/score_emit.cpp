@@ -77,8 +77,8 @@ void domain_what_if_text(std::ostream& out, const Score& s, const std::string& b
     out << ": the domains save " << percent_text(saved) << " of the " << (arm == 0 ? b : c) << " step\n";
     // Which NCCL algorithm the model assumes for MNNVL groups (docs/cost-model.md, "NVLS").
     out << "  MNNVL algorithms: all-reduce inside one NVLink domain as NCCL's NVLS (busbw " << fixed_text(nvls_busbw_factor(), 2)
-        << " x NVLink: 2 x 0.74 x 23/24, Blackwell), when faster than the ring; all-gather, reduce-scatter and\n"
-        << "    all-to-all as NVLink rings and P2P; across domains the network's rings (NVLSTree only as the 2-island tree gain)\n";
+        << " x NVLink =\n    2 x 0.74 x 23/24, Blackwell) where faster than the ring; all-gather, reduce-scatter, all-to-all as\n"
+        << "    NVLink rings and P2P; across domains the network's rings (NVLSTree: the 2-island tree gain)\n";
 }
 
 // "compute: H100 SXM (989 TFLOPS bf16), MFU 31.2% tcp, 35.0% gdrdma; largest: experts 0.41 s (memory), ..."
