@@ -13,6 +13,7 @@
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/sched_levels.hpp"
 #include "planlayout/emit/sched_topology_emit.hpp"
+#include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/ingest/nccl_log.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/ingest/slurm_topology.hpp"
@@ -93,6 +94,12 @@ TEST_CASE("Slurm: topology/block with one block per NVLink domain leads, --segme
     CHECK(y.plugin == "block");
     CHECK(y.blocks.size() == 2);
     CHECK(read_slurm_topology_yaml(yaml, "generated yaml", "tree").plugin == "tree");
+}
+
+TEST_CASE("the launch script names the same --segment for topology/block") {
+    const std::string script = launch_text(gb200());
+    CHECK(has(script, "#SBATCH --switches=1\n# with TopologyPlugin=topology/block (one block per NVLink domain) use instead of "
+                      "--switches:\n#   #SBATCH --segment=16   (each 16 node(s) inside one NVLink domain)\n"));
 }
 
 TEST_CASE("Kueue: a clique level under the leaf, the EP slices required there") {
