@@ -19,6 +19,7 @@
 #include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/parallel/framework.hpp"
+#include "planlayout/parallel/placement.hpp"
 #include "planlayout/text_format.hpp"
 #include "planlayout_embedded_layout.hpp"
 
@@ -287,6 +288,18 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
             out.push_back({base + "/rail_gbit_s", known ? f.rail_gbit_s.front() : 400.0, known ? source : "default"});
         }
         out.push_back({base + "/tcp_gbit_s", f.tcp_gbit_s, source});
+    }
+    // The leaf uplinks' oversubscription prices every pair across leaf groups (XRAIL, XPOD): an
+    // assumption wherever the cluster has more than one leaf group and the plan is costed.
+    if (report.score && fabric_domains(report.cluster).leaf_group_names.size() > 1) {
+        const std::string path = "/cluster/fabric/oversubscription";
+        std::string source = report.layout.contains(nlohmann::json::json_pointer(path)) ? source_of(report.sources, path) : "";
+        if (source.empty()) {
+            source = report.layout.contains(nlohmann::json::json_pointer(path)) ? layout_name
+                     : report.cluster.fabric.oversubscription != 1.0 ? "the cluster file"
+                                                                      : "default";
+        }
+        out.push_back({path, report.cluster.fabric.oversubscription, source});
     }
     return out;
 }

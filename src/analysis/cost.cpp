@@ -167,7 +167,10 @@ double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool allt
         e = std::min(e, x.host_staged_efficiency * (alltoall ? x.alltoall_efficiency / x.efficiency : 1.0));
     }
     double per_nic = g.nic_gbit_s / 8.0 * e;
-    if (g.worst_cross >= PathClass::Xrail && !g.pxn) {
+    // XRAIL and XPOD cross the spine: with PXN on, a pair that PXN can relay is classed PXN (one
+    // leaf), so what is left of XRAIL/XPOD climbs the leaf uplinks whether PXN is on or not, and
+    // shares them at the oversubscription (every node of the leaf sending up at once: a bound).
+    if (g.worst_cross >= PathClass::Xrail) {
         per_nic /= std::max(1.0, g.spine_oversubscription);
     }
     return per_nic;
@@ -184,6 +187,14 @@ double cross_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool al
     return rail_nic_gbyte_s(g, x, alltoall) * share;
 }
 
+double nvls_busbw_factor() {
+    return 2.0 * kNvlsEfficiencyBlackwell * (kNvlsChannelsBlackwellNvl - 1.0) / kNvlsChannelsBlackwellNvl;
+}
+
+bool uses_nvls(const PlacedGroup& g, const TransportModel& x) {
+    return g.nvls && !x.shm && !spans_nodes(g) && g.worst_intra == PathClass::Mnnvl && g.n >= 2;
+}
+
 CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
     if (g.n < 2) {
@@ -194,7 +205,22 @@ CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const Transpo
     c.steps = 2 * (g.n - 1);
     if (!spans_nodes(g)) {
         c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
-        return finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
+        CollectiveCost ring = finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
+        if (!uses_nvls(g, x)) {
+            return ring;
+        }
+        // NVLS: the same bus volume at 2 x 0.74 x 23/24 of NVLink, one multicast latency. NCCL's
+        // tuner takes the faster of the two (for a small group and a small message, the ring).
+        CollectiveCost v;
+        v.steps = 1;
+        v.intra_s = volume / (nvls_busbw_factor() * g.nvlink_gbyte_s * kGiga);
+        v = finish(CollectiveOp::AllReduce, g, x, size_bytes, v, 0);
+        v.time_s += kNvlsAlphaUs * kMicro - v.alpha_s;
+        v.alpha_s = kNvlsAlphaUs * kMicro;
+        v.bottleneck = v.alpha_s > v.intra_s ? "latency" : "NVLS";
+        v.algbw_gbyte_s = size_bytes / v.time_s / kGiga;
+        v.busbw_gbyte_s = v.algbw_gbyte_s * bus_factor(CollectiveOp::AllReduce, g.n);
+        return v.time_s < ring.time_s ? v : ring;
     }
     c.cross_node = true;
     c.net_steps = 2 * (g.nodes - 1);
@@ -398,6 +424,7 @@ CollectiveCost collective_cost(CollectiveOp op, const PlacedGroup& shape, double
         floor_us = std::max(floor_us, f.network->floor_us);
     }
     if (f.intra != nullptr) {
+        fg.nvls = false;  // the fit measured whatever NCCL ran there (NVLS included)
         const double e = f.intra->efficiency_at(size_bytes);
         if (over_nvlink(fg.worst_intra)) {
             fg.nvlink_efficiency = e;

@@ -109,7 +109,7 @@ Score score_kinds(const ScoreSetup& setup,
                   const CalibratedHardware& calibrated,
                   const ParallelSizes& sizes,
                   const std::vector<KindEdges>& kinds,
-                  bool pxn) {
+                  const FabricSpec& fabric) {
     ScoreInput in;
     in.model = setup.model;
     in.training = setup.training;
@@ -122,7 +122,7 @@ Score score_kinds(const ScoreSetup& setup,
     in.sizes = sizes;
     for (const auto& k : kinds) {
         if (!k.footprints.empty()) {
-            PlacedGroup g = placed_group_of(k.footprints.front(), calibrated.hardware, pxn);
+            PlacedGroup g = placed_group_of(k.footprints.front(), calibrated.hardware, fabric.pxn, fabric.oversubscription);
             // Every used GPU reaches its NIC within its template's gdr_level: none is host-staged.
             g.gpu_nic_sys = g.gpu_nic_sys && arms.reach != NetworkReach::GpuDirect;
             // Keyed by the traffic the kind carries: a framework's kinds carry Megatron's roles
@@ -175,12 +175,12 @@ Evaluation evaluate(const Cluster& cluster,
     if (!setup->gpu && setup->training) {
         with_gpu.gpu = gpu_of_layout(cluster, placement, *setup);
     }
-    out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric.pxn);
+    out.score = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), out.kinds, cluster.fabric);
     if (options.domain_what_if && !cluster.nvlink.empty() && out.score->has_model) {
         // The same placement and arms on the cluster without its domains: MNNVL pairs reclassified.
         Cluster flat = cluster;
         flat.nvlink = {};
-        const Score s = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), classify(flat), cluster.fabric.pxn);
+        const Score s = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), classify(flat), cluster.fabric);
         out.score->domain_what_if = DomainWhatIf{{s.step_time_s[0], s.step_time_s[1]}};
     }
     if (out.allocation && out.score->has_model && !out.allocation->compact_nodes.empty()) {
@@ -190,7 +190,7 @@ Evaluation evaluate(const Cluster& cluster,
         const std::vector<KindEdges> kinds = options.coverage == Coverage::Every
                                                  ? classify_groups(out.groups, cluster, compact, options.kinds, options.progress)
                                                  : classify_groups_sampled(out.groups, cluster, compact, options.kinds);
-        const Score c = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), kinds, cluster.fabric.pxn);
+        const Score c = score_kinds(with_gpu, arms, calibrated, parallel_sizes(out.groups), kinds, cluster.fabric);
         set_compact_times(*out.allocation, *out.score, c);
     }
     return out;

@@ -9,7 +9,7 @@ namespace planlayout {
 // which NCCL fuses into one (its rings cross the network once per island, and every NIC of the
 // island is a rail of it); the TCP interfaces of an island's nodes add up. Without domains the
 // island figures are the node figures.
-PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw, bool pxn) {
+PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw, bool pxn, double spine_oversubscription) {
     const int islands = std::max(1, shape.islands > 0 ? shape.islands : shape.nodes);
     const int per_island = std::max(1, shape.max_per_island > 0 ? shape.max_per_island : shape.max_per_node);
     PlacedGroup c = make_placed_group(islands, per_island, hw);
@@ -21,6 +21,7 @@ PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw,
     c.one_rank_per_node = per_island == 1 && islands >= 2;
     c.gpu_nic_sys = shape.worst_gpu_nic >= PathClass::Node;
     c.pxn = pxn;
+    c.spine_oversubscription = std::max(1.0, spine_oversubscription);
     c.concurrent_groups_per_node = std::max(1, shape.gpus_per_node / std::max(1, shape.max_per_node));
     return c;
 }

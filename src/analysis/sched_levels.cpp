@@ -36,6 +36,7 @@ const KindRule kRules[] = {
 const char* to_string(SchedLevel level) {
     switch (level) {
         case SchedLevel::Node: return "node";
+        case SchedLevel::Domain: return "nvlink-domain";
         case SchedLevel::Leaf: return "leaf";
         case SchedLevel::Spine: return "spine";
         case SchedLevel::Cluster: return "cluster";
@@ -62,9 +63,29 @@ std::int64_t smallest_block(const std::vector<std::vector<std::int64_t>>& groups
     return std::max<std::int64_t>(positions_count, 1);
 }
 
+bool domains_nest_in_leaves(const Cluster& cluster) {
+    if (cluster.nvlink.empty()) {
+        return false;
+    }
+    const FabricDomains d = fabric_domains(cluster);
+    std::map<std::int32_t, std::int64_t> leaf_of_domain;
+    for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
+        const std::int32_t dom = cluster.domain_of(static_cast<std::int64_t>(n));
+        if (dom < 0) {
+            return false;  // a node in no domain: the level would not cover the cluster
+        }
+        const auto it = leaf_of_domain.emplace(dom, d.leaf_group[n]).first;
+        if (it->second != d.leaf_group[n] || d.leaf_group[n] < 0) {
+            return false;
+        }
+    }
+    return !leaf_of_domain.empty();
+}
+
 SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placement, const Groups& groups) {
     SchedulerLevels out;
     const FabricDomains d = fabric_domains(cluster);
+    out.domain_level = domains_nest_in_leaves(cluster);
     std::map<std::int32_t, std::int64_t> position;  // node → its position among the job's nodes
     for (const std::int32_t n : placement.node) {
         if (position.emplace(n, static_cast<std::int64_t>(out.job_nodes.size())).second) {
@@ -75,6 +96,11 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
     auto span_of = [&](const std::set<std::int32_t>& nodes) {
         if (nodes.size() <= 1) {
             return SchedLevel::Node;
+        }
+        const std::int32_t first_domain = cluster.domain_of(*nodes.begin());
+        if (out.domain_level && first_domain >= 0 &&
+            std::all_of(nodes.begin(), nodes.end(), [&](std::int32_t n) { return cluster.domain_of(n) == first_domain; })) {
+            return SchedLevel::Domain;
         }
         std::set<std::int64_t> leaves;
         std::set<std::int64_t> pods;
@@ -92,10 +118,15 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
     out.job_span = span_of(all);
     std::set<std::int64_t> leaves;
     std::set<std::int64_t> pods;
+    std::set<std::int32_t> domains;
     for (const auto n : all) {
         leaves.insert(d.leaf_group[static_cast<std::size_t>(n)]);
         pods.insert(d.pod[static_cast<std::size_t>(n)]);
+        if (cluster.domain_of(n) >= 0) {
+            domains.insert(cluster.domain_of(n));
+        }
     }
+    out.domains_used = static_cast<std::int64_t>(domains.size());
     out.leaf_groups_used = static_cast<std::int64_t>(leaves.size());
     out.pods_used = static_cast<std::int64_t>(pods.size());
     const auto job_nodes = static_cast<std::int64_t>(out.job_nodes.size());

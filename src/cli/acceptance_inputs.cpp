@@ -37,6 +37,7 @@ verify::VerifyExpectation expectation_of(const Report& report, verify::ExpectedT
         p.local_gpu = gpu;
         p.nic_index = rail;
         p.nic_device = device_of(rail);
+        p.domain = report.cluster.domain_of(node);
         // The other NICs as near to this GPU: NCCL may pick any of them (topo.cc ncclTopoGetLocal).
         const auto g = static_cast<std::size_t>(gpu);
         for (const int other : g < facts.gpu_local_rails.size() ? facts.gpu_local_rails[g] : std::vector<int>{}) {

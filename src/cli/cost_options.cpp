@@ -62,7 +62,7 @@ PlacedGroup shape_from(const ParsedArgs& args, const std::string& command, Conte
                               "see 'plan-layout analyze " + *layout + "' for its kinds");
         }
         return with_tree_gain(placed_group_of(report.kinds.front().footprints.front(), node_hardware(report.cluster),
-                                                    report.cluster.fabric.pxn),
+                                                    report.cluster.fabric.pxn, report.cluster.fabric.oversubscription),
                               args);
     }
     if (const auto c = args.get("--cluster"); c && !args.has("--gpus-per-node")) {

@@ -451,7 +451,7 @@ void put_measured_step(json& layout, Sources& sources, std::vector<std::string>&
 
 bool has_composing_inputs(const ParsedArgs& args, bool parallel) {
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--oversubscription", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
           "--megatron-args", "--measured-step", "--measured-compute", "--compare", "--placement"}) {
         if (args.has(flag)) {
             return true;
@@ -470,7 +470,7 @@ bool only_scoring_flags(const ParsedArgs& args, bool parallel) {
         return false;
     }
     for (const char* flag :
-         {"--cluster", "--cluster-topology", "--nvlink-domain", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
+         {"--cluster", "--cluster-topology", "--nvlink-domain", "--oversubscription", "--nodes", "--node", "--hostfile", "--nodelist", "--model-config",
           "--megatron-args"}) {
         if (args.has(flag)) {
             return false;
@@ -490,6 +490,17 @@ json nvlink_domain_flag(const std::string& value) {
                           "write --nvlink-domain 18 (NVL72 racks of 4-GPU trays) or --nvlink-domain blocks");
     }
     return json{{"nodes_per_domain", std::stoll(value)}};
+}
+
+// The cluster flags over a cluster from any input: --nvlink-domain (the multi-node NVLink domains)
+// and --oversubscription (the leaf uplinks' down:up ratio).
+void put_fabric_flags(json& layout, Sources& sources, std::vector<std::string>& notes, const ParsedArgs& args) {
+    if (const auto d = args.get("--nvlink-domain")) {
+        put(layout, sources, notes, "/cluster/nvlink_domain", nvlink_domain_flag(*d), "--nvlink-domain " + *d);
+    }
+    if (const auto r = args.get_double("--oversubscription")) {
+        put(layout, sources, notes, "/cluster/fabric/oversubscription", *r, "--oversubscription " + *args.get("--oversubscription"));
+    }
 }
 
 }  // namespace
@@ -553,9 +564,7 @@ ComposedInputs compose_inputs(const ParsedArgs& args, Context& ctx, const Compos
         }
         put(layout, sources, notes, "/cluster/topology", to_json(fabric), "--cluster-topology " + *path);
     }
-    if (const auto d = args.get("--nvlink-domain")) {  // the cluster's multi-node NVLink domains
-        put(layout, sources, notes, "/cluster/nvlink_domain", nvlink_domain_flag(*d), "--nvlink-domain " + *d);
-    }
+    put_fabric_flags(layout, sources, notes, args);
 
     // The model, then the launch script, then the flags given directly.
     if (const auto path = args.get("--model-config")) {

@@ -89,7 +89,13 @@ void write_report_text(std::ostream& stream, const Report& report, const ReportO
         }
         out << ")";
     }
-    out << ", PXN " << (c.fabric.pxn ? "on" : "off") << "\n";
+    out << ", PXN " << (c.fabric.pxn ? "on" : "off");
+    if (c.fabric.oversubscription != 1.0) {  // 1:1 (non-blocking) is the default and says nothing
+        const double r = c.fabric.oversubscription;
+        out << ", leaf uplinks " << (r == std::floor(r) ? std::to_string(static_cast<long long>(r)) : fixed_text(r, 2))
+            << ":1 oversubscribed";
+    }
+    out << "\n";
     if (!c.nvlink.empty()) {
         out << nvlink_domains_text(c) << "\n";
     }

@@ -9,11 +9,17 @@
 //     pkg/apis/batch/v1alpha1 (mode hard|soft, highestTierAllowed); a task's partitionPolicy
 //     (totalPartitions, partitionSize, networkTopology; TaskSpec, v1.14.0+, commit 536f121f)
 //   Node labels: NVIDIA topograph fabric.topograph.run/tier-N, tier 0 nearest the nodes
-//     (https://docs.nvidia.com/topograph/v1.0.0/reference/node-labels-and-annotations)
+//     (https://docs.nvidia.com/topograph/v1.0.0/reference/node-labels-and-annotations); the NVLink
+//     domain: nvidia.com/gpu.clique, written by the GPU operator's GPU Feature Discovery as
+//     <ClusterUUID>.<CliqueId> (topograph's DRA provider reads it; its own accelerator label is
+//     omitted where that label is authoritative, same page)
+//   Slurm --segment with topology/block: the topology guide's "User Options" (slurm.schedmd.com/
+//     topology.html; SchedMD/slurm doc/html/topology.shtml): each segment of a job inside one block,
+//     the node count a multiple of the segment size; blocks as NVLink domains (one per NVL72 rack),
+//     as CoreWeave SUNK and topograph's DRA provider generate them
 #include "planlayout/emit/sched_topology_emit.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <sstream>
 
@@ -27,6 +33,7 @@ namespace {
 constexpr const char* kTier0Label = "fabric.topograph.run/tier-0";  // leaf group
 constexpr const char* kTier1Label = "fabric.topograph.run/tier-1";  // spine pod
 constexpr const char* kHostLabel = "kubernetes.io/hostname";
+constexpr const char* kCliqueLabel = "nvidia.com/gpu.clique";  // NVLink domain (GPU Feature Discovery)
 constexpr const char* kKueueTopologyName = "plan-layout";
 
 // Every YAML scalar of every format here goes through yaml_quote (names.hpp): one line of
@@ -66,6 +73,10 @@ struct Tree {
     std::vector<std::pair<std::string, std::vector<std::string>>> leaves;  // name → hosts (cluster order)
     std::vector<std::pair<std::string, std::vector<std::string>>> pods;    // name → leaf names
     std::vector<std::string> railless;                                     // hosts without a rail NIC
+    // With NVLink domains nested in the leaf groups (domains_nest_in_leaves): each domain's hosts,
+    // and each leaf group's domains (in the order of their first node).
+    std::vector<std::pair<std::string, std::vector<std::string>>> domains;
+    std::vector<std::vector<std::string>> leaf_domains;
 };
 
 Tree tree_of(const Cluster& c) {
@@ -87,12 +98,29 @@ Tree tree_of(const Cluster& c) {
             t.leaves[static_cast<std::size_t>(d.leaf_group[n])].second.push_back(c.nodes[n].host);
         }
     }
+    if (domains_nest_in_leaves(c)) {
+        t.leaf_domains.resize(t.leaves.size());
+        std::map<std::int32_t, std::size_t> seen;  // domain → its index in t.domains
+        for (std::size_t n = 0; n < c.nodes.size(); ++n) {
+            const std::int32_t dom = c.domain_of(static_cast<std::int64_t>(n));
+            if (dom < 0) {
+                continue;
+            }
+            const auto [it, fresh] = seen.emplace(dom, t.domains.size());
+            if (fresh) {
+                t.domains.emplace_back(c.nvlink.names[static_cast<std::size_t>(dom)], std::vector<std::string>{});
+                t.leaf_domains[static_cast<std::size_t>(d.leaf_group[n])].push_back(t.domains.back().first);
+            }
+            t.domains[it->second].second.push_back(c.nodes[n].host);
+        }
+    }
     return t;
 }
 
 const char* where_text(SchedLevel l) {
     switch (l) {
         case SchedLevel::Node: return "one node";
+        case SchedLevel::Domain: return "one NVLink domain";
         case SchedLevel::Leaf: return "one leaf group";
         case SchedLevel::Spine: return "one spine pod";
         case SchedLevel::Cluster: return "the cluster (crosses pods)";
@@ -106,10 +134,18 @@ std::string comment_block(const Report& r, const SchedulerLevels& s, const std::
     o << "# plan-layout " << what << " for " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on "
       << s.job_nodes.size() << " node(s)\n";
     o << "# placement: " << printable(r.placement.description) << "\n";
-    o << "# Levels, innermost first: node (NVLink) < leaf group (nodes on one set of leaf switches) <\n"
-      << "# spine pod (leaf groups under one spine tier) < cluster. Per kind, the level its groups stay\n"
-      << "# inside in this plan. Required: collectives in every layer; preferred: once per step or\n"
-      << "# at pipeline stage boundaries (docs/formats/schedulers.md).\n";
+    if (s.domain_level) {
+        o << "# Levels, innermost first: node (NVLink) < NVLink domain (nodes of one multi-node NVLink\n"
+          << "# fabric: a GB200/GB300 NVL72 rack or its partition; MNNVL) < leaf group (nodes on one set of\n"
+          << "# leaf switches) < spine pod (leaf groups under one spine tier) < cluster.\n"
+          << "# Per kind, the level its groups stay inside in this plan. Required: collectives in every\n"
+          << "# layer; preferred: once per step or at pipeline stage boundaries (docs/formats/schedulers.md).\n";
+    } else {
+        o << "# Levels, innermost first: node (NVLink) < leaf group (nodes on one set of leaf switches) <\n"
+          << "# spine pod (leaf groups under one spine tier) < cluster. Per kind, the level its groups stay\n"
+          << "# inside in this plan. Required: collectives in every layer; preferred: once per step or\n"
+          << "# at pipeline stage boundaries (docs/formats/schedulers.md).\n";
+    }
     for (const auto& k : s.kinds) {
         std::string level = where_text(k.span);
         if (k.span != SchedLevel::Node && k.slice_nodes > 1 && k.slice_nodes < static_cast<std::int64_t>(s.job_nodes.size())) {
@@ -119,7 +155,7 @@ std::string comment_block(const Report& r, const SchedulerLevels& s, const std::
           << "  " << level << ": " << k.why << "\n";
     }
     o << "# The job spans " << where_text(s.job_span) << " (" << s.leaf_groups_used << " leaf group(s), " << s.pods_used
-      << " pod(s)).\n# ";
+      << " pod(s)" << (s.domain_level ? ", " + std::to_string(s.domains_used) + " NVLink domain(s)" : std::string()) << ").\n# ";
     const std::string prefer = s.job_span == SchedLevel::Cluster ? std::string("As few pods as possible is preferred")
                                                                   : "Staying inside " + std::string(where_text(s.job_span)) + " is preferred";
     if (s.job_required) {
@@ -135,19 +171,29 @@ std::string comment_block(const Report& r, const SchedulerLevels& s, const std::
     return o.str();
 }
 
-std::string sbatch_advice(const SchedulerLevels& s, bool has_blocks) {
+// What Slurm's topology/block plugin gets as blocks: the NVLink domains (one block per NVL72 rack or
+// partition, when they nest in the leaf groups), else the scalable units, else nothing.
+enum class BlockSource { None, Leaves, Domains };
+
+std::string sbatch_advice(const SchedulerLevels& s, BlockSource blocks) {
     std::ostringstream o;
     o << "# sbatch advice for this job:\n#   #SBATCH --nodes=" << s.job_nodes.size() << "\n";
+    const bool domains = blocks == BlockSource::Domains;
     if (s.job_span != SchedLevel::Node) {
-        o << "#   #SBATCH --switches=" << s.leaf_groups_used << "@HH:MM:SS   # at most " << s.leaf_groups_used
+        o << "#   " << (domains ? "(with topology/tree) " : "") << "#SBATCH --switches=" << s.leaf_groups_used
+          << "@HH:MM:SS   # at most " << s.leaf_groups_used
           << " leaf switch(es), as planned; the wait is yours to choose\n#   (without @time, slurm.conf's max_switch_wait applies; "
           << (s.job_required ? "required: do not relax it" : "preferred: a longer wait is optional") << ")\n";
     }
-    const bool segment = s.required == SchedLevel::Leaf;
-    if (has_blocks && segment) {
+    // --segment: each segment of the job inside one block; a block is the level the blocks stand for.
+    const SchedLevel block_level = domains ? SchedLevel::Domain : SchedLevel::Leaf;
+    if (blocks != BlockSource::None && s.required == block_level) {
         const std::int64_t seg = s.job_required ? static_cast<std::int64_t>(s.job_nodes.size()) : s.slice_nodes;
-        o << "#   #SBATCH --segment=" << seg << "   # topology/block: each " << seg
-          << " node(s) inside one block, as the required kinds need\n";
+        o << "#   #SBATCH --segment=" << seg << "   # topology/block: each " << seg << " node(s) inside one block"
+          << (domains ? " (one NVLink domain)" : "") << ", as the required kinds need\n";
+    } else if (domains && s.required == SchedLevel::Node) {
+        o << "#   (no --segment: the required kinds stay inside one node; the blocks still keep the job's\n"
+          << "#   nodes in as few NVLink domains as they can)\n";
     }
     return o.str();
 }
@@ -162,6 +208,19 @@ std::vector<std::string> names_of(const std::vector<std::pair<std::string, std::
 }
 
 bool has_blocks(const Cluster& c) { return c.wiring.empty() && c.fabric.nodes_per_su > 0; }
+
+BlockSource block_source(const Cluster& c, const Tree& t) {
+    return !t.domains.empty() ? BlockSource::Domains : has_blocks(c) ? BlockSource::Leaves : BlockSource::None;
+}
+
+// The smallest NVLink domain: Slurm's default base block (every block holds at least that many nodes).
+std::int64_t smallest_domain(const Tree& t) {
+    std::size_t least = t.domains.front().second.size();
+    for (const auto& [name, hosts] : t.domains) {
+        least = std::min(least, hosts.size());
+    }
+    return static_cast<std::int64_t>(least);
+}
 
 std::vector<std::int64_t> block_sizes(const Cluster& c) {
     if (!c.regular_units()) {  // blocks of different sizes: Slurm's default base, the smallest block
@@ -186,77 +245,19 @@ std::string size_list(const std::vector<std::int64_t>& sizes) {
 
 }  // namespace
 
-std::string slurm_hostlist(const std::vector<std::string>& hosts) {
-    struct Run {
-        std::string prefix;
-        std::size_t width = 0;  // digits, 0: no number
-        std::vector<std::pair<long long, long long>> ranges;
-    };
-    std::vector<Run> runs;
-    for (const auto& h : hosts) {
-        std::size_t i = h.size();
-        while (i > 0 && std::isdigit(static_cast<unsigned char>(h[i - 1])) != 0) {
-            --i;
-        }
-        const std::size_t digits = h.size() - i;
-        if (digits == 0 || digits > 18) {
-            runs.push_back({h, 0, {}});
-            continue;
-        }
-        const std::string prefix = h.substr(0, i);
-        const long long v = std::stoll(h.substr(i));
-        // Zero-padded numbers keep their width; unpadded ones are of any width.
-        const std::size_t width = h[i] == '0' && digits > 1 ? digits : 0;
-        // A padded run takes unpadded numbers of its width too ("gpu09", "gpu10").
-        const bool joins = !runs.empty() && runs.back().prefix == prefix && !runs.back().ranges.empty() &&
-                           (runs.back().width == width || (width == 0 && digits == runs.back().width));
-        if (joins && runs.back().ranges.back().second + 1 == v) {
-            runs.back().ranges.back().second = v;
-        } else if (joins) {
-            runs.back().ranges.emplace_back(v, v);
-        } else {
-            runs.push_back({prefix, width, {{v, v}}});
-        }
-    }
-    auto num = [](long long v, std::size_t width) {
-        std::string s = std::to_string(v);
-        return s.size() < width ? std::string(width - s.size(), '0') + s : s;
-    };
-    std::string out;
-    for (const auto& run : runs) {
-        out += out.empty() ? "" : ",";
-        if (run.ranges.empty()) {
-            out += run.prefix;
-            continue;
-        }
-        if (run.ranges.size() == 1 && run.ranges[0].first == run.ranges[0].second) {
-            out += run.prefix + num(run.ranges[0].first, run.width);
-            continue;
-        }
-        out += run.prefix + "[";
-        for (std::size_t i = 0; i < run.ranges.size(); ++i) {
-            const auto [a, b] = run.ranges[i];
-            out += (i ? "," : "") + num(a, run.width) + (a == b ? "" : "-" + num(b, run.width));
-        }
-        out += "]";
-    }
-    return out;
-}
+namespace {
 
-std::string slurm_topology_conf(const Report& r) {
-    const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
-    std::ostringstream o;
-    o << comment_block(r, s, "topology.conf (TopologyPlugin=topology/tree)") << sbatch_advice(s, has_blocks(r.cluster));
+// The tree lines of topology.conf (SwitchName=), each line prefixed (a comment when the blocks lead).
+void tree_conf(std::ostringstream& o, const Report& r, const Tree& t, const char* prefix) {
     for (const auto& [name, hosts] : t.leaves) {
-        o << "SwitchName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
+        o << prefix << "SwitchName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
     }
     if (!t.railless.empty()) {
-        o << "SwitchName=tcp Nodes=" << conf_hosts(t.railless) << "   # nodes without a rail NIC\n";
+        o << prefix << "SwitchName=tcp Nodes=" << conf_hosts(t.railless) << "   # nodes without a rail NIC\n";
     }
     if (t.leaves.size() > 1) {
         for (const auto& [name, leaves] : t.pods) {
-            o << "SwitchName=" << conf_switch(name) << " Switches=" << conf_switches(leaves) << "\n";
+            o << prefix << "SwitchName=" << conf_switch(name) << " Switches=" << conf_switches(leaves) << "\n";
         }
     }
     std::vector<std::string> top = t.leaves.size() > 1 ? names_of(t.pods) : names_of(t.leaves);
@@ -264,25 +265,12 @@ std::string slurm_topology_conf(const Report& r) {
         top.emplace_back("tcp");
     }
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
-        o << "SwitchName=" << conf_switch(r.cluster.core()) << " Switches=" << conf_switches(top) << "\n";
+        o << prefix << "SwitchName=" << conf_switch(r.cluster.core()) << " Switches=" << conf_switches(top) << "\n";
     }
-    if (has_blocks(r.cluster)) {
-        o << "# With TopologyPlugin=topology/block instead, these lines replace the tree above\n"
-          << "# (one block per scalable unit):\n";
-        for (const auto& [name, hosts] : t.leaves) {
-            o << "# BlockName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
-        }
-        o << "# BlockSizes=" << size_list(block_sizes(r.cluster)) << "\n";
-    }
-    return o.str();
 }
 
-std::string slurm_topology_yaml(const Report& r) {
-    const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
-    std::ostringstream o;
-    o << comment_block(r, s, "topology.yaml (Slurm 25.05+)") << sbatch_advice(s, has_blocks(r.cluster));
-    o << "- topology: \"tree\"\n  cluster_default: true\n  tree:\n    switches:\n";
+void tree_yaml(std::ostringstream& o, const Report& r, const Tree& t, bool cluster_default) {
+    o << "- topology: \"tree\"\n  cluster_default: " << (cluster_default ? "true" : "false") << "\n  tree:\n    switches:\n";
     for (const auto& [name, hosts] : t.leaves) {
         o << "      - switch: " << q(name) << "\n        nodes: " << q(slurm_hostlist(hosts)) << "\n";
     }
@@ -301,7 +289,61 @@ std::string slurm_topology_yaml(const Report& r) {
     if (top.size() > 1 && (t.pods.size() > 1 || !t.railless.empty())) {
         o << "      - switch: " << q(r.cluster.core()) << "\n        children: " << q(slurm_hostlist(top)) << "\n";
     }
-    if (has_blocks(r.cluster)) {
+}
+
+}  // namespace
+
+std::string slurm_topology_conf(const Report& r) {
+    const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
+    const Tree t = tree_of(r.cluster);
+    const BlockSource blocks = block_source(r.cluster, t);
+    std::ostringstream o;
+    if (blocks == BlockSource::Domains) {
+        // Multi-node NVLink domains: topology/block with one block per domain leads; the tree follows
+        // as the commented alternative.
+        o << comment_block(r, s, "topology.conf (TopologyPlugin=topology/block, one block per NVLink domain)")
+          << sbatch_advice(s, blocks);
+        for (const auto& [name, hosts] : t.domains) {
+            o << "BlockName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
+        }
+        o << "BlockSizes=" << smallest_domain(t) << "\n"
+          << "# With TopologyPlugin=topology/tree instead, these lines replace the blocks above\n"
+          << "# (the leaf and spine switches; NVLink domains are not a tree level there):\n";
+        tree_conf(o, r, t, "# ");
+        return o.str();
+    }
+    o << comment_block(r, s, "topology.conf (TopologyPlugin=topology/tree)") << sbatch_advice(s, blocks);
+    tree_conf(o, r, t, "");
+    if (blocks == BlockSource::Leaves) {
+        o << "# With TopologyPlugin=topology/block instead, these lines replace the tree above\n"
+          << "# (one block per scalable unit):\n";
+        for (const auto& [name, hosts] : t.leaves) {
+            o << "# BlockName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
+        }
+        o << "# BlockSizes=" << size_list(block_sizes(r.cluster)) << "\n";
+    }
+    return o.str();
+}
+
+std::string slurm_topology_yaml(const Report& r) {
+    const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
+    const Tree t = tree_of(r.cluster);
+    const BlockSource blocks = block_source(r.cluster, t);
+    std::ostringstream o;
+    o << comment_block(r, s, blocks == BlockSource::Domains ? "topology.yaml (Slurm 25.05+; the block topology, one block per NVLink domain, is the default)"
+                                                            : "topology.yaml (Slurm 25.05+)")
+      << sbatch_advice(s, blocks);
+    if (blocks == BlockSource::Domains) {
+        o << "- topology: \"block\"\n  cluster_default: true\n  block:\n    block_sizes:\n      - " << smallest_domain(t)
+          << "\n    blocks:\n";
+        for (const auto& [name, hosts] : t.domains) {
+            o << "      - block: " << q(name) << "\n        nodes: " << q(slurm_hostlist(hosts)) << "\n";
+        }
+        tree_yaml(o, r, t, false);
+        return o.str();
+    }
+    tree_yaml(o, r, t, true);
+    if (blocks == BlockSource::Leaves) {
         o << "- topology: \"block\"\n  cluster_default: false\n  block:\n    block_sizes:\n";
         for (const auto v : block_sizes(r.cluster)) {
             o << "      - " << v << "\n";
@@ -321,8 +363,13 @@ std::string kueue_yaml(const Report& r) {
     const bool own = r.cluster.node_labels.size() == 2;
     const std::string tier0 = own ? r.cluster.node_labels[0] : kTier0Label;
     const std::string tier1 = own ? r.cluster.node_labels[1] : kTier1Label;
+    // The NVLink domain level: the label the domains were read from, else GPU Feature Discovery's.
+    const std::string clique = r.cluster.nvlink.label.empty() ? std::string(kCliqueLabel) : r.cluster.nvlink.label;
     auto label = [&](SchedLevel l) {
-        return l == SchedLevel::Node ? std::string(kHostLabel) : l == SchedLevel::Leaf ? tier0 : tier1;
+        return l == SchedLevel::Node     ? std::string(kHostLabel)
+               : l == SchedLevel::Domain ? clique
+               : l == SchedLevel::Leaf   ? tier0
+                                         : tier1;
     };
     std::ostringstream o;
     o << comment_block(r, s, "Kueue Topology and PodSet annotations");
@@ -342,9 +389,19 @@ std::string kueue_yaml(const Report& r) {
     if (!t.railless.empty()) {
         o << "#   (no rail NIC, leave unlabelled: " << printable(slurm_hostlist(t.railless)) << ")\n";
     }
+    if (s.domain_level) {
+        o << "# The NVLink domain level reads " << printable(clique) << " (GPU Feature Discovery of the GPU\n"
+          << "# operator writes it on every GB200/GB300 node as <ClusterUUID>.<CliqueId>); this plan's domains:\n";
+        for (const auto& [name, hosts] : t.domains) {
+            o << "#   " << printable(name) << ": " << printable(slurm_hostlist(hosts)) << "\n";
+        }
+    }
     o << "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata:\n  name: " << q(kKueueTopologyName)
-      << "\nspec:\n  levels:\n    - nodeLabel: " << q(tier1) << "\n    - nodeLabel: " << q(tier0)
-      << "\n    - nodeLabel: " << q(kHostLabel) << "\n";
+      << "\nspec:\n  levels:\n    - nodeLabel: " << q(tier1) << "\n    - nodeLabel: " << q(tier0) << "\n";
+    if (s.domain_level) {  // nested in the leaf groups (domains_nest_in_leaves): between them and the hosts
+        o << "    - nodeLabel: " << q(clique) << "\n";
+    }
+    o << "    - nodeLabel: " << q(kHostLabel) << "\n";
     o << "---\n# The job's PodSet annotations, one pod per node (torchrun with all its GPUs): merge into the\n"
       << "# pod template of the job (kubectl patch --type merge --patch-file, or copy them).\n";
     o << "spec:\n  template:\n    metadata:\n      annotations:\n";
@@ -371,19 +428,31 @@ std::string volcano_yaml(const Report& r) {
             o << "    - type: " << type << "\n      selector:\n        exactMatch:\n          name: " << q(m) << "\n";
         }
     };
-    for (const auto& [name, hosts] : t.leaves) {
+    // With NVLink domains nested in the leaf groups, each domain is a tier-1 HyperNode of its nodes
+    // and every tier above moves up one.
+    const int up = s.domain_level ? 1 : 0;
+    for (const auto& [name, hosts] : t.domains) {
         hypernode(name, 1, "Node", hosts);
     }
+    for (std::size_t l = 0; l < t.leaves.size(); ++l) {
+        if (s.domain_level && !t.leaf_domains[l].empty()) {
+            hypernode(t.leaves[l].first, 2, "HyperNode", t.leaf_domains[l]);
+        } else {
+            hypernode(t.leaves[l].first, 1 + up, "Node", t.leaves[l].second);
+        }
+    }
     if (!t.railless.empty()) {
-        hypernode("tcp", 1, "Node", t.railless);  // nodes without a rail NIC: their own group
+        hypernode("tcp", 1 + up, "Node", t.railless);  // nodes without a rail NIC: their own group
     }
     for (const auto& [name, leaves] : t.pods) {
-        hypernode(name, 2, "HyperNode", leaves);
+        hypernode(name, 2 + up, "HyperNode", leaves);
     }
     if (t.pods.size() > 1) {
-        hypernode(r.cluster.core(), 3, "HyperNode", names_of(t.pods));
+        hypernode(r.cluster.core(), 3 + up, "HyperNode", names_of(t.pods));
     }
-    const auto tier_of = [](SchedLevel l) { return l == SchedLevel::Cluster ? 3 : l == SchedLevel::Spine ? 2 : 1; };
+    const auto tier_of = [up](SchedLevel l) {
+        return l == SchedLevel::Cluster ? 3 + up : l == SchedLevel::Spine ? 2 + up : l == SchedLevel::Leaf ? 1 + up : 1;
+    };
     o << "---\n# The Volcano Job's network topology (batch.volcano.sh/v1alpha1 Job spec.networkTopology): merge\n"
       << "# into the job. hard: every pod inside one HyperNode of at most this tier; soft: preferred.\n";
     const bool slices = !s.job_required && s.required != SchedLevel::Node;

@@ -477,6 +477,11 @@ std::string launch_text(const Report& r, const LaunchOptions& o) {
             out << "# at most " << levels.leaf_groups_used << " leaf switch(es), as planned (append @HH:MM:SS to bound the wait)\n"
                 << "#SBATCH --switches=" << levels.leaf_groups_used << "\n";
         }
+        if (levels.domain_level && levels.required == SchedLevel::Domain) {  // --format slurm-topology's blocks
+            const auto seg = levels.job_required ? static_cast<std::int64_t>(levels.job_nodes.size()) : levels.slice_nodes;
+            out << "# with TopologyPlugin=topology/block (one block per NVLink domain) use instead of --switches:\n"
+                << "#   #SBATCH --segment=" << seg << "   (each " << seg << " node(s) inside one NVLink domain)\n";
+        }
     }
     out << "# " << printable(r.layout_name) << ": " << r.placement.world() << " ranks on " << nodes.size() << " node(s), "
         << per_node << " per node; rank = node rank x " << per_node << " + local rank\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "planlayout/analysis/cost.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
@@ -74,6 +75,10 @@ void domain_what_if_text(std::ostream& out, const Score& s, const std::string& b
     }
     const double saved = d.step_time_s[arm] > 0 ? 1.0 - s.step_time_s[arm] / d.step_time_s[arm] : 0.0;
     out << ": the domains save " << percent_text(saved) << " of the " << (arm == 0 ? b : c) << " step\n";
+    // Which NCCL algorithm the model assumes for MNNVL groups (docs/cost-model.md, "NVLS").
+    out << "  MNNVL algorithms: all-reduce inside one NVLink domain as NCCL's NVLS (busbw " << fixed_text(nvls_busbw_factor(), 2)
+        << " x NVLink =\n    2 x 0.74 x 23/24, Blackwell) where faster than the ring; all-gather, reduce-scatter, all-to-all as\n"
+        << "    NVLink rings and P2P; across domains the network's rings (NVLSTree: the 2-island tree gain)\n";
 }
 
 // "compute: H100 SXM (989 TFLOPS bf16), MFU 31.2% tcp, 35.0% gdrdma; largest: experts 0.41 s (memory), ..."

@@ -525,6 +525,52 @@ void parse_comm(std::string_view msg, const Envelope& env, NcclLog& log) {
         const auto rest = body.substr(b + 6);
         info.bus_id = std::string(rest.substr(0, rest.find(' ')));
     }
+    int mnnvl = -1;
+    if (find_int_after(body, "MNNVL", mnnvl)) {
+        info.mnnvl = mnnvl;
+    }
+}
+
+/// `MNNVL 1 cliqueId 7fff cliqueSize 72 cliqueRank 5 nvlDomainSize 72` (src/mnnvl.cc) or the
+/// 2.19-2.22 form without nvlDomainSize (src/init.cc). Not the `MNNVL busId …` / `MNNVL rack
+/// serial …` lines of the fabric dump (their second word is not a number).
+bool parse_mnnvl(std::string_view msg, MnnvlLine& out) {
+    if (!starts_with(msg, "MNNVL ")) {
+        return false;
+    }
+    Scanner sc(msg.substr(6));
+    int enabled = -1;
+    if (!sc.integer(enabled) || (enabled != 0 && enabled != 1)) {
+        return false;
+    }
+    const auto id_at = msg.find(" cliqueId ");
+    if (id_at == std::string_view::npos) {
+        return false;
+    }
+    const auto id = msg.substr(id_at + 10);
+    out.clique_id = std::string(id.substr(0, id.find(' ')));
+    out.enabled = enabled == 1;
+    if (!find_int_after(msg, "cliqueSize", out.clique_size)) {
+        return false;
+    }
+    (void)find_int_after(msg, "cliqueRank", out.clique_rank);
+    (void)find_int_after(msg, "nvlDomainSize", out.nvl_domain_size);
+    return true;
+}
+
+/// `NVLS multicast support is available on dev 3` / `… is not available on dev 3`.
+bool parse_nvls(std::string_view msg, NvlsLine& out) {
+    constexpr std::string_view kHead = "NVLS multicast support is ";
+    if (!starts_with(msg, kHead)) {
+        return false;
+    }
+    const auto rest = msg.substr(kHead.size());
+    out.available = starts_with(rest, "available");
+    if (!out.available && !starts_with(rest, "not available")) {
+        return false;
+    }
+    (void)find_int_after(rest, "dev", out.dev);
+    return true;
 }
 
 /// The connections already taken, as indices into log.connections, hashed on what makes two
@@ -657,6 +703,25 @@ void parse_line(std::string_view line,
     }
     if (starts_with(msg, "Trees ")) {
         parse_trees(msg, log.trees);
+        return;
+    }
+    MnnvlLine m;
+    if (parse_mnnvl(msg, m)) {
+        m.source = source;
+        m.line = line_no;
+        m.host = env.host;
+        m.pid = env.pid;
+        m.dev = env.dev;
+        log.mnnvl_lines.push_back(std::move(m));
+        return;
+    }
+    NvlsLine nv;
+    if (parse_nvls(msg, nv)) {
+        nv.source = source;
+        nv.line = line_no;
+        nv.host = env.host;
+        nv.pid = env.pid;
+        log.nvls_lines.push_back(std::move(nv));
         return;
     }
     RingListing r;

@@ -176,6 +176,7 @@ void read_cluster_domains(const JsonReader& c, const FileScope& scope, const Imp
         std::vector<std::string> cliques = imported->host_domains;  // "nodes": N takes the topology's first N hosts
         cliques.resize(out.nodes.size());
         out.nvlink = domains_from_cliques(cliques, "topology " + out.topology_file + ": label " + imported->domain_label);
+        out.nvlink.label = imported->domain_label;
     }
     check_nvlink_domains(out, c.where("nvlink_domain"));
     warn_interleaved(out);

@@ -84,15 +84,25 @@ const char* const kFixNetInNode =
 const char* const kFixWrongNic =
     "keep each rank on its rail: NCCL_CROSS_NIC=0, NCCL_IB_HCA listing the NICs in GPU order, and "
     "check the GPU<->NIC affinity (PIX) in nvidia-smi topo -m; or correct --nics";
+const char* const kFixMnnvl =
+    "check that NCCL enabled MNNVL (its 'MNNVL 1 cliqueId' line; NCCL_MNNVL_ENABLE unset or 1; NCCL "
+    "2.19+ with CUDA 12.4+), that the IMEX daemons see every tray (nvidia-imex-ctl -N) and that both "
+    "trays report one ClusterUUID and CliqueId (nvidia-smi -q, Fabric); or correct the plan's nvlink_domain";
 const char* const kFixPlacement =
     "launch ranks in the plan's order (node-major: rank r on node r/G) or describe the real "
     "placement with --layout";
+
+// What the connection checks count over the log.
+struct Tally {
+    bool cross_node = false;      // some connection joins two nodes
+    std::size_t mnnvl_p2p = 0;    // connections between nodes of one NVLink domain over P2P (NVLink)
+};
 
 void check_connection(const Connection& c,
                       const std::map<int, RankExpectation>& plan,
                       const VerifyExpectation& expectation,
                       FindingSink& sink,
-                      bool& saw_cross_node) {
+                      Tally& tally) {
     const ExpectedTransport expect = expectation.expect;
     const auto src = plan.find(c.src_rank);
     const auto dst = plan.find(c.dst_rank);
@@ -124,7 +134,23 @@ void check_connection(const Connection& c,
     if (!cross) {
         return;
     }
-    saw_cross_node = true;
+    tally.cross_node = true;
+    // MNNVL: two nodes of one NVLink domain (a GB200/GB300 NVL72 clique). NCCL fuses the clique into
+    // one node (src/graph/topo.cc under comm->MNNVL) and connects such a pair with P2P over the
+    // NVLink switches (P2P/CUMEM with FABRIC handles, src/transport/p2p.cc); NET there means MNNVL
+    // was off or the clique was not what the plan says.
+    if (both_known && src->second.domain >= 0 && src->second.domain == dst->second.domain) {
+        if (is_p2p(c.kind)) {
+            ++tally.mnnvl_p2p;
+        } else if (is_net(c.kind) || c.kind == TransportKind::CollNet) {
+            sink.add(Severity::Error, "mnnvl-over-network", me, c.channel, pair,
+                     "ranks " + pair + " are on nodes " + std::to_string(src->second.node) + " and " +
+                         std::to_string(dst->second.node) + " of one NVLink domain (MNNVL) but NCCL connected them over the network (" +
+                         c.via + ")",
+                     kFixMnnvl);
+        }
+        return;
+    }
     if (both_known && !is_net(c.kind) && c.kind != TransportKind::CollNet) {
         sink.add(Severity::Error, "placement-mismatch", me, c.channel, pair,
                  "ranks " + pair + " are planned on nodes " + std::to_string(src->second.node) +
@@ -358,6 +384,7 @@ VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& p
         r.rank = p.rank;
         r.node = p.node;
         r.local_gpu = p.local_gpu;
+        r.domain = p.domain;
         r.nic_index = p.nic_index >= 0 ? p.nic_index : p.local_gpu;
         const auto name_of = [&](int index, const std::string& given) {
             const auto idx = static_cast<std::size_t>(index);
@@ -387,24 +414,6 @@ VerifyExpectation expectation_from_placement(const std::vector<RankPlacement>& p
     return e;
 }
 
-std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) {
-    if (nodes <= 0 || gpus_per_node <= 0) {
-        throw input_error("--nodes/--gpus-per-node", "both must be positive",
-                          "e.g. --nodes 2 --gpus-per-node 8");
-    }
-    std::vector<RankPlacement> out;
-    out.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node));
-    for (int r = 0; r < nodes * gpus_per_node; ++r) {
-        RankPlacement p;
-        p.rank = r;
-        p.node = r / gpus_per_node;
-        p.local_gpu = r % gpus_per_node;
-        p.nic_index = r % gpus_per_node;
-        out.push_back(p);
-    }
-    return out;
-}
-
 VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation) {
     return verify_log(NcclLog(log), expectation);
 }
@@ -421,12 +430,12 @@ VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectatio
         nodes.insert(r.node);
     }
     FindingSink sink;
-    bool saw_cross_node = false;
+    Tally tally;
     std::set<int> ranks;
     for (const auto& c : log.connections) {
         ranks.insert(c.src_rank);
         ranks.insert(c.dst_rank);
-        check_connection(c, plan, expectation, sink, saw_cross_node);
+        check_connection(c, plan, expectation, sink, tally);
     }
     for (const auto& [rank, info] : log.ranks) {
         if (!info.host.empty()) {
@@ -454,7 +463,10 @@ VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectatio
         }
         check_hosts(report.rank_hosts, plan, sink);
     }
-    check_global(log, expectation, nodes.size() > 1, saw_cross_node, sink);
+    check_global(log, expectation, nodes.size() > 1, tally.cross_node, sink);
+    for (const auto& f : mnnvl_findings(log, expectation, tally.mnnvl_p2p)) {
+        sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
+    }
     for (const auto& f : port_findings(log)) {
         sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
     }

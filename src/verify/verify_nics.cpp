@@ -59,6 +59,24 @@ NicList nic_list(const std::vector<std::string>& names, int gpus_per_node, const
     return out;
 }
 
+std::vector<RankPlacement> rail_aligned_placement(int nodes, int gpus_per_node) {
+    if (nodes <= 0 || gpus_per_node <= 0) {
+        throw input_error("--nodes/--gpus-per-node", "both must be positive",
+                          "e.g. --nodes 2 --gpus-per-node 8");
+    }
+    std::vector<RankPlacement> out;
+    out.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node));
+    for (int r = 0; r < nodes * gpus_per_node; ++r) {
+        RankPlacement p;
+        p.rank = r;
+        p.node = r / gpus_per_node;
+        p.local_gpu = r % gpus_per_node;
+        p.nic_index = r % gpus_per_node;
+        out.push_back(p);
+    }
+    return out;
+}
+
 std::vector<RankPlacement> node_major_placement(int nodes, int gpus_per_node, const NicList& nics) {
     std::vector<RankPlacement> out = rail_aligned_placement(nodes, gpus_per_node);
     for (auto& p : out) {

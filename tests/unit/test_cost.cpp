@@ -132,13 +132,20 @@ TEST_CASE("the slowest path decides: one SYS-distance GPU-NIC pair makes the gro
     CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
 }
 
-TEST_CASE("cross rail without PXN pays the spine oversubscription") {
+TEST_CASE("across leaves the NIC pays the spine oversubscription, with PXN on or off") {
     PlacedGroup g = two_by_eight();
     g.worst_cross = PathClass::Xrail;
     g.pxn = false;
     g.spine_oversubscription = 2.0;
     CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
+    // PXN relays a pair inside one leaf group (class PXN); an XRAIL pair with PXN on is between leaf
+    // groups and still climbs the spine.
     g.pxn = true;
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 20.0));
+    g.worst_cross = PathClass::Pxn;
+    CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 40.0));
+    g.worst_cross = PathClass::Xrail;
+    g.spine_oversubscription = 1.0;  // non-blocking: the default
     CHECK(all_to_all(g, kGB, gdr()).nic_s == doctest::Approx(0.5 / 40.0));
 }
 

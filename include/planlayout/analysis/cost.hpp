@@ -25,7 +25,9 @@ struct PlacedGroup {
     bool one_rank_per_node = false;
     bool gpu_nic_sys = false;     // some rank's nearest NIC is NODE/SYS away: no GPUDirect there
     bool pxn = true;              // NCCL_PXN_DISABLE=0 (NCCL's default)
-    double spine_oversubscription = 1.0;  // XRAIL/XPOD without PXN: share of the spine uplinks
+    bool nvls = true;             // NCCL_NVLS_ENABLE (default 2: where the NVLink switches multicast): an
+                                  // all-reduce inside one multi-node NVLink domain runs as NVLS (nvls_busbw_factor)
+    double spine_oversubscription = 1.0;  // leaf down:up ratio: an XRAIL/XPOD group gets NIC / this
     // Hardware (line rates, one direction)
     double nvlink_gbyte_s = 450.0;  // per GPU (H100/H200 NVLink4)
     double nvlink_efficiency = 0.8; // ring collectives reach ~0.8 of it
@@ -111,6 +113,21 @@ struct CollectiveCost {
     bool cross_node = false;
     std::string bottleneck;    // "NIC", "TCP interface", "NVLink", "PCIe", "latency", "none"
 };
+
+/// NVLS inside one multi-node NVLink domain (NCCL, src/graph/tuning.cc ncclTopoTuneModel and
+/// src/transport/nvls.cc ncclNvlsTuning, commit 5067397c): the all-reduce bus bandwidth is
+/// 2 x nvlsEfficiency x (nChannels-1)/nChannels of the NVLink bandwidth ("AllReduce pipelines two
+/// operations"), with Blackwell's efficiency 0.74 and 24 NVLS channels on one NVLink "node" (a
+/// clique fused by MNNVL: SM100 NVL), and one NVLS latency of 25 us (hwLatencies NVLINK, NVLS,
+/// Simple). MNNVL exists on GB200/GB300 (Blackwell), so its constants are the ones used.
+inline constexpr double kNvlsEfficiencyBlackwell = 0.74;
+inline constexpr int kNvlsChannelsBlackwellNvl = 24;
+inline constexpr double kNvlsAlphaUs = 25.0;
+[[nodiscard]] double nvls_busbw_factor();
+
+/// True when an all-reduce on g runs as NCCL's NVLS: g.nvls, the group inside one NVLink island that
+/// spans nodes (worst_intra MNNVL, one island), over P2P (not the shm arm).
+[[nodiscard]] bool uses_nvls(const PlacedGroup& g, const TransportModel& x);
 
 /// Effective per-rank cross-node bandwidth (GB/s): the rank's own rail NIC (RDMA), or its share
 /// of the node's TCP interface(s); alltoall selects the all-to-all efficiency.

@@ -79,13 +79,14 @@ struct CalibratedHardware {
 
 /// Scores classified kinds on the arms chosen: each kind's worst group footprint becomes its
 /// placed group. When the hardware took the requested candidate away, the score also carries
-/// what it would predict on hardware that allows it (Score::what_if).
+/// what it would predict on hardware that allows it (Score::what_if). fabric: PXN and the leaf
+/// uplinks' oversubscription, which a kind whose groups cross the spine (XRAIL, XPOD) pays.
 [[nodiscard]] Score score_kinds(const ScoreSetup& setup,
                                 const ArmChoice& arms,
                                 const CalibratedHardware& calibrated,
                                 const ParallelSizes& sizes,
                                 const std::vector<KindEdges>& kinds,
-                                bool pxn);
+                                const FabricSpec& fabric);
 
 /// Runs the pipeline on Megatron's groups of `spec`. Throws Error (BadInput) for a kind the spec
 /// does not create.

@@ -14,12 +14,14 @@
 
 namespace planlayout {
 
-/// Fabric levels, innermost first. Leaf: the nodes whose rail NICs share one set of leaf switches
-/// (a scalable unit of a rail-aligned fabric; with explicit wiring, the leaf of the node's first
-/// rail). Spine: the leaf groups under one spine tier (a pod). Cluster: everything.
-enum class SchedLevel : int { Node = 0, Leaf = 1, Spine = 2, Cluster = 3 };
+/// Fabric levels, innermost first. Domain: the nodes of one multi-node NVLink domain (a GB200/GB300
+/// NVL72 rack or a partition of it: Cluster::nvlink), a level only where every domain lies inside
+/// one leaf group (SchedulerLevels::domain_level). Leaf: the nodes whose rail NICs share one set of
+/// leaf switches (a scalable unit of a rail-aligned fabric; with explicit wiring, the leaf of the
+/// node's first rail). Spine: the leaf groups under one spine tier (a pod). Cluster: everything.
+enum class SchedLevel : int { Node = 0, Domain = 1, Leaf = 2, Spine = 3, Cluster = 4 };
 
-/// "node", "leaf", "spine", "cluster".
+/// "node", "nvlink-domain", "leaf", "spine", "cluster".
 [[nodiscard]] const char* to_string(SchedLevel level);
 
 /// One communication kind's level in the plan.
@@ -41,7 +43,14 @@ struct SchedulerLevels {
     bool job_required = false;                // required == job_span: the whole job must fit in one domain
     std::int64_t leaf_groups_used = 0;        // distinct leaf groups the job's nodes use
     std::int64_t pods_used = 0;
+    bool domain_level = false;                // the cluster's NVLink domains are a level: each inside one leaf group
+    std::int64_t domains_used = 0;            // distinct NVLink domains the job's nodes use (0: none)
 };
+
+/// True when every node of the cluster is in a multi-node NVLink domain and every domain sits in one
+/// leaf group, so that the domains nest between the node and the leaf levels (a scheduler's levels
+/// must nest and cover every node; otherwise the domains are left out of them).
+[[nodiscard]] bool domains_nest_in_leaves(const Cluster& cluster);
 
 /// The kinds a scheduler is told about and whether each is required: tp, cp, ep and expt_tp run
 /// collectives in every layer (analysis/traffic: calls per step scale with the layers), so a

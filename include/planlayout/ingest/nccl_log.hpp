@@ -156,6 +156,33 @@ struct RankInfo {
     int nranks = -1;
     int cuda_dev = -1;  // envelope `[d]` or `cudaDev d`
     std::string bus_id;
+    int mnnvl = -1;     // `… localRank l MNNVL m` of the comm line (2.19+): 1 on, 0 off, -1 not logged
+};
+
+/// NCCL's multi-node NVLink decision at init (src/mnnvl.cc ncclMnnvlCheck, 2.23+:
+/// `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d nvlDomainSize %d`; src/init.cc checkMNNVL,
+/// 2.19-2.22: the same without nvlDomainSize). One per communicator and process.
+struct MnnvlLine {
+    std::string source;
+    int line = 0;
+    std::string host;
+    int pid = -1;
+    int dev = -1;             // envelope `[d]`
+    bool enabled = false;
+    std::string clique_id;    // hex as logged ("7fff")
+    int clique_size = -1;     // ranks of the communicator in the clique
+    int clique_rank = -1;
+    int nvl_domain_size = -1;  // -1 when the line has none
+};
+
+/// `NVLS multicast support is [not ]available on dev %d` (src/transport/nvls.cc ncclNvlsInit).
+struct NvlsLine {
+    std::string source;
+    int line = 0;
+    std::string host;
+    int pid = -1;
+    bool available = false;
+    int dev = -1;
 };
 
 /// Everything extracted from one or more logs. Lines that match nothing are skipped silently
@@ -173,6 +200,8 @@ struct NcclLog {
     std::vector<RingListing> rings;
     std::vector<TreeListing> trees;
     std::map<int, RankInfo> ranks;
+    std::vector<MnnvlLine> mnnvl_lines;
+    std::vector<NvlsLine> nvls_lines;
     int rings_connected_gdr = -1;  // `Connected all rings, use ring PXN p GDR g`: g, or -1
     int rings_connected_pxn = -1;
     std::size_t lines = 0;

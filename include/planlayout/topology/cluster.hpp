@@ -54,6 +54,7 @@ struct NvlinkDomains {
     std::vector<std::int32_t> node_domain;  // node → domain id (-1: none); empty: NVLink stays inside a node
     std::vector<std::string> names;          // domain id → name (the clique, label value or "nvl0", ...)
     std::string source;                      // where they came from, for the outputs
+    std::string label{};                     // the Kubernetes node label they were read from ("" otherwise)
 
     [[nodiscard]] bool empty() const { return node_domain.empty(); }
 };

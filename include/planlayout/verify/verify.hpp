@@ -45,6 +45,8 @@ struct RankExpectation {
     /// Holds nic_device/nic_index first; one entry on a rail-per-GPU node.
     std::vector<std::string> nic_devices;
     std::vector<int> nic_indices;
+    int domain = -1;  // the node's multi-node NVLink domain (-1: none): ranks on two nodes of one domain
+                      // are MNNVL, connected over NVLink (P2P), never the network
 };
 
 struct VerifyExpectation {
@@ -63,6 +65,7 @@ struct RankPlacement {
     /// The other NICs as near to this GPU as nic_index (NCCL may pick any of them); empty: none.
     std::vector<int> other_nic_indices;
     std::vector<std::string> other_nic_devices;  // their names, when known (same order)
+    int domain = -1;     // the node's multi-node NVLink domain; -1: none
 };
 
 /// Builds the expectation from a placement. nic_names[i] names NIC index i (e.g. from
@@ -110,6 +113,14 @@ struct VerifyReport {
 /// Findings on the RDMA ports NCCL listed over the whole job (verify_nics.cpp):
 /// `mixed-link-layer` (IB and RoCE ports) and `mixed-nic-speed` (ports of different speeds).
 [[nodiscard]] std::vector<Finding> port_findings(const NcclLog& log);
+
+/// Findings on multi-node NVLink (verify_mnnvl.cpp), from the log's `MNNVL …` and comm lines and
+/// `NVLS multicast support …` lines: `mnnvl-off` (the plan has ranks on several nodes of one NVLink
+/// domain, NCCL logged MNNVL 0), `mnnvl-not-logged`, `mnnvl-on` (with mnnvl_p2p, the connections
+/// between nodes of one domain over P2P), `mnnvl-unplanned` (MNNVL on, no domain in the plan),
+/// `nvls-available` / `nvls-unavailable` (only where the plan has MNNVL pairs).
+[[nodiscard]] std::vector<Finding> mnnvl_findings(const NcclLog& log, const VerifyExpectation& expectation,
+                                                  std::size_t mnnvl_p2p);
 
 /// Runs every check. Never throws on log content.
 [[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
