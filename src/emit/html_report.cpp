@@ -216,12 +216,21 @@ void memory_section(std::ostringstream& out, const Report& report) {
     row("params", e.params_bytes, "");
     row("grads", e.grads_bytes, "");
     row("optimizer", e.optimizer_bytes, "");
+    if (e.optimizer_step_bytes > 0) {
+        row("opt. step", e.optimizer_step_bytes, "");
+    }
     row("activations", e.activations_bytes, "");
     if (e.gathered_bytes > 0) {
         row("gathered", e.gathered_bytes, "");
     }
     row("total", e.total_bytes(), " class=\"total\"");
-    out << "</table>\n<p>budget: " << esc(memory_budget_text(m.budget)) << "</p>\n";
+    out << "</table>\n";
+    if (e.optimizer_step_bytes > 0 || e.grads_after_activations) {
+        out << "<p>" << esc("The total is the peak: the states and the larger of the backward's (activations" +
+                            std::string(e.grads_after_activations ? "" : ", grads") + ") and the optimizer step's (grads, opt. step).")
+            << "</p>\n";
+    }
+    out << "<p>budget: " << esc(memory_budget_text(m.budget)) << "</p>\n";
     if (m.budget.known() && m.budget.budget_bytes() > 0) {
         const double used = e.total_bytes() / m.budget.budget_bytes();
         out << "<div class=\"bar" << (used > 1 ? " over" : "") << "\" title=\"total / budget\"><span style=\"width:"
