@@ -57,4 +57,12 @@ std::string padded(const std::string& s, std::size_t width) {
     return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
+std::string left_aligned(const std::string& s, std::size_t width) {
+    return s.size() < width ? s + std::string(width - s.size(), ' ') : s;
+}
+
+std::string right_aligned(const std::string& s, std::size_t width) {
+    return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
 }  // namespace planlayout

@@ -32,4 +32,10 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// s padded with spaces to width (one space when it is already as wide).
 [[nodiscard]] std::string padded(const std::string& s, std::size_t width);
 
+/// s filled with spaces on the right up to width (as it is when already as wide): a table column.
+[[nodiscard]] std::string left_aligned(const std::string& s, std::size_t width);
+
+/// s filled with spaces on the left up to width (as it is when already as wide): a number column.
+[[nodiscard]] std::string right_aligned(const std::string& s, std::size_t width);
+
 }  // namespace planlayout

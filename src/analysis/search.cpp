@@ -341,7 +341,9 @@ SearchLayout evaluate_layout(const Cluster& cluster, const SearchModel& model, c
     Evaluator ev = make_evaluator(cluster, model, world);
     ev.owner = framework_owner(framework, model);
     if (const auto why = framework_rejection(framework, sizes)) {
-        throw input_error("the layout", *why, "name sizes " + framework + " builds");
+        throw input_error("layout tp" + std::to_string(sizes.tp) + "-pp" + std::to_string(sizes.pp) + "-cp" +
+                              std::to_string(sizes.cp) + "-ep" + std::to_string(sizes.ep) + "-etp" + std::to_string(sizes.etp),
+                          *why, "these sizes can be searched with --framework megatron");
     }
     return ev.evaluate_one(candidate_groups(framework, world, sizes, order), sizes);
 }

@@ -35,10 +35,6 @@ std::string diff_text(double t, double compact) {
            (compact > 0 ? " (" + signed_percent_text(d / compact) + ")" : std::string());
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " "; }
-
-std::string lpad(const std::string& s, std::size_t w) { return s.size() < w ? std::string(w - s.size(), ' ') + s : s; }
-
 void kind_lines(std::ostringstream& out, const AllocationReport& a, bool domains) {
     std::string inside;
     out << "  groups that straddle leaf groups" << (domains ? ", pods or NVLink domains" : " or pods") << ":\n";
@@ -47,7 +43,7 @@ void kind_lines(std::ostringstream& out, const AllocationReport& a, bool domains
             inside += k.size > 1 ? (inside.empty() ? "" : ", ") + k.kind : std::string();
             continue;
         }
-        out << "    " << pad(k.kind, 8) << k.over_leaves << " of " << k.groups << " over leaf groups, " << k.over_pods
+        out << "    " << padded(k.kind, 8) << k.over_leaves << " of " << k.groups << " over leaf groups, " << k.over_pods
             << " over pods";
         if (domains) {
             out << ", " << k.over_domains << " over NVLink domains";
@@ -64,14 +60,14 @@ void time_lines(std::ostringstream& out, const Report& r, const AllocationReport
         << " s compact, " << diff_text(a.step_time_s[0], a.compact_step_time_s[0]) << "; " << c << " "
         << fixed_text(a.step_time_s[1], 3) << " s here, " << fixed_text(a.compact_step_time_s[1], 3) << " s compact, "
         << diff_text(a.step_time_s[1], a.compact_step_time_s[1]) << "\n";
-    out << "    " << pad("kind", 9) << lpad(b + " s", 9) << lpad("compact", 9) << lpad("diff", 9) << lpad(c + " s", 11)
-        << lpad("compact", 9) << lpad("diff", 9) << "\n";
+    out << "    " << padded("kind", 9) << right_aligned(b + " s", 9) << right_aligned("compact", 9) << right_aligned("diff", 9) << right_aligned(c + " s", 11)
+        << right_aligned("compact", 9) << right_aligned("diff", 9) << "\n";
     for (const auto& k : a.by_kind) {
-        out << "    " << pad(k.kind, 9);
+        out << "    " << padded(k.kind, 9);
         for (int arm = 0; arm < 2; ++arm) {
             const double d = k.time_s[arm] - k.compact_time_s[arm];
-            out << lpad(fixed_text(k.time_s[arm], 3), arm == 0 ? 9 : 11) << lpad(fixed_text(k.compact_time_s[arm], 3), 9)
-                << lpad((d >= 0 ? "+" : "") + fixed_text(d, 3), 9);
+            out << right_aligned(fixed_text(k.time_s[arm], 3), arm == 0 ? 9 : 11) << right_aligned(fixed_text(k.compact_time_s[arm], 3), 9)
+                << right_aligned((d >= 0 ? "+" : "") + fixed_text(d, 3), 9);
         }
         out << "\n";
     }

@@ -18,17 +18,6 @@ std::string fixed(double v, int digits = 1) {
     return buf;
 }
 
-std::string pad(std::string s, std::size_t width) {
-    if (s.size() < width) {
-        s.resize(width, ' ');
-    }
-    return s;
-}
-
-std::string lpad(const std::string& s, std::size_t width) {
-    return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
-
 bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
 
 // The "assumed" block as text: each label's items wrapped before 100 columns, then the given count per input.
@@ -117,13 +106,13 @@ void write_report_text(std::ostream& stream, const Report& report, const ReportO
     out << "spec: tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp << " | ep=" << s.ep
         << " etp=" << s.etp << " expert_dp=" << s.expert_dp << " | order " << s.order << " | world " << s.world << "\n";
     out << "placement: " << report.placement.description << "\n\n";
-    out << pad("kind", 24) << lpad("groups x size", 14) << lpad("nodes", 7) << "  " << pad("worst", 6)
-        << lpad("GB/s", 8) << "  pairs by class\n";
+    out << left_aligned("kind", 24) << right_aligned("groups x size", 14) << right_aligned("nodes", 7) << "  " << left_aligned("worst", 6)
+        << right_aligned("GB/s", 8) << "  pairs by class\n";
     for (const auto& k : report.kinds) {
         const std::string shape = std::to_string(k.groups) + " x " + std::to_string(k.size);
-        out << pad(k.kind, 24) << lpad(shape, 14) << lpad(std::to_string(k.max_nodes), 7) << "  "
-            << pad(k.size == 1 ? "-" : std::string(to_string(k.worst)), 6)
-            << lpad(k.bottleneck_gbyte_s > 0 ? fixed(k.bottleneck_gbyte_s) : "-", 8) << "  "
+        out << left_aligned(k.kind, 24) << right_aligned(shape, 14) << right_aligned(std::to_string(k.max_nodes), 7) << "  "
+            << left_aligned(k.size == 1 ? "-" : std::string(to_string(k.worst)), 6)
+            << right_aligned(k.bottleneck_gbyte_s > 0 ? fixed(k.bottleneck_gbyte_s) : "-", 8) << "  "
             << (k.size == 1 ? "(singletons)" : class_counts_text(k.pairs)) << "\n";
     }
     out << "\ncross-node summary:\n";
@@ -174,10 +163,10 @@ void write_report_text(std::ostream& stream, const Report& report, const ReportO
     stream << out.str();
     if (options.ranks) {
         const PairClassifier classifier(report.cluster, report.placement);
-        stream << "\nranks:\n" << pad("  rank", 8) << pad("gpu", 18) << pad("nic", 20) << "gpu-nic\n";
+        stream << "\nranks:\n" << left_aligned("  rank", 8) << left_aligned("gpu", 18) << left_aligned("nic", 20) << "gpu-nic\n";
         for (std::int64_t r = 0; r < report.placement.world(); ++r) {
             const std::string nic = nic_name(report, r);
-            stream << "  " << pad(std::to_string(r), 6) << pad(gpu_name(report, r), 18) << pad(nic.empty() ? "-" : nic, 20)
+            stream << "  " << left_aligned(std::to_string(r), 6) << left_aligned(gpu_name(report, r), 18) << left_aligned(nic.empty() ? "-" : nic, 20)
                 << (nic.empty() ? "-" : std::string(to_string(classifier.nic_class_of(r)))) << "\n";
         }
     }

@@ -12,17 +12,6 @@
 namespace planlayout {
 namespace {
 
-std::string pad(std::string s, std::size_t width) {
-    if (s.size() < width) {
-        s.resize(width, ' ');
-    }
-    return s;
-}
-
-std::string lpad(const std::string& s, std::size_t width) {
-    return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
-
 // A value as the assumed block shows it: large counts in e-notation, others as JSON writes them.
 std::string value_text(const nlohmann::json& v) {
     if (v.is_number_float()) {
@@ -139,10 +128,10 @@ std::string memory_text(const MemoryReport& m) {
     std::ostringstream out;
     out << "memory per GPU (the busiest rank: the first pipeline stage):\n";
     if (!e.accounting.empty()) {
-        out << "  " << pad("states", 12) << e.accounting << "\n";
+        out << "  " << left_aligned("states", 12) << e.accounting << "\n";
     }
     const auto row = [&out](const char* name, double bytes, const std::string& formula) {
-        out << "  " << pad(name, 12) << lpad(human_bytes(bytes), 10) << (formula.empty() ? "" : "  " + formula) << "\n";
+        out << "  " << left_aligned(name, 12) << right_aligned(human_bytes(bytes), 10) << (formula.empty() ? "" : "  " + formula) << "\n";
     };
     row("params", e.params_bytes, e.params_formula);
     row("grads", e.grads_bytes, e.grads_formula);
@@ -157,7 +146,7 @@ std::string memory_text(const MemoryReport& m) {
     if (e.offloaded_bytes > 0) {
         row("offloaded", e.offloaded_bytes, "in host memory or on NVMe, not in the total");
     }
-    out << "  " << pad("total", 12) << lpad(human_bytes(e.total_bytes()), 10);
+    out << "  " << left_aligned("total", 12) << right_aligned(human_bytes(e.total_bytes()), 10);
     const auto fits = m.fits();
     if (!fits) {
         out << ": not checked, the budget is unknown\n";
@@ -168,7 +157,7 @@ std::string memory_text(const MemoryReport& m) {
     }
     const std::string budget = memory_budget_text(m.budget);  // "73.6 GiB = ..." or "unknown (...)"
     const std::size_t first = m.budget.known() ? human_bytes(m.budget.budget_bytes()).size() : budget.size();
-    out << "  " << pad("budget", 12) << lpad(budget.substr(0, first), 10) << budget.substr(first) << "\n";
+    out << "  " << left_aligned("budget", 12) << right_aligned(budget.substr(0, first), 10) << budget.substr(first) << "\n";
     return out.str();
 }
 
