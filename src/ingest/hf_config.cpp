@@ -271,10 +271,12 @@ void read_moe_counts(HfReader& c, const std::string& experts_key, int experts) {
     const int topk = c.required("num_experts_per_tok", 1, experts, "experts per token");
     c.set("/moe/topk", topk, c.from("num_experts_per_tok"));
     // Group-limited routing (DeepSeek-V3, Kimi-K2: n_group, topk_group); one group is none.
-    const auto groups = c.has("n_group") ? c.integer("n_group", 1, experts) : std::nullopt;
+    // groups as an int, not an optional: gcc 12 -O2 warns -Wmaybe-uninitialized on *groups once
+    // this file shares a unity batch (a false positive).
+    const int groups = c.has("n_group") ? c.integer("n_group", 1, experts).value_or(1) : 1;
     const auto per_token = c.has("topk_group") ? c.integer("topk_group", 1, kMaxCount) : std::nullopt;
-    if (groups && per_token && *groups > 1) {
-        c.set("/moe/router_groups", *groups, c.from("n_group"));
+    if (groups > 1 && per_token) {
+        c.set("/moe/router_groups", groups, c.from("n_group"));
         c.set("/moe/router_group_topk", *per_token, c.from("topk_group"));
     }
 }
