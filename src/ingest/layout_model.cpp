@@ -447,7 +447,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "second_measured_step_time_s", "second_measured_transport", "measured_compute_s",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
-                  "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
+                  "recompute_layers", "implementation", "attention_backend", "optimizer", "host_time", "states", "checkpoint_every",
                   "per_op_checkpoint", "recompute_modules", "attention_dropout"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
@@ -535,6 +535,13 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                "optimizer", [](const std::string& s) { return parse_optimizer_impl(s); },
                "auto, adamw-fused-fp32, adamw-foreach-fp32, adamw-fused-bf16 or adamw-foreach-bf16"),
            t.optimizer);
+    const auto host_time = [](const std::string& s) {
+        return s == "auto" ? std::optional<bool>(true) : s == "none" ? std::optional<bool>(false) : std::nullopt;
+    };
+    set_if(f.get_enum<bool>("host_time", host_time,
+                            "auto (the kernel table's host time of the implementation) or none (no host time: code that is "
+                            "not Megatron's Python, or a step captured in CUDA graphs)"),
+           t.host_time);
     if (const auto fp8 = f.get<std::string>("fp8")) {
         if (*fp8 != "e4m3" && *fp8 != "hybrid") {
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");

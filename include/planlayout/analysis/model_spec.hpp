@@ -250,6 +250,8 @@ struct TrainingSpec {
     Implementation implementation = Implementation::MegatronTe;  // whose kernels run
     AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
     OptimizerImpl optimizer = OptimizerImpl::Auto;
+    bool host_time = true;  // "host_time": "auto" prices the kernel table's host time of the implementation;
+                            // "none" prices none (code that is not Megatron's Python, a step in CUDA graphs)
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
     // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
