@@ -227,7 +227,7 @@ TEST_CASE("MLA attention at DeepSeek-V3 sizes, by hand, and the whole model agai
     CHECK(m.kv_dim() == 128 * (192 + 128) / 2);  // full K (192) and V (128) per head on the CP ring
     const double total = m.derived_dense_params() + m.derived_expert_params();
     // 671B total (DeepSeek-V3 README and report; the 14B multi-token-prediction module excluded):
-    // derived 671.025B, +0.004% (norms are not counted).
+    // derived 671.025B, +0.004% (a hand-written section without "norms": norms are not counted).
     CHECK(total == doctest::Approx(671e9).epsilon(0.001));
     CHECK(total == 671025397760.0);
     // 37B activated (report): derived 37.55B, +1.5% (README_WEIGHTS.md gives 36.7B with embedding and head).
