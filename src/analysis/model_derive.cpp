@@ -399,6 +399,7 @@ nlohmann::json TrainingSpec::to_json() const {
     j["implementation"] = std::string(planlayout::to_string(implementation));
     j["attention_backend"] = planlayout::to_string(attention_backend);
     j["optimizer"] = std::string(planlayout::to_string(optimizer));
+    j["host_time"] = host_time ? "auto" : "none";
     return j;
 }
 

@@ -53,6 +53,16 @@ TEST_CASE("errors name the file and the JSON pointer") {
                          Error);
 }
 
+TEST_CASE("host_time none survives a saved layout, and an unknown value is refused") {
+    const TrainingSpec t = training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64, "host_time": "none"})"), "x.json");
+    CHECK_FALSE(t.host_time);
+    CHECK(t.to_json().at("host_time") == "none");
+    CHECK_FALSE(training_spec_from_json(t.to_json(), "saved.json").host_time);
+    CHECK(training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64})"), "x.json").to_json().at("host_time") == "auto");
+    CHECK_THROWS_WITH_AS(training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64, "host_time": "off"})"), "x.json"),
+                         doctest::Contains("host_time"), Error);
+}
+
 TEST_CASE("the second measured arm needs the first, a different transport and both of its keys") {
     const TrainingSpec t = training_spec_from_json(
         js(R"({"global_batch": 8, "seq_len": 64, "measured_step_time_s": 5.72, "measured_transport": "tcp",
