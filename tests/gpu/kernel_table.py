@@ -193,14 +193,15 @@ def solve(m, v):
 def fit_host(rows, measured):
     """Non-negative least squares of relative errors: minimises sum((row . x / y - 1)^2), a term
     that comes out negative is dropped (held at 0) and the rest refitted."""
-    cols = list(range(len(next(iter(rows.values())))))
+    n = len(next(iter(rows.values())))
+    cols = list(range(n))
     while True:
         a = [[rows[r][c] / measured[r] for c in cols] for r in rows]
         ata = [[sum(row[i] * row[j] for row in a) for j in range(len(cols))] for i in range(len(cols))]
         atb = [sum(row[i] for row in a) for i in range(len(cols))]
         x = dict(zip(cols, solve(ata, atb)))
         if all(v >= 0 for v in x.values()):
-            return [x.get(c, 0.0) for c in range(len(next(iter(rows.values()))))]
+            return [x.get(c, 0.0) for c in range(n)]
         cols = [c for c in cols if x[c] > 0]
 
 
