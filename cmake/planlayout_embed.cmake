@@ -27,6 +27,8 @@ function(planlayout_embed_folder folder header struct array)
     set(PLANLAYOUT_EMBED_BODY "")
     foreach(f ${files})
         get_filename_component(stem ${f} NAME_WE)
+        # GLOB's CONFIGURE_DEPENDS notices files added or removed; this notices a file edited.
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${f})
         file(READ ${f} body)
         string(APPEND PLANLAYOUT_EMBED_BODY "    {\"${stem}\", R\"PLJSON(${body})PLJSON\"},\n")
     endforeach()

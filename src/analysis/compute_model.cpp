@@ -514,7 +514,7 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         k.fp8_quant_ps = q == gpu.kernels->fp8_quant_ps.end() ? 0.0 : q->second;
     }
     const char* host = t.implementation == Implementation::Hf ? "hf" : "megatron";
-    if (gpu.kernels->host.count(host) > 0) {
+    if (t.host_time && gpu.kernels->host.count(host) > 0) {
         k.host = host;
     }
     const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
@@ -620,6 +620,27 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
         }
     }
     return r;
+}
+
+/// Each stage's host time per micro-batch outside its layers (the schedule's Python, and the
+/// embedding, output layer and loss where the stage holds them): the stage's non-layer passes take
+/// the slower of their GPU work and this; what the host adds is host wait. Every stage runs the
+/// schedule, so each gets the whole measured base (measured at one stage: an upper bound for the
+/// middle stages, **assumed**).
+void add_stage_base_host(std::vector<StageTime>& stages, const PassUs& base, const LayerEntry& embedding, const LayerEntry& output,
+                         const LayerEntry& loss, double full_rc) {
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const bool first = i == 0;
+        const bool last = i + 1 == stages.size();
+        const double gpu_fwd = (first ? embedding.fwd.seconds : 0.0) + (last ? output.fwd.seconds + loss.fwd.seconds : 0.0);
+        const double gpu_bwd = (first ? embedding.bwd.seconds : 0.0) +
+                               (last ? output.bwd.seconds + loss.bwd.seconds + full_rc * output.fwd.seconds : 0.0);
+        const double wait_fwd = std::max(0.0, base.fwd * 1e-6 - gpu_fwd);
+        const double wait_bwd = std::max(0.0, base.bwd * 1e-6 - gpu_bwd);
+        stages[i].fwd_s += wait_fwd;
+        stages[i].bwd_s += wait_bwd;
+        stages[i].host_wait_s += wait_fwd + wait_bwd;
+    }
 }
 
 }  // namespace
@@ -751,6 +772,9 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     out.stages.back().fwd_s += output.fwd.seconds + loss.fwd.seconds;
     out.stages.back().bwd_s += output.bwd.seconds + loss.bwd.seconds + full_rc * output.fwd.seconds;
     stage_model_flops.back() += output.model_flops + loss.model_flops;
+    if (host != nullptr) {
+        add_stage_base_host(out.stages, host->base, embedding, output, loss, full_rc);
+    }
     const ScheduleTime sched = pipeline_schedule(out.stages, out.micro_batches, v);
     out.slowest_stage = sched.slowest;
     out.bubble_s = sched.bubble_s;
@@ -789,7 +813,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     out.optimizer_s = opt.seconds;
     if (host != nullptr) {  // the optimizer's host time: per layer's parameters on this stage's GPU
         const StageTime& st = out.stages[static_cast<std::size_t>(sched.slowest)];
-        const double host_opt = 1e-6 * ((st.layers - st.moe_layers) * host->optimizer_dense_us +
+        const double host_opt = 1e-6 * (host->optimizer_base_us + (st.layers - st.moe_layers) * host->optimizer_dense_us +
                                         st.moe_layers * (host->optimizer_moe_us + local_experts * host->optimizer_expert_us));
         out.host_wait_s += std::max(0.0, host_opt - opt.seconds);
         out.optimizer_s = std::max(opt.seconds, host_opt);

@@ -111,9 +111,20 @@ double ModelSpec::extra_dense_params() const {
         x += attention_gate ? softmax_layers * h * q_dim : 0.0;
         x += attention_bias ? softmax_layers * (q_dim + 2.0 * kv) : 0.0;
         x += qk_norm ? softmax_layers * 2.0 * derived_head_dim() : 0.0;
+    } else if (attention_bias) {  // q_a_proj (when the query is compressed) and kv_a_proj_with_mqa
+        x += softmax_layers * (static_cast<double>(mla->q_lora_rank) + mla->kv_lora_rank + mla->qk_rope_head_dim);
     }
+    x += attention_out_bias ? softmax_layers * h : 0.0;
+    x += attention_sinks ? softmax_layers * heads : 0.0;
+    const double moe_l = moe_layers;
+    const double mats = ffn_matrices();
+    if (mlp_bias) {  // the dense FFN layers, and the shared experts of the MoE layers
+        x += static_cast<double>(layers - moe_layers) * ((mats - 1.0) * derived_ffn_hidden() + h);
+        x += derived_shared_ffn_hidden() > 0 ? moe_l * ((mats - 1.0) * derived_shared_ffn_hidden() + h) : 0.0;
+    }
+    x += moe_router_bias ? moe_l * experts : 0.0;
     if (moe_shared_gate && derived_shared_ffn_hidden() > 0) {
-        x += static_cast<double>(moe_layers) * h;
+        x += moe_l * h;
     }
     if (norms > 0) {
         x += static_cast<double>(layers) * norms * h + h;  // per layer, and the final norm
@@ -141,8 +152,10 @@ double ModelSpec::derived_expert_params() const {
     if (expert_params > 0) {
         return expert_params;
     }
-    return static_cast<double>(moe_layers) * experts * ffn_matrices() * static_cast<double>(hidden) *
-           derived_moe_ffn_hidden();
+    const double h = hidden;
+    const double f_e = derived_moe_ffn_hidden();
+    const double per_expert = ffn_matrices() * h * f_e + (moe_expert_bias ? (ffn_matrices() - 1.0) * f_e + h : 0.0);
+    return static_cast<double>(moe_layers) * experts * per_expert;
 }
 
 double ModelSpec::active_params() const {
@@ -213,6 +226,12 @@ std::vector<SpecField> ModelSpec::fields() const {
         if (moe_shared_gate) {
             plain("/moe/shared_gate", true);
         }
+        if (moe_router_bias) {
+            plain("/moe/router_bias", true);
+        }
+        if (moe_expert_bias) {
+            plain("/moe/expert_bias", true);
+        }
         plain("/moe/token_dispatcher", std::string(to_string(token_dispatcher)));
         if (router_groups > 0) {
             plain("/moe/router_groups", router_groups);
@@ -230,7 +249,10 @@ std::vector<SpecField> ModelSpec::fields() const {
     }
     // The issue-29 keys: written only when set, so that models without them read back the same.
     for (const auto& [key, on] : {std::pair<const char*, bool>{"/attention_bias", attention_bias},
+                                  {"/attention_out_bias", attention_out_bias},
+                                  {"/attention_sinks", attention_sinks},
                                   {"/attention_gate", attention_gate},
+                                  {"/mlp_bias", mlp_bias},
                                   {"/qk_norm", qk_norm}}) {
         if (on) {
             plain(key, true);
@@ -377,6 +399,7 @@ nlohmann::json TrainingSpec::to_json() const {
     j["implementation"] = std::string(planlayout::to_string(implementation));
     j["attention_backend"] = planlayout::to_string(attention_backend);
     j["optimizer"] = std::string(planlayout::to_string(optimizer));
+    j["host_time"] = host_time ? "auto" : "none";
     return j;
 }
 

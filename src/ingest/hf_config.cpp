@@ -86,8 +86,10 @@ constexpr std::array<Note, 16> kNotes = {{
     {"quantization_config", "how the checkpoint is quantized, not the training precision (/training/fp8)"},
     {"sliding_window", "a local attention window: weights and communication unchanged, attention compute smaller"},
     {"layer_types", "which layers attend through a sliding window: weights and communication unchanged"},
-    {"attention_bias", "biases are not counted (well under 0.1% of the parameters)"},
-    {"mlp_bias", "biases are not counted (well under 0.1% of the parameters)"},
+    {"attention_bias", "not read for this model_type: the count has the attention biases docs/formats/hf-config.md "
+                       "lists for it (none, or Qwen2's fixed q/k/v biases) whatever this says"},
+    {"mlp_bias", "not read for this model_type: the count has no MLP biases for it (docs/formats/hf-config.md) "
+                 "whatever this says"},
     {"swiglu_limit", "a clamp inside the gated FFN: counted as a gated (3-matrix) FFN"},
     {"ep_size", "an inference setting, not the training expert parallelism (give that in \"parallel\")"},
     {"num_nextn_predict_layers", "multi-token prediction modules are not counted (DeepSeek-V3's one module holds "
@@ -315,9 +317,8 @@ void read_qwen_moe(HfReader& c, const std::string& type, int layers) {
         if (shared > 0) {
             c.set("/moe/shared_experts", 1, c.from("shared_expert_intermediate_size") + ": one shared expert");
             c.set("/moe/shared_ffn_hidden", shared, c.from("shared_expert_intermediate_size"));
-            if (type == "qwen3_next") {
-                c.set("/moe/shared_gate", true, c.from("model_type") + ": shared_expert_gate, h × 1");
-            }
+            c.set("/moe/shared_gate", true, c.from("model_type") + ": shared_expert_gate, h × 1 (" +
+                      (type == "qwen2_moe" ? "Qwen2MoeSparseMoeBlock)" : "Qwen3NextSparseMoeBlock)"));
         }
     }
     const int step = c.integer("decoder_sparse_step", 1, kMaxCount).value_or(1);
@@ -465,6 +466,53 @@ void read_dense_window(HfReader& c, const std::string& type, int layers) {
 
 void set_norms(HfReader& c, int per_layer, const std::string& what) {
     c.set("/norms", per_layer, "derived: " + what);
+}
+
+// A bias switch of the config (`fallback`: its config class's default when absent), and its source.
+bool bias_flag(HfReader& c, const std::string& type, const std::string& key, bool fallback, std::string& source) {
+    c.use(key);
+    const auto v = c.json().get_bool(key);
+    source = v ? c.from(key) : "default of transformers' " + type + " config (" + key + " = " + (fallback ? "true" : "false") + ")";
+    return v.value_or(fallback);
+}
+
+// The older families' norms and biases as transformers builds them. Every one has an input and a
+// post-attention RMSNorm per layer and a final norm (LlamaDecoderLayer and its copies); Qwen3 and
+// Qwen3-MoE q_norm/k_norm (Qwen3Attention). Biases: LlamaAttention's q, k, v and o projections follow
+// attention_bias (llama; Qwen3Attention and Qwen3MoeAttention inherit it), LlamaMLP's follow mlp_bias;
+// Qwen2Attention's q, k, v always carry one, Qwen2MoeAttention's when qkv_bias (default true);
+// DeepseekV2/V3Attention's q_a, kv_a and o projections follow attention_bias, DeepseekV2MLP's (dense
+// and shared experts) mlp_bias; GptOssAttention's q, k, v, o follow attention_bias (default true), with
+// a sink per head, a router bias (GptOssTopKRouter) and expert biases (GptOssExperts). MistralAttention,
+// MixtralAttention, their MLPs and the routers of Mixtral, Qwen and DeepSeek have none.
+void read_norms_and_biases(HfReader& c, Family fam, const std::string& type) {
+    set_norms(c, 2, "input and post-attention RMSNorms");
+    if (fam == Family::Mixtral || type == "mistral" || type == "phi3") {
+        return;
+    }
+    if (type == "qwen3" || type == "qwen3_moe") {
+        c.set("/qk_norm", true, c.from("model_type") + ": q_norm and k_norm of head_dim (Qwen3Attention)");
+    }
+    std::string src;
+    if (type == "qwen2") {
+        c.set("/attention_bias", true, c.from("model_type") + ": Qwen2Attention's q, k and v projections carry biases");
+    } else if (type == "qwen2_moe") {
+        if (bias_flag(c, type, "qkv_bias", true, src)) {
+            c.set("/attention_bias", true, src + ": Qwen2MoeAttention's q, k and v biases");
+        }
+    } else if (bias_flag(c, type, "attention_bias", fam == Family::GptOss, src)) {  // llama, qwen3*, DeepSeek, gpt_oss
+        c.set("/attention_bias", true, src + (fam == Family::DeepSeek ? ": q_a_proj and kv_a_proj_with_mqa biases"
+                                                                      : ": q, k and v projection biases"));
+        c.set("/attention_out_bias", true, src + ": o_proj bias");
+    }
+    if ((type == "llama" || type == "deepseek_v2") && bias_flag(c, type, "mlp_bias", false, src)) {
+        c.set("/mlp_bias", true, src + ": gate, up and down projection biases (LlamaMLP)");
+    }
+    if (fam == Family::GptOss) {
+        c.set("/attention_sinks", true, c.from("model_type") + ": one sink logit per head (GptOssAttention.sinks)");
+        c.set("/moe/router_bias", true, c.from("model_type") + ": GptOssTopKRouter.bias, one per expert");
+        c.set("/moe/expert_bias", true, c.from("model_type") + ": GptOssExperts' gate_up_proj_bias and down_proj_bias");
+    }
 }
 
 // Gemma 2: a window on even layers, four norms per layer (pre and post attention and FFN).
@@ -651,8 +699,9 @@ HfModel read_hf_config(const std::string& text, const std::string& file, bool al
     }
     read_common(c, fam, type.empty() ? "model" : type);
     const int layers = out.model.at("layers").get<int>();
-    if (type == "phi3" || type == "kimi_k2") {  // the families read since issue 29 count their norms
-        set_norms(c, 2, "input and post-attention RMSNorms");
+    if (fam == Family::Dense || fam == Family::Mixtral || fam == Family::QwenMoe || fam == Family::DeepSeek ||
+        fam == Family::GptOss) {
+        read_norms_and_biases(c, fam, type);
     }
     switch (fam) {
         case Family::Mixtral:

@@ -124,8 +124,9 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
     });
 }
 
-/// host: {implementation: {source, dense_us, moe_us, expert_us: [fwd, bwd], optimizer_us: {dense,
-/// moe, expert}}}, optional (a table without it prices no host time).
+/// host: {implementation: {source, base_us, dense_us, moe_us, expert_us: [fwd, bwd], optimizer_us:
+/// {base, dense, moe, expert}, fit_error}}, optional (a table without it prices no host time);
+/// fit_error (each run's relative error against the fit) is provenance, not read.
 void read_host(const JsonReader& r, KernelTable& t) {
     const auto h = r.get_object("host");
     if (!h) {
@@ -139,22 +140,24 @@ void read_host(const JsonReader& r, KernelTable& t) {
         if (!o) {
             throw input_error(h->where(name), "expected an object of host times", "run tests/gpu/kernel_table.py --write");
         }
-        o->check_keys({"source", "dense_us", "moe_us", "expert_us", "optimizer_us"});
+        o->check_keys({"source", "base_us", "dense_us", "moe_us", "expert_us", "optimizer_us", "fit_error"});
         HostTime ht;
         ht.source = o->get<std::string>("source").value_or("");
         const auto us = [&](const char* key) {
             const BlockCost c = pair_at(*o, key);
             return PassUs{c.fwd_ps, c.bwd_ps};  // the same [forward, backward] pair, in microseconds
         };
+        ht.base = us("base_us");
         ht.dense = us("dense_us");
         ht.moe = us("moe_us");
         ht.expert = us("expert_us");
         const auto opt = o->get_object("optimizer_us");
         if (!opt) {
-            throw input_error(o->where("optimizer_us"), "missing: optimizer_us {dense, moe, expert}",
+            throw input_error(o->where("optimizer_us"), "missing: optimizer_us {base, dense, moe, expert}",
                               "run tests/gpu/kernel_table.py --write");
         }
-        opt->check_keys({"dense", "moe", "expert"});
+        opt->check_keys({"base", "dense", "moe", "expert"});
+        ht.optimizer_base_us = required_table_value(*opt, "base", 0, kMaxPs);
         ht.optimizer_dense_us = required_table_value(*opt, "dense", 0, kMaxPs);
         ht.optimizer_moe_us = required_table_value(*opt, "moe", 0, kMaxPs);
         ht.optimizer_expert_us = required_table_value(*opt, "expert", 0, kMaxPs);

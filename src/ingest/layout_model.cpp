@@ -137,7 +137,8 @@ void read_moe(const JsonReader& f, ModelSpec& m) {
         return;
     }
     moe->check_keys({"experts", "topk", "ffn_hidden", "shared_experts", "shared_ffn_hidden", "capacity_factor",
-                     "layer_freq", "token_dispatcher", "grouped_gemm", "shared_gate", "router_groups", "router_group_topk"});
+                     "layer_freq", "token_dispatcher", "grouped_gemm", "shared_gate", "router_bias", "expert_bias",
+                     "router_groups", "router_group_topk"});
     set_if(moe->get<int>("experts", 1, kMaxInt), m.experts);
     set_if(moe->get<int>("topk", 1, kMaxInt), m.topk);
     set_if(moe->get<int>("ffn_hidden", 0, kMaxWidth), m.moe_ffn_hidden);
@@ -158,6 +159,8 @@ void read_moe(const JsonReader& f, ModelSpec& m) {
            m.token_dispatcher);
     set_if(moe->get<bool>("grouped_gemm"), m.grouped_gemm);
     set_if(moe->get<bool>("shared_gate"), m.moe_shared_gate);
+    set_if(moe->get<bool>("router_bias"), m.moe_router_bias);
+    set_if(moe->get<bool>("expert_bias"), m.moe_expert_bias);
     if (m.experts == 0 || m.topk == 0) {
         throw input_error(moe->where(m.experts == 0 ? "experts" : "topk"), "an MoE model needs both experts and topk",
                           "add \"experts\": E and \"topk\": k");
@@ -211,11 +214,15 @@ std::vector<int> read_layer_flags(const JsonReader& r, const char* key, int laye
     return out;
 }
 
-// The issue-29 attention keys: sliding_window, linear_attention, norms, qk_norm, attention_bias/gate.
+// The issue-29 attention keys: sliding_window, linear_attention, norms, qk_norm, attention_bias/gate;
+// and the biases and sinks transformers builds (attention_out_bias, attention_sinks, mlp_bias).
 void read_attention_extras(const JsonReader& f, ModelSpec& m) {
     set_if(f.get<int>("norms", 0, 16), m.norms);
     set_if(f.get<bool>("qk_norm"), m.qk_norm);
     set_if(f.get<bool>("attention_bias"), m.attention_bias);
+    set_if(f.get<bool>("attention_out_bias"), m.attention_out_bias);
+    set_if(f.get<bool>("attention_sinks"), m.attention_sinks);
+    set_if(f.get<bool>("mlp_bias"), m.mlp_bias);
     set_if(f.get<bool>("attention_gate"), m.attention_gate);
     if (auto w = f.get_object("sliding_window")) {
         w->check_keys({"size", "layers"});
@@ -280,7 +287,8 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
     const JsonReader f(j, where, pointer);
     f.check_keys({"layers", "first_dense_layers", "moe_layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
                   "ffn_gated", "vocab", "tied_embeddings", "moe", "mla", "params", "dtype_bytes", "norms", "qk_norm",
-                  "attention_bias", "attention_gate", "sliding_window", "linear_attention"});
+                  "attention_bias", "attention_out_bias", "attention_sinks", "mlp_bias", "attention_gate",
+                  "sliding_window", "linear_attention"});
     ModelSpec m;
     set_if(f.get<int>("layers", 1, kMaxInt), m.layers);
     if (m.layers == 0) {
@@ -447,7 +455,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                   "distributed_optimizer", "zero_stage", "overlap", "measured_step_time_s", "measured_transport", "grad_accum",
                   "second_measured_step_time_s", "second_measured_transport", "measured_compute_s",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
-                  "recompute_layers", "implementation", "attention_backend", "optimizer", "states", "checkpoint_every",
+                  "recompute_layers", "implementation", "attention_backend", "optimizer", "host_time", "states", "checkpoint_every",
                   "per_op_checkpoint", "recompute_modules", "attention_dropout"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
@@ -535,6 +543,13 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                "optimizer", [](const std::string& s) { return parse_optimizer_impl(s); },
                "auto, adamw-fused-fp32, adamw-foreach-fp32, adamw-fused-bf16 or adamw-foreach-bf16"),
            t.optimizer);
+    const auto host_time = [](const std::string& s) {
+        return s == "auto" ? std::optional<bool>(true) : s == "none" ? std::optional<bool>(false) : std::nullopt;
+    };
+    set_if(f.get_enum<bool>("host_time", host_time,
+                            "auto (the kernel table's host time of the implementation) or none (no host time: code that is "
+                            "not Megatron's Python, or a step captured in CUDA graphs)"),
+           t.host_time);
     if (const auto fp8 = f.get<std::string>("fp8")) {
         if (*fp8 != "e4m3" && *fp8 != "hybrid") {
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");

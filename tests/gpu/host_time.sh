@@ -18,7 +18,7 @@ mkdir -p "$out"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
   lscpu | grep -E "Model name|^CPU\(s\)|MHz"
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
-  git -C "$mlm" log -1 --format=%H 2>/dev/null || cat "$mlm/COMMIT" 2>/dev/null; } >"$out/host.txt" 2>&1
+  echo "Megatron-LM $(cat "$mlm/COMMIT" 2>/dev/null || git -C "$mlm" log -1 --format=%H)"; } >"$out/host.txt" 2>&1
 
 (cd "$mlm/megatron/core/datasets" && c++ -O3 -Wall -shared -std=c++17 -fPIC $(python3 -m pybind11 --includes) \
     helpers.cpp -o "helpers_cpp$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')") \

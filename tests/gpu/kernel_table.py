@@ -33,14 +33,15 @@ and, from tests/gpu/data/h200-fp8/fp8-h200.json (fp8.py):
               the weight gradient)
   grouped_gemm routed experts as one bf16 grouped GEMM: (k, n, tokens per expert, efficiency =
               achieved TFLOPS / the dense bf16 peak) for four production expert shapes
-and, from tests/gpu/data/h200-host-time/ (host_time.sh: Megatron-LM local at hidden 256, sequence
-256, where the GPU's work is negligible and each pass takes the host's time):
-  host        "megatron": microseconds per dense layer, per MoE layer at zero local experts and per
-              local expert (SequentialMLP), forward and backward, and the optimizer step's per layer:
-              Megatron's own timers (forward-compute, backward-compute, optimizer; the median over
-              iterations 3 to the last, the profiled 10 and 11 left out); a layer is the difference of
-              the 8- and 2-layer runs / 6, an expert the difference of the 64- and 16-expert runs at
-              8 layers / (8 x 48), a MoE layer at zero experts the 64-expert layer less 64 experts
+and, from tests/gpu/data/h100-host-time/ (host_time.sh: Megatron-LM local at hidden 256, sequence
+256, where the GPU's work is negligible and each pass takes the host's time; README.md there):
+  host        "megatron": microseconds per micro-batch outside the layers (base), per dense layer,
+              per MoE layer without its experts and per local expert (SequentialMLP), forward and
+              backward, and the optimizer step's (base, per dense layer, per MoE layer, per local
+              expert): Megatron's own timers (forward-compute, backward-compute, optimizer; the
+              median over iterations 3 to the last, the profiled 10 and 11 left out), fitted over
+              the seven runs at once (fit_host: least squares of relative error, terms >= 0);
+              fit_error is each run's relative error against the fit
 """
 import argparse
 import json
@@ -53,7 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, "data", "h200-steps")
 FP8 = os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json")
-HOST = os.path.join(HERE, "data", "h200-host-time")
+HOST = os.path.join(HERE, "data", "h100-host-time")
 OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
 PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
 
@@ -169,24 +170,63 @@ def timers(run):
     return {k: statistics.median(seen[k]) for k in ("forward-compute", "backward-compute", "optimizer")}
 
 
+# The host-time runs: micro-batches per step, dense layers, MoE layers, local experts per MoE layer.
+HOST_RUNS = {"dense-l2": (1, 2, 0, 0), "dense-l8": (1, 8, 0, 0), "dense-l8-m4": (4, 8, 0, 0),
+             "moe64-l2": (1, 0, 2, 64), "moe64-l8": (1, 0, 8, 64), "moe16-l8": (1, 0, 8, 16),
+             "moe64-l8-m4": (4, 0, 8, 64)}
+
+
+def solve(m, v):
+    """Gauss-Jordan with partial pivoting: m x = v (square)."""
+    n = len(v)
+    a = [row[:] + [v[i]] for i, row in enumerate(m)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(a[r][c]))
+        a[c], a[p] = a[p], a[c]
+        for r in range(n):
+            if r != c:
+                f = a[r][c] / a[c][c]
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def fit_host(rows, measured):
+    """Non-negative least squares of relative errors: minimises sum((row . x / y - 1)^2), a term
+    that comes out negative is dropped (held at 0) and the rest refitted."""
+    n = len(next(iter(rows.values())))
+    cols = list(range(n))
+    while True:
+        a = [[rows[r][c] / measured[r] for c in cols] for r in rows]
+        ata = [[sum(row[i] * row[j] for row in a) for j in range(len(cols))] for i in range(len(cols))]
+        atb = [sum(row[i] for row in a) for i in range(len(cols))]
+        x = dict(zip(cols, solve(ata, atb)))
+        if all(v >= 0 for v in x.values()):
+            return [x.get(c, 0.0) for c in range(n)]
+        cols = [c for c in cols if x[c] > 0]
+
+
 def host_tables():
+    """Host time per micro-batch outside the layers, per dense layer, per MoE layer without its
+    experts and per local expert, fitted to all seven runs at once (fit_host); the optimizer's
+    per layer and per expert, fitted the same way to the per-step optimizer timer."""
     if not os.path.isdir(HOST):
         return {}
-    t = {r: timers(r) for r in ("dense-l2", "dense-l8", "moe64-l2", "moe64-l8", "moe16-l8")}
-    per_layer = lambda a, b, k: (t[b][k] - t[a][k]) / 6 * 1e3  # ms over 6 layers -> us per layer
-    per_expert = lambda k: (t["moe64-l8"][k] - t["moe16-l8"][k]) / (8 * 48) * 1e3
-    keys = ("forward-compute", "backward-compute")
-    dense = [r4(per_layer("dense-l2", "dense-l8", k)) for k in keys]
-    expert = [r4(per_expert(k)) for k in keys]
-    moe = [r4(per_layer("moe64-l2", "moe64-l8", k) - 64 * per_expert(k)) for k in keys]
-    opt_expert = per_expert("optimizer")
+    t = {r: timers(r) for r in HOST_RUNS}
+    fits = {}
+    for key in ("forward-compute", "backward-compute", "optimizer"):
+        per_step = key == "optimizer"  # the optimizer runs once per step, the passes once per micro-batch
+        rows = {r: [(1 if per_step else m) * v for v in (1, ld, lm, lm * e)] for r, (m, ld, lm, e) in HOST_RUNS.items()}
+        x = fit_host(rows, {r: t[r][key] for r in HOST_RUNS})
+        fits[key] = ([r4(v * 1e3) for v in x],  # ms -> us
+                     {r: r4(sum(a * b for a, b in zip(rows[r], x)) / t[r][key] - 1) for r in HOST_RUNS})
+    f, b, o = fits["forward-compute"][0], fits["backward-compute"][0], fits["optimizer"][0]
     host = open(os.path.join(HOST, "host.txt")).read().split("\n")
     return {"megatron": {
-        "source": "Megatron-LM local, tests/gpu/host_time.sh on one H200 (" + "; ".join(l.strip() for l in host if l.strip())[:300] + ")",
-        "dense_us": dense, "moe_us": moe, "expert_us": expert,
-        "optimizer_us": {"dense": r4(per_layer("dense-l2", "dense-l8", "optimizer")),
-                         "moe": r4(per_layer("moe64-l2", "moe64-l8", "optimizer") - 64 * opt_expert),
-                         "expert": r4(opt_expert)}}}
+        "source": "Megatron-LM local, tests/gpu/host_time.sh on the lent H100 machine, its CPU's time carried to "
+                  "the H200 (" + "; ".join(" ".join(l.split()) for l in host[1:] if l.strip()) + ")",
+        "base_us": [f[0], b[0]], "dense_us": [f[1], b[1]], "moe_us": [f[2], b[2]], "expert_us": [f[3], b[3]],
+        "optimizer_us": {"base": o[0], "dense": o[1], "moe": o[2], "expert": o[3]},
+        "fit_error": {k: v[1] for k, v in fits.items()}}}
 
 
 def fp8_source():

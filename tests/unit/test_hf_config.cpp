@@ -25,13 +25,16 @@ HfModel read_text(const char* text) { return read_hf_config(text, "config.json")
 TEST_CASE("Llama 3.1 8B and 70B: dense GQA models") {
     const Read r = read_fixture("llama-3.1-8b-instruct.json");
     CHECK(r.hf.model == nlohmann::json::parse(R"({"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
-        "vocab": 128256, "tied_embeddings": false, "ffn_gated": true, "ffn_hidden": 14336})"));
+        "vocab": 128256, "tied_embeddings": false, "ffn_gated": true, "ffn_hidden": 14336, "norms": 2})"));
     CHECK(r.hf.sources.at("/model/hidden") == "llama-3.1-8b-instruct.json (hidden_size)");
     CHECK(r.hf.sources.at("/model/kv_heads") == "llama-3.1-8b-instruct.json (num_key_value_heads)");
     CHECK(r.model.experts == 0);
-    // Meta: 8B (whole billions); derived 8.030B.
+    // Meta: 8B (whole billions); derived 8.030B. Since wave 3 the count includes the two RMSNorms per
+    // layer and the final norm (32·2·4096 + 4096 = 266,240 more than the 8,029,995,008 of the weight
+    // matrices alone): transformers' LlamaForCausalLM count, tests/gpu/data/h100-hf-param-counts.
     CHECK(total(r.model) == doctest::Approx(8e9).epsilon(0.01));
-    CHECK(total(r.model) == 8029995008.0);
+    CHECK(total(r.model) == 8030261248.0);
+    CHECK(r.model.norms == 2);
     // max_position_embeddings is not the training sequence length; torch_dtype is not the training precision.
     CHECK(any_contains(r.hf.ignored, "max_position_embeddings = 131072: the longest position"));
     CHECK(any_contains(r.hf.ignored, "torch_dtype = \"bfloat16\": the checkpoint's dtype"));
@@ -108,18 +111,26 @@ TEST_CASE("DeepSeek-V3: MLA, 3 leading dense layers, one shared expert - the MTP
     CHECK(r.model.active_params() == doctest::Approx(37e9).epsilon(0.02));
 }
 
-TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64 - biases named as not modelled") {
+TEST_CASE("gpt-oss-120b: 128 experts, top-4, head_dim 64 - attention, router and expert biases and sinks counted") {
     const Read r = read_fixture("gpt-oss-120b.json");
     CHECK(r.model.experts == 128);
     CHECK(r.model.topk == 4);
     CHECK(r.model.moe_ffn_hidden == 2880);
     CHECK(r.model.head_dim == 64);
     CHECK(r.model.moe_layers == 36);
-    CHECK(any_contains(r.hf.ignored, "attention_bias = true: biases are not counted"));
+    // Since wave 3 the biases are counted as transformers builds them (they were named as not counted):
+    // GptOssAttention's q/k/v/o biases and sinks, GptOssTopKRouter's bias, GptOssExperts' biases.
+    CHECK(r.model.attention_bias);
+    CHECK(r.model.attention_out_bias);
+    CHECK(r.model.attention_sinks);
+    CHECK(r.model.moe_router_bias);
+    CHECK(r.model.moe_expert_bias);
+    CHECK(r.hf.sources.at("/model/attention_bias") == "gpt-oss-120b.json (attention_bias): q, k and v projection biases");
+    CHECK(!any_contains(r.hf.ignored, "attention_bias"));
     CHECK(any_contains(r.hf.ignored, "swiglu_limit = 7.0"));
     CHECK(any_contains(r.hf.ignored, "initial_context_length = 4096"));
-    // OpenAI: 116.8B total; 5.1B active, which leaves out the input embedding. Derived 116.79B and
-    // 5.71B with it, 5.13B without.
+    // OpenAI: 116.8B total; 5.1B active, which leaves out the input embedding. Derived 116.83B (biases
+    // and sinks included) and 5.71B with it, 5.13B without.
     CHECK(total(r.model) == doctest::Approx(116.8e9).epsilon(0.005));
     CHECK(r.model.active_params() - embedding(r.model) == doctest::Approx(5.1e9).epsilon(0.01));
 }

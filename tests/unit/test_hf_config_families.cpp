@@ -7,7 +7,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/compute_model.hpp"
 #include "planlayout/analysis/model_spec.hpp"
@@ -163,7 +166,7 @@ TEST_CASE("sliding windows of the older families: GPT-OSS's layer_types, Mistral
     CHECK(windowed_layers(g.model) == 18);
     CHECK(g.model.layer_windowed(0));
     CHECK(!g.model.layer_windowed(1));
-    CHECK(g.model.norms == 0);  // the older families' counts are unchanged
+    CHECK(g.model.norms == 2);  // since wave 3: the older families count their norms too (GptOssDecoderLayer)
     const HfModel m = read_hf_config(R"({"model_type": "mistral", "num_hidden_layers": 4, "hidden_size": 64,
         "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "sliding_window": 4096})",
                                      "config.json");
@@ -217,4 +220,91 @@ TEST_CASE("gpt-oss-120b: model FLOPs per token at 4,096 tokens with its windowed
     const double published = 163e12 / 5993;
     CHECK(full_per_token / published == doctest::Approx(1.287).epsilon(0.003));
     CHECK(per_token / published == doctest::Approx(1.214).epsilon(0.003));
+}
+
+TEST_CASE("every fixture's parameter count is transformers' count") {
+    // tests/gpu/data/h100-hf-param-counts: transformers 5.17.0's sum(p.numel()) for each config of
+    // tests/data/hf-configs, built on the meta device (README.md there).
+    const std::string path = std::string(PLANLAYOUT_SOURCE_DIR) + "/tests/gpu/data/h100-hf-param-counts/hf-param-counts.json";
+    const nlohmann::json measured = nlohmann::json::parse(read_text_file(path));
+    const nlohmann::json& params = measured.at("params");
+    REQUIRE(params.size() == 14);
+    for (const auto& item : params.items()) {
+        const std::string& key = item.key();
+        CAPTURE(key);
+        const Read r = read_fixture(key);
+        CHECK(total(r.model) == static_cast<double>(item.value().get<std::int64_t>()));
+    }
+}
+
+namespace {
+
+// A two-layer dense model of the given model_type written from transformers' modules: hidden 64,
+// 4 heads of 16, 2 key/value heads, FFN 128, vocabulary 100, untied; `extra` adds fields.
+double tiny_dense_total(const std::string& type, const std::string& extra, HfModel* out = nullptr) {
+    const HfModel h = read_hf_config(R"({"model_type": ")" + type + R"(", "num_hidden_layers": 2, "hidden_size": 64,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "intermediate_size": 128,
+        "tie_word_embeddings": false)" + extra + "}",
+                                     "config.json");
+    if (out != nullptr) {
+        *out = h;
+    }
+    return total(model_spec_from_json(h.model, "config.json"));
+}
+
+// Per layer: q 64×64, k and v 64×32, o 64×64; gate, up, down 3×64×128; two RMSNorms of 64. Plus the
+// embedding and lm_head 2×100×64 and the final norm 64.
+constexpr double kLayerWeights = 64.0 * 64 * 2 + 64.0 * 32 * 2 + 3.0 * 64 * 128 + 2 * 64;
+constexpr double kOutside = 2.0 * 100 * 64 + 64;
+
+}  // namespace
+
+TEST_CASE("dense families' biases and norms as transformers builds them: Llama, Qwen2, Qwen3, Mistral") {
+    // LlamaAttention: q, k, v, o biases with attention_bias (64 + 32 + 32 + 64); LlamaMLP: gate, up,
+    // down biases with mlp_bias (128 + 128 + 64).
+    CHECK(tiny_dense_total("llama", "") == 2 * kLayerWeights + kOutside);
+    CHECK(tiny_dense_total("llama", R"(, "attention_bias": true)") == 2 * (kLayerWeights + 192) + kOutside);
+    HfModel h;
+    CHECK(tiny_dense_total("llama", R"(, "attention_bias": true, "mlp_bias": true)", &h) ==
+          2 * (kLayerWeights + 192 + 320) + kOutside);
+    CHECK(h.sources.at("/model/attention_out_bias") == "config.json (attention_bias): o_proj bias");
+    CHECK(h.ignored.empty());
+    // Qwen2Attention: q, k, v biases whatever the config says (no attention_bias in Qwen2Config), none on o_proj.
+    CHECK(tiny_dense_total("qwen2", "", &h) == 2 * (kLayerWeights + 128) + kOutside);
+    CHECK(tiny_dense_total("qwen2", R"(, "attention_bias": true)", &h) == 2 * (kLayerWeights + 128) + kOutside);
+    CHECK(any_contains(h.ignored, "attention_bias = true: not read for this model_type"));
+    // Qwen3Attention: q_norm and k_norm of head_dim (2 × 16), LlamaAttention's biases with attention_bias;
+    // Qwen3MLP (GemmaMLP) has none.
+    CHECK(tiny_dense_total("qwen3", "") == 2 * (kLayerWeights + 32) + kOutside);
+    CHECK(tiny_dense_total("qwen3", R"(, "attention_bias": true)") == 2 * (kLayerWeights + 32 + 192) + kOutside);
+    // MistralAttention and MistralMLP: bias=False whatever the config says.
+    CHECK(tiny_dense_total("mistral", R"(, "attention_bias": true, "mlp_bias": true)", &h) == 2 * kLayerWeights + kOutside);
+    CHECK(any_contains(h.ignored, "mlp_bias = true: not read for this model_type"));
+}
+
+TEST_CASE("MoE families' biases: Qwen2-MoE's qkv_bias and shared-expert gate, DeepSeek's MLA attention_bias") {
+    // Qwen2MoeAttention: q, k, v biases when qkv_bias (Qwen2MoeConfig's default true); Qwen2MoeSparseMoeBlock:
+    // router 64×4, 4 experts 3×64×32, a shared expert 3×64×128 and its gate 64×1.
+    const std::string moe = R"({"model_type": "qwen2_moe", "num_hidden_layers": 2, "hidden_size": 64,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "intermediate_size": 128,
+        "tie_word_embeddings": false, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+        "shared_expert_intermediate_size": 128)";
+    const double attention = 64.0 * 64 * 2 + 64.0 * 32 * 2;
+    const double moe_layer = attention + 64.0 * 4 + 4 * 3.0 * 64 * 32 + 3.0 * 64 * 128 + 64 + 2 * 64;
+    const ModelSpec on = model_spec_from_json(read_hf_config(moe + "}", "config.json").model, "config.json");
+    CHECK(on.moe_shared_gate);
+    CHECK(total(on) == 2 * (moe_layer + 128) + kOutside);
+    const ModelSpec off = model_spec_from_json(read_hf_config(moe + R"(, "qkv_bias": false})", "config.json").model,
+                                               "config.json");
+    CHECK(total(off) == 2 * moe_layer + kOutside);
+    // DeepseekV3Attention with attention_bias: q_a_proj (q_lora_rank 32), kv_a_proj_with_mqa (16 + 4) and
+    // o_proj (64) biases; q_a_layernorm 32 and kv_a_layernorm 16. A dense model (n_routed_experts null).
+    const HfModel d = read_hf_config(R"({"model_type": "deepseek_v3", "num_hidden_layers": 1, "hidden_size": 64,
+        "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "tie_word_embeddings": false,
+        "q_lora_rank": 32, "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
+        "n_routed_experts": null, "attention_bias": true})",
+                                     "config.json");
+    const double mla = 64.0 * 32 + 32.0 * 4 * 12 + 64.0 * 20 + 16.0 * 4 * 16 + 4.0 * 8 * 64;
+    CHECK(total(model_spec_from_json(d.model, "config.json")) ==
+          mla + (32 + 20 + 64) + (32 + 16) + 3.0 * 64 * 128 + 2 * 64 + kOutside);
 }

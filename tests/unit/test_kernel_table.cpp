@@ -280,6 +280,8 @@ TEST_CASE("host time: a pass takes the slower of its GPU work and the host's, ex
     h.optimizer_dense_us = 10;
     h.optimizer_moe_us = 20;
     h.optimizer_expert_us = 5;
+    h.base = {40, 30};
+    h.optimizer_base_us = 7;
     table.host["megatron"] = h;
     const GpuSpec g = gpu_with(table, 4000, false);
     const ComputeBreakdown c = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
@@ -288,9 +290,11 @@ TEST_CASE("host time: a pass takes the slower of its GPU work and the host's, ex
     const double fwd_layer = (300 + 16 * 50) * 1e-6;
     const double bwd_layer = (500 + 16 * 80) * 1e-6;
     REQUIRE(c.stages.size() == 1);
-    CHECK(c.stages[0].fwd_s >= 4 * fwd_layer);
-    CHECK(c.stages[0].fwd_s < 4 * fwd_layer + without.stages[0].fwd_s);  // the embedding, output and loss on top
-    CHECK(c.optimizer_s == doctest::Approx(4 * (20 + 16 * 5) * 1e-6));
+    // Outside the layers the micro-batch takes the host's 40 + 30 us (the tiny embedding, output
+    // layer and loss are faster on the GPU).
+    CHECK(c.stages[0].fwd_s == doctest::Approx(4 * fwd_layer + 40e-6));
+    CHECK(c.stages[0].bwd_s == doctest::Approx(4 * bwd_layer + 30e-6));
+    CHECK(c.optimizer_s == doctest::Approx((7 + 4 * (20 + 16 * 5)) * 1e-6));
     CHECK(c.host_wait_s > 0.8 * (4 * (fwd_layer + bwd_layer)));
     CHECK(op_seconds_named(c, "host") == doctest::Approx(c.host_wait_s));
     // EP 4: four local experts; Transformer Engine with grouped GEMM: the experts as one call.
@@ -305,20 +309,32 @@ TEST_CASE("host time: a pass takes the slower of its GPU work and the host's, ex
     // Compute scale does not speed up the host.
     const ComputeBreakdown fast = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 100.0);
     CHECK(fast.stages[0].fwd_s >= 4 * (300 + 50) * 1e-6);
+    // "host_time": "none" (not Megatron's Python, or CUDA graphs): the kernels alone, as without the section.
+    t.implementation = Implementation::MegatronLocal;
+    m.grouped_gemm = false;
+    t.host_time = false;
+    const ComputeBreakdown none = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(none.kernels.host.empty());
+    CHECK(none.host_wait_s == 0.0);
+    CHECK(none.stages[0].fwd_s == doctest::Approx(without.stages[0].fwd_s));
 }
 
 TEST_CASE("the kernel table's host section is read, and a missing optimizer part is refused") {
     const std::string base = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
         "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
         "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},
-        "host": {"megatron": {"source": "test", "dense_us": [1, 2], "moe_us": [3, 4], "expert_us": [5, 6])";
+        "host": {"megatron": {"source": "test", "base_us": [10, 11], "dense_us": [1, 2], "moe_us": [3, 4],
+        "expert_us": [5, 6], "fit_error": {"any": 0.01})";
     const KernelTable t = kernel_table_from_json(
-        parse_json_text(base + R"(, "optimizer_us": {"dense": 7, "moe": 8, "expert": 9}}}})", "k.json"), "k.json");
+        parse_json_text(base + R"(, "optimizer_us": {"base": 12, "dense": 7, "moe": 8, "expert": 9}}}})", "k.json"), "k.json");
     REQUIRE(t.host.count("megatron") == 1);
     const HostTime& h = t.host.at("megatron");
     CHECK(h.dense.fwd == 1);
     CHECK(h.expert.bwd == 6);
     CHECK(h.optimizer_expert_us == 9);
+    CHECK(h.base.fwd == 10);
+    CHECK(h.base.bwd == 11);
+    CHECK(h.optimizer_base_us == 12);
     CHECK_THROWS_WITH_AS((void)kernel_table_from_json(parse_json_text(base + "}}}", "k.json"), "k.json"),
                          doctest::Contains("k.json (/host/megatron/optimizer_us): missing"), Error);
 }

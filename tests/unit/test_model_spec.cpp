@@ -53,6 +53,16 @@ TEST_CASE("errors name the file and the JSON pointer") {
                          Error);
 }
 
+TEST_CASE("host_time none survives a saved layout, and an unknown value is refused") {
+    const TrainingSpec t = training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64, "host_time": "none"})"), "x.json");
+    CHECK_FALSE(t.host_time);
+    CHECK(t.to_json().at("host_time") == "none");
+    CHECK_FALSE(training_spec_from_json(t.to_json(), "saved.json").host_time);
+    CHECK(training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64})"), "x.json").to_json().at("host_time") == "auto");
+    CHECK_THROWS_WITH_AS(training_spec_from_json(js(R"({"global_batch": 8, "seq_len": 64, "host_time": "off"})"), "x.json"),
+                         doctest::Contains("host_time"), Error);
+}
+
 TEST_CASE("the second measured arm needs the first, a different transport and both of its keys") {
     const TrainingSpec t = training_spec_from_json(
         js(R"({"global_batch": 8, "seq_len": 64, "measured_step_time_s": 5.72, "measured_transport": "tcp",
@@ -227,7 +237,7 @@ TEST_CASE("MLA attention at DeepSeek-V3 sizes, by hand, and the whole model agai
     CHECK(m.kv_dim() == 128 * (192 + 128) / 2);  // full K (192) and V (128) per head on the CP ring
     const double total = m.derived_dense_params() + m.derived_expert_params();
     // 671B total (DeepSeek-V3 README and report; the 14B multi-token-prediction module excluded):
-    // derived 671.025B, +0.004% (norms are not counted).
+    // derived 671.025B, +0.004% (a hand-written section without "norms": norms are not counted).
     CHECK(total == doctest::Approx(671e9).epsilon(0.001));
     CHECK(total == 671025397760.0);
     // 37B activated (report): derived 37.55B, +1.5% (README_WEIGHTS.md gives 36.7B with embedding and head).

@@ -93,9 +93,17 @@ struct ModelSpec {
     int router_group_topk = 0;  // ... a token reaches at most this many (DeepSeek-V3 n_group/topk_group)
     bool grouped_gemm = false;
     bool moe_shared_gate = false;  // "moe/shared_gate": a sigmoid gate h×1 on the shared expert (Qwen2-MoE, Qwen3-Next)
+    bool moe_router_bias = false;  // "moe/router_bias": the router carries a bias, E per MoE layer (GptOssTopKRouter)
+    bool moe_expert_bias = false;  // "moe/expert_bias": each routed expert's projections carry biases, (μ−1)·f_e + h
+                                   // per expert (GptOssExperts' gate_up_proj_bias, down_proj_bias; in expert_params)
     // Attention
     std::optional<MlaSpec> mla;  // multi-head latent attention instead of (GQA) multi-head attention
-    bool attention_bias = false;  // q, k and v projections carry biases (GLM-4.5; counted in the parameters)
+    bool attention_bias = false;  // q, k and v projections carry biases (Qwen2, GLM-4.5, Llama's attention_bias);
+                                  // with MLA q_a_proj and kv_a_proj_with_mqa (DeepseekV3Attention's attention_bias)
+    bool attention_out_bias = false;  // the output projection o_proj carries a bias, h per layer (Llama's attention_bias)
+    bool attention_sinks = false;     // a learned sink logit per head and layer (GptOssAttention's sinks)
+    bool mlp_bias = false;            // the dense FFN's and the shared experts' projections carry biases,
+                                      // (μ−1)·f + h per FFN (LlamaMLP's mlp_bias)
     bool attention_gate = false;  // the query projection is twice as wide: an output gate per head (Qwen3-Next)
     int sliding_window = 0;       // keys a windowed layer attends to (0 = none): FLOPs, not weights
     std::vector<int> window_layers;  // one 0/1 per layer, 1 = windowed (empty: every layer when sliding_window > 0)
@@ -133,8 +141,8 @@ struct ModelSpec {
     [[nodiscard]] int kv_cache_dim() const;
     /// Attention weights of one layer (no norms, no biases).
     [[nodiscard]] double attention_params_per_layer() const;
-    /// What norms, q/k norms, attention biases and gates and linear-attention layers add to the dense
-    /// parameters over the whole model (0 with none of those keys).
+    /// What norms, q/k norms, attention, FFN and router biases, attention sinks and gates and
+    /// linear-attention layers add to the dense parameters over the whole model (0 with none of those keys).
     [[nodiscard]] double extra_dense_params() const;
     /// Per layer, whether attention is windowed (sliding_window with window_layers) and whether it is
     /// linear attention.
@@ -250,6 +258,8 @@ struct TrainingSpec {
     Implementation implementation = Implementation::MegatronTe;  // whose kernels run
     AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
     OptimizerImpl optimizer = OptimizerImpl::Auto;
+    bool host_time = true;  // "host_time": "auto" prices the kernel table's host time of the implementation;
+                            // "none" prices none (code that is not Megatron's Python, a step in CUDA graphs)
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
     // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").

@@ -68,14 +68,17 @@ struct PassUs {
 };
 
 /// The host's time (Python, PyTorch dispatch, kernel launches) of one implementation's layers,
-/// measured where the GPU's work is negligible (tests/gpu/host_time.sh): per dense layer, per MoE
-/// layer without its experts, per local expert run one by one (SequentialMLP), and the optimizer
-/// step's host time per layer's parameters. A pass runs as fast as the slower of the GPU's work and
+/// measured where the GPU's work is negligible (tests/gpu/host_time.sh): per micro-batch outside
+/// the layers (the schedule, embedding, output layer and loss), per dense layer, per MoE layer
+/// without its experts, per local expert run one by one (SequentialMLP), and the optimizer step's
+/// host time, once per step and per layer's parameters. A pass runs as fast as the slower of the GPU's work and
 /// the host's (docs/cost-model.md, "Host time").
 struct HostTime {
+    PassUs base;  // per micro-batch on each pipeline stage, outside its layers
     PassUs dense;
     PassUs moe;     // a MoE layer at zero local experts (attention, router, dispatcher, permutes)
     PassUs expert;  // each local expert of SequentialMLP
+    double optimizer_base_us = 0;
     double optimizer_dense_us = 0;
     double optimizer_moe_us = 0;
     double optimizer_expert_us = 0;
