@@ -2,6 +2,7 @@
 #include "planlayout/text_format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -63,6 +64,17 @@ std::string left_aligned(const std::string& s, std::size_t width) {
 
 std::string right_aligned(const std::string& s, std::size_t width) {
     return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
+std::string ascii_lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+double round_to(double v, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(v * scale) / scale;
 }
 
 }  // namespace planlayout

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace planlayout {
 
@@ -37,5 +38,11 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// s filled with spaces on the left up to width (as it is when already as wide): a number column.
 [[nodiscard]] std::string right_aligned(const std::string& s, std::size_t width);
+
+/// s with ASCII letters in lower case (names compared without case: "H100" == "h100").
+[[nodiscard]] std::string ascii_lower(std::string_view s);
+
+/// v rounded to `decimals` decimals, for a JSON number: round_to(1.2345, 2) == 1.23.
+[[nodiscard]] double round_to(double v, int decimals);
 
 }  // namespace planlayout

@@ -157,7 +157,7 @@ Work measured(const Rates& r, double ps, double elements) {
 
 
 /// One entry of a layer: forward and backward work, whether recompute repeats it.
-struct Entry {
+struct LayerEntry {
     std::string name;
     Work fwd;
     Work bwd;
@@ -169,7 +169,7 @@ struct Entry {
 /// A GEMM entry: backward = dgrad + wgrad, each the forward's shape permuted (same FLOPs, bytes
 /// and efficiency), only dgrad when the weights are frozen (LoRA).
 /// FP8 operands' quantization (quant_fwd_s, quant_bwd_s) is added to each pass as memory-bound time.
-Entry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double useful = 1.0, double replicated = 1.0) {
+LayerEntry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double useful = 1.0, double replicated = 1.0) {
     const double bwd_factor = frozen ? 1.0 : 2.0;
     Work f = fwd;
     Work b = fwd * bwd_factor;
@@ -181,13 +181,13 @@ Entry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double u
     return {name, f, b, {}, fwd.flops * (1.0 + bwd_factor) * useful / replicated};
 }
 
-Entry memory_entry(const std::string& name, const Work& fwd) {
+LayerEntry memory_entry(const std::string& name, const Work& fwd) {
     return {name, fwd, fwd * kElementwiseBackwardFactor, {}, 0.0};
 }
 
 /// Measured blocks, each over its elements, summed into one entry (forward and backward apart).
-Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<std::pair<BlockCost, double>>& parts) {
-    Entry e{name, {}, {}, {}, 0.0};
+LayerEntry blocks_entry(const std::string& name, const Rates& r, const std::vector<std::pair<BlockCost, double>>& parts) {
+    LayerEntry e{name, {}, {}, {}, 0.0};
     for (const auto& [c, elements] : parts) {
         e.fwd += measured(r, c.fwd_ps, elements);
         e.bwd += measured(r, c.bwd_ps, elements);
@@ -195,12 +195,12 @@ Entry blocks_entry(const std::string& name, const Rates& r, const std::vector<st
     return e;
 }
 
-Entry block_entry(const std::string& name, const Rates& r, const BlockCost& c, double elements) {
+LayerEntry block_entry(const std::string& name, const Rates& r, const BlockCost& c, double elements) {
     return blocks_entry(name, r, {{c, elements}});
 }
 
 struct Layer {
-    std::vector<Entry> entries;
+    std::vector<LayerEntry> entries;
 };
 
 struct Shape {
@@ -213,9 +213,9 @@ struct Shape {
 /// Core attention from the kernel table: a fused backend at its measured efficiency (forward and
 /// backward each) for this head dim and sequence; unfused, the implementation's measured cost per
 /// score element (`scores`: tokens x keys x local heads).
-Entry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes, double scores, double head_dim,
+LayerEntry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes, double scores, double head_dim,
                          double seq_call) {
-    Entry core;
+    LayerEntry core;
     core.name = "attention";
     if (r.attention == AttentionBackend::Unfused && r.blocks != nullptr && r.blocks->unfused_attention) {
         core.fwd = measured(r, r.blocks->unfused_attention->fwd_ps, scores);
@@ -262,7 +262,7 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
         const double kv = m.derived_kv_heads();
         proj += gemm(r, tokens, (heads + 2.0 * kv) * dqk / tp, h);
     }
-    Entry qkv = gemm_entry("qkv", proj, sh.frozen);
+    LayerEntry qkv = gemm_entry("qkv", proj, sh.frozen);
     qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : 2.0)) * (1.0 - 1.0 / tp);
     l.entries.push_back(qkv);
     // Core attention (flash, causal): per rank tokens queries against s/2 keys on average (CP splits
@@ -276,7 +276,7 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     const double kv_width = m.kv_dim();
     const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
     const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
-    Entry core;
+    LayerEntry core;
     core.name = "attention";
     core.fwd = attention_fwd(r, fwd_flops, fwd_bytes, seq_call);
     core.bwd = core.fwd * kAttentionBackwardFactor;
@@ -402,7 +402,7 @@ struct Totals {
     }
 
     /// `count` copies of an entry, with recompute repeating `recompute` of its forward.
-    void add_entry(const Entry& e, double count, double recompute) {
+    void add_entry(const LayerEntry& e, double count, double recompute) {
         const Work fwd = e.fwd * count;
         const Work bwd = e.bwd * count + e.fwd * (count * recompute);
         fwd_s += fwd.seconds;
@@ -415,7 +415,7 @@ struct Totals {
 };
 
 /// The share of a layer's forward that recompute repeats in the backward.
-double recompute_share(const TrainingSpec& t, const Entry& e, double layers_per_chunk) {
+double recompute_share(const TrainingSpec& t, const LayerEntry& e, double layers_per_chunk) {
     switch (t.recompute) {
         case Recompute::None:
             return 0.0;
@@ -451,7 +451,7 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
             if (gpu.kernels) {  // the measured backend (the ops sweep ran SDPA flash)
                 r.table = gpu.kernels.get();
                 r.attention = AttentionBackend::Flash;
-                const Entry e = measured_attention(r, flops, bytes, tokens * op.seq * op.heads, op.head_dim, op.seq);
+                const LayerEntry e = measured_attention(r, flops, bytes, tokens * op.seq * op.heads, op.head_dim, op.seq);
                 return op.kind == ModelOpKind::AttentionForward ? e.fwd.seconds : e.bwd.seconds;
             }
             const Work fwd = attention_fwd(r, flops, bytes, op.seq);
@@ -627,8 +627,8 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
 /// the slower of their GPU work and this; what the host adds is host wait. Every stage runs the
 /// schedule, so each gets the whole measured base (measured at one stage: an upper bound for the
 /// middle stages, **assumed**).
-void add_stage_base_host(std::vector<StageTime>& stages, const PassUs& base, const Entry& embedding, const Entry& output,
-                         const Entry& loss, double full_rc) {
+void add_stage_base_host(std::vector<StageTime>& stages, const PassUs& base, const LayerEntry& embedding, const LayerEntry& output,
+                         const LayerEntry& loss, double full_rc) {
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const bool first = i == 0;
         const bool last = i + 1 == stages.size();
@@ -670,9 +670,9 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         kinds[3] = m.experts > 0 ? make_layer(true, true, m, t, p, r, sh) : kinds[2];
     }
     // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
-    Entry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
-    const Entry output = gemm_entry("output", gemm(bf16_rates(r), sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
-    Entry loss = memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
+    LayerEntry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
+    const LayerEntry output = gemm_entry("output", gemm(bf16_rates(r), sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
+    LayerEntry loss = memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
     if (r.blocks != nullptr) {
         // The loss over the logits, measured; the embedding's dense gradient (the whole table written).
         loss = block_entry("loss", r, r.blocks->loss, sh.tokens * m.vocab / sh.tp);
@@ -722,7 +722,7 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         if (t.recompute == Recompute::Selective) {
             return x.selective_s;
         }
-        return t.recompute == Recompute::Full ? x.fwd_s * recompute_share(t, Entry{}, chunk_layers) : 0.0;
+        return t.recompute == Recompute::Full ? x.fwd_s * recompute_share(t, LayerEntry{}, chunk_layers) : 0.0;
     };
     struct ChunkCount {
         std::array<int, kLayerKinds> kind{};  // layers of each kind

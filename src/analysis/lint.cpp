@@ -11,7 +11,7 @@
 namespace planlayout {
 namespace {
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+std::string join_list(const std::vector<std::string>& v, const char* sep = ", ") {
     std::string s;
     for (const auto& x : v) {
         s += (s.empty() ? "" : sep) + x;
@@ -115,7 +115,7 @@ void lint_shared_nics(const NodeTemplate& t, BestNics& best, std::vector<Finding
     for (const auto& [nics, gpus] : groups) {
         if (gpus.size() > nics.size() && !nics.empty()) {
             out.push_back({Severity::Warning, "nic-shared",
-                           join(gpus) + " share " + join({nics.begin(), nics.end()}) +
+                           join_list(gpus) + " share " + join_list({nics.begin(), nics.end()}) +
                                " as their nearest NIC: " + std::to_string(gpus.size()) +
                                " GPUs on " + std::to_string(nics.size()) +
                                " NIC(s) split its bandwidth",
@@ -139,10 +139,10 @@ void lint_nic_speeds(const NodeTemplate& t, std::vector<Finding>& out) {
         std::vector<std::string> parts;
         parts.reserve(by_speed.size());
         for (const auto& [speed, nics] : by_speed) {
-            parts.push_back(fmt(speed) + " Gb/s: " + join(nics));
+            parts.push_back(fmt(speed) + " Gb/s: " + join_list(nics));
         }
         out.push_back({Severity::Warning, "nic-speed-mixed",
-                       "RDMA NICs of different speeds in one node (" + join(parts, "; ") +
+                       "RDMA NICs of different speeds in one node (" + join_list(parts, "; ") +
                            "): rings run at the slowest",
                        "use NICs of one speed, or restrict NCCL_IB_HCA to the fast ones"});
     }
@@ -192,7 +192,7 @@ void lint_stray_nics(const NodeTemplate& t, const std::set<std::string>& nearest
         }
     }
     const std::string hca = compute_devices.empty() ? std::string("the compute HCAs")
-                                                    : "NCCL_IB_HCA=" + join(compute_devices, ",");
+                                                    : "NCCL_IB_HCA=" + join_list(compute_devices, ",");
     for (const auto& n : t.nics) {
         if (n.rdma && n.role != "compute") {
             out.push_back({Severity::Info, "nic-non-compute",
@@ -208,7 +208,7 @@ void lint_stray_nics(const NodeTemplate& t, const std::set<std::string>& nearest
     }
     if (!orphans.empty()) {
         out.push_back({Severity::Warning, "nic-not-nearest",
-                       join(orphans) + (orphans.size() > 1 ? " are" : " is") +
+                       join_list(orphans) + (orphans.size() > 1 ? " are" : " is") +
                            " no GPU's nearest NIC (storage or management HCA?); NCCL may still "
                            "use them",
                        "if they are not for training traffic, set " + hca +

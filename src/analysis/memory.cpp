@@ -150,13 +150,11 @@ States fsdp2_states(bool sharded) {
     return s;
 }
 
-std::string num(double v) { return number_text(v); }
-
 std::string gib(double b) { return human_bytes(b); }
 
 // "X/Nd" or "X" for one term's bytes per parameter.
 std::string per_param(double bytes, bool sharded, const char* over) {
-    return num(bytes) + (sharded ? std::string("/") + over : std::string());
+    return number_text(bytes) + (sharded ? std::string("/") + over : std::string());
 }
 
 // The parameters one rank holds and, for gathering, the largest unit and module.
@@ -201,19 +199,19 @@ void model_states(const States& s, const Holding& h, const ModelSpec& m, const T
     e.params_bytes = weights * w_bytes + adapters * s.weight;
     e.grads_bytes = trainable_g * s.grad;
     e.optimizer_bytes = trainable_o * s.optimizer;
-    const std::string nd = "Nd " + num(h.nd) + (h.expert_local > 0 ? ", Ne " + num(h.ne) : std::string());
+    const std::string nd = "Nd " + number_text(h.nd) + (h.expert_local > 0 ? ", Ne " + number_text(h.ne) : std::string());
     e.accounting = s.name + ": " + per_param(s.weight, s.shard_weight, "Nd") + " weights + " +
                    per_param(s.grad, s.shard_grad, "Nd") + " grads + " + per_param(s.optimizer, s.shard_optimizer, "Nd") +
                    " optimizer (" + s.optimizer_parts + ") bytes per parameter; " + nd;
     const std::string held = "Ψ_d/(t·p)" + std::string(h.expert_local > 0 ? " + Ψ_e/(e·etp·p)" : "");
-    e.params_formula = held + (s.shard_weight ? " sharded" : "") + " × " + num(w_bytes) + " B" +
-                       (lora ? " + the LoRA adapters × " + num(s.weight) + " B" : "");
+    e.params_formula = held + (s.shard_weight ? " sharded" : "") + " × " + number_text(w_bytes) + " B" +
+                       (lora ? " + the LoRA adapters × " + number_text(s.weight) + " B" : "");
     const std::string trained = lora ? "the LoRA adapters" : held;
-    e.grads_formula = trained + (s.shard_grad ? " sharded" : "") + " × " + num(s.grad) + " B";
-    e.optimizer_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + num(s.optimizer) + " B";
+    e.grads_formula = trained + (s.shard_grad ? " sharded" : "") + " × " + number_text(s.grad) + " B";
+    e.optimizer_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + number_text(s.optimizer) + " B";
     if (s.step_temp_bytes > 0 && !s.offload_optimizer) {
         e.optimizer_step_bytes = trainable_o * s.step_temp_bytes;
-        e.optimizer_step_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + num(s.step_temp_bytes) +
+        e.optimizer_step_formula = trained + (s.shard_optimizer ? " sharded" : "") + " × " + number_text(s.step_temp_bytes) +
                                    " B (foreach AdamW's sqrt(v), beside the gradients once the activations are freed)";
     }
     if (s.offload_optimizer) {
@@ -234,8 +232,8 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
         // unsharded gradient before its reduce-scatter.
         const double unit = largest_unit(p, m);
         e.gathered_bytes = unit * (2 * s.gather_bytes + s.unit_grad_bytes);
-        e.gathered_formula = "largest unit " + num(std::round(unit)) + " params × (2 in flight × " + num(s.gather_bytes) +
-                             " B" + (s.unit_grad_bytes > 0 ? " + one unit's gradient " + num(s.unit_grad_bytes) + " B" : "") +
+        e.gathered_formula = "largest unit " + number_text(std::round(unit)) + " params × (2 in flight × " + number_text(s.gather_bytes) +
+                             " B" + (s.unit_grad_bytes > 0 ? " + one unit's gradient " + number_text(s.unit_grad_bytes) + " B" : "") +
                              ")";
     } else if (s.gather == Gather::Modules) {
         // ZeRO-3 fetches module by module, prefetching up to stage3_prefetch_bucket_size elements
@@ -243,8 +241,8 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
         const double module = largest_module(p, m);
         const double bucket = t.prefetch_bucket > 0 ? t.prefetch_bucket : 0.9 * m.hidden * m.hidden;
         e.gathered_bytes = (module + bucket) * s.gather_bytes;
-        e.gathered_formula = "(largest module " + num(std::round(module)) + " + prefetch bucket " + num(std::round(bucket)) +
-                             ") params × " + num(s.gather_bytes) + " B";
+        e.gathered_formula = "(largest module " + number_text(std::round(module)) + " + prefetch bucket " + number_text(std::round(bucket)) +
+                             ") params × " + number_text(s.gather_bytes) + " B";
     }
 }
 
@@ -400,16 +398,16 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
         how = "full recompute";
         if (t.recompute_method == RecomputeMethod::Block && t.recompute_layers > 0) {
             checkpointed = std::min(layers_stage, static_cast<double>(t.recompute_layers));
-            how = "full recompute of " + num(checkpointed) + " layers per stage (block)";
+            how = "full recompute of " + number_text(checkpointed) + " layers per stage (block)";
         } else if (t.recompute_layers > 1) {
             group = t.recompute_layers;
-            how = "full recompute, groups of " + num(group) + " layers (uniform)";
+            how = "full recompute, groups of " + number_text(group) + " layers (uniform)";
         }
     } else if (t.per_op_checkpoint) {
         how = "per-op selective checkpointing (torchtitan \"op\")";
     } else if (t.checkpoint_every > 0) {
         checkpointed = std::floor(layers_stage / t.checkpoint_every);
-        how = "every " + num(t.checkpoint_every) + "th layer checkpointed (" + num(checkpointed) + " per stage)";
+        how = "every " + number_text(t.checkpoint_every) + "th layer checkpointed (" + number_text(checkpointed) + " per stage)";
     }
     const double kept_layers = layers_stage - checkpointed;
     const double per_micro = kept_layers * kept_layer + std::ceil(checkpointed / group) * input_layer;
@@ -432,8 +430,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
                           : hf      ? hf_output(m, sb, tp)
                                     : 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp;
     e.activations_bytes = in_flight * per_micro + transient + logits;
-    e.activations_formula = num(in_flight) + " in flight × (" + num(kept_layers) + " layers × " + gib(kept_layer) +
-                            (checkpointed > 0 ? " + " + num(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
+    e.activations_formula = number_text(in_flight) + " in flight × (" + number_text(kept_layers) + " layers × " + gib(kept_layer) +
+                            (checkpointed > 0 ? " + " + number_text(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)
                                               : std::string()) +
                             ")" + (transient > 0 ? " + backward transient " + gib(transient) : std::string()) +
                             (logits > 0 ? (hf ? " + final norm, logits and the loss's fp32 log-softmax and gradients "

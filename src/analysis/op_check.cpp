@@ -20,7 +20,7 @@ double quantile(const std::vector<double>& sorted, double q) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return quantile(v, 0.5);
 }
@@ -46,7 +46,7 @@ std::vector<BenchOp> merge_bench_runs(const std::vector<std::vector<BenchOp>>& r
     for (const auto& o : runs.front()) {
         const auto& t = times.at(Key{o.kind, o.name, o.shape});
         BenchOp m = o;
-        m.seconds = median(t);
+        m.seconds = median_of(t);
         m.runs = static_cast<int>(t.size());
         const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
         m.spread = m.seconds > 0 ? (*hi - *lo) / m.seconds : 0.0;
@@ -81,7 +81,7 @@ OpCheck check_ops(const std::vector<BenchOp>& ops, const GpuSpec& gpu, double co
     for (const auto& r : c.rows) {
         all_err.push_back(std::abs(r.ratio - 1.0));
     }
-    c.median_abs_error = median(all_err);
+    c.median_abs_error = median_of(all_err);
     for (const auto& kind : order) {
         OpKindSummary s;
         s.kind = kind;
@@ -103,7 +103,7 @@ OpCheck check_ops(const std::vector<BenchOp>& ops, const GpuSpec& gpu, double co
         s.p90_ratio = quantile(ratios, 0.9);
         s.min_ratio = ratios.front();
         s.max_ratio = ratios.back();
-        s.median_abs_error = median(errs);
+        s.median_abs_error = median_of(errs);
         s.worst = worst->op.name + " " + worst->op.shape;
         s.worst_ratio = worst->ratio;
         c.kinds.push_back(s);

@@ -61,15 +61,15 @@ ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const ScoreInput&
     return r;
 }
 
-struct Evaluation {
+struct TransportEvaluation {
     double step_s[2] = {0, 0};
     std::vector<ItemTime> items[2];
 };
 
-Evaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
+TransportEvaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
                     const std::vector<const PlacedGroup*>& shapes, const ComputeBreakdown& c, double micro,
                     PriorEnd base_end, PriorEnd cand_end) {
-    Evaluation e;
+    TransportEvaluation e;
     const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
     const PriorEnd ends[2] = {base_end, cand_end};
     const OverlapCompute windows = overlap_compute(c, in, micro);
@@ -518,7 +518,7 @@ KindBreakdown& kind_entry(Score& s, const TrafficItem& item, const PlacedGroup& 
 // Per kind, in first-seen order: collectives, fits used, bytes, calls, time and exposed time per
 // arm, and each item's window.
 void add_kinds(Score& s, const ScoreInput& in, const std::vector<TrafficItem>& traffic,
-               const std::vector<const PlacedGroup*>& shapes, const Evaluation& e, const Reach& reach) {
+               const std::vector<const PlacedGroup*>& shapes, const TransportEvaluation& e, const Reach& reach) {
     s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();
     const TransportModel arm_models[2] = {transport_model(in.transport, in.transport.baseline),
                                           transport_model(in.transport, in.transport.candidate)};
@@ -632,7 +632,7 @@ Score compute_score(const ScoreInput& in_given) {
     s.anchor_factors = fit.factors;
     s.warnings.insert(s.warnings.end(), fit.warnings.begin(), fit.warnings.end());
 
-    const Evaluation e = evaluate(in, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
+    const TransportEvaluation e = evaluate(in, traffic, shapes, c, micro, PriorEnd::Point, PriorEnd::Point);
     s.step_time_s[0] = e.step_s[0];
     s.step_time_s[1] = e.step_s[1];
     s.mfu[0] = mfu_of(fit.breakdown, e.step_s[0]);
@@ -652,7 +652,7 @@ Score compute_score(const ScoreInput& in_given) {
 
     // Band: the baseline at its best and the candidate at its worst, and the other way round.
     const auto score_at = [&](PriorEnd base, PriorEnd cand) {
-        const Evaluation b = evaluate(in, traffic, shapes, c, micro, base, cand);
+        const TransportEvaluation b = evaluate(in, traffic, shapes, c, micro, base, cand);
         if (!any_given) {
             return ratio(b.step_s[0] - b.step_s[1], b.step_s[0]);
         }

@@ -18,7 +18,7 @@ std::string flag_source(const ParsedArgs& args, const char* flag) {
 }
 
 // out.layout[pointer] = value, given by `source`.
-void put(FrameworkFragment& out, const std::string& pointer, const nlohmann::json& value, std::string source) {
+void put_fragment(FrameworkFragment& out, const std::string& pointer, const nlohmann::json& value, std::string source) {
     out.layout[nlohmann::json::json_pointer(pointer)] = value;
     out.sources[pointer] = std::move(source);
 }
@@ -29,11 +29,11 @@ void torchtitan_checkpoint_fragment(const TorchtitanTraining& t, const std::stri
     const std::string mode = t.ac_mode.value_or("selective");
     const std::string option = t.ac_option.value_or("2");
     const std::string given = t.ac_mode ? "activation_checkpoint.mode" : "[activation_checkpoint] absent: torchtitan's default mode";
-    put(out, "/training/recompute", mode, name + " (" + given + " " + mode + ")");
+    put_fragment(out, "/training/recompute", mode, name + " (" + given + " " + mode + ")");
     if (mode == "selective" && option == "op") {
-        put(out, "/training/per_op_checkpoint", true, name + " (activation_checkpoint.selective_ac_option op)");
+        put_fragment(out, "/training/per_op_checkpoint", true, name + " (activation_checkpoint.selective_ac_option op)");
     } else if (mode == "selective") {
-        put(out, "/training/checkpoint_every", std::stoi(option),
+        put_fragment(out, "/training/checkpoint_every", std::stoi(option),
             name + " (activation_checkpoint.selective_ac_option " + option + (t.ac_option ? "" : ", torchtitan's default") +
                 ": every " + option + "th block fully checkpointed)");
     }
@@ -46,7 +46,7 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
     out.files.push_back(path);
     const TorchtitanDims& d = config.dims;
     auto set = [&](const char* pointer, const nlohmann::json& value, const std::string& key) {
-        put(out, pointer, value, name + " (" + key + ")");
+        put_fragment(out, pointer, value, name + " (" + key + ")");
     };
     set("/parallel/framework", "torchtitan", "torchtitan job config");
     set("/parallel/dp_replicate", d.dp_replicate, "parallelism.data_parallel_replicate_degree");
@@ -103,7 +103,7 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
 // (docs/cost-model.md §8).
 void deepspeed_states_fragment(const DeepSpeedConfig& config, const std::string& name, FrameworkFragment& out) {
     auto set = [&](const char* pointer, const nlohmann::json& value, const std::string& key) {
-        put(out, pointer, value, name + " (" + key + ")");
+        put_fragment(out, pointer, value, name + " (" + key + ")");
     };
     if (!config.bf16 && !config.fp16) {
         set("/training/states/precision", "fp32", "neither bf16 nor fp16 enabled: DeepSpeed trains in fp32");
@@ -140,7 +140,7 @@ void deepspeed_config_fragment(const std::string& path, Context& ctx, FrameworkF
     const DeepSpeedDims defaults;
     const DeepSpeedDims d = apply_deepspeed_config(config, defaults);
     auto set = [&](const char* pointer, const nlohmann::json& value, const char* key) {
-        put(out, pointer, value, name + " (" + key + ")");
+        put_fragment(out, pointer, value, name + " (" + key + ")");
     };
     set("/parallel/framework", "deepspeed", "ds_config");
     set("/parallel/zero_stage", d.zero_stage, "zero_optimization.stage");
@@ -188,7 +188,7 @@ bool has_framework_flags(const ParsedArgs& args) {
 FrameworkFragment framework_fragment(const ParsedArgs& args, Context& ctx) {
     FrameworkFragment out;
     auto set = [&out](const std::string& pointer, const nlohmann::json& value, const std::string& source) {
-        put(out, pointer, value, source);
+        put_fragment(out, pointer, value, source);
     };
     std::string implied;
     std::string implied_by;

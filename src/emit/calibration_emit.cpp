@@ -12,7 +12,7 @@ namespace planlayout {
 namespace {
 
 /// Fixed decimals keep the file byte-identical across runs and platforms.
-double fixed(double x, int decimals) {
+double rounded_json(double x, int decimals) {
     const double scale = std::pow(10.0, decimals);
     const double v = std::round(x * scale) / scale;
     return v == 0 ? 0.0 : v;  // never "-0.0"
@@ -29,11 +29,11 @@ nlohmann::json to_json(const Calibration& c) {
     for (const auto& r : c.rows) {
         nlohmann::json row{{"line", r.line},
                            {"size", r.size_bytes},
-                           {"time_us", fixed(r.measured_us, 3)},
-                           {"predicted_us", fixed(r.predicted_us, 3)},
-                           {"residual", fixed(r.residual, 5)},
-                           {"busbw_gbps", fixed(r.measured_busbw_gbyte_s, 5)},
-                           {"predicted_busbw_gbps", fixed(r.predicted_busbw_gbyte_s, 5)},
+                           {"time_us", rounded_json(r.measured_us, 3)},
+                           {"predicted_us", rounded_json(r.predicted_us, 3)},
+                           {"residual", rounded_json(r.residual, 5)},
+                           {"busbw_gbps", rounded_json(r.measured_busbw_gbyte_s, 5)},
+                           {"predicted_busbw_gbps", rounded_json(r.predicted_busbw_gbyte_s, 5)},
                            {"used", r.used}};
         if (!r.source.empty()) {
             row["source"] = r.source;
@@ -42,7 +42,7 @@ nlohmann::json to_json(const Calibration& c) {
     }
     nlohmann::json curve = nlohmann::json::array();
     for (const auto& p : c.curve) {
-        curve.push_back({{"size", p.size_bytes}, {"efficiency", fixed(p.efficiency, 6)}});
+        curve.push_back({{"size", p.size_bytes}, {"efficiency", rounded_json(p.efficiency, 6)}});
     }
     return {{"transport", std::string(to_string(c.transport))},
             {"class", std::string(to_string(c.link_class))},
@@ -51,17 +51,17 @@ nlohmann::json to_json(const Calibration& c) {
             {"gpus_per_node", c.gpus_per_node},
             {"ranks", c.ranks},
             {"socket_inside_node", c.socket_inside_node},
-            {"floor_us", fixed(c.floor_us, 4)},
-            {"alpha_us", fixed(c.alpha_us, 4)},
-            {"alpha_prior_us", fixed(c.alpha_prior_us, 4)},
+            {"floor_us", rounded_json(c.floor_us, 4)},
+            {"alpha_us", rounded_json(c.alpha_us, 4)},
+            {"alpha_prior_us", rounded_json(c.alpha_prior_us, 4)},
             {"alpha_from_prior", c.alpha_from_prior},
-            {"latency_us", fixed(c.latency_us, 4)},
-            {"efficiency", fixed(c.efficiency, 6)},
+            {"latency_us", rounded_json(c.latency_us, 4)},
+            {"efficiency", rounded_json(c.efficiency, 6)},
             {"curve", curve},
             {"line", c.line},
             {"line_gbyte_s", c.line_gbyte_s},
-            {"busbw_gbps", fixed(c.busbw_gbyte_s, 3)},
-            {"rms_residual", fixed(c.rms_residual, 5)},
+            {"busbw_gbps", rounded_json(c.busbw_gbyte_s, 3)},
+            {"rms_residual", rounded_json(c.rms_residual, 5)},
             {"rows_used", c.rows_used},
             {"source", c.source},
             {"rows", rows},

@@ -68,10 +68,10 @@ std::string size_tick_text(int e) {
 
 namespace {
 
-constexpr double kWidth = 820;
+constexpr double kBusbwWidth = 820;
 constexpr double kPlotH = 380;
-constexpr double kLeft = 70;
-constexpr double kRight = 84;  // the curves' end values
+constexpr double kBusbwLeft = 70;
+constexpr double kBusbwRight = 84;  // the curves' end values
 constexpr double kTop = 70;
 
 // Marker shapes by collective, so measured points of different collectives differ without colour.
@@ -109,10 +109,10 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
     const std::vector<int> xt = size_tick_exponents(lo, hi);
     const std::vector<double> yt = nice_ticks(ymax);
     const double ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
-    const double plot_w = kWidth - kLeft - kRight;
+    const double plot_w = kBusbwWidth - kBusbwLeft - kBusbwRight;
     const double e0 = xt.front();
     const double e1 = xt.back();
-    const auto px = [&](double size) { return kLeft + (std::log2(size) - e0) / (e1 - e0) * plot_w; };
+    const auto px = [&](double size) { return kBusbwLeft + (std::log2(size) - e0) / (e1 - e0) * plot_w; };
     const auto py = [&](double bw) { return kTop + kPlotH - bw / yt.back() * kPlotH; };
 
     // Colour by transport when every curve has its own; else by curve, from the series palette.
@@ -142,9 +142,9 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
     if (chart.curves.empty()) {
         height += 20;
     }
-    svg::Document d(kWidth, height, chart.title);
+    svg::Document d(kBusbwWidth, height, chart.title);
     chart::common_style(d, style);
-    d.rect(0, 0, kWidth, height, {{"fill", style.background}});
+    d.rect(0, 0, kBusbwWidth, height, {{"fill", style.background}});
     d.text(16, 24, chart.title, svg::Anchor::Start, {{"class", "plc-title"}});
     d.text(16, 44, chart.subtitle, svg::Anchor::Start, {{"class", "plc-muted"}});
 
@@ -154,24 +154,24 @@ std::string busbw_chart_svg(const BusbwChart& chart, const DiagramStyle& style, 
         d.line(px(std::exp2(e)), kTop, px(std::exp2(e)), axis_y, {{"stroke", "#E5E5E5"}});
     }
     for (const double t : yt) {
-        d.line(kLeft, py(t), kLeft + plot_w, py(t), {{"stroke", "#E5E5E5"}});
+        d.line(kBusbwLeft, py(t), kBusbwLeft + plot_w, py(t), {{"stroke", "#E5E5E5"}});
     }
     d.close_group();
-    d.line(kLeft, axis_y, kLeft + plot_w, axis_y, {{"stroke", style.ink}});
-    d.line(kLeft, kTop, kLeft, axis_y, {{"stroke", style.ink}});
+    d.line(kBusbwLeft, axis_y, kBusbwLeft + plot_w, axis_y, {{"stroke", style.ink}});
+    d.line(kBusbwLeft, kTop, kBusbwLeft, axis_y, {{"stroke", style.ink}});
     for (const int e : xt) {
         d.line(px(std::exp2(e)), axis_y, px(std::exp2(e)), axis_y + 5, {{"stroke", style.ink}});
         d.text(px(std::exp2(e)), axis_y + 18, size_tick_text(e), svg::Anchor::Middle);
     }
     for (const double t : yt) {
-        d.line(kLeft - 5, py(t), kLeft, py(t), {{"stroke", style.ink}});
+        d.line(kBusbwLeft - 5, py(t), kBusbwLeft, py(t), {{"stroke", style.ink}});
         int decimals = 0;
         while (decimals < 4 && std::abs(ystep * std::pow(10.0, decimals) - std::round(ystep * std::pow(10.0, decimals))) > 1e-9) {
             ++decimals;
         }
-        d.text(kLeft - 8, py(t) + 4, fixed_text(t, decimals), svg::Anchor::End);
+        d.text(kBusbwLeft - 8, py(t) + 4, fixed_text(t, decimals), svg::Anchor::End);
     }
-    d.text(kLeft + plot_w / 2, axis_y + 36, "message size (nccl-tests size, log scale)", svg::Anchor::Middle,
+    d.text(kBusbwLeft + plot_w / 2, axis_y + 36, "message size (nccl-tests size, log scale)", svg::Anchor::Middle,
            {{"class", "plc-muted"}});
     d.text(18, kTop + kPlotH / 2, "busbw (GB/s)", svg::Anchor::Middle,
            {{"class", "plc-muted"}, {"transform", "rotate(-90 18 " + svg::num(kTop + kPlotH / 2) + ")"}});

@@ -73,9 +73,9 @@ namespace {
 
 using chart::text_width;
 
-constexpr double kWidth = 820;
-constexpr double kLeft = 80;    // arm names
-constexpr double kRight = 170;  // step totals and changes
+constexpr double kScoreWidth = 820;
+constexpr double kScoreLeft = 80;    // arm names
+constexpr double kScoreRight = 170;  // step totals and changes
 constexpr double kBar = 34;
 constexpr double kStrip = 14;
 constexpr double kRowGap = 18;
@@ -121,13 +121,13 @@ void message_chart(svg::Document& d, const DiagramStyle& style, const std::strin
 }
 
 struct Layout {
-    double plot_w = kWidth - kLeft - kRight;
+    double plot_w = kScoreWidth - kScoreLeft - kScoreRight;
     double scale = 1;  // px per second
-    [[nodiscard]] double x(double s) const { return kLeft + s * scale; }
+    [[nodiscard]] double x(double s) const { return kScoreLeft + s * scale; }
 };
 
 // One legend entry: a swatch and its words.
-struct Entry {
+struct LegendEntry {
     std::string label;
     std::string fill;
     std::string stroke;
@@ -136,7 +136,7 @@ struct Entry {
 // The legend's entries (compute, the bubble, each kind exposed and hidden) and the hatch pattern
 // id of each kind drawn hidden.
 struct Legend {
-    std::vector<Entry> entries;
+    std::vector<LegendEntry> entries;
     std::map<std::string, std::string> hatch;
 };
 
@@ -177,12 +177,12 @@ Legend legend_of(const Score& score, const std::vector<StepBar>& bars, const std
 }
 
 // The legend's entries in rows that fit the chart's width.
-std::vector<std::vector<const Entry*>> legend_rows(const std::vector<Entry>& legend) {
-    std::vector<std::vector<const Entry*>> rows(1);
+std::vector<std::vector<const LegendEntry*>> legend_rows(const std::vector<LegendEntry>& legend) {
+    std::vector<std::vector<const LegendEntry*>> rows(1);
     double row_x = 0;
     for (const auto& e : legend) {
         const double w = 22 + text_width(e.label) + 18;
-        if (row_x + w > kWidth - 32 && !rows.back().empty()) {
+        if (row_x + w > kScoreWidth - 32 && !rows.back().empty()) {
             rows.emplace_back();
             row_x = 0;
         }
@@ -211,8 +211,8 @@ std::vector<std::string> bar_details(const StepBar& b) {
     for (std::size_t i = 0; i < b.hidden.size(); ++i) {
         hidden.push_back((i == 0 ? "hidden under compute: " : "") + b.hidden[i].key + " " + seconds_label(b.hidden[i].seconds));
     }
-    std::vector<std::string> details = chart::wrap(items, kWidth - kLeft - 24, 10);
-    for (auto& line : chart::wrap(hidden, kWidth - kLeft - 24, 10)) {
+    std::vector<std::string> details = chart::wrap(items, kScoreWidth - kScoreLeft - 24, 10);
+    for (auto& line : chart::wrap(hidden, kScoreWidth - kScoreLeft - 24, 10)) {
         details.push_back(std::move(line));
     }
     return details;
@@ -247,7 +247,7 @@ double draw_bar(svg::Document& d, const std::vector<StepBar>& bars, std::size_t 
                 double y, const BarPaint& paint) {
     const Layout& lay = paint.lay;
     const StepBar& b = bars[k];
-    d.text(kLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "plc-arm"}});
+    d.text(kScoreLeft - 10, y + kBar / 2 + 4, b.arm, svg::Anchor::End, {{"class", "plc-arm"}});
     d.open_group({{"class", "plc-bar"}, {"data-arm", b.arm}});
     double x = 0;
     for (const auto& s : b.exposed) {
@@ -291,7 +291,7 @@ double draw_bar(svg::Document& d, const std::vector<StepBar>& bars, std::size_t 
     }
     double dy = y + kBar + kStrip + 9;
     for (const auto& line : details) {
-        d.text(kLeft, dy, line, svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
+        d.text(kScoreLeft, dy, line, svg::Anchor::Start, {{"class", "plc-muted plc-small"}});
         dy += 13;
     }
     return dy - 13 + kRowGap;
@@ -300,20 +300,20 @@ double draw_bar(svg::Document& d, const std::vector<StepBar>& bars, std::size_t 
 // The seconds axis at axis_y with its ticks and their labels.
 void draw_axis(svg::Document& d, const Layout& lay, const std::vector<double>& ticks, double axis_y, const DiagramStyle& style) {
     const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
-    d.line(kLeft, axis_y, kLeft + lay.plot_w, axis_y, {{"stroke", style.ink}});
+    d.line(kScoreLeft, axis_y, kScoreLeft + lay.plot_w, axis_y, {{"stroke", style.ink}});
     for (const double t : ticks) {
         d.line(lay.x(t), axis_y, lay.x(t), axis_y + 5, {{"stroke", style.ink}});
         d.text(lay.x(t), axis_y + 18, tick_label(t, step), svg::Anchor::Middle);
     }
-    d.text(kLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "plc-muted"}});
+    d.text(kScoreLeft + lay.plot_w / 2, axis_y + 34, "seconds per training step", svg::Anchor::Middle, {{"class", "plc-muted"}});
 }
 
 // The legend's rows from legend_y down.
-void draw_legend(svg::Document& d, const std::vector<std::vector<const Entry*>>& rows, double legend_y) {
+void draw_score_legend(svg::Document& d, const std::vector<std::vector<const LegendEntry*>>& rows, double legend_y) {
     double ly = legend_y;
     for (const auto& row : rows) {
         double lx = 16;
-        for (const Entry* e : row) {
+        for (const LegendEntry* e : row) {
             d.rect(lx, ly - 10, 16, 12, {{"fill", e->fill}, {"stroke", e->stroke}, {"stroke-width", "0.8"}});
             d.text(lx + 22, ly, e->label);
             lx += 22 + text_width(e->label) + 18;
@@ -327,7 +327,7 @@ void draw_legend(svg::Document& d, const std::vector<std::vector<const Entry*>>&
 std::string score_chart_svg(const Score& score, const std::string& title, const DiagramStyle& style, SvgForm form) {
     const std::vector<StepBar> bars = step_bars(score);
     if (bars.empty()) {
-        svg::Document d(kWidth, 100, title);
+        svg::Document d(kScoreWidth, 100, title);
         message_chart(d, style, title,
                       {"no step-time breakdown: the layout gives the score's factors, not a model to time the step with",
                        "(predicted step-time reduction " + percent_text(score.rdma_benefit) + ", from the given factors)"});
@@ -356,13 +356,13 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
     const double axis_y = top + bars_h - kRowGap + 8;
     const double legend_y = axis_y + 54;
     const double height = legend_y + 20 * static_cast<double>(rows.size()) + 8;
-    svg::Document d(kWidth, height, title);
+    svg::Document d(kScoreWidth, height, title);
     chart::common_style(d, style);
     d.def(chart::dots_pattern("plc-bubble", cs.bubble, style.muted));
     for (const auto& [kind, id] : legend.hatch) {
         d.def(chart::hatch_pattern(id, colors.at(kind)));
     }
-    d.rect(0, 0, kWidth, height, {{"fill", style.background}});
+    d.rect(0, 0, kScoreWidth, height, {{"fill", style.background}});
     d.text(16, 24, title, svg::Anchor::Start, {{"class", "plc-title"}});
     d.text(16, 44, subtitle(score, bars), svg::Anchor::Start, {{"class", "plc-muted"}});
     d.text(16, 60, "per training step, each GPU; hatched: communication hidden under compute (not in the step)",
@@ -380,14 +380,14 @@ std::string score_chart_svg(const Score& score, const std::string& title, const 
         y = draw_bar(d, bars, k, details[k], y, paint);
     }
     draw_axis(d, lay, ticks, axis_y, style);
-    draw_legend(d, rows, legend_y);
+    draw_score_legend(d, rows, legend_y);
     return form == SvgForm::Document ? d.str() : d.inline_svg();
 }
 
 std::string score_chart_svg(const Report& report, const DiagramStyle& style, SvgForm form) {
     const std::string title = diagram::title_of(report, "step time per arm");
     if (!report.score) {
-        svg::Document d(kWidth, 80, title);
+        svg::Document d(kScoreWidth, 80, title);
         message_chart(d, style, title, {"no score: the layout has no model and training sections (docs/formats/layout.md)"});
         return form == SvgForm::Document ? d.str() : d.inline_svg();
     }

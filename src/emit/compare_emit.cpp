@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "planlayout/emit/report_emit.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
@@ -65,11 +66,6 @@ bool differs(const Side& x, const Side& y) {
                                                         1e-3 * std::max(x.cost->time_s[0], y.cost->time_s[0]));
     return x.edges->size != y.edges->size || x.edges->groups != y.edges->groups || x.edges->max_nodes != y.edges->max_nodes ||
            x.edges->worst != y.edges->worst || x.edges->pairs != y.edges->pairs || cost_differs;
-}
-
-double round_to(double v, int digits) {
-    const double scale = std::pow(10.0, digits);
-    return std::round(v * scale) / scale;
 }
 
 std::string spec_text(const Report& r) { return sizes_text(r.groups.spec) + " " + r.groups.spec.order; }

@@ -17,7 +17,6 @@
 namespace planlayout::diagram {
 
 using svg::Anchor;
-using svg::num;
 
 namespace {
 
@@ -171,7 +170,7 @@ void draw_unit(svg::Document& doc, const TierPaint& p, std::size_t i, double x, 
     const double w = 1 + 5 * (p.max_up > 0 ? u.up_bytes / p.max_up : 0.0);
     doc.tooltip("uplinks of " + std::to_string(u.leaves.size()) + " leaves: " + human_bytes(u.up_bytes) + " per step, capacity " +
                 fixed_text(u.up_gbyte_s * 8 / 1000, 1) + " Tbit/s");
-    doc.line(x + p.box_w / 2, y + 24, x + p.box_w / 2, box_y, {{"stroke", p.net}, {"stroke-width", num(w)}});
+    doc.line(x + p.box_w / 2, y + 24, x + p.box_w / 2, box_y, {{"stroke", p.net}, {"stroke-width", svg::num(w)}});
     const std::string name = p.word + std::to_string(i);
     const std::string range = "nodes " + std::to_string(u.first) + "-" + std::to_string(u.last);
     doc.tooltip(name + ": " + p.cl.nodes[static_cast<std::size_t>(u.first)].host + " - " +
@@ -205,7 +204,7 @@ void draw_row(svg::Document& doc, const TierPaint& p, const Row& row, double y) 
     const double pod_bytes = load.pod_up_bytes.empty() ? 0.0 : load.pod_up_bytes[static_cast<std::size_t>(row.pod)];
     if (load.pods > 1) {
         const double w = 1 + 5 * (p.max_pod > 0 ? pod_bytes / p.max_pod : 0.0);
-        doc.line(kCoreBarX + 24, y + 12, kRowsX, y + 12, {{"stroke", p.net}, {"stroke-width", num(w)}});
+        doc.line(kCoreBarX + 24, y + 12, kRowsX, y + 12, {{"stroke", p.net}, {"stroke-width", svg::num(w)}});
     }
     doc.tooltip("spine" + std::to_string(row.pod) + (load.pods > 1 ? " -> core: " + human_bytes(pod_bytes) + " per step" : std::string()));
     doc.rect(kRowsX, y, bar_w, 24, {{"fill", p.style.device("spine").fillcolor}, {"stroke", p.style.ink}});
@@ -264,7 +263,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
         "Line width grows with the bytes: unit -> spine its uplinks' bytes, spine -> core the pod's. --view load charts every tier.",
         std::string("Wiring: ") + (cl.wiring.empty() ? "rail-aligned (NIC i of every node on leaf i of its unit)" : "explicit") +
             "; PXN " + (cl.fabric.pxn ? "on" : "off") +
-            (cl.fabric.oversubscription > 1.0 ? "; leaf oversubscription " + num(cl.fabric.oversubscription) + ":1" : "") + ".",
+            (cl.fabric.oversubscription > 1.0 ? "; leaf oversubscription " + svg::num(cl.fabric.oversubscription) + ":1" : "") + ".",
     };
     double text_w = std::max({text_px(title, 16), text_px(subtitle, 11), text_px(bottleneck_line, 12)});
     for (const auto& n : notes) {
@@ -288,7 +287,7 @@ std::string fabric_tiers_svg(const Report& report, const DiagramOptions& /*optio
         doc.tooltip("core: every pod's spine connects here");
         doc.rect(kCoreBarX, top, 24, rows_bottom - top - 18, {{"fill", style.device("core").fillcolor}, {"stroke", style.ink}});
         doc.text(kCoreBarX + 16, top + 40, "core", Anchor::Start,
-                 {{"class", "head"}, {"transform", "rotate(-90 " + num(kCoreBarX + 16) + " " + num(top + 40) + ")"}});
+                 {{"class", "head"}, {"transform", "rotate(-90 " + svg::num(kCoreBarX + 16) + " " + svg::num(top + 40) + ")"}});
     }
     double y = top;
     for (const auto& row : rows) {

@@ -15,7 +15,6 @@
 namespace planlayout::diagram {
 
 using svg::Anchor;
-using svg::num;
 
 namespace {
 
@@ -51,7 +50,7 @@ std::string tier_heading(LinkTier t) {
     return "";
 }
 
-std::string count_text(std::int64_t v) {
+std::string grouped_count_text(std::int64_t v) {
     std::string s = std::to_string(v);
     for (auto i = static_cast<std::ptrdiff_t>(s.size()) - 3; i > 0; i -= 3) {
         s.insert(static_cast<std::size_t>(i), ",");
@@ -154,7 +153,7 @@ std::string load_svg(const Report& report, const DiagramOptions& /*options*/, co
         "Links are full duplex; collectives load both directions alike, so a link carries half the bytes its pairs exchange.",
         "Routing by path class: RAIL and PXN stay under one leaf (PXN leaves by the peer rail's NIC), XRAIL crosses",
         "the spine, XPOD the core. Capacity: a NIC its line rate; a leaf's uplinks its downlinks / oversubscription " +
-            num(report.cluster.fabric.oversubscription) + ";",
+            svg::num(report.cluster.fabric.oversubscription) + ";",
         "a pod's core uplinks the sum of its leaves' uplinks (no core oversubscription is modelled). Bar length: bytes; the",
         "bottleneck is the link that needs the most time at its capacity.",
         std::to_string(report.cluster.node_count()) + " nodes, " + std::to_string(load.leaves) + " leaves, " +
@@ -204,7 +203,7 @@ std::string load_svg(const Report& report, const DiagramOptions& /*options*/, co
         }
         const double mid = y + kRowPx / 2;
         doc.text(left - 12, mid - 1, row_label(r), Anchor::End, {{"class", "label"}});
-        doc.text(left - 12, mid + 10, count_text(r.loaded_links) + " of " + count_text(r.links) + " links loaded", Anchor::End,
+        doc.text(left - 12, mid + 10, grouped_count_text(r.loaded_links) + " of " + grouped_count_text(r.links) + " links loaded", Anchor::End,
                  {{"class", "small"}, {"fill", style.muted}});
         double x = bar_x;
         for (std::size_t k = 0; k < r.busiest_by_kind.size(); ++k) {
@@ -221,7 +220,7 @@ std::string load_svg(const Report& report, const DiagramOptions& /*options*/, co
             doc.rect(bar_x, mid - kBarPx / 2, r.max_bytes * scale, kBarPx,
                      {{"fill", "none"}, {"stroke", worst ? alarm : style.ink}, {"stroke-width", worst ? "2.5" : "0.5"}});
             const double mx = bar_x + r.mean_bytes() * scale;
-            doc.tooltip("mean over " + count_text(r.links) + " links: " + human_bytes(r.mean_bytes()) + " per step");
+            doc.tooltip("mean over " + grouped_count_text(r.links) + " links: " + human_bytes(r.mean_bytes()) + " per step");
             doc.line(mx, mid - kBarPx / 2 - 3, mx, mid + kBarPx / 2 + 3, {{"stroke", style.ink}, {"stroke-width", "2"}});
         }
         const double tx = bar_x + std::max(r.max_bytes * scale, 0.0) + 10;

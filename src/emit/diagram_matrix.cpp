@@ -14,7 +14,6 @@
 namespace planlayout::diagram {
 
 using svg::Anchor;
-using svg::num;
 
 namespace {
 
@@ -132,7 +131,7 @@ void draw_labels(svg::Document& doc, const Report& report, const Frame& f, std::
         const double mid = (static_cast<double>(i) + span / 2) * f.cell;
         doc.text(f.x - 6, f.y + mid + font * 0.35, t, Anchor::End, {{"class", cls}});
         const double x = f.x + mid + font * 0.35;
-        doc.text(x, f.y - 6, t, Anchor::Start, {{"class", cls}, {"transform", "rotate(-90 " + num(x) + " " + num(f.y - 6) + ")"}});
+        doc.text(x, f.y - 6, t, Anchor::Start, {{"class", cls}, {"transform", "rotate(-90 " + svg::num(x) + " " + svg::num(f.y - 6) + ")"}});
     }
 }
 
@@ -151,7 +150,7 @@ void draw_cells(svg::Document& doc, const Report& report, const DiagramStyle& st
                     span_label(report, c0, std::min(nodes, c0 + f.block) - 1) + ": " +
                     (bytes ? human_bytes(v) + " per step" : fixed_text(v, 0) + " pairs") + " (" + class_bytes_text(e, bytes) + ")");
         doc.rect(f.x + static_cast<double>(e.col) * f.cell, f.y + static_cast<double>(e.row) * f.cell, f.cell, f.cell,
-                 {{"fill", plain_colour(style.of(e.dominant()).color)}, {"fill-opacity", num(shade.opacity(v))}});
+                 {{"fill", plain_colour(style.of(e.dominant()).color)}, {"fill-opacity", svg::num(shade.opacity(v))}});
     }
     doc.close_group();
     for (std::int64_t i = grid; grid > 0 && i < f.cells; i += grid) {
@@ -255,7 +254,7 @@ MatrixLegend matrix_legend(const TrafficMatrix& m, const DiagramStyle& style, st
 }
 
 // The legend at (legend_x, y): the classes' colours, the shade scale, the notes; the y below it.
-double draw_legend(svg::Document& doc, const MatrixLegend& l, const TrafficMatrix& m, const Shade& shade, const GroupKind& kind,
+double draw_matrix_legend(svg::Document& doc, const MatrixLegend& l, const TrafficMatrix& m, const Shade& shade, const GroupKind& kind,
                    const DiagramStyle& style, double legend_x, double y) {
     doc.text(legend_x, y + 12, l.class_head, Anchor::Start, {{"class", "head"}});
     y += 28;
@@ -277,7 +276,7 @@ double draw_legend(svg::Document& doc, const MatrixLegend& l, const TrafficMatri
     for (int i = 0; i < kSteps && !m.entries.empty(); ++i) {
         const double f = static_cast<double>(kSteps - 1 - i) / (kSteps - 1);
         const double v = shade.hi > shade.lo ? std::exp(shade.lo + f * (shade.hi - shade.lo)) : m.max_total;
-        doc.rect(legend_x, y, 28, 14, {{"fill", style.ink}, {"fill-opacity", num(0.2 + 0.8 * (shade.hi > shade.lo ? f : 1.0))}});
+        doc.rect(legend_x, y, 28, 14, {{"fill", style.ink}, {"fill-opacity", svg::num(0.2 + 0.8 * (shade.hi > shade.lo ? f : 1.0))}});
         doc.text(legend_x + 36, y + 11, m.max_total > 0 ? amount_text(m.bytes_known, v) : std::string("no traffic"), Anchor::Start,
                  {{"class", "label"}});
         y += 20;
@@ -367,7 +366,7 @@ std::string matrix_svg(const Report& report, const DiagramOptions& options, cons
     const Frame main{left, top, cell, block, 0, m.cells};
     draw_labels(doc, report, main, step, label_font, false);
     draw_cells(doc, report, style, main, m.entries, shade, m.bytes_known, su > block && su % block == 0 && su < nodes ? su / block : 0);
-    double y = draw_legend(doc, legend, m, shade, *kind, style, legend_x, top + 4);
+    double y = draw_matrix_legend(doc, legend, m, shade, *kind, style, legend_x, top + 4);
     if (detail.m) {
         y += 22;
         doc.text(legend_x, y + 12, detail_head, Anchor::Start, {{"class", "head"}});

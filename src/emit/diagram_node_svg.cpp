@@ -20,19 +20,19 @@ using svg::Anchor;
 
 namespace {
 
-constexpr double kMargin = 16;
+constexpr double kNodeMargin = 16;
 constexpr double kRowH = 66;    // a tree level: box and the gap under it
 constexpr double kBoxH = 38;
 constexpr double kLeafH = 46;
-constexpr double kGap = 8;      // between sibling subtrees
-constexpr double kLine = 13;
+constexpr double kNodeGap = 8;      // between sibling subtrees
+constexpr double kNodeLine = 13;
 
 int level_of(DeviceKind k) {
     return k == DeviceKind::Cpu ? 0 : k == DeviceKind::PcieSwitch ? 1 : 2;
 }
 
 // The node's devices as a forest under its CPUs: children ordered by the first GPU they hold.
-struct Tree {
+struct DeviceTree {
     std::vector<std::vector<Vertex>> children;
     std::vector<int> first_gpu;  // the smallest GPU index in the subtree (a large number: none)
     std::vector<double> own;     // the box's width
@@ -56,9 +56,9 @@ double base_width(const Device& d) {
 }
 
 // `own`: each device's box width (its text's).
-Tree build_tree(const Graph& g, std::vector<double> own) {
+DeviceTree build_tree(const Graph& g, std::vector<double> own) {
     const std::size_t n = boost::num_vertices(g);
-    Tree t;
+    DeviceTree t;
     t.own = std::move(own);
     t.children.resize(n);
     t.first_gpu.assign(n, 1 << 30);
@@ -113,7 +113,7 @@ Tree build_tree(const Graph& g, std::vector<double> own) {
         });
         double sum = 0;
         for (const Vertex c : ch) {
-            sum += t.width[c] + (sum > 0 ? kGap : 0);
+            sum += t.width[c] + (sum > 0 ? kNodeGap : 0);
         }
         t.width[v] = std::max(t.own[v], sum);
         t.max_depth = std::max(t.max_depth, t.depth[v]);
@@ -122,22 +122,22 @@ Tree build_tree(const Graph& g, std::vector<double> own) {
     return t;
 }
 
-void place(Tree& t, Vertex v, double left) {
+void place_subtree(DeviceTree& t, Vertex v, double left) {
     t.x[v] = left + (t.width[v] - t.own[v]) / 2;
     double x = left;
     double sum = 0;
     for (const Vertex c : t.children[v]) {
-        sum += t.width[c] + (sum > 0 ? kGap : 0);
+        sum += t.width[c] + (sum > 0 ? kNodeGap : 0);
     }
     x += (t.width[v] - sum) / 2;
     for (const Vertex c : t.children[v]) {
-        place(t, c, x);
-        x += t.width[c] + kGap;
+        place_subtree(t, c, x);
+        x += t.width[c] + kNodeGap;
     }
 }
 
 // Leaves (GPUs, NICs) on the bottom row; switches and CPUs on their level's row.
-double row_y(const Tree& t, const Graph& g, Vertex v, double top) {
+double row_y(const DeviceTree& t, const Graph& g, Vertex v, double top) {
     const bool leaf = t.children[v].empty() && g[v].kind != DeviceKind::Cpu && g[v].kind != DeviceKind::PcieSwitch;
     return top + (leaf ? static_cast<double>(t.max_depth) : static_cast<double>(t.depth[v])) * kRowH;
 }
@@ -197,7 +197,7 @@ struct NodeFacts {
 };
 
 // Every device but the NVSwitch: a box with its lines of text, far-NIC GPUs outlined.
-void draw_devices(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, const NodeFacts& nf,
+void draw_devices(svg::Document& doc, const DiagramStyle& style, const DeviceTree& t, const Graph& g, const NodeFacts& nf,
                   double rows_top, double leaf_y) {
     for (auto v : boost::make_iterator_range(boost::vertices(g))) {
         const Device& d = g[v];
@@ -214,9 +214,9 @@ void draw_devices(svg::Document& doc, const DiagramStyle& style, const Tree& t, 
         svg::Attrs a{{"fill", fill}, {"stroke", far ? plain_colour(style.highlight.color) : style.ink},
                      {"stroke-width", far ? "3" : "1"}, {"rx", d.kind == DeviceKind::Cpu ? "0" : "3"}};
         doc.rect(t.x[v], y, t.own[v], h, a);
-        const double first = y + (h - static_cast<double>(lines.size()) * kLine) / 2 + 10;
+        const double first = y + (h - static_cast<double>(lines.size()) * kNodeLine) / 2 + 10;
         for (std::size_t i = 0; i < lines.size(); ++i) {
-            doc.text(t.x[v] + t.own[v] / 2, first + static_cast<double>(i) * kLine, lines[i], Anchor::Middle,
+            doc.text(t.x[v] + t.own[v] / 2, first + static_cast<double>(i) * kNodeLine, lines[i], Anchor::Middle,
                      {{"class", i == 0 ? "head" : "label"}});
         }
     }
@@ -232,7 +232,7 @@ struct NvGeometry {
 
 // NVLink: each GPU one line down to the NVSwitch bar (its links said once on the bar when every
 // GPU has as many); GPU pairs linked directly as arcs under the row.
-void draw_nvlink(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, const NvGeometry& at) {
+void draw_nvlink(svg::Document& doc, const DiagramStyle& style, const DeviceTree& t, const Graph& g, const NvGeometry& at) {
     const LineStyle& nvl = style.link("nvlink");
     std::set<std::string> labels;
     int nvswitches = 0;
@@ -284,7 +284,7 @@ void draw_nvlink(svg::Document& doc, const DiagramStyle& style, const Tree& t, c
 }
 
 // SMP links: arcs over the boxes, between the CPUs, the first one named. Whether there was one.
-bool draw_smp(svg::Document& doc, const DiagramStyle& style, const Tree& t, const Graph& g, double rows_top, double boxes_top) {
+bool draw_smp(svg::Document& doc, const DiagramStyle& style, const DeviceTree& t, const Graph& g, double rows_top, double boxes_top) {
     bool any = false;
     auto centre_x = [&](Vertex v) { return t.x[v] + t.own[v] / 2; };
     for (auto e : boost::make_iterator_range(boost::edges(g))) {
@@ -312,9 +312,9 @@ struct LegendLines {
 };
 
 // The legend at y: line samples and the far-NIC outline on one row, then the notes.
-void draw_legend(svg::Document& doc, const DiagramStyle& style, double y, const LegendLines& which,
+void draw_node_legend(svg::Document& doc, const DiagramStyle& style, double y, const LegendLines& which,
                  const std::vector<std::string>& notes) {
-    double lx = kMargin;
+    double lx = kNodeMargin;
     std::vector<std::pair<std::string, const LineStyle*>> samples;
     if (which.nvlink) {
         samples.emplace_back(which.nvlink_alike ? "NVLink" : "NVLink (NV<links>)", &style.link("nvlink"));
@@ -330,10 +330,10 @@ void draw_legend(svg::Document& doc, const DiagramStyle& style, double y, const 
     }
     doc.rect(lx, y - 11, 28, 12, {{"fill", "#FFFFFF"}, {"stroke", plain_colour(style.highlight.color)}, {"stroke-width", "3"}});
     doc.text(lx + 34, y, "GPU whose NIC is SYS away (other NUMA node)", Anchor::Start, {{"class", "label"}});
-    y += kLine + 6;
+    y += kNodeLine + 6;
     for (const auto& note : notes) {
-        doc.text(kMargin, y, note, Anchor::Start, {{"class", "label"}});
-        y += kLine;
+        doc.text(kNodeMargin, y, note, Anchor::Start, {{"class", "label"}});
+        y += kNodeLine;
     }
 }
 
@@ -355,7 +355,7 @@ std::string node_svg(const Report& report, const DiagramOptions& options, const 
             own[v] = std::max(own[v], text_px(line, 11) + 8);
         }
     }
-    Tree t = build_tree(g, own);
+    DeviceTree t = build_tree(g, own);
 
     // The PCIe labels: one line in the legend when every PCIe link reads alike.
     std::map<std::string, int> pcie_labels;
@@ -386,14 +386,14 @@ std::string node_svg(const Report& report, const DiagramOptions& options, const 
 
     const double boxes_top = 84;  // title, then room for the SMP arcs
     const double pad = 10;
-    double x = kMargin;
+    double x = kNodeMargin;
     std::vector<std::pair<double, double>> box_span;  // per root: left, right of its NUMA box
     for (const Vertex r : t.roots) {
-        place(t, r, x + pad);
+        place_subtree(t, r, x + pad);
         box_span.emplace_back(x, x + t.width[r] + 2 * pad);
         x += t.width[r] + 2 * pad + 16;
     }
-    const double content_w = x - 16 + kMargin;
+    const double content_w = x - 16 + kNodeMargin;
     const double rows_top = boxes_top + 26;
     const double leaf_y = rows_top + static_cast<double>(t.max_depth) * kRowH;
     const double boxes_bottom = leaf_y + kLeafH + pad;
@@ -429,11 +429,11 @@ std::string node_svg(const Report& report, const DiagramOptions& options, const 
                     "NIC SYS away (outlined): " + (far_text.empty() ? std::string("none") : far_text));
     const double legend_top = nv_bottom + 28;
     const double width = std::max(content_w, 760.0);
-    const double height = legend_top + 2 * kLine + static_cast<double>(notes.size()) * kLine + 10;
+    const double height = legend_top + 2 * kNodeLine + static_cast<double>(notes.size()) * kNodeLine + 10;
 
     svg::Document doc(width, height, title_of(report, "node " + host));
     chart_style(doc, style);
-    doc.text(kMargin, 22, title_of(report, "node " + host), Anchor::Start, {{"class", "title"}});
+    doc.text(kNodeMargin, 22, title_of(report, "node " + host), Anchor::Start, {{"class", "title"}});
 
     // NUMA boxes.
     for (std::size_t i = 0; i < t.roots.size(); ++i) {
@@ -467,7 +467,7 @@ std::string node_svg(const Report& report, const DiagramOptions& options, const 
     draw_devices(doc, style, t, g, {host, tmpl, f}, rows_top, leaf_y);
     draw_nvlink(doc, style, t, g, {leaf_y, nv_top, box_span.front().first, box_span.back().second});
     const bool smp_labelled = draw_smp(doc, style, t, g, rows_top, boxes_top);
-    draw_legend(doc, style, legend_top, {!nv_labels.empty(), nv_alike, smp_labelled}, notes);
+    draw_node_legend(doc, style, legend_top, {!nv_labels.empty(), nv_alike, smp_labelled}, notes);
     return doc.str();
 }
 

@@ -22,9 +22,9 @@ bool is_scalar_list(const json& v) {
     return true;
 }
 
-class Writer {
+class LayoutWriter {
 public:
-    Writer(std::ostringstream& out, const std::function<std::string(const std::string&)>& comment)
+    LayoutWriter(std::ostringstream& out, const std::function<std::string(const std::string&)>& comment)
         : out_(out), comment_(comment) {}
 
     // The value (after its key, if any) and, when `last` is false, its comma; then its comment.
@@ -63,7 +63,7 @@ private:
 
 std::string commented_json(const json& layout, const std::function<std::string(const std::string&)>& comment) {
     std::ostringstream out;
-    Writer(out, comment).value(layout, "", 0, true);
+    LayoutWriter(out, comment).value(layout, "", 0, true);
     return out.str();
 }
 

@@ -86,9 +86,9 @@ std::string hex_id(const char* format, unsigned a, unsigned b) {
     return buf;
 }
 
-// Every attribute value goes through attr() (xml_attribute, names.hpp) and every comment through
+// Every attribute value goes through xml_attr_text() (xml_attribute, names.hpp) and every comment through
 // xml_comment, so no name of a template can add an attribute or element or end a comment.
-std::string attr(const char* name, std::string_view value) {
+std::string xml_attr_text(const char* name, std::string_view value) {
     return std::string(" ") + name + "=\"" + xml_attribute(value) + "\"";
 }
 
@@ -110,10 +110,10 @@ std::string cpu_attrs(const Cpu& c) {
         s += " affinity=\"" + mask + "\"";
     }
     if (!c.arch.empty()) {
-        s += attr("arch", c.arch);
+        s += xml_attr_text("arch", c.arch);
     }
     if (!c.vendor.empty()) {
-        s += attr("vendor", c.vendor);
+        s += xml_attr_text("vendor", c.vendor);
     }
     if (c.family_id >= 0 && c.model_id >= 0) {
         s += " familyid=\"" + std::to_string(c.family_id) + "\" modelid=\"" + std::to_string(c.model_id) + "\"";
@@ -147,9 +147,9 @@ void check_writable(const NodeTemplate& t) {
     }
 }
 
-class Writer {
+class TopoXmlWriter {
 public:
-    explicit Writer(const NodeTemplate& t) : t_(t) {
+    explicit TopoXmlWriter(const NodeTemplate& t) : t_(t) {
         for (std::size_t i = 0; i < t.nics.size(); ++i) {
             nic_bus_.push_back(t.nics[i].bus_id.empty() ? placeholder(i) : t.nics[i].bus_id);
         }
@@ -216,7 +216,7 @@ private:
             const std::string& peer = p.a == g.name ? p.b : p.a;
             for (const Gpu& k : t_.gpus) {
                 if (k.name == peer) {
-                    links += indent + "    <nvlink" + attr("target", k.bus_id) + " count=\"" +
+                    links += indent + "    <nvlink" + xml_attr_text("target", k.bus_id) + " count=\"" +
                              std::to_string(p.nvlinks > 0 ? p.nvlinks : 1) + "\" tclass=\"0x030200\"/>\n";
                 }
             }
@@ -224,7 +224,7 @@ private:
         // No dev, sm, rank or gdr: NCCL fills them for the GPU it runs on (NVML's index, the
         // compute capability, the communicator's rank, its own GPUDirect test) and keeps a value
         // the file gives, so a written one could only be wrong.
-        return indent + "<pci" + attr("busid", g.bus_id) + " class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie, false) +
+        return indent + "<pci" + xml_attr_text("busid", g.bus_id) + " class=\"0x030200\" vendor=\"0x10de\"" + link_attrs(g.pcie, false) +
                ">\n" + indent + (links.empty() ? "  <gpu/>\n" : "  <gpu>\n" + links + indent + "  </gpu>\n") + indent + "</pci>\n";
     }
 
@@ -238,7 +238,7 @@ private:
                 continue;  // socket interfaces and NICs known by neither name nor place: NCCL places them itself
             }
             const std::string cls = n.link_layer == "IB" ? "0x020700" : "0x020000";
-            const std::string pci = indent + "<pci" + attr("busid", nic_bus_[i]) + " class=\"" + cls + "\"" + link_attrs(n.pcie, true);
+            const std::string pci = indent + "<pci" + xml_attr_text("busid", nic_bus_[i]) + " class=\"" + cls + "\"" + link_attrs(n.pcie, true);
             if (n.device.empty()) {
                 out += pci + "/>\n";  // known by its PCI place only (as NCCL seeds list them): NCCL hangs its <nic> here
                 continue;
@@ -252,7 +252,7 @@ private:
                 }
                 done[k] = true;
                 // dev: NCCL renumbers it from its network plugin; speed (Mb/s) and port: the plan's.
-                out += indent + "    <net" + attr("name", m.device) + " dev=\"" + std::to_string(net_dev(k)) + "\"";
+                out += indent + "    <net" + xml_attr_text("name", m.device) + " dev=\"" + std::to_string(net_dev(k)) + "\"";
                 if (m.speed_gbit_s > 0) {
                     out += " speed=\"" + std::to_string(std::llround(m.speed_gbit_s * 1000.0)) + "\"";
                 }
@@ -267,7 +267,7 @@ private:
         std::string out;
         for (const auto& s : t_.pcie_switches) {
             if (s.parent == parent) {
-                out += indent + "<pci" + attr("busid", switch_bus_.at(s.name)) + " class=\"0x060400\"" + link_attrs(s.link, true) +
+                out += indent + "<pci" + xml_attr_text("busid", switch_bus_.at(s.name)) + " class=\"0x060400\"" + link_attrs(s.link, true) +
                        ">\n" + children(s.name, false, indent + "  ") + indent + "</pci>\n";
             }
         }
@@ -314,7 +314,7 @@ std::string nccl_topo_xml(const Report& r, const std::string& host) {
     }
     const NodeTemplate& t = r.cluster.template_of(node);
     check_writable(t);
-    Writer w(t);
+    TopoXmlWriter w(t);
     const std::string body = w.system();
     bool cpu_ids = true;
     for (const Cpu& c : t.cpus) {

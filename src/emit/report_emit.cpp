@@ -12,12 +12,6 @@
 namespace planlayout {
 namespace {
 
-std::string fixed(double v, int digits = 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
 
 // The "assumed" block as text: each label's items wrapped before 100 columns, then the given count per input.
@@ -112,7 +106,7 @@ void write_report_text(std::ostream& stream, const Report& report, const ReportO
         const std::string shape = std::to_string(k.groups) + " x " + std::to_string(k.size);
         out << left_aligned(k.kind, 24) << right_aligned(shape, 14) << right_aligned(std::to_string(k.max_nodes), 7) << "  "
             << left_aligned(k.size == 1 ? "-" : std::string(to_string(k.worst)), 6)
-            << right_aligned(k.bottleneck_gbyte_s > 0 ? fixed(k.bottleneck_gbyte_s) : "-", 8) << "  "
+            << right_aligned(k.bottleneck_gbyte_s > 0 ? fixed_text(k.bottleneck_gbyte_s, 1) : "-", 8) << "  "
             << (k.size == 1 ? "(singletons)" : class_counts_text(k.pairs)) << "\n";
     }
     out << "\ncross-node summary:\n";

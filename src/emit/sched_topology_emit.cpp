@@ -69,7 +69,7 @@ std::string conf_hosts(const std::vector<std::string>& hosts) {
 }
 
 // The cluster's switch tree: leaf groups with their hosts, pods with their leaf groups.
-struct Tree {
+struct SwitchTree {
     std::vector<std::pair<std::string, std::vector<std::string>>> leaves;  // name → hosts (cluster order)
     std::vector<std::pair<std::string, std::vector<std::string>>> pods;    // name → leaf names
     std::vector<std::string> railless;                                     // hosts without a rail NIC
@@ -79,9 +79,9 @@ struct Tree {
     std::vector<std::vector<std::string>> leaf_domains;
 };
 
-Tree tree_of(const Cluster& c) {
+SwitchTree tree_of(const Cluster& c) {
     const FabricDomains d = fabric_domains(c);
-    Tree t;
+    SwitchTree t;
     for (const auto& name : d.leaf_group_names) {
         t.leaves.emplace_back(name, std::vector<std::string>{});
     }
@@ -209,12 +209,12 @@ std::vector<std::string> names_of(const std::vector<std::pair<std::string, std::
 
 bool has_blocks(const Cluster& c) { return c.wiring.empty() && c.fabric.nodes_per_su > 0; }
 
-BlockSource block_source(const Cluster& c, const Tree& t) {
+BlockSource block_source(const Cluster& c, const SwitchTree& t) {
     return !t.domains.empty() ? BlockSource::Domains : has_blocks(c) ? BlockSource::Leaves : BlockSource::None;
 }
 
 // The smallest NVLink domain: Slurm's default base block (every block holds at least that many nodes).
-std::int64_t smallest_domain(const Tree& t) {
+std::int64_t smallest_domain(const SwitchTree& t) {
     std::size_t least = t.domains.front().second.size();
     for (const auto& [name, hosts] : t.domains) {
         least = std::min(least, hosts.size());
@@ -248,7 +248,7 @@ std::string size_list(const std::vector<std::int64_t>& sizes) {
 namespace {
 
 // The tree lines of topology.conf (SwitchName=), each line prefixed (a comment when the blocks lead).
-void tree_conf(std::ostringstream& o, const Report& r, const Tree& t, const char* prefix) {
+void tree_conf(std::ostringstream& o, const Report& r, const SwitchTree& t, const char* prefix) {
     for (const auto& [name, hosts] : t.leaves) {
         o << prefix << "SwitchName=" << conf_switch(name) << " Nodes=" << conf_hosts(hosts) << "\n";
     }
@@ -269,7 +269,7 @@ void tree_conf(std::ostringstream& o, const Report& r, const Tree& t, const char
     }
 }
 
-void tree_yaml(std::ostringstream& o, const Report& r, const Tree& t, bool cluster_default) {
+void tree_yaml(std::ostringstream& o, const Report& r, const SwitchTree& t, bool cluster_default) {
     o << "- topology: \"tree\"\n  cluster_default: " << (cluster_default ? "true" : "false") << "\n  tree:\n    switches:\n";
     for (const auto& [name, hosts] : t.leaves) {
         o << "      - switch: " << q(name) << "\n        nodes: " << q(slurm_hostlist(hosts)) << "\n";
@@ -295,7 +295,7 @@ void tree_yaml(std::ostringstream& o, const Report& r, const Tree& t, bool clust
 
 std::string slurm_topology_conf(const Report& r) {
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
+    const SwitchTree t = tree_of(r.cluster);
     const BlockSource blocks = block_source(r.cluster, t);
     std::ostringstream o;
     if (blocks == BlockSource::Domains) {
@@ -327,7 +327,7 @@ std::string slurm_topology_conf(const Report& r) {
 
 std::string slurm_topology_yaml(const Report& r) {
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
+    const SwitchTree t = tree_of(r.cluster);
     const BlockSource blocks = block_source(r.cluster, t);
     std::ostringstream o;
     o << comment_block(r, s, blocks == BlockSource::Domains ? "topology.yaml (Slurm 25.05+; the block topology, one block per NVLink domain, is the default)"
@@ -358,7 +358,7 @@ std::string slurm_topology_yaml(const Report& r) {
 
 std::string kueue_yaml(const Report& r) {
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
+    const SwitchTree t = tree_of(r.cluster);
     // Labels the nodes already carry when the cluster came from their own labels (import k8s-nodes).
     const bool own = r.cluster.node_labels.size() == 2;
     const std::string tier0 = own ? r.cluster.node_labels[0] : kTier0Label;
@@ -418,7 +418,7 @@ std::string kueue_yaml(const Report& r) {
 
 std::string volcano_yaml(const Report& r) {
     const SchedulerLevels s = scheduler_levels(r.cluster, r.placement, r.groups);
-    const Tree t = tree_of(r.cluster);
+    const SwitchTree t = tree_of(r.cluster);
     std::ostringstream o;
     o << comment_block(r, s, "Volcano HyperNodes and networkTopology");
     auto hypernode = [&](const std::string& name, int tier, const char* type, const std::vector<std::string>& members) {

@@ -13,18 +13,7 @@
 namespace planlayout {
 namespace {
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 // Rounds for JSON so the output is stable across platforms' last-bit differences.
-double round_to(double v, int digits) {
-    const double scale = std::pow(10.0, digits);
-    return std::round(v * scale) / scale;
-}
-
 std::size_t shown(const SearchResult& r, const SearchHeader& h) {
     return h.top > 0 ? std::min(r.layouts.size(), static_cast<std::size_t>(h.top)) : r.layouts.size();
 }
@@ -63,9 +52,9 @@ std::string explain_text(const SearchExplanation& e, const std::string& arm) {
         out << "not ranked (" << e.why << ")";
     }
     const double diff = e.named_step_s - e.best_step_s;
-    out << "; " << arm << " step " << fixed(e.named_step_s, 3) << " s against #1's " << fixed(e.best_step_s, 3) << " s ("
-        << (diff >= 0 ? "+" : "") << fixed(e.best_step_s > 0 ? 100.0 * diff / e.best_step_s : 0.0, 1) << " %); memory "
-        << fixed(e.named_memory_gib, 1) << " against " << fixed(e.best_memory_gib, 1) << " GiB per GPU\n";
+    out << "; " << arm << " step " << fixed_text(e.named_step_s, 3) << " s against #1's " << fixed_text(e.best_step_s, 3) << " s ("
+        << (diff >= 0 ? "+" : "") << fixed_text(e.best_step_s > 0 ? 100.0 * diff / e.best_step_s : 0.0, 1) << " %); memory "
+        << fixed_text(e.named_memory_gib, 1) << " against " << fixed_text(e.best_memory_gib, 1) << " GiB per GPU\n";
     if (e.parts.empty()) {
         out << "  every part of the step is the same as #1's\n";
         return out.str();
@@ -73,13 +62,13 @@ std::string explain_text(const SearchExplanation& e, const std::string& arm) {
     out << "  part of the " << arm << " step                  named s       #1 s    difference\n";
     char line[256];
     for (const ExplainPart& p : e.parts) {
-        std::snprintf(line, sizeof line, "  %-36s %10s %10s %+12.3f s\n", p.what.c_str(), fixed(p.named_s, 3).c_str(),
-                      fixed(p.best_s, 3).c_str(), p.named_s - p.best_s);
+        std::snprintf(line, sizeof line, "  %-36s %10s %10s %+12.3f s\n", p.what.c_str(), fixed_text(p.named_s, 3).c_str(),
+                      fixed_text(p.best_s, 3).c_str(), p.named_s - p.best_s);
         out << line;
     }
     const ExplainPart& top = e.parts.front();
-    out << "  decided by: " << top.what << " (" << (top.named_s >= top.best_s ? "+" : "") << fixed(top.named_s - top.best_s, 3)
-        << " s of the " << (diff >= 0 ? "+" : "") << fixed(diff, 3) << " s)\n";
+    out << "  decided by: " << top.what << " (" << (top.named_s >= top.best_s ? "+" : "") << fixed_text(top.named_s - top.best_s, 3)
+        << " s of the " << (diff >= 0 ? "+" : "") << fixed_text(diff, 3) << " s)\n";
     return out.str();
 }
 
@@ -109,14 +98,14 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     out << "layouts: " << r.candidates << " candidate(s), " << r.rejected << " rejected, " << r.pruned_memory
         << " pruned for memory";
     if (r.budget.known()) {
-        out << " (> " << fixed(r.budget.budget_bytes() / kGiB, 1) << " GiB per GPU)";
+        out << " (> " << fixed_text(r.budget.budget_bytes() / kGiB, 1) << " GiB per GPU)";
     }
     out << ", " << r.evaluated << " evaluated\n";
     for (const auto& [why, n] : r.reasons) {
         out << "  " << n << " x " << why << "\n";
     }
     if (r.pruned_memory > 0) {
-        out << "  the smallest pruned layout needs " << fixed(r.smallest_pruned_bytes / kGiB, 1) << " GiB per GPU\n";
+        out << "  the smallest pruned layout needs " << fixed_text(r.smallest_pruned_bytes / kGiB, 1) << " GiB per GPU\n";
     }
     out << "\n";
     // MFU of the arm the table is sorted by (the candidate's for a benefit sort).
@@ -129,11 +118,11 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
     for (std::size_t i = 0; i < shown(r, h); ++i) {
         const SearchLayout& l = r.layouts[i];
         std::snprintf(line, sizeof line, "%4zu  %-42s %7s %9s %9s %8s %6s%% %8s %5s%%  %-8s %-8s %-8s %-8s %-8s\n", i + 1,
-                      l.name().c_str(), fixed(l.memory.total_bytes() / kGiB, 1).c_str(),
-                      fixed(l.score.step_time_s[0], 3).c_str(), one_arm ? "-" : fixed(l.score.step_time_s[1], 3).c_str(),
-                      one_arm ? "-" : (fixed(100.0 * l.score.rdma_benefit, 1) + "%").c_str(),
-                      fixed(100.0 * l.score.cross_node_share, 1).c_str(),
-                      fixed(l.score.compute_s + l.score.bubble_s, 3).c_str(), fixed(100.0 * l.score.mfu[mfu_arm], 1).c_str(),
+                      l.name().c_str(), fixed_text(l.memory.total_bytes() / kGiB, 1).c_str(),
+                      fixed_text(l.score.step_time_s[0], 3).c_str(), one_arm ? "-" : fixed_text(l.score.step_time_s[1], 3).c_str(),
+                      one_arm ? "-" : (fixed_text(100.0 * l.score.rdma_benefit, 1) + "%").c_str(),
+                      fixed_text(100.0 * l.score.cross_node_share, 1).c_str(),
+                      fixed_text(l.score.compute_s + l.score.bubble_s, 3).c_str(), fixed_text(100.0 * l.score.mfu[mfu_arm], 1).c_str(),
                       reach_text(l.kinds[0]).c_str(), reach_text(l.kinds[1]).c_str(), reach_text(l.kinds[2]).c_str(),
                       reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
         out << line;

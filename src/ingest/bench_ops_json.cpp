@@ -11,11 +11,11 @@
 namespace planlayout {
 namespace {
 
-constexpr double kMaxDim = 1e9;
+constexpr double kMaxOpDim = 1e9;
 
 /// "M512 N3072 K1024" → {M: 512, N: 3072, K: 1024}; "E8 x (M16 ...)" adds E; "B32 H8 S512 D128".
 /// Letters followed by digits; anything else is skipped.
-std::map<char, double> dims_of(const std::string& shape) {
+std::map<char, double> shape_dims_of(const std::string& shape) {
     std::map<char, double> d;
     for (std::size_t i = 0; i + 1 < shape.size(); ++i) {
         const char c = shape[i];
@@ -23,7 +23,7 @@ std::map<char, double> dims_of(const std::string& shape) {
             (i == 0 || !std::isalnum(static_cast<unsigned char>(shape[i - 1])))) {
             std::size_t j = i + 1;
             double v = 0;
-            while (j < shape.size() && std::isdigit(static_cast<unsigned char>(shape[j])) && v < kMaxDim) {
+            while (j < shape.size() && std::isdigit(static_cast<unsigned char>(shape[j])) && v < kMaxOpDim) {
                 v = v * 10 + (shape[j] - '0');
                 ++j;
             }
@@ -40,7 +40,7 @@ std::vector<double> square_of(const std::string& shape) {
     double v = 0;
     bool digits = false;
     for (const char c : shape + "x") {
-        if (std::isdigit(static_cast<unsigned char>(c)) && v < kMaxDim) {
+        if (std::isdigit(static_cast<unsigned char>(c)) && v < kMaxOpDim) {
             v = v * 10 + (c - '0');
             digits = true;
         } else if (c == 'x' && digits) {
@@ -95,7 +95,7 @@ BenchRun bench_run_from_json(const std::string& text, const std::string& file) {
         o.bytes = r.get<double>("bytes", 0.0, 1e30).value_or(0);
         o.seconds = *us * 1e-6;
         const std::string dtype = r.get<std::string>("dtype").value_or("bf16");
-        const auto d = dims_of(o.shape);
+        const auto d = shape_dims_of(o.shape);
         const auto sq = square_of(o.shape);
         ModelOp& m = o.op;
         m.fp8 = dtype.rfind("fp8", 0) == 0;

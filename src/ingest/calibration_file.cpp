@@ -13,11 +13,11 @@ namespace {
 
 constexpr int kCalibrationFormat = 2;
 
-const char* const kFix = "write the file with plan-layout calibrate -o FILE";
+const char* const kCalibrationFix = "write the file with plan-layout calibrate -o FILE";
 
 void need(const JsonReader& r, const char* key) {
     if (!r.has(key)) {
-        throw input_error(r.where(key), std::string("missing '") + key + "'", kFix);
+        throw input_error(r.where(key), std::string("missing '") + key + "'", kCalibrationFix);
     }
 }
 
@@ -66,7 +66,7 @@ Calibration fit_v2(const JsonReader& r) {
     c.latency_us = r.get<double>("latency_us", 0, 1e12).value_or(0);
     const nlohmann::json* curve = r.get_array("curve");
     if (curve->empty()) {
-        throw input_error(r.where("curve"), "the efficiency curve has no point", kFix);
+        throw input_error(r.where("curve"), "the efficiency curve has no point", kCalibrationFix);
     }
     for (std::size_t i = 0; i < curve->size(); ++i) {
         const JsonReader p = r.element("curve", i);
@@ -88,7 +88,7 @@ std::vector<Calibration> calibrations_from_json(const nlohmann::json& j, const s
     const JsonReader r(j, file, "");
     need(r, "kind");
     if (r.get<std::string>("kind") != "plan-layout calibration") {
-        throw input_error(r.where("kind"), "not a plan-layout calibration file", kFix);
+        throw input_error(r.where("kind"), "not a plan-layout calibration file", kCalibrationFix);
     }
     const int version = r.get<int>("schema_version", 1, 1 << 20).value_or(1);
     if (version > kCalibrationFormat) {

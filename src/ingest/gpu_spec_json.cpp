@@ -11,9 +11,9 @@ namespace planlayout {
 namespace {
 
 constexpr double kMaxTflops = 1e5;
-constexpr double kMaxGbyteS = 1e6;
+constexpr double kMaxGpuGbyteS = 1e6;
 
-double required(const JsonReader& r, const std::string& key, double min, double max, const std::string& example) {
+double required_spec_value(const JsonReader& r, const std::string& key, double min, double max, const std::string& example) {
     const auto v = r.get<double>(key, min, max);
     if (!v) {
         throw input_error(r.where(key), "missing: " + key, "add \"" + key + "\": " + example + " from the vendor's datasheet");
@@ -56,10 +56,10 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& j, const std::string& file) {
             g.ids.push_back(ids[i].get<std::string>());
         }
     }
-    g.bf16_tflops = required(r, "bf16_tflops", 1e-3, kMaxTflops, "989");
+    g.bf16_tflops = required_spec_value(r, "bf16_tflops", 1e-3, kMaxTflops, "989");
     g.fp16_tflops = r.get<double>("fp16_tflops", 0, kMaxTflops).value_or(g.bf16_tflops);
     g.fp8_tflops = r.get<double>("fp8_tflops", 0, kMaxTflops).value_or(0);
-    g.hbm_gbyte_s = required(r, "hbm_gbyte_s", 1e-3, kMaxGbyteS, "3350");
+    g.hbm_gbyte_s = required_spec_value(r, "hbm_gbyte_s", 1e-3, kMaxGpuGbyteS, "3350");
     g.memory_gib = r.get<double>("memory_gib", 0, 1e6).value_or(0);
     return g;
 }

@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kMaxCount = 1 << 30;  // heads, experts, vocabulary (as the model section allows)
 constexpr int kMaxLayers = 1 << 16;  // the reader may write one 0/1 per layer
-constexpr int kMaxDim = 1 << 24;    // widths (as the model section allows)
+constexpr int kMaxHfDim = 1 << 24;    // widths (as the model section allows)
 
 enum class Family { Dense, Mixtral, QwenMoe, DeepSeek, GptOss, Gemma2, Gemma3, Llama4, Glm4Moe, Qwen3Next, Unknown };
 
@@ -180,9 +180,9 @@ std::string known_types() {
 void read_common(HfReader& c, Family fam, const std::string& type) {
     c.set("/layers", c.required("num_hidden_layers", 1, kMaxLayers, "the number of transformer layers"),
           c.from("num_hidden_layers"));
-    const int hidden = c.required("hidden_size", 1, kMaxDim, "the hidden size");
+    const int hidden = c.required("hidden_size", 1, kMaxHfDim, "the hidden size");
     c.set("/hidden", hidden, c.from("hidden_size"));
-    const int heads = c.required("num_attention_heads", 1, kMaxDim, "the number of attention heads");
+    const int heads = c.required("num_attention_heads", 1, kMaxHfDim, "the number of attention heads");
     c.set("/heads", heads, c.from("num_attention_heads"));
     if (fam == Family::Gemma3 && !c.has("vocab_size")) {  // Gemma 3's text_config leaves it to the class default
         c.set("/vocab", 262208, "default of transformers' Gemma3TextConfig (vocab_size = 262208)");
@@ -199,7 +199,7 @@ void read_common(HfReader& c, Family fam, const std::string& type) {
             }
             c.set("/kv_heads", *kv, c.from("num_key_value_heads"));
         }
-        if (const auto hd = c.integer("head_dim", 1, kMaxDim)) {
+        if (const auto hd = c.integer("head_dim", 1, kMaxHfDim)) {
             c.set("/head_dim", *hd, c.from("head_dim"));
         } else if (hidden % heads != 0) {
             throw input_error(c.json().where("num_attention_heads"),
@@ -234,11 +234,11 @@ void read_common(HfReader& c, Family fam, const std::string& type) {
         c.warn("hidden_act \"" + printable(*act) + "\": assumed a two-matrix FFN; gated variants (GeGLU, as in Gemma) "
                "have three: set /model/ffn_gated to true for them");
     }
-    const auto ffn = c.integer("intermediate_size", 1, kMaxDim);
+    const auto ffn = c.integer("intermediate_size", 1, kMaxHfDim);
     if (ffn) {
         c.set("/ffn_hidden", *ffn, c.from("intermediate_size"));
     } else if (fam != Family::Unknown) {
-        (void)c.required("intermediate_size", 1, kMaxDim, "the FFN width");
+        (void)c.required("intermediate_size", 1, kMaxHfDim, "the FFN width");
     } else {
         c.warn("intermediate_size is not given: the FFN width defaults to 4 × hidden_size");
     }
@@ -273,10 +273,12 @@ void read_moe_counts(HfReader& c, const std::string& experts_key, int experts) {
     const int topk = c.required("num_experts_per_tok", 1, experts, "experts per token");
     c.set("/moe/topk", topk, c.from("num_experts_per_tok"));
     // Group-limited routing (DeepSeek-V3, Kimi-K2: n_group, topk_group); one group is none.
-    const auto groups = c.has("n_group") ? c.integer("n_group", 1, experts) : std::nullopt;
+    // groups as an int, not an optional: gcc 12 -O2 warns -Wmaybe-uninitialized on *groups once
+    // this file shares a unity batch (a false positive).
+    const int groups = c.has("n_group") ? c.integer("n_group", 1, experts).value_or(1) : 1;
     const auto per_token = c.has("topk_group") ? c.integer("topk_group", 1, kMaxCount) : std::nullopt;
-    if (groups && per_token && *groups > 1) {
-        c.set("/moe/router_groups", *groups, c.from("n_group"));
+    if (groups > 1 && per_token) {
+        c.set("/moe/router_groups", groups, c.from("n_group"));
         c.set("/moe/router_group_topk", *per_token, c.from("topk_group"));
     }
 }
@@ -298,7 +300,7 @@ void read_mixtral_like(HfReader& c, Family fam) {
     c.set("/moe/experts", experts, c.from("num_local_experts"));
     const std::string topk_key = plain || fam != Family::GptOss ? "num_experts_per_tok" : "experts_per_token";
     c.set("/moe/topk", c.required(topk_key, 1, experts, "experts per token"), c.from(topk_key));
-    c.set("/moe/ffn_hidden", c.required("intermediate_size", 1, kMaxDim, "the FFN width of one expert"),
+    c.set("/moe/ffn_hidden", c.required("intermediate_size", 1, kMaxHfDim, "the FFN width of one expert"),
           c.from("intermediate_size"));
 }
 
@@ -308,10 +310,10 @@ void read_qwen_moe(HfReader& c, const std::string& type, int layers) {
         return;
     }
     read_moe_counts(c, "num_experts", experts);
-    c.set("/moe/ffn_hidden", c.required("moe_intermediate_size", 1, kMaxDim, "the FFN width of one expert"),
+    c.set("/moe/ffn_hidden", c.required("moe_intermediate_size", 1, kMaxHfDim, "the FFN width of one expert"),
           c.from("moe_intermediate_size"));
     if (type == "qwen2_moe" || type == "qwen3_next") {
-        const int shared = c.required("shared_expert_intermediate_size", 0, kMaxDim, "the shared expert's FFN width");
+        const int shared = c.required("shared_expert_intermediate_size", 0, kMaxHfDim, "the shared expert's FFN width");
         if (shared > 0) {
             c.set("/moe/shared_experts", 1, c.from("shared_expert_intermediate_size") + ": one shared expert");
             c.set("/moe/shared_ffn_hidden", shared, c.from("shared_expert_intermediate_size"));
@@ -344,14 +346,14 @@ void read_qwen_moe(HfReader& c, const std::string& type, int layers) {
 
 void read_deepseek(HfReader& c, int layers) {
     c.use("q_lora_rank");
-    const auto q = c.json().get_int("q_lora_rank", 0, kMaxDim);
+    const auto q = c.json().get_int("q_lora_rank", 0, kMaxHfDim);
     c.set("/mla/q_lora_rank", q.value_or(0), c.from("q_lora_rank") + (q ? "" : ": null, no query compression"));
-    c.set("/mla/kv_lora_rank", c.required("kv_lora_rank", 1, kMaxDim, "the K/V latent rank"), c.from("kv_lora_rank"));
-    c.set("/mla/qk_head_dim", c.required("qk_nope_head_dim", 1, kMaxDim, "per-head Q/K width without rotary part"),
+    c.set("/mla/kv_lora_rank", c.required("kv_lora_rank", 1, kMaxHfDim, "the K/V latent rank"), c.from("kv_lora_rank"));
+    c.set("/mla/qk_head_dim", c.required("qk_nope_head_dim", 1, kMaxHfDim, "per-head Q/K width without rotary part"),
           c.from("qk_nope_head_dim"));
-    c.set("/mla/qk_rope_head_dim", c.required("qk_rope_head_dim", 0, kMaxDim, "per-head rotary Q/K width"),
+    c.set("/mla/qk_rope_head_dim", c.required("qk_rope_head_dim", 0, kMaxHfDim, "per-head rotary Q/K width"),
           c.from("qk_rope_head_dim"));
-    c.set("/mla/v_head_dim", c.required("v_head_dim", 1, kMaxDim, "per-head V width"), c.from("v_head_dim"));
+    c.set("/mla/v_head_dim", c.required("v_head_dim", 1, kMaxHfDim, "per-head V width"), c.from("v_head_dim"));
     if (const auto mtp = c.integer("num_nextn_predict_layers", 0, kMaxCount); mtp && *mtp > 0) {
         c.warn("num_nextn_predict_layers = " + std::to_string(*mtp) +
                ": the multi-token prediction module(s) are not counted in the parameters");
@@ -364,13 +366,13 @@ void read_deepseek(HfReader& c, int layers) {
         return;  // null: a dense model
     }
     read_moe_counts(c, "n_routed_experts", static_cast<int>(*experts));
-    const int moe_ffn = c.required("moe_intermediate_size", 1, kMaxDim, "the FFN width of one expert");
+    const int moe_ffn = c.required("moe_intermediate_size", 1, kMaxHfDim, "the FFN width of one expert");
     c.set("/moe/ffn_hidden", moe_ffn, c.from("moe_intermediate_size"));
     const int shared = c.integer("n_shared_experts", 0, kMaxCount).value_or(0);
     if (shared > 0) {
         c.set("/moe/shared_experts", shared, c.from("n_shared_experts"));
         const long long width = static_cast<long long>(shared) * moe_ffn;
-        if (width > kMaxDim) {
+        if (width > kMaxHfDim) {
             throw input_error(c.json().where("n_shared_experts"), "n_shared_experts × moe_intermediate_size is too wide",
                               "give the model's real values");
         }
@@ -541,11 +543,11 @@ void read_llama4(HfReader& c, int layers) {
     set_norms(c, 2, "input and post-attention RMSNorms");
     const int experts = c.required("num_local_experts", 1, kMaxCount, "routed experts per layer");
     read_moe_counts(c, "num_local_experts", experts);
-    const int width = c.required("intermediate_size", 1, kMaxDim, "the FFN width of one expert");
+    const int width = c.required("intermediate_size", 1, kMaxHfDim, "the FFN width of one expert");
     c.set("/moe/ffn_hidden", width, c.from("intermediate_size"));
     c.set("/moe/shared_experts", 1, c.from("model_type") + ": one shared expert (Llama4TextMoe)");
     c.set("/moe/shared_ffn_hidden", width, c.from("intermediate_size"));
-    if (const auto dense = c.integer("intermediate_size_mlp", 1, kMaxDim)) {
+    if (const auto dense = c.integer("intermediate_size_mlp", 1, kMaxHfDim)) {
         c.set("/ffn_hidden", *dense, c.from("intermediate_size_mlp"));
     }
     c.use("use_qk_norm");  // an L2 norm without weights
@@ -595,7 +597,7 @@ void read_glm4_moe(HfReader& c, int layers) {
     }
     const int experts = c.required("n_routed_experts", 1, kMaxCount, "routed experts per layer");
     read_moe_counts(c, "n_routed_experts", experts);
-    const int moe_ffn = c.required("moe_intermediate_size", 1, kMaxDim, "the FFN width of one expert");
+    const int moe_ffn = c.required("moe_intermediate_size", 1, kMaxHfDim, "the FFN width of one expert");
     c.set("/moe/ffn_hidden", moe_ffn, c.from("moe_intermediate_size"));
     const int shared = c.integer("n_shared_experts", 0, 64).value_or(0);
     if (shared > 0) {
@@ -633,15 +635,15 @@ void read_qwen3_next(HfReader& c, int layers) {
         how = "layer i is linear attention unless (i + 1) % full_attention_interval == 0";
     }
     c.set("/linear_attention/layers", linear, "derived: " + how);
-    c.set("/linear_attention/key_heads", c.required("linear_num_key_heads", 1, kMaxDim, "Gated DeltaNet key heads"),
+    c.set("/linear_attention/key_heads", c.required("linear_num_key_heads", 1, kMaxHfDim, "Gated DeltaNet key heads"),
           c.from("linear_num_key_heads"));
-    c.set("/linear_attention/value_heads", c.required("linear_num_value_heads", 1, kMaxDim, "Gated DeltaNet value heads"),
+    c.set("/linear_attention/value_heads", c.required("linear_num_value_heads", 1, kMaxHfDim, "Gated DeltaNet value heads"),
           c.from("linear_num_value_heads"));
-    c.set("/linear_attention/key_head_dim", c.required("linear_key_head_dim", 1, kMaxDim, "Gated DeltaNet key head width"),
+    c.set("/linear_attention/key_head_dim", c.required("linear_key_head_dim", 1, kMaxHfDim, "Gated DeltaNet key head width"),
           c.from("linear_key_head_dim"));
     c.set("/linear_attention/value_head_dim",
-          c.required("linear_value_head_dim", 1, kMaxDim, "Gated DeltaNet value head width"), c.from("linear_value_head_dim"));
-    c.set("/linear_attention/conv_kernel", c.required("linear_conv_kernel_dim", 1, kMaxDim, "the short convolution's width"),
+          c.required("linear_value_head_dim", 1, kMaxHfDim, "Gated DeltaNet value head width"), c.from("linear_value_head_dim"));
+    c.set("/linear_attention/conv_kernel", c.required("linear_conv_kernel_dim", 1, kMaxHfDim, "the short convolution's width"),
           c.from("linear_conv_kernel_dim"));
     c.use("use_sliding_window");
     c.use("sliding_window");

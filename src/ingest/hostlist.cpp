@@ -11,7 +11,7 @@ namespace planlayout {
 namespace {
 
 constexpr std::uint64_t kMaxRange = 64ULL * 1024ULL;  // Slurm's MAX_RANGE: hosts in one LO-HI range
-constexpr const char* kFix = "write a Slurm hostlist, e.g. h100-[012-019] or gpu[1-2]-r[01-02],login1";
+constexpr const char* kHostlistFix = "write a Slurm hostlist, e.g. h100-[012-019] or gpu[1-2]-r[01-02],login1";
 
 struct Range {
     std::uint64_t lo = 0;
@@ -25,11 +25,11 @@ struct Context {
     std::vector<std::string>& out;
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw input_error(where, "hostlist '" + printable(expr) + "': " + what, kFix);
+        throw input_error(where, "hostlist '" + printable(expr) + "': " + what, kHostlistFix);
     }
 };
 
-bool all_digits(const std::string& s) {
+bool is_range_number(const std::string& s) {
     return !s.empty() && s.size() <= 18 &&
            s.find_first_not_of("0123456789") == std::string::npos;
 }
@@ -39,7 +39,7 @@ Range parse_range(const std::string& text, const Context& cx) {
     const auto dash = text.find('-');
     const std::string lo = dash == std::string::npos ? text : text.substr(0, dash);
     const std::string hi = dash == std::string::npos ? text : text.substr(dash + 1);
-    if (!all_digits(lo) || !all_digits(hi)) {
+    if (!is_range_number(lo) || !is_range_number(hi)) {
         cx.fail("'" + printable(text) + "' is not a number or a range LO-HI");
     }
     Range r{std::stoull(lo), std::stoull(hi), lo.size()};
@@ -66,7 +66,7 @@ std::vector<Range> parse_ranges(const std::string& inside, const Context& cx) {
     }
 }
 
-std::string padded(std::uint64_t v, std::size_t width) {
+std::string zero_padded(std::uint64_t v, std::size_t width) {
     std::string s = std::to_string(v);
     return s.size() < width ? std::string(width - s.size(), '0') + s : s;
 }
@@ -91,7 +91,7 @@ void push_ranges(const std::string& prefix, const std::vector<Range>& ranges, co
         }
         for (const Range& r : parse_ranges(prefix.substr(open + 1, close - open - 1), cx)) {
             for (std::uint64_t v = r.lo; v <= r.hi; ++v) {
-                push_ranges(before + padded(v, r.width) + after, ranges, cx);
+                push_ranges(before + zero_padded(v, r.width) + after, ranges, cx);
             }
         }
         return;
@@ -101,7 +101,7 @@ void push_ranges(const std::string& prefix, const std::vector<Range>& ranges, co
     }
     for (const Range& r : ranges) {
         for (std::uint64_t v = r.lo; v <= r.hi; ++v) {
-            push(cx, prefix + padded(v, r.width));
+            push(cx, prefix + zero_padded(v, r.width));
         }
     }
 }
@@ -153,7 +153,7 @@ std::vector<std::string> expand_slurm_hostlist(const std::string& expr, const st
     }
     flush();
     if (out.empty()) {
-        throw input_error(where, "the hostlist names no host", kFix);
+        throw input_error(where, "the hostlist names no host", kHostlistFix);
     }
     return out;
 }

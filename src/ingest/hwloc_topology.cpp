@@ -42,7 +42,7 @@ struct BitmapString {
     ~BitmapString() { std::free(s); }  // NOLINT(cppcoreguidelines-no-malloc): hwloc allocates
 };
 
-std::string bus_id(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
+std::string pci_bus_id(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%01x", static_cast<unsigned>(p.domain),
                   static_cast<unsigned>(p.bus), static_cast<unsigned>(p.dev),
@@ -89,11 +89,11 @@ enum class PortRole { RootPort, Upstream, Downstream };
 /// Below a root port, switch ports alternate: an upstream port, then its downstream ports
 /// (same vendor:device as the upstream), then the next switch's upstream port, ... A bridge
 /// that is not a downstream port of its parent starts a switch (a lone bridge counts as one).
-PortRole role_of(hwloc_obj_t b) {
+PortRole port_role_of(hwloc_obj_t b) {
     if (is_host_bridge(b->parent) || !is_bridge(b->parent)) {
         return PortRole::RootPort;
     }
-    if (same_pci_id(b->parent, b) && role_of(b->parent) == PortRole::Upstream) {
+    if (same_pci_id(b->parent, b) && port_role_of(b->parent) == PortRole::Upstream) {
         return PortRole::Downstream;
     }
     return PortRole::Upstream;
@@ -102,7 +102,7 @@ PortRole role_of(hwloc_obj_t b) {
 /// The switch a bridge belongs to (its upstream port), nullptr for a root port (part of the
 /// host bridge).
 hwloc_obj_t switch_of(hwloc_obj_t b) {
-    switch (role_of(b)) {
+    switch (port_role_of(b)) {
         case PortRole::RootPort: return nullptr;
         case PortRole::Upstream: return b;
         case PortRole::Downstream: return b->parent;
@@ -224,7 +224,7 @@ public:
             } else if ((cls >> 8U) == 0x02 && !netdevs.empty()) {
                 add_nic(o, "", netdevs, false);
             } else if ((cls >> 8U) == 0x02) {
-                notes_.push_back("network PCI device " + bus_id(p) +
+                notes_.push_back("network PCI device " + pci_bus_id(p) +
                                  " has no network interface (no driver?); ignored");
             }
         }
@@ -326,7 +326,7 @@ private:
     void add_gpu(hwloc_obj_t o, std::string model) {
         Gpu g;
         g.name = "GPU" + std::to_string(t_.gpus.size());
-        g.bus_id = bus_id(o->attr->pcidev);
+        g.bus_id = pci_bus_id(o->attr->pcidev);
         if (model.empty()) {
             model = ingest_detail::nvidia_model(o->attr->pcidev.device_id);
         }
@@ -344,7 +344,7 @@ private:
         Nic n;
         n.name = "NIC" + std::to_string(t_.nics.size());
         n.device = device;
-        n.bus_id = bus_id(o->attr->pcidev);
+        n.bus_id = pci_bus_id(o->attr->pcidev);
         n.rdma = rdma;
         for (hwloc_obj_t d : netdevs) {
             const std::string nd = d->name != nullptr ? d->name : "";

@@ -47,7 +47,7 @@ std::string token(const std::string& key) {
     return out;
 }
 
-std::string at(const std::string& where, const std::string& pointer) {
+std::string pointer_where(const std::string& where, const std::string& pointer) {
     return where + " (" + (pointer.empty() ? std::string("/") : pointer) + ")";
 }
 
@@ -137,13 +137,13 @@ std::pair<std::vector<const nlohmann::json*>, std::vector<std::string>> node_obj
                                                                                      const std::string& where,
                                                                                      const std::string& fix) {
     if (!j.is_object()) {
-        throw input_error(at(where, ""), "not a Kubernetes object", fix);
+        throw input_error(pointer_where(where, ""), "not a Kubernetes object", fix);
     }
     const auto* kind = child(j, "kind");
     const bool single = kind != nullptr && kind->is_string() && kind->get<std::string>() == "Node";
     const auto* items = child(j, "items");
     if (!single && (items == nullptr || !items->is_array())) {
-        throw input_error(at(where, "/items"), "no \"items\" array: this is not a NodeList", fix);
+        throw input_error(pointer_where(where, "/items"), "no \"items\" array: this is not a NodeList", fix);
     }
     std::vector<const nlohmann::json*> nodes;
     std::vector<std::string> pointers;
@@ -152,11 +152,11 @@ std::pair<std::vector<const nlohmann::json*>, std::vector<std::string>> node_obj
         pointers.emplace_back("");
     } else {
         if (items->empty()) {
-            throw input_error(at(where, "/items"), "the NodeList has no nodes",
+            throw input_error(pointer_where(where, "/items"), "the NodeList has no nodes",
                               "run kubectl get nodes -o json against the cluster the job runs on");
         }
         if (items->size() > static_cast<std::size_t>(kMaxNodes)) {
-            throw input_error(at(where, "/items"), "more than " + std::to_string(kMaxNodes) + " nodes",
+            throw input_error(pointer_where(where, "/items"), "more than " + std::to_string(kMaxNodes) + " nodes",
                               "select the job's nodes: kubectl get nodes -l KEY=VALUE -o json");
         }
         for (std::size_t i = 0; i < items->size(); ++i) {
@@ -172,33 +172,33 @@ std::pair<std::vector<const nlohmann::json*>, std::vector<std::string>> node_obj
 FabricNode read_node(const nlohmann::json& n, const std::string& p, const std::string& where, const std::string& fix,
                      std::map<std::string, std::string>& labels, std::set<std::string>& seen, FabricTopology& f) {
     if (!n.is_object()) {
-        throw input_error(at(where, p), "a node is not an object", fix);
+        throw input_error(pointer_where(where, p), "a node is not an object", fix);
     }
     const auto* k = child(n, "kind");
     if (k != nullptr && (!k->is_string() || k->get<std::string>() != "Node")) {
-        throw input_error(at(where, p + "/kind"), "an item of kind " + k->dump() + ", not Node",
+        throw input_error(pointer_where(where, p + "/kind"), "an item of kind " + k->dump() + ", not Node",
                           "list nodes only: kubectl get nodes -o json");
     }
     const auto* meta = child(n, "metadata");
     const auto* name = meta == nullptr ? nullptr : child(*meta, "name");
     if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) {
-        throw input_error(at(where, p + "/metadata/name"), "the node has no name", fix);
+        throw input_error(pointer_where(where, p + "/metadata/name"), "the node has no name", fix);
     }
     FabricNode fn;
     fn.name = name->get<std::string>();
     // Node names become host names of hostfiles, launch lines and scheduler files.
-    require_host_name(fn.name, at(where, p + "/metadata/name"));
+    require_host_name(fn.name, pointer_where(where, p + "/metadata/name"));
     if (!seen.insert(fn.name).second) {
-        throw input_error(at(where, p + "/metadata/name"), "node '" + fn.name + "' is listed twice",
+        throw input_error(pointer_where(where, p + "/metadata/name"), "node '" + fn.name + "' is listed twice",
                           "pass one kubectl get nodes -o json output, not several concatenated");
     }
     if (const auto* lab = child(*meta, "labels")) {
         if (!lab->is_object()) {
-            throw input_error(at(where, p + "/metadata/labels"), "labels is not an object", fix);
+            throw input_error(pointer_where(where, p + "/metadata/labels"), "labels is not an object", fix);
         }
         for (const auto& [key, value] : lab->items()) {
             if (!value.is_string()) {
-                throw input_error(at(where, p + "/metadata/labels/" + token(key)),
+                throw input_error(pointer_where(where, p + "/metadata/labels/" + token(key)),
                                   "a label value that is not a string", "label values are strings in Kubernetes");
             }
             labels[key] = value.get<std::string>();
@@ -210,16 +210,16 @@ FabricNode read_node(const nlohmann::json& n, const std::string& p, const std::s
         fn.gpu_product = it->second;
     }
     if (const auto it = l.find("nvidia.com/gpu.count"); it != l.end()) {
-        fn.gpu_count = count_value(it->second, at(where, lp + token(it->first)));
+        fn.gpu_count = count_value(it->second, pointer_where(where, lp + token(it->first)));
     }
     const auto* status = child(n, "status");
     const auto* cap = status == nullptr ? nullptr : child(*status, "capacity");
     if (const auto* g = cap == nullptr ? nullptr : child(*cap, "nvidia.com/gpu")) {
         const std::string gp = p + "/status/capacity/nvidia.com~1gpu";
         if (!g->is_string()) {
-            throw input_error(at(where, gp), "the GPU capacity is not a string", "kubectl prints quantities as strings: \"8\"");
+            throw input_error(pointer_where(where, gp), "the GPU capacity is not a string", "kubectl prints quantities as strings: \"8\"");
         }
-        fn.gpu_capacity = count_value(g->get<std::string>(), at(where, gp));
+        fn.gpu_capacity = count_value(g->get<std::string>(), pointer_where(where, gp));
     }
     if (fn.gpu_count > 0 && fn.gpu_capacity > 0 && fn.gpu_count != fn.gpu_capacity) {
         f.warnings.push_back("node " + fn.name + ": label nvidia.com/gpu.count=" + std::to_string(fn.gpu_count) +
@@ -279,7 +279,7 @@ void choose_labels(FabricTopology& f, const std::vector<std::map<std::string, st
         for (const auto& key : keys) {
             const auto it = labels[i].find(key);
             if (it != labels[i].end() && !it->second.empty()) {
-                require_device_name(it->second, at(where, pointers[i] + "/metadata/labels/" + token(key)),
+                require_device_name(it->second, pointer_where(where, pointers[i] + "/metadata/labels/" + token(key)),
                                     "the label value: switch or block");
             }
         }

@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kMaxPs = 1e6;  // picoseconds per element or parameter: far above any kernel
 
-double required(const JsonReader& r, const std::string& key, double min, double max) {
+double required_table_value(const JsonReader& r, const std::string& key, double min, double max) {
     const auto v = r.get<double>(key, min, max);
     if (!v) {
         throw input_error(r.where(key), "missing: " + key, "run tests/gpu/kernel_table.py --write to rebuild the table");
@@ -49,10 +49,10 @@ void read_attention(const JsonReader& r, KernelTable& t) {
             throw input_error(e.where("backend"), "expected a fused backend", "use flash, cudnn or efficient");
         }
         p.backend = *be;
-        p.head_dim = static_cast<int>(required(e, "head_dim", 1, 4096));
-        p.seq = static_cast<int>(required(e, "seq", 1, 1 << 24));
-        p.fwd = required(e, "fwd", 1e-6, 1);
-        p.bwd = required(e, "bwd", 1e-6, 1);
+        p.head_dim = static_cast<int>(required_table_value(e, "head_dim", 1, 4096));
+        p.seq = static_cast<int>(required_table_value(e, "seq", 1, 1 << 24));
+        p.fwd = required_table_value(e, "fwd", 1e-6, 1);
+        p.bwd = required_table_value(e, "bwd", 1e-6, 1);
         t.attention.push_back(p);
     }
 }
@@ -96,7 +96,7 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
             for (std::size_t i = 0; i < n; ++i) {
                 const JsonReader e = g->element(variant, i);
                 e.check_keys({"d", "speedup"});
-                pts.push_back({required(e, "d", 1, 1e7), required(e, "speedup", 0.01, 100)});
+                pts.push_back({required_table_value(e, "d", 1, 1e7), required_table_value(e, "speedup", 0.01, 100)});
                 if (i > 0 && pts[i].d <= pts[i - 1].d) {
                     throw input_error(e.where("d"), "points out of order", "list the points by d ascending");
                 }
@@ -107,7 +107,7 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
     if (const auto q = r.get_object("fp8_quant_ps")) {
         for (const auto& [recipe, value] : q->json().items()) {
             if (!is_comment_key(recipe)) {
-                t.fp8_quant_ps[recipe] = required(*q, recipe, 0, kMaxPs);
+                t.fp8_quant_ps[recipe] = required_table_value(*q, recipe, 0, kMaxPs);
             }
         }
     }
@@ -116,8 +116,8 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
     for (std::size_t i = 0; i < n; ++i) {
         const JsonReader e = r.element("grouped_gemm", i);
         e.check_keys({"k", "n", "tokens_per_expert", "eff"});
-        t.grouped_gemm.push_back({required(e, "k", 1, 1e7), required(e, "n", 1, 1e7),
-                                  required(e, "tokens_per_expert", 1, 1e9), required(e, "eff", 1e-6, 1)});
+        t.grouped_gemm.push_back({required_table_value(e, "k", 1, 1e7), required_table_value(e, "n", 1, 1e7),
+                                  required_table_value(e, "tokens_per_expert", 1, 1e9), required_table_value(e, "eff", 1e-6, 1)});
     }
     std::sort(t.grouped_gemm.begin(), t.grouped_gemm.end(), [](const GroupedPoint& x, const GroupedPoint& y) {
         return std::tie(x.k, x.n, x.tokens_per_expert) < std::tie(y.k, y.n, y.tokens_per_expert);
@@ -157,10 +157,10 @@ void read_host(const JsonReader& r, KernelTable& t) {
                               "run tests/gpu/kernel_table.py --write");
         }
         opt->check_keys({"base", "dense", "moe", "expert"});
-        ht.optimizer_base_us = required(*opt, "base", 0, kMaxPs);
-        ht.optimizer_dense_us = required(*opt, "dense", 0, kMaxPs);
-        ht.optimizer_moe_us = required(*opt, "moe", 0, kMaxPs);
-        ht.optimizer_expert_us = required(*opt, "expert", 0, kMaxPs);
+        ht.optimizer_base_us = required_table_value(*opt, "base", 0, kMaxPs);
+        ht.optimizer_dense_us = required_table_value(*opt, "dense", 0, kMaxPs);
+        ht.optimizer_moe_us = required_table_value(*opt, "moe", 0, kMaxPs);
+        ht.optimizer_expert_us = required_table_value(*opt, "expert", 0, kMaxPs);
         t.host[name] = ht;
     }
 }
@@ -179,11 +179,11 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
         throw input_error(r.where("gpu"), "missing: the GPU the table was measured on", "add \"gpu\": \"H200\"");
     }
     t.source = r.get<std::string>("source").value_or("");
-    t.peak_bf16_tflops = required(r, "peak_bf16_tflops", 1e-3, 1e5);
-    t.copy_gbyte_s = required(r, "copy_gbyte_s", 1e-3, 1e6);
-    t.spec_hbm_gbyte_s = required(r, "spec_hbm_gbyte_s", 1e-3, 1e6);
-    t.launch_us = required(r, "launch_us", 0, 1e4);
-    t.embedding_bwd_ps = required(r, "embedding_bwd_ps", 0, kMaxPs);
+    t.peak_bf16_tflops = required_table_value(r, "peak_bf16_tflops", 1e-3, 1e5);
+    t.copy_gbyte_s = required_table_value(r, "copy_gbyte_s", 1e-3, 1e6);
+    t.spec_hbm_gbyte_s = required_table_value(r, "spec_hbm_gbyte_s", 1e-3, 1e6);
+    t.launch_us = required_table_value(r, "launch_us", 0, 1e4);
+    t.embedding_bwd_ps = required_table_value(r, "embedding_bwd_ps", 0, kMaxPs);
     read_attention(r, t);
     const auto unfused = r.get_object("unfused_attention");
     if (!unfused) {
@@ -193,7 +193,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
     if (const auto o = r.get_object("optimizer_ps_per_param")) {
         for (const auto& [name, value] : o->json().items()) {
             if (!is_comment_key(name)) {
-                t.optimizer_ps_per_param[name] = required(*o, name, 0, kMaxPs);  // a null is refused, not dereferenced
+                t.optimizer_ps_per_param[name] = required_table_value(*o, name, 0, kMaxPs);  // a null is refused, not dereferenced
             }
         }
     }

@@ -84,7 +84,7 @@ std::optional<long long> test_integer(std::string t, bool double_bracket) {
 // script neither sets nor is given is unset (so ${X:-w} is w, $X and ${X:+w} are empty). False
 // (with why) when a part is not known at all ($(...), $#, ...). `assumed` names what was assumed;
 // `vanishes`: the text is empty and came from unquoted expansions only (bash drops that word).
-bool assumed_text(const Value& v, std::string& text, bool& vanishes, std::string& assumed, std::string& why) {
+bool assumed_value_text(const Value& v, std::string& text, bool& vanishes, std::string& assumed, std::string& why) {
     text.clear();
     vanishes = !v.text.empty();
     std::size_t at = 0;
@@ -142,7 +142,7 @@ Tri test_command(const std::vector<Value>& words, std::string& why, std::string&
     for (const Value* a : given) {
         std::string text;
         bool vanishes = false;
-        if (!assumed_text(*a, text, vanishes, assumed, why)) {
+        if (!assumed_value_text(*a, text, vanishes, assumed, why)) {
             return Tri::Unknown;
         }
         if (!(vanishes && !double_bracket)) {  // [[ ]] does not split: an empty value stays a word
@@ -197,13 +197,13 @@ Tri case_match(const Value& subject, const std::vector<Value>& alternatives, con
                std::string& assumed) {
     std::string text;
     bool vanishes = false;
-    if (!assumed_text(subject, text, vanishes, assumed, why)) {
+    if (!assumed_value_text(subject, text, vanishes, assumed, why)) {
         return Tri::Unknown;
     }
     Tri out = Tri::False;
     for (const auto& alt : alternatives) {
         std::string pattern_text;
-        if (!assumed_text(alt, pattern_text, vanishes, assumed, why)) {
+        if (!assumed_value_text(alt, pattern_text, vanishes, assumed, why)) {
             out = Tri::Unknown;
             continue;
         }
@@ -290,9 +290,9 @@ struct Block {
     std::size_t bytes = 0;    // the size of `start`, charged for each copy of it
 };
 
-class Reader {
+class ScriptReader {
 public:
-    Reader(const Value& src, Shell& sh, std::vector<ScriptWord>& out) : lx_(src, sh), sh_(sh), out_(out) {}
+    ScriptReader(const Value& src, Shell& sh, std::vector<ScriptWord>& out) : lx_(src, sh), sh_(sh), out_(out) {}
 
     void run() {
         while (true) {
@@ -931,7 +931,7 @@ private:
 
     void nested(const Value& text, int line) {
         sh_.enter(line);
-        Reader inner(text, sh_, out_);
+        ScriptReader inner(text, sh_, out_);
         inner.run();
         sh_.leave();
     }
@@ -1024,7 +1024,7 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
     }
     Shell sh(file, env);
     std::vector<ScriptWord> out;
-    Reader(src, sh, out).run();
+    ScriptReader(src, sh, out).run();
     if (notes != nullptr) {
         notes->insert(notes->end(), sh.notes.begin(), sh.notes.end());
     }

@@ -29,7 +29,7 @@ void set_if(std::optional<T> v, T& field) {
 
 namespace {
 
-constexpr int kMaxDim = 1 << 24;  // hidden, head and latent widths: far above any model
+constexpr int kMaxModelDim = 1 << 24;  // hidden, head and latent widths: far above any model
 // FFN widths: any int, so that the derived ones to_json writes (4·hidden, shared_experts × width) read
 // back; the parameter count they give is checked instead.
 constexpr int kMaxWidth = std::numeric_limits<int>::max();
@@ -180,9 +180,9 @@ void read_mla(const JsonReader& f, ModelSpec& m) {
     }
     a->check_keys({"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_rope_head_dim", "v_head_dim"});
     MlaSpec s;
-    set_if(a->get<int>("q_lora_rank", 0, kMaxDim), s.q_lora_rank);
+    set_if(a->get<int>("q_lora_rank", 0, kMaxModelDim), s.q_lora_rank);
     const auto required = [&](const char* key, int min, const char* example) {
-        const auto v = a->get<int>(key, min, kMaxDim);
+        const auto v = a->get<int>(key, min, kMaxModelDim);
         if (!v) {
             throw input_error(a->where(key), std::string("missing: ") + key + " (multi-head latent attention needs it)",
                               std::string("add \"") + key + "\": N (DeepSeek-V3: " + example + ")");
@@ -239,7 +239,7 @@ void read_attention_extras(const JsonReader& f, ModelSpec& m) {
         a->check_keys({"layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
         LinearAttentionSpec s;
         const auto required = [&](const char* key, int min) {
-            const auto v = a->get<int>(key, min, kMaxDim);
+            const auto v = a->get<int>(key, min, kMaxModelDim);
             if (!v) {
                 throw input_error(a->where(key), std::string("missing: ") + key + " (linear attention needs it)",
                                   std::string("add \"") + key + "\" (Qwen3-Next: docs/formats/hf-config.md)");
@@ -295,10 +295,10 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
         throw input_error(f.where("layers"), "missing: the number of transformer layers", "add \"layers\": N");
     }
     set_if(f.get<int>("first_dense_layers", 0, kMaxInt), m.first_dense_layers);
-    set_if(f.get<int>("hidden", 1, kMaxDim), m.hidden);
-    set_if(f.get<int>("heads", 1, kMaxDim), m.heads);
-    set_if(f.get<int>("kv_heads", 1, kMaxDim), m.kv_heads);
-    set_if(f.get<int>("head_dim", 1, kMaxDim), m.head_dim);
+    set_if(f.get<int>("hidden", 1, kMaxModelDim), m.hidden);
+    set_if(f.get<int>("heads", 1, kMaxModelDim), m.heads);
+    set_if(f.get<int>("kv_heads", 1, kMaxModelDim), m.kv_heads);
+    set_if(f.get<int>("head_dim", 1, kMaxModelDim), m.head_dim);
     set_if(f.get<int>("ffn_hidden", 1, kMaxWidth), m.ffn_hidden);
     set_if(f.get<bool>("ffn_gated"), m.ffn_gated);
     set_if(f.get<int>("vocab", 0, kMaxInt), m.vocab);

@@ -15,15 +15,15 @@ namespace {
 constexpr std::size_t kMaxPatternLength = std::size_t{1} << 20U;
 
 // An int or a list of ints.
-struct Item {
+struct PatternItem {
     bool is_list = false;
     long long number = 0;
     std::vector<int> list;
 };
 
-class Pattern {
+class PatternParser {
 public:
-    explicit Pattern(const std::string& s) : s_(s) {}
+    explicit PatternParser(const std::string& s) : s_(s) {}
 
     std::optional<std::vector<int>> run() {
         auto v = sum(0);
@@ -39,7 +39,7 @@ public:
     }
 
 private:
-    std::optional<Item> sum(int depth) {
+    std::optional<PatternItem> sum(int depth) {
         auto a = product(depth);
         while (a && i_ < s_.size() && s_[i_] == '+') {
             ++i_;
@@ -59,7 +59,7 @@ private:
         return a;
     }
 
-    std::optional<Item> product(int depth) {
+    std::optional<PatternItem> product(int depth) {
         auto a = atom(depth);
         while (a && i_ < s_.size() && s_[i_] == '*') {
             ++i_;
@@ -73,7 +73,7 @@ private:
                 }
                 continue;
             }
-            Item& list = a->is_list ? *a : *b;
+            PatternItem& list = a->is_list ? *a : *b;
             const long long times = a->is_list ? b->number : a->number;
             if (times > 0 && list.list.size() > kMaxPatternLength / static_cast<std::size_t>(times)) {
                 return std::nullopt;
@@ -82,12 +82,12 @@ private:
             for (long long k = 0; k < times; ++k) {
                 out.insert(out.end(), list.list.begin(), list.list.end());
             }
-            a = Item{true, 0, std::move(out)};
+            a = PatternItem{true, 0, std::move(out)};
         }
         return a;
     }
 
-    std::optional<Item> atom(int depth) {
+    std::optional<PatternItem> atom(int depth) {
         if (i_ >= s_.size() || depth > kMaxLaunchNesting) {
             return std::nullopt;
         }
@@ -100,7 +100,7 @@ private:
                 }
                 ++i_;
             }
-            return Item{false, v, {}};
+            return PatternItem{false, v, {}};
         }
         if (c == '(') {
             ++i_;
@@ -115,7 +115,7 @@ private:
             return std::nullopt;
         }
         ++i_;
-        Item list{true, 0, {}};
+        PatternItem list{true, 0, {}};
         while (i_ < s_.size() && s_[i_] != ']') {
             auto e = sum(depth + 1);
             if (!e || e->is_list || e->number > 1 || list.list.size() >= kMaxPatternLength) {
@@ -145,7 +145,7 @@ std::optional<std::vector<int>> expand_layer_pattern(const std::string& text) {
     if (text.find('[') == std::string::npos) {
         return std::nullopt;
     }
-    return Pattern(text).run();
+    return PatternParser(text).run();
 }
 
 }  // namespace planlayout

@@ -21,7 +21,7 @@ bool starts_with(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_view(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) {
         s.remove_prefix(1);
     }
@@ -31,7 +31,7 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 /// A small cursor over one message; every read is bounds-checked.
 class Scanner {
@@ -55,10 +55,10 @@ public:
     /// A non-negative decimal of at most 9 digits (larger numbers are not ranks or channels).
     bool integer(int& out) {
         std::size_t end = pos_;
-        while (end < s_.size() && is_digit(s_[end]) && end - pos_ < 10) {
+        while (end < s_.size() && is_ascii_digit(s_[end]) && end - pos_ < 10) {
             ++end;
         }
-        if (end == pos_ || end - pos_ > 9 || (end < s_.size() && is_digit(s_[end]))) {
+        if (end == pos_ || end - pos_ > 9 || (end < s_.size() && is_ascii_digit(s_[end]))) {
             return false;
         }
         int v = 0;
@@ -116,7 +116,7 @@ bool split_envelope(std::string_view line, Envelope& env, std::string_view& msg)
         return false;
     }
     msg = line.substr(at + kInfo.size());
-    std::string_view head = trim(line.substr(0, at));
+    std::string_view head = trim_view(line.substr(0, at));
     // [dev]
     if (!head.empty() && head.back() == ']') {
         const auto open = head.rfind('[');
@@ -126,7 +126,7 @@ bool split_envelope(std::string_view line, Envelope& env, std::string_view& msg)
             if (sc.integer(dev) && sc.done()) {
                 env.dev = dev;
             }
-            head = trim(head.substr(0, open));
+            head = trim_view(head.substr(0, open));
         }
     }
     // host:pid:tid is the last whitespace-separated token.
@@ -267,7 +267,7 @@ ParseResult parse_connection(std::string_view msg, Connection& c, NcclLog& log) 
     if (!sc.eat("via ")) {
         return ParseResult::Malformed;
     }
-    const std::string_view via = trim(sc.rest());
+    const std::string_view via = trim_view(sc.rest());
     if (via.empty()) {
         return ParseResult::Malformed;
     }
@@ -287,7 +287,7 @@ bool parse_using(std::string_view msg, ProcessNet& proc) {
     if (using_at == std::string_view::npos) {
         return false;
     }
-    const std::string_view net = trim(msg.substr(4, using_at - 4));
+    const std::string_view net = trim_view(msg.substr(4, using_at - 4));
     const bool socket = net.find("Socket") != std::string_view::npos;
     std::string_view list = msg.substr(using_at + 7);
     if (const auto oob = list.find(';'); oob != std::string_view::npos) {
@@ -340,7 +340,7 @@ bool parse_ib_device(std::string_view msg, ProcessNet& proc) {
     if (!sc.eat("[") || !sc.integer(d.index) || !sc.eat("]")) {
         return false;
     }
-    const std::string_view rest = trim(sc.rest());
+    const std::string_view rest = trim_view(sc.rest());
     const auto space = rest.find(' ');
     const std::string_view id = rest.substr(0, space);
     const auto fields = split_slash(id);
@@ -573,6 +573,12 @@ bool parse_nvls(std::string_view msg, NvlsLine& out) {
     return true;
 }
 
+}  // namespace
+
+// A named namespace, not the anonymous one: NcclLogParser::Seen (external linkage) holds a
+// ConnectionSet, which gcc flags (-Wsubobject-linkage) once this file is part of a unity build.
+namespace nccl_log_detail {
+
 /// The connections already taken, as indices into log.connections, hashed on what makes two
 /// lines the same connection (channel, index, ends, direction, transport text): a set of the
 /// text keys took about 100 bytes per connection on a big log (issue #20).
@@ -614,6 +620,12 @@ private:
     std::unordered_set<std::size_t, Hash, Equal> set_;
 };
 
+}  // namespace nccl_log_detail
+
+namespace {
+
+using nccl_log_detail::ConnectionSet;
+
 void add_connection(const Connection& c, NcclLog& log, ConnectionSet& seen) {
     log.connections.push_back(c);  // trivially copyable: interned handles, no strings
     if (!seen.insert(log.connections.size() - 1)) {
@@ -631,14 +643,14 @@ void parse_line(std::string_view line,
     std::string_view msg;
     if (!split_envelope(line, env, msg)) {
         // No envelope: a pasted connection line, or "NCCL version 2.7.8+cuda10.1" on its own.
-        msg = trim(line);
+        msg = trim_view(line);
         if (const auto ch = msg.find("Channel "); ch != std::string_view::npos) {
             msg = msg.substr(ch);
         } else if (const auto ring = msg.find("Ring "); ring != std::string_view::npos) {
             msg = msg.substr(ring);
         }
     }
-    msg = trim(msg);
+    msg = trim_view(msg);
     if (msg.empty()) {
         return;
     }
@@ -675,7 +687,7 @@ void parse_line(std::string_view line,
         return;
     }
     if (starts_with(msg, "Using network ")) {
-        proc.network = std::string(trim(msg.substr(14)));
+        proc.network = std::string(trim_view(msg.substr(14)));
         return;
     }
     if (starts_with(msg, "Assigned NET plugin ")) {
@@ -799,11 +811,11 @@ std::size_t NcclLog::channel_count() const {
 }
 
 struct NcclLogParser::Seen {
-    ConnectionSet set;
+    nccl_log_detail::ConnectionSet set;
 };
 
 NcclLogParser::NcclLogParser(NcclLog& log, std::string source)
-    : log_(log), source_(std::move(source)), seen_(std::make_unique<Seen>(Seen{ConnectionSet(log.connections)})) {
+    : log_(log), source_(std::move(source)), seen_(std::make_unique<Seen>(Seen{nccl_log_detail::ConnectionSet(log.connections)})) {
     log_.sources.push_back(source_);
 }
 

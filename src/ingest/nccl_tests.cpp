@@ -11,7 +11,7 @@
 namespace planlayout {
 namespace {
 
-std::vector<std::string> split_ws(const std::string& line) {
+std::vector<std::string> words_of(const std::string& line) {
     std::istringstream in(line);
     std::vector<std::string> out;
     for (std::string t; in >> t;) {
@@ -93,7 +93,7 @@ bool read_evidence(const std::string& line, const std::vector<std::string>& toke
                    FileEvidence& ev) {
     // Header evidence, wherever a prefix or a lost '#' left it.
     if (const auto p = line.find("Collective test starting:"); p != std::string::npos) {
-        const auto name = split_ws(line.substr(p + 25));
+        const auto name = words_of(line.substr(p + 25));
         if (!name.empty()) {
             if (const auto op = parse_collective_op(name[0])) {
                 ev.op = op;
@@ -103,7 +103,7 @@ bool read_evidence(const std::string& line, const std::vector<std::string>& toke
         return true;
     }
     if (const auto p = line.find("nccl-tests version"); p != std::string::npos) {
-        const auto v = split_ws(line.substr(p + 18));
+        const auto v = words_of(line.substr(p + 18));
         run.version = v.empty() ? "" : v[0];
         return true;
     }
@@ -264,7 +264,7 @@ NcclTestsRun parse_nccl_tests(const std::string& text, const std::string& where,
         if (!line.empty() && line.back() == '\r') {
             line.pop_back();
         }
-        const auto tokens = split_ws(line);
+        const auto tokens = words_of(line);
         if (tokens.empty() || read_evidence(line, tokens, run, ev)) {
             continue;
         }

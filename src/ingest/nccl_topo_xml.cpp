@@ -11,6 +11,7 @@
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
@@ -24,7 +25,7 @@ using boost::property_tree::ptree;
 using ingest_detail::normalize_bus_id;
 using ingest_detail::trim;
 
-std::string attr(const ptree& node, const char* name) {
+std::string xml_attr(const ptree& node, const char* name) {
     const auto a = node.get_child_optional("<xmlattr>");
     if (!a) {
         return {};
@@ -35,12 +36,6 @@ std::string attr(const ptree& node, const char* name) {
 bool has_attr(const ptree& node, const char* name) {
     const auto a = node.get_child_optional("<xmlattr>");
     return a && a->get_child_optional(name).has_value();
-}
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 /// Warnings grouped by kind, in first-seen order: "<text> (a, b, c)".
@@ -86,7 +81,7 @@ struct RawNic {
     long dev = -1;
 };
 
-struct Reader {
+struct TopoXmlReader {
     std::string where;
     NodeTemplate t;
     Notes notes;
@@ -97,8 +92,8 @@ struct Reader {
 
     PcieLink link_of(const ptree& pci, const std::string& busid) {
         PcieLink l;
-        const std::string speed = attr(pci, "link_speed");
-        const std::string width = attr(pci, "link_width");
+        const std::string speed = xml_attr(pci, "link_speed");
+        const std::string width = xml_attr(pci, "link_width");
         static const std::vector<std::pair<std::string, int>> kGens = {
             {"2.5", 1}, {"5", 2}, {"8", 3}, {"16", 4}, {"32", 5}, {"64", 6}};
         const std::string num = speed.substr(0, speed.find(' '));
@@ -153,14 +148,14 @@ struct Reader {
             r.nic.bus_id = busid;
             r.nic.numa = numa;
             r.nic.pcie = link;
-            r.nic.device = attr(net, "name");
-            r.dev = has_attr(net, "dev") ? ingest_detail::parse_uint(attr(net, "dev")) : -1;
+            r.nic.device = xml_attr(net, "name");
+            r.dev = has_attr(net, "dev") ? ingest_detail::parse_uint(xml_attr(net, "dev")) : -1;
             if (r.dev < 0) {
                 notes.add("<net> without dev: NCCL skips it; kept here", path + "/net");
             }
-            const long port = ingest_detail::parse_uint(attr(net, "port"));
+            const long port = ingest_detail::parse_uint(xml_attr(net, "port"));
             r.nic.port = port >= 0 ? static_cast<int>(port) : 1;
-            const std::string speed = attr(net, "speed");
+            const std::string speed = xml_attr(net, "speed");
             const long mbps = ingest_detail::parse_uint(speed);
             if (mbps <= 0) {
                 r.nic.speed_gbit_s = 10;
@@ -182,7 +177,7 @@ struct Reader {
             } else if (cls.rfind("0x0200", 0) == 0 && dn.rfind("mlx", 0) == 0) {
                 r.nic.link_layer = "RoCE";
             }
-            if (!netdev && attr(net, "gdr") == "0") {
+            if (!netdev && xml_attr(net, "gdr") == "0") {
                 t.gdr_level = PathClass::Loc;
                 notes.add(kNoGdr, dn);
             }
@@ -194,9 +189,9 @@ struct Reader {
     }
 
     void read_pci(const ptree& pci, const std::string& parent, int numa, const std::string& path) {
-        const std::string busid = normalize_bus_id(attr(pci, "busid"));
-        const std::string cls = lower(attr(pci, "class"));
-        const std::string id = lower(attr(pci, "vendor")) + ":" + lower(attr(pci, "device"));
+        const std::string busid = normalize_bus_id(xml_attr(pci, "busid"));
+        const std::string cls = ascii_lower(xml_attr(pci, "class"));
+        const std::string id = ascii_lower(xml_attr(pci, "vendor")) + ":" + ascii_lower(xml_attr(pci, "device"));
         if (busid.empty()) {
             throw input_error(where + " (" + path + ")", "<pci> without busid",
                               "give every <pci> a busid=\"dddd:bb:dd.f\"");
@@ -260,15 +255,15 @@ struct Reader {
             r.gpu.parent = parent;
             r.gpu.numa = numa;
             r.gpu.pcie = link;
-            const long device = std::strtol(attr(pci, "device").c_str(), nullptr, 16);
+            const long device = std::strtol(xml_attr(pci, "device").c_str(), nullptr, 16);
             r.gpu.model = ingest_detail::nvidia_model(static_cast<unsigned>(device));
             const auto g = pci.get_child_optional("gpu");
             if (!g) {
                 notes.add("GPU <pci> without <gpu>: index, sm and NVLink unknown", busid);
             } else {
-                r.dev = ingest_detail::parse_uint(attr(*g, "dev"));
-                r.sm = static_cast<int>(ingest_detail::parse_uint(attr(*g, "sm")));
-                if (attr(*g, "gdr") == "0") {
+                r.dev = ingest_detail::parse_uint(xml_attr(*g, "dev"));
+                r.sm = static_cast<int>(ingest_detail::parse_uint(xml_attr(*g, "sm")));
+                if (xml_attr(*g, "gdr") == "0") {
                     t.gdr_level = PathClass::Loc;
                     notes.add(kNoGdr, busid);
                 }
@@ -281,10 +276,10 @@ struct Reader {
                 }
                 for (const auto& [name, nv] : *g) {
                     if (name == "nvlink") {
-                        const long count = ingest_detail::parse_uint(attr(nv, "count"));
-                        r.nvlinks.emplace_back(normalize_bus_id(attr(nv, "target")),
+                        const long count = ingest_detail::parse_uint(xml_attr(nv, "count"));
+                        r.nvlinks.emplace_back(normalize_bus_id(xml_attr(nv, "target")),
                                                count > 0 ? static_cast<int>(count) : 1);
-                        r.nvlink_classes.push_back(lower(attr(nv, "tclass")));
+                        r.nvlink_classes.push_back(ascii_lower(xml_attr(nv, "tclass")));
                     } else if (name != "c2c") {
                         note_unknown(name);
                     }
@@ -368,7 +363,7 @@ const ptree& system_of(const ptree& doc, const std::string& where) {
         throw input_error(where, "no <system> element", "an NCCL topology XML starts with "
                                                         "<system version=\"1\">");
     }
-    const std::string version = attr(*system, "version");
+    const std::string version = xml_attr(*system, "version");
     if (version != "1") {
         throw input_error(where + " (/system)",
                           "version \"" + version + "\" is not supported (NCCL reads version 1)",
@@ -388,7 +383,7 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
                                      ingest_detail::count_xml_elements(text, "net"), where);
     const ptree doc = parse_xml(text, where);
     const ptree& system = system_of(doc, where);
-    Reader r;
+    TopoXmlReader r;
     r.where = where;
     r.t.source = where;
     int cpu_index = 0;
@@ -400,18 +395,18 @@ NodeTemplate read_nccl_topo_xml(const std::string& text, const std::string& wher
         const std::string path = "/system/cpu[" + std::to_string(cpu_index + 1) + "]";
         Cpu c;
         c.name = "CPU" + std::to_string(cpu_index++);
-        const std::string numaid = attr(cpu, "numaid");
+        const std::string numaid = xml_attr(cpu, "numaid");
         const long numa = numaid == "-1" ? -1 : ingest_detail::parse_uint(numaid);
         if (!numaid.empty() && numaid != "-1" && numa < 0) {
             throw input_error(where + " (" + path + ")", "numaid \"" + numaid + "\" is not a number",
                               "use the Linux NUMA node id, or -1 when unknown");
         }
         c.numa = static_cast<int>(numa);
-        c.cpuset = ingest_detail::cpulist_from_mask(attr(cpu, "affinity"));
-        c.arch = ingest_detail::cpu_id_text(attr(cpu, "arch"), where + " (" + path + ")", "arch");
-        c.vendor = ingest_detail::cpu_id_text(attr(cpu, "vendor"), where + " (" + path + ")", "vendor");
+        c.cpuset = ingest_detail::cpulist_from_mask(xml_attr(cpu, "affinity"));
+        c.arch = ingest_detail::cpu_id_text(xml_attr(cpu, "arch"), where + " (" + path + ")", "arch");
+        c.vendor = ingest_detail::cpu_id_text(xml_attr(cpu, "vendor"), where + " (" + path + ")", "vendor");
         for (auto [key, field] : {std::pair{"familyid", &c.family_id}, std::pair{"modelid", &c.model_id}}) {
-            const long v = ingest_detail::parse_uint(attr(cpu, key));  // NCCL writes them in decimal
+            const long v = ingest_detail::parse_uint(xml_attr(cpu, key));  // NCCL writes them in decimal
             *field = v >= 0 && v <= 0xffff ? static_cast<int>(v) : -1;
         }
         r.t.cpus.push_back(c);

@@ -23,7 +23,7 @@ using nlohmann::json;
 constexpr int kMaxNuma = 1 << 20;
 constexpr int kMaxLinks = 1024;
 constexpr double kMaxGbitS = 1e5;     // 100 Tb/s per NIC
-constexpr double kMaxGbyteS = 1e4;    // 10 TB/s per link
+constexpr double kMaxLinkGbyteS = 1e4;    // 10 TB/s per link
 constexpr double kMaxPcieGen = 16;
 constexpr double kMinGbitS = 1e-3;    // 1 Mbit/s: anything slower is a typo (and its times overflow)
 constexpr double kMaxGpuMemoryMib = 0x1p30;  // 1 PiB per GPU
@@ -61,11 +61,11 @@ PcieLink read_pcie(const JsonReader& parent) {
     link.width = r->get<int>("width", 0, 64).value_or(0);
     link.max_gen = read_pcie_gen(*r, "max_gen");
     link.max_width = r->get<int>("max_width", 0, 64).value_or(0);
-    link.gbyte_s = r->get_rate("gbyte_s", kMinGbitS, kMaxGbyteS).value_or(0);
+    link.gbyte_s = r->get_rate("gbyte_s", kMinGbitS, kMaxLinkGbyteS).value_or(0);
     return link;
 }
 
-std::string join(const std::vector<std::string>& v) {
+std::string join_names(const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) {
         s += (s.empty() ? "" : ", ") + x;
@@ -102,7 +102,7 @@ void check_parents(const NodeTemplate& t, const JsonReader& r) {
     auto check_parent = [&](const std::string& parent, const std::string& ptr) {
         if (!parent.empty() && std::find(hosts.begin(), hosts.end(), parent) == hosts.end()) {
             throw input_error(r.where(ptr + "/parent"), "parent '" + parent + "' is neither a CPU nor a PCIe switch",
-                              hosts.empty() ? "add it under \"cpus\" or \"pcie_switches\"" : "use one of: " + join(hosts));
+                              hosts.empty() ? "add it under \"cpus\" or \"pcie_switches\"" : "use one of: " + join_names(hosts));
         }
     };
     std::map<std::string, std::string> sw_parent;
@@ -227,7 +227,7 @@ NodeTemplate node_template_from_json(const nlohmann::json& j, const std::string&
         nv->check_keys({"nvswitch", "links_per_gpu", "gbyte_s_per_link"});
         t.nvlink.nvswitch = nv->get<bool>("nvswitch").value_or(false);
         t.nvlink.links_per_gpu = nv->get<int>("links_per_gpu", 0, kMaxLinks).value_or(0);
-        t.nvlink.gbyte_s_per_link = nv->get_rate("gbyte_s_per_link", kMinGbitS, kMaxGbyteS).value_or(0);
+        t.nvlink.gbyte_s_per_link = nv->get_rate("gbyte_s_per_link", kMinGbitS, kMaxLinkGbyteS).value_or(0);
     }
     std::set<std::string> names;
     each(r, "cpus", [&](const JsonReader& o) {

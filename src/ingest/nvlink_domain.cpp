@@ -13,7 +13,7 @@
 namespace planlayout {
 namespace {
 
-std::map<std::string, std::size_t> host_index(const Cluster& c) {
+std::map<std::string, std::size_t> host_positions(const Cluster& c) {
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < c.nodes.size(); ++i) {
         index.emplace(c.nodes[i].host, i);
@@ -25,7 +25,7 @@ std::map<std::string, std::size_t> host_index(const Cluster& c) {
 // turns each entry into the node's clique.
 template <class Fn>
 std::vector<std::string> per_host(const JsonReader& m, const Cluster& c, Fn&& value) {
-    const auto index = host_index(c);
+    const auto index = host_positions(c);
     std::vector<std::string> cliques(c.nodes.size());
     for (const auto& item : m.json().items()) {
         const std::string& host = item.key();

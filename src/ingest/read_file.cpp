@@ -183,7 +183,7 @@ std::string key_of(std::string_view raw) {
     }
 }
 
-std::string place(const std::string& where, const std::string& text, std::size_t at) {
+std::string line_column_where(const std::string& where, const std::string& text, std::size_t at) {
     const TextPosition p = position_of(text, at);
     return where + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
 }
@@ -192,7 +192,7 @@ std::string place(const std::string& where, const std::string& text, std::size_t
 // what it reads for a token (white space before it included) and quotes a bad token whole in its
 // error: a 256 MiB number took 25 s and 2 GB, 256 MiB of spaces 18 s and 1 GB, before this check.
 Error long_token(const std::string& where, const std::string& text, std::size_t at, const char* what) {
-    return input_error(place(where, text, at),
+    return input_error(line_column_where(where, text, at),
                        std::string(what) + " longer than " + std::to_string(kMaxJsonTokenBytes) + " bytes (kMaxJsonTokenBytes)",
                        "names, paths and numbers in layouts are short: check that this is the right file");
 }
@@ -225,7 +225,7 @@ void check_json_structure(const std::string& text, const std::string& where) {
                 const auto [it, fresh] = stack.back().keys.emplace(key_of(raw), i);
                 if (!fresh) {
                     const TextPosition first = position_of(text, it->second);
-                    throw input_error(place(where, text, i),
+                    throw input_error(line_column_where(where, text, i),
                                       "key \"" + printable(it->first) + "\" is given twice in one object (first at line " +
                                           std::to_string(first.line) + ", column " + std::to_string(first.column) + ")",
                                       "keep one of the two: JSON readers silently keep only one of them");
@@ -245,7 +245,7 @@ void check_json_structure(const std::string& text, const std::string& where) {
             ++i;
         } else if (c == '[' || c == '{') {
             if (stack.size() + 1 > kMaxJsonDepth) {
-                throw input_error(place(where, text, i), "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
+                throw input_error(line_column_where(where, text, i), "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
                                   "layouts, templates and step logs are a few levels deep: check that this is the right file");
             }
             stack.push_back({c == '{', c == '{', {}});

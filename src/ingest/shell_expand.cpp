@@ -12,22 +12,6 @@
 namespace planlayout::shell {
 namespace {
 
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
-bool all_digits(const std::string& s) {
-    if (s.empty()) {
-        return false;
-    }
-    for (const char c : s) {
-        if (!is_digit(c)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // The variable as a reference on `line` sees it: an --env value (its bytes on that line), the
 // script's variable, or nullptr when unset.
 const Var* lookup(const Shell& sh, const std::string& name, int line, Var& storage) {

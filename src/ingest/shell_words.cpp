@@ -22,19 +22,19 @@ bool is_meta(char c) {
     return c != '\0' && std::strchr(";&|()<>\n", c) != nullptr;
 }
 
-bool is_digit(char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-}
-
 bool is_one_of_text(char c, const char* set) {
     return c != '\0' && std::strchr(set, c) != nullptr;
+}
+
+}  // namespace
+
+bool is_digit(char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
 
 bool all_digits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
 }
-
-}  // namespace
 
 bool is_name_start(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';

@@ -203,5 +203,9 @@ private:
 
 [[nodiscard]] bool is_name_start(char c);
 [[nodiscard]] bool is_name_char(char c);
+/// '0'..'9'.
+[[nodiscard]] bool is_digit(char c);
+/// A non-empty run of '0'..'9' ("12"; not "", "+1" or "1a").
+[[nodiscard]] bool all_digits(const std::string& s);
 
 }  // namespace planlayout::shell

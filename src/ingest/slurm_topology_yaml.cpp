@@ -41,9 +41,9 @@ struct Doc {
     }
 };
 
-class Reader {
+class YamlReader {
 public:
-    Reader(yaml_document_t* doc, std::string where) : doc_(doc), where_(std::move(where)) {}
+    YamlReader(yaml_document_t* doc, std::string where) : doc_(doc), where_(std::move(where)) {}
 
     [[nodiscard]] std::string at(const yaml_node_t* n) const {
         return where_ + ":" + std::to_string(n->start_mark.line + 1);
@@ -132,7 +132,7 @@ private:
     std::string where_;
 };
 
-FabricTopology read_tree(const Reader& r, const yaml_node_t* tree, const std::string& where) {
+FabricTopology read_tree(const YamlReader& r, const yaml_node_t* tree, const std::string& where) {
     FabricTopology f;
     f.plugin = "tree";
     std::vector<std::size_t> lines;
@@ -180,7 +180,7 @@ FabricTopology read_tree(const Reader& r, const yaml_node_t* tree, const std::st
     return f;
 }
 
-FabricTopology read_block(const Reader& r, const yaml_node_t* block, const std::string& where) {
+FabricTopology read_block(const YamlReader& r, const yaml_node_t* block, const std::string& where) {
     FabricTopology f;
     f.plugin = "block";
     std::size_t entries = 0;
@@ -313,7 +313,7 @@ FabricTopology read_slurm_topology_yaml(const std::string& text, const std::stri
     if (root == nullptr) {
         throw input_error(where, "the file holds no YAML document", "pass Slurm's topology.yaml");
     }
-    const Reader r(&d.doc, where);
+    const YamlReader r(&d.doc, where);
     const auto entries = r.sequence(root, "the file");
     if (entries.empty()) {
         throw input_error(r.at(root), "the list of topologies is empty", "add '- topology: NAME' entries");

@@ -12,13 +12,14 @@
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
 
 constexpr double kMaxStepSeconds = 1e7;  // ~4 months: anything above is a unit mix-up
 
-std::string trim(const std::string& s) {
+std::string trim_unquoted(const std::string& s) {
     std::size_t a = 0;
     std::size_t b = s.size();
     while (a < b && std::isspace(static_cast<unsigned char>(s[a])) != 0) {
@@ -34,12 +35,6 @@ std::string trim(const std::string& s) {
     return out;
 }
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 std::vector<std::string> split_csv(const std::string& line) {
     std::vector<std::string> out;
     std::string cell;
@@ -49,18 +44,18 @@ std::vector<std::string> split_csv(const std::string& line) {
             quoted = !quoted;
             cell += ch;
         } else if (ch == ',' && !quoted) {
-            out.push_back(trim(cell));
+            out.push_back(trim_unquoted(cell));
             cell.clear();
         } else {
             cell += ch;
         }
     }
-    out.push_back(trim(cell));
+    out.push_back(trim_unquoted(cell));
     return out;
 }
 
 std::optional<StepValueKind> kind_of_column(const std::string& name) {
-    const std::string n = lower(name);
+    const std::string n = ascii_lower(name);
     for (const char* c : {"train_speed(s/it)", "train_speed", "s_per_it", "cumulative_s_per_it"}) {
         if (n == c) {
             return StepValueKind::CumulativeMean;
@@ -80,7 +75,7 @@ std::optional<StepValueKind> kind_of_column(const std::string& name) {
 }
 
 StepValueKind parse_kind(const std::string& text, const std::string& where) {
-    const std::string t = lower(text);
+    const std::string t = ascii_lower(text);
     if (t == "cumulative" || t == "cumulative_mean") {
         return StepValueKind::CumulativeMean;
     }
@@ -165,16 +160,16 @@ StepSeries parse_csv(const std::string& text, const std::string& source) {
             throw input_error(where, "binary data in a step log",
                               "pass a CSV or JSON export of the run");
         }
-        line = trim(line);
+        line = trim_unquoted(line);
         if (line.empty()) {
             continue;
         }
         if (line[0] == '#') {
-            const std::string body = trim(line.substr(1));
+            const std::string body = trim_unquoted(line.substr(1));
             const auto colon = body.find_first_of(":=");
             if (colon != std::string::npos) {
-                const std::string key = lower(trim(body.substr(0, colon)));
-                const std::string value = trim(body.substr(colon + 1));
+                const std::string key = ascii_lower(trim_unquoted(body.substr(0, colon)));
+                const std::string value = trim_unquoted(body.substr(colon + 1));
                 if (key == "arm") {
                     set_tag(s.arm, value, "arm", where);
                 } else if (key == "round") {
@@ -190,7 +185,7 @@ StepSeries parse_csv(const std::string& text, const std::string& source) {
             have_header = true;
             columns = cells.size();
             for (std::size_t i = 0; i < cells.size(); ++i) {
-                const std::string n = lower(cells[i]);
+                const std::string n = ascii_lower(cells[i]);
                 const int idx = static_cast<int>(i);
                 if (n == "step" || n == "iteration" || n == "iter" || n == "_step") {
                     step_col = idx;
@@ -350,7 +345,7 @@ StepSeries parse_step_log(const std::string& text, const std::string& source, co
         if (end == std::string::npos) {
             end = text.size();
         }
-        header = trim(text.substr(pos, end - pos));
+        header = trim_unquoted(text.substr(pos, end - pos));
         pos = end + 1;
         if (!header.empty() && header[0] != '#') {
             break;
@@ -359,7 +354,7 @@ StepSeries parse_step_log(const std::string& text, const std::string& source, co
     }
     bool csv_like = false;  // a header naming a step column or a step-time column
     for (const auto& cell : split_csv(header)) {
-        const std::string n = lower(cell);
+        const std::string n = ascii_lower(cell);
         csv_like = csv_like || n == "step" || n == "iteration" || n == "iter" || n == "_step" || n == "value" ||
                    kind_of_column(n).has_value();
     }

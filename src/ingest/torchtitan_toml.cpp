@@ -15,7 +15,7 @@
 namespace planlayout {
 namespace {
 
-std::string at(const std::string& file, const toml::source_region& r) {
+std::string line_where(const std::string& file, const toml::source_region& r) {
     return file + ":" + std::to_string(r.begin.line);
 }
 
@@ -37,7 +37,7 @@ const std::set<std::string>& parallelism_keys() {
 std::int64_t integer(const toml::node& n, const std::string& file, const std::string& table, const std::string& key) {
     const auto v = n.value_exact<std::int64_t>();
     if (!v) {
-        throw input_error(at(file, n.source()), "[" + table + "] " + key + " must be an integer",
+        throw input_error(line_where(file, n.source()), "[" + table + "] " + key + " must be an integer",
                           "write e.g. " + key + " = 2");
     }
     return *v;
@@ -180,14 +180,14 @@ TorchtitanConfig read_torchtitan_config(const std::string& text, const std::stri
     try {
         root = toml::parse(text, file);
     } catch (const toml::parse_error& e) {
-        throw input_error(at(file, e.source()), "not valid TOML: " + std::string(e.description()),
+        throw input_error(line_where(file, e.source()), "not valid TOML: " + std::string(e.description()),
                           "fix the TOML syntax (torchtitan reads it with tomllib)");
     }
     TorchtitanConfig out;
     if (const toml::node* p = root.get("parallelism")) {
         const toml::table* t = p->as_table();
         if (t == nullptr) {
-            throw input_error(at(file, p->source()), "parallelism must be a table", "write [parallelism]");
+            throw input_error(line_where(file, p->source()), "parallelism must be a table", "write [parallelism]");
         }
         const std::map<std::string, std::int64_t*> degrees = {
             {"data_parallel_replicate_degree", &out.dims.dp_replicate},
@@ -203,7 +203,7 @@ TorchtitanConfig read_torchtitan_config(const std::string& text, const std::stri
             if (parallelism_keys().count(key) == 0) {
                 std::vector<std::string> known(parallelism_keys().begin(), parallelism_keys().end());
                 const std::string near = nearest_match(key, known);
-                throw input_error(at(file, k.source()), "[parallelism] has no key '" + key + "' in torchtitan's JobConfig",
+                throw input_error(line_where(file, k.source()), "[parallelism] has no key '" + key + "' in torchtitan's JobConfig",
                                   near.empty() ? "see torchtitan/config/job_config.py (class Parallelism)"
                                                : "did you mean " + near + "?");
             }
@@ -234,7 +234,7 @@ TorchtitanConfig read_torchtitan_config(const std::string& text, const std::stri
             if (const toml::node* n = t->get("mode")) {
                 const auto mode = n->value_exact<std::string>();
                 if (!mode || (*mode != "selective" && *mode != "full" && *mode != "none")) {
-                    throw input_error(at(file, n->source()), "[activation_checkpoint] mode must be \"selective\", \"full\" or \"none\"",
+                    throw input_error(line_where(file, n->source()), "[activation_checkpoint] mode must be \"selective\", \"full\" or \"none\"",
                                       "write e.g. mode = \"selective\" (torchtitan's ActivationCheckpoint.mode)");
                 }
                 out.training.ac_mode = *mode;
@@ -244,7 +244,7 @@ TorchtitanConfig read_torchtitan_config(const std::string& text, const std::stri
                 const bool digits = option && !option->empty() && option->size() < 9 &&
                                     std::all_of(option->begin(), option->end(), [](char c) { return c >= '0' && c <= '9'; });
                 if (!option || (*option != "op" && !digits)) {
-                    throw input_error(at(file, n->source()),
+                    throw input_error(line_where(file, n->source()),
                                       "[activation_checkpoint] selective_ac_option must be \"op\" or a whole number as a string",
                                       "write e.g. selective_ac_option = \"2\" (every 2nd block) or \"op\"");
                 }

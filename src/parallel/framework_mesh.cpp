@@ -52,7 +52,7 @@ std::string mesh_where(const SpecSource& source, const std::string& field) {
 }
 
 // The Megatron kind (or framework role) a dim named like torchtitan's/Megatron's carries.
-std::string role_of(const std::string& name) {
+std::string mesh_role_of(const std::string& name) {
     static const std::map<std::string, std::string> kRoles = {
         {"tp", "tp"},         {"cp", "cp"},        {"pp", "pp"},           {"dp", "dp"},
         {"ep", "ep"},         {"dp_cp", "dp_cp"},  {"dp_replicate", "dp_replicate"},
@@ -131,7 +131,7 @@ Groups build_mesh_groups(const MeshSpec& mesh, const SpecSource& source) {
     Groups out;
     for (std::size_t i = 0; i < mesh.dims.size(); ++i) {
         const std::string& n = mesh.dims[i].name;
-        const std::string role = role_of(n);
+        const std::string role = mesh_role_of(n);
         out.kinds.push_back(detail::mesh_kind(mesh.dims, {i}, n, role, generator_of(role),
                                               "init_device_mesh dim '" + n + "'"));
     }
@@ -165,7 +165,7 @@ Groups build_mesh_groups(const MeshSpec& mesh, const SpecSource& source) {
             throw input_error(fwhere, "flattened name '" + name + "' is already a mesh dim or flattened dim",
                               "give the flattened dim another name (dp,cp:NAME)");
         }
-        const std::string role = role_of(name);
+        const std::string role = mesh_role_of(name);
         out.kinds.push_back(detail::mesh_kind(mesh.dims, picked, name, role, generator_of(role),
                                               "_flatten of " + joined(f.dims, ",")));
     }

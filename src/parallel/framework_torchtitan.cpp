@@ -21,9 +21,9 @@
 namespace planlayout {
 namespace {
 
-class Namer {
+class TitanNamer {
 public:
-    explicit Namer(SpecSource s) : source_(std::move(s)) {}
+    explicit TitanNamer(SpecSource s) : source_(std::move(s)) {}
 
     // "--dp-shard 3" for flags; "x.json (/parallel/dp_shard)" for files.
     [[nodiscard]] std::string where(const std::string& field, std::int64_t value) const {
@@ -45,7 +45,7 @@ std::string s(std::int64_t v) { return std::to_string(v); }
 
 // Checks the degrees as ParallelDims._validate does (same conditions) and resolves dp_shard -1.
 TorchtitanDims validate(TorchtitanDims d, const SpecSource& source) {
-    const Namer n(source);
+    const TitanNamer n(source);
     if (d.world < 1 || d.world > kMaxWorld) {
         throw input_error(n.where("world", d.world), "the world size must be between 1 and 2^31", "give the number of ranks");
     }
@@ -120,7 +120,7 @@ TorchtitanDims validate(TorchtitanDims d, const SpecSource& source) {
     return d;
 }
 
-std::vector<MeshDim> dims_of(const std::vector<std::pair<std::string, std::int64_t>>& v) {
+std::vector<MeshDim> mesh_dims_of(const std::vector<std::pair<std::string, std::int64_t>>& v) {
     std::vector<MeshDim> out;
     out.reserve(v.size());
     for (const auto& [name, size] : v) {
@@ -157,11 +157,11 @@ void current_kinds(const TorchtitanDims& d, Groups& out) {
     const std::int64_t batch = d.dp_replicate * d.dp_shard;
     const std::int64_t fsdp = d.dp_shard * d.cp;
     const std::int64_t efsdp = fsdp * d.tp / d.ep;
-    const auto data = dims_of({{"pp", d.pp}, {"batch", batch}, {"cp", d.cp}, {"tp", d.tp}});
-    const auto storage = spmd ? dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"dp_shard", d.dp_shard}, {"cp", d.cp}, {"tp", d.tp}})
-                              : dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"fsdp", fsdp}, {"tp", d.tp}});
-    const auto fwdbwd = dims_of({{"pp", d.pp}, {"dp", batch}, {"cp", d.cp}, {"tp", d.tp}});
-    const auto sparse = dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"efsdp", efsdp}, {"ep", d.ep}});
+    const auto data = mesh_dims_of({{"pp", d.pp}, {"batch", batch}, {"cp", d.cp}, {"tp", d.tp}});
+    const auto storage = spmd ? mesh_dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"dp_shard", d.dp_shard}, {"cp", d.cp}, {"tp", d.tp}})
+                              : mesh_dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"fsdp", fsdp}, {"tp", d.tp}});
+    const auto fwdbwd = mesh_dims_of({{"pp", d.pp}, {"dp", batch}, {"cp", d.cp}, {"tp", d.tp}});
+    const auto sparse = mesh_dims_of({{"pp", d.pp}, {"dp_replicate", d.dp_replicate}, {"efsdp", efsdp}, {"ep", d.ep}});
     auto& k = out.kinds;
     const std::string dl = "dataloading mesh [pp, batch, cp, tp]";
     if (d.pp > 1) k.push_back(kind(data, {"pp"}, "pp", "pp", "dense", dl));
@@ -207,7 +207,7 @@ void kinds_2025(const TorchtitanDims& d, Groups& out) {
             kept.push_back(p);
         }
     }
-    const auto mesh = dims_of(kept);
+    const auto mesh = mesh_dims_of(kept);
     const auto has = [&](const std::string& nm) { return index_of(mesh, nm) < mesh.size(); };
     if (d.dp_replicate > 1) {
         dp.emplace_back("dp_replicate");

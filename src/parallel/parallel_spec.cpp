@@ -66,7 +66,7 @@ private:
     const SpecSource& source_;
 };
 
-std::string join(const std::vector<std::int64_t>& v, const char* sep) {
+std::string join_ints(const std::vector<std::int64_t>& v, const char* sep) {
     std::string s;
     for (std::size_t i = 0; i < v.size(); ++i) {
         s += (i ? sep : "") + std::to_string(v[i]);
@@ -109,7 +109,7 @@ void require_positive(const Namer& n, const std::string& field, std::int64_t v) 
 // The fix for an expert grid that does not fit: the ep values that do, and — when etp was left to
 // default to tp — the usual fix, expert tensor parallelism 1 (most MoE launches set it).
 std::string expert_grid_hint(const Namer& n, const ResolvedSpec& r, std::int64_t w, const std::vector<std::int64_t>& valid) {
-    std::string hint = valid.empty() ? "reduce etp or pp" : "valid ep values here: " + join(valid, ", ");
+    std::string hint = valid.empty() ? "reduce etp or pp" : "valid ep values here: " + join_ints(valid, ", ");
     const std::int64_t without_etp = r.ep * r.pp * r.egtp;
     if (r.etp > 1 && without_etp <= w && w % without_etp == 0) {
         hint += "; or set " + n.name("etp") + " 1 (etp defaults to tp = " + std::to_string(r.tp) +
@@ -259,7 +259,7 @@ Error model_grid_error(const Namer& n, const ResolvedSpec& r, std::int64_t w) {
     return input_error(n.where(blame, blamed_value),
                        "world size " + std::to_string(w) + " is not divisible by " + names + " = " + product,
                        valid.empty() ? "reduce the other sizes so their product divides " + std::to_string(w)
-                                     : "valid " + blame + " values here: " + join(valid, ", "));
+                                     : "valid " + blame + " values here: " + join_ints(valid, ", "));
 }
 
 // The order's tokens (lower case, in r.order): known tokens, no duplicates, tp present, every
@@ -349,8 +349,8 @@ void check_optimizer_and_cp(const Namer& n, const ResolvedSpec& r) {
             }
         }
         if (over || prod != r.cp) {
-            throw input_error(n.where("hierarchical_cp", join(r.hierarchical_cp, " ")),
-                              "the hierarchical CP sizes multiply to " + join(r.hierarchical_cp, "*") + " = " +
+            throw input_error(n.where("hierarchical_cp", join_ints(r.hierarchical_cp, " ")),
+                              "the hierarchical CP sizes multiply to " + join_ints(r.hierarchical_cp, "*") + " = " +
                                   (over ? "more than " + std::to_string(r.cp) : std::to_string(prod)) +
                                   ", not cp = " + std::to_string(r.cp),
                               "give sizes whose product is " + std::to_string(r.cp));

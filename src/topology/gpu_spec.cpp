@@ -2,26 +2,18 @@
 #include "planlayout/topology/gpu_spec.hpp"
 
 #include <algorithm>
-#include <cctype>
+
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
-namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
-}  // namespace
 
 const GpuSpec* match_gpu(const std::vector<GpuSpec>& specs, std::string_view model) {
-    const std::string m = lower(model);
+    const std::string m = ascii_lower(model);
     if (m.empty()) {
         return nullptr;
     }
     for (const auto& s : specs) {
-        if (lower(s.name) == m) {
+        if (ascii_lower(s.name) == m) {
             return &s;
         }
     }
@@ -29,7 +21,7 @@ const GpuSpec* match_gpu(const std::vector<GpuSpec>& specs, std::string_view mod
     std::size_t best_len = 0;
     for (const auto& s : specs) {
         for (const auto& id : s.ids) {
-            if (id.size() > best_len && m.find(lower(id)) != std::string::npos) {
+            if (id.size() > best_len && m.find(ascii_lower(id)) != std::string::npos) {
                 best = &s;
                 best_len = id.size();
             }

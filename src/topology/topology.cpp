@@ -9,6 +9,7 @@
 #include <boost/graph/filtered_graph.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
@@ -21,11 +22,6 @@ Link pcie(const PcieLink& l) {
     k.pcie_gen = l.gen;
     k.pcie_width = l.width;
     return k;
-}
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 // Keeps only links no worse than a kind: the "links of class <= X" view.
@@ -74,7 +70,7 @@ Vertex Topology::at(const std::string& name) const {
 Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
     Topology topo;
     const std::string p = host + "/";
-    auto local = [&](const std::string& n) { return p + lower(n); };
+    auto local = [&](const std::string& n) { return p + ascii_lower(n); };
     for (const auto& c : t.cpus) {
         topo.add_device({DeviceKind::Cpu, local(c.name), host, c.numa, -1});
     }
@@ -104,7 +100,7 @@ Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
     }
     for (std::size_t i = 0; i < t.nics.size(); ++i) {
         const auto& n = t.nics[i];
-        const std::string name = p + (n.device.empty() ? lower(n.name) : n.device);
+        const std::string name = p + (n.device.empty() ? ascii_lower(n.name) : n.device);
         topo.add_device({DeviceKind::Nic, name, host, n.numa, static_cast<int>(i)});
         if (!n.parent.empty() && topo.contains(local(n.parent))) {
             topo.connect(name, local(n.parent), pcie(n.pcie));
@@ -139,7 +135,7 @@ Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
                 nv.nvlinks = path.nvlinks;
                 nv.bandwidth_gbyte_s = path.nvlinks * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : 25.0);
                 nv.latency_us = 0.3;
-                topo.connect(p + lower(path.a), p + lower(path.b), nv);
+                topo.connect(p + ascii_lower(path.a), p + ascii_lower(path.b), nv);
             }
         }
     }
@@ -186,7 +182,7 @@ Topology build_cluster_topology(const Cluster& cluster) {
             net.kind = LinkKind::Network;
             net.bandwidth_gbyte_s = nic.speed_gbit_s / 8.0;
             net.latency_us = 1.0;
-            topo.connect(cluster.nodes[n].host + "/" + (nic.device.empty() ? lower(nic.name) : nic.device),
+            topo.connect(cluster.nodes[n].host + "/" + (nic.device.empty() ? ascii_lower(nic.name) : nic.device),
                          cluster.leaf_name(cluster.leaf_of(static_cast<std::int64_t>(n), static_cast<int>(r))), net);
         }
     }

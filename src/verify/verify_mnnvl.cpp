@@ -22,7 +22,7 @@ const char* const kFixMnnvlOff =
     "(nvidia-imex-ctl -N) and NCCL_MNNVL_ENABLE unset (2: on when a clique spans ranks) or 1; "
     "nvidia-smi -q (Fabric) must show State Completed and one ClusterUUID and CliqueId per domain";
 
-std::string place(const std::string& source, int line, const std::string& host, int pid) {
+std::string log_place(const std::string& source, int line, const std::string& host, int pid) {
     return source + ":" + std::to_string(line) + (host.empty() ? "" : " (" + host + ":" + std::to_string(pid) + ")");
 }
 
@@ -75,7 +75,7 @@ std::vector<Finding> mnnvl_findings(const NcclLog& log, const VerifyExpectation&
         return out;
     }
     if (off > 0 || !comm_off.empty()) {
-        std::string where = first_off != nullptr ? "; first: " + place(first_off->source, first_off->line, first_off->host, first_off->pid)
+        std::string where = first_off != nullptr ? "; first: " + log_place(first_off->source, first_off->line, first_off->host, first_off->pid)
                                                  : "; first: rank " + std::to_string(comm_off.front());
         out.push_back({Severity::Error, "mnnvl-off",
                        "the plan has ranks on several nodes of one NVLink domain but NCCL logged MNNVL 0 (" +
