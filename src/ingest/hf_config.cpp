@@ -515,6 +515,17 @@ void read_norms_and_biases(HfReader& c, Family fam, const std::string& type) {
     }
 }
 
+// LlamaAttention's copies that read_norms_and_biases does not cover (Gemma2Attention,
+// Gemma3Attention, Llama4TextAttention): q, k, v and o projection biases follow attention_bias
+// (default false in their configs).
+void read_qkvo_bias(HfReader& c, const std::string& type) {
+    std::string src;
+    if (bias_flag(c, type, "attention_bias", false, src)) {
+        c.set("/attention_bias", true, src + ": q, k and v projection biases");
+        c.set("/attention_out_bias", true, src + ": o_proj bias");
+    }
+}
+
 // Gemma 2: a window on even layers, four norms per layer (pre and post attention and FFN).
 // Gemma 3: a window except on every sliding_window_pattern-th layer (or as layer_types says), q/k norms.
 void read_gemma(HfReader& c, Family fam, int layers) {
@@ -719,9 +730,11 @@ HfModel read_hf_config(const std::string& text, const std::string& file, bool al
         case Family::Gemma2:
         case Family::Gemma3:
             read_gemma(c, fam, layers);
+            read_qkvo_bias(c, type);
             break;
         case Family::Llama4:
             read_llama4(c, layers);
+            read_qkvo_bias(c, type);
             break;
         case Family::Glm4Moe:
             read_glm4_moe(c, layers);

@@ -282,6 +282,24 @@ TEST_CASE("dense families' biases and norms as transformers builds them: Llama, 
     CHECK(any_contains(h.ignored, "mlp_bias = true: not read for this model_type"));
 }
 
+TEST_CASE("Gemma 2/3 and Llama 4 count q, k, v and o biases when attention_bias is true") {
+    // Gemma2Attention, Gemma3Attention, Llama4TextAttention: bias=config.attention_bias on q, k, v
+    // and o (64 + 32 + 32 + 64 per layer here); false in their configs' defaults.
+    HfModel h;
+    for (const std::string type : {"gemma2", "gemma3_text"}) {
+        CAPTURE(type);
+        const double off = tiny_dense_total(type, "");
+        CHECK(tiny_dense_total(type, R"(, "attention_bias": false)") == off);
+        CHECK(tiny_dense_total(type, R"(, "attention_bias": true)", &h) == off + 2 * 192);
+        CHECK(h.sources.at("/model/attention_out_bias") == "config.json (attention_bias): o_proj bias");
+        CHECK(!any_contains(h.ignored, "attention_bias"));
+    }
+    const std::string llama4 = R"(, "num_local_experts": 4, "num_experts_per_tok": 1, "intermediate_size_mlp": 256)";
+    const double off = tiny_dense_total("llama4_text", llama4);
+    CHECK(tiny_dense_total("llama4_text", llama4 + R"(, "attention_bias": true)", &h) == off + 2 * 192);
+    CHECK(!any_contains(h.ignored, "attention_bias"));
+}
+
 TEST_CASE("MoE families' biases: Qwen2-MoE's qkv_bias and shared-expert gate, DeepSeek's MLA attention_bias") {
     // Qwen2MoeAttention: q, k, v biases when qkv_bias (Qwen2MoeConfig's default true); Qwen2MoeSparseMoeBlock:
     // router 64×4, 4 experts 3×64×32, a shared expert 3×64×128 and its gate 64×1.
