@@ -331,6 +331,22 @@ double hf_output(const ModelSpec& m, double tokens, double tp) {
 // (megatron-te; Megatron's local implementation has no FP8 GEMMs).
 bool fp8_saved_inputs(const TrainingSpec& t) { return !t.fp8.empty() && t.implementation == Implementation::MegatronTe; }
 
+// Korthikanti's count keeps Q, K and V h wide each (β·s·b·3h/t). Fused attention (flash, cuDNN: TE's
+// and Megatron's fused backends) saves them at the model's widths, Q heads·head_dim, K and V
+// kv_heads·head_dim each under GQA/MQA; the difference is what it keeps less (negative when
+// heads·head_dim exceeds h). Unfused attention (Megatron's local DotProductAttention) expands K and V
+// to every head (repeat_interleave) before its matmuls, which keep the expanded copies: Korthikanti's
+// count. MLA keeps Korthikanti's count too, and so do models that expand K and V themselves
+// (torchtitan's and DeepSpeed's repeat_kv before SDPA): only Megatron's modules get it. sbh_t: s·b·h/t of the micro-batch.
+double fused_qkv_saving(const ModelSpec& m, const TrainingSpec& t, double sbh_t) {
+    if (t.unfused_attention() || m.mla) {
+        return 0.0;
+    }
+    const double q = static_cast<double>(m.heads) * m.derived_head_dim();
+    const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
+    return m.activation_bytes * sbh_t * (3.0 * m.hidden - q - 2.0 * kv) / m.hidden;
+}
+
 // Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
 // no s² term): s·b·h·(10 + 24/t) without sequence parallelism, s·b·h·34/t with it; a fully
 // checkpointed layer keeps its input, 2·s·b·h/t. Unfused attention adds the probabilities
@@ -341,7 +357,8 @@ bool fp8_saved_inputs(const TrainingSpec& t) { return !t.fp8.empty() && t.implem
 // scores; layernorm, mlp, moe_act, moe, shared_experts). Pipeline: the first stage holds min(p, m)
 // micro-batches (1F1B), × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py);
 // with p = 1 the output layer's input and logits.
-void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, MemoryEstimate& e) {
+void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, bool megatron_attention,
+                 MemoryEstimate& e) {
     const double tp = p.tp;
     const double pp = p.pp;
     const double sbh = static_cast<double>(t.seq_len) * t.micro_batch * m.hidden / p.cp;
@@ -365,7 +382,8 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const HfLayer hf_parts = hf ? hf_layer(m, sbh / m.hidden, tp) : HfLayer{};
     const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp)
                         : hf   ? hf_parts.attention_norms
-                               : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms);
+                               : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms) -
+                                     (megatron_attention ? fused_qkv_saving(m, t, sbh / tp) : 0.0);
     double dense_kept = base + (per_op ? 0.0 : hf ? hf_parts.mlp : x.dense_mlp - dropped("mlp", x.dense_mlp));
     // hf's experts (MixtralExperts and its kin) keep the gated activation's output beside the product.
     double moe_kept = base + moe_layer + (hf && m.ffn_gated && !moe_whole ? x.moe_act : 0.0);
@@ -486,7 +504,9 @@ MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const
     }
     model_states(s, h, m, t, e);
     gathered(s, p, m, t, e);
-    activations(p, m, t, e);
+    // Megatron's attention modules; torchtitan's and DeepSpeed's models expand K and V (repeat_kv)
+    // before SDPA, which keeps the expanded copies.
+    activations(p, m, t, owner.framework == Framework::Megatron, e);
     // Without DDP (one data-parallel rank) and with one micro-batch per step, hf's gradients exist
     // only from the backward to the optimizer step (zero_grad(set_to_none=True)).
     e.grads_after_activations = t.implementation == Implementation::Hf && owner.framework == Framework::Megatron &&

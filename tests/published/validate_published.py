@@ -31,11 +31,13 @@ DATA = os.path.join(ROOT, "tests", "data", "published", "megatron-bridge-dgx-h10
 
 
 # The H100 recipes' MoE settings (Megatron-Bridge scripts/performance/configs/qwen/
-# qwen3_workload_base_configs.py: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_*: moe_a2a_overlap=True,
+# qwen3_workload_base_configs.py: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_* and
+# QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}: moe_a2a_overlap=True, the model's dispatcher
 # moe_token_dispatcher_type="alltoall"; deepseek/deepseek_workload_base_configs.py:
 # DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1: moe_flex_dispatcher_backend="hybridep", moe_a2a_overlap=False).
 RECIPE_MOE = {
     "qwen3-235b-a22b": {"dispatcher": "alltoall", "a2a_overlap": True},
+    "qwen3-30b-a3b": {"dispatcher": "alltoall", "a2a_overlap": True},
     "deepseek-v3": {"dispatcher": "flex", "a2a_overlap": False},
 }
 

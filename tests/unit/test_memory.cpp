@@ -83,11 +83,13 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     //   activations s·b·h = 8192·1·4096 = 33,554,432; with sequence parallelism 34·sbh/tp =
     //               570,425,344 per layer and micro-batch, its 4h GELU MLP's 16·sbh/tp =
     //               268,435,456 replaced by this gated MLP's FC1 and activation outputs
-    //               2·s·b·3·ffn/tp = 2·8192·3·14336/2 = 352,321,536: 654,311,424; the first
-    //               stage holds ⌈32/2⌉ = 16 layers for min(pp, m) = min(2, 128/(1·2)) = 2
+    //               2·s·b·3·ffn/tp = 2·8192·3·14336/2 = 352,321,536: 654,311,424; fused
+    //               attention keeps K and V 8 heads wide, not h: β·sbh/tp·(3h − q − 2kv)/h =
+    //               2·16,777,216·(12288 − 4096 − 2048)/4096 = 50,331,648 less: 603,979,776; the
+    //               first stage holds ⌈32/2⌉ = 16 layers for min(pp, m) = min(2, 128/(1·2)) = 2
     //               micro-batches (1F1B)
-    //               2 · 16 · 654,311,424                              = 20,937,965,568
-    //   total                                                         = 41,012,953,088 (38.2 GiB)
+    //               2 · 16 · 603,979,776                              = 19,327,352,832
+    //   total                                                         = 39,402,340,352 (36.7 GiB)
     const Report r = plan_text(llama_layout(R"({"nodes": 1, "node": "h100-hgx-8gpu-8nic"})"));
     REQUIRE(r.memory);
     const MemoryEstimate& e = r.memory->estimate;
@@ -95,8 +97,8 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     CHECK(e.grads_bytes == 4014997504.0);
     CHECK(e.gathered_bytes == 0);
     CHECK(e.optimizer_bytes == 12044992512.0);
-    CHECK(e.activations_bytes == 20937965568.0);
-    CHECK(e.total_bytes() == 41012953088.0);
+    CHECK(e.activations_bytes == 19327352832.0);
+    CHECK(e.total_bytes() == 39402340352.0);
     // The budget: the template's 81559 MiB less the default 6 GiB headroom = 73.6 GiB: it fits.
     CHECK(r.memory->budget.gpu_memory_bytes == kH100Bytes);
     CHECK(r.memory->budget.headroom_bytes == 6 * kGiB);
@@ -118,10 +120,40 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     t.seq_len = 8192;
     t.sequence_parallel = true;
     t.distributed_optimizer = true;
-    CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).total_bytes() == 41012953088.0);
+    CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).total_bytes() == 39402340352.0);
     // Without the distributed optimizer the optimizer state is whole: 12 · 2,007,498,752.
     t.distributed_optimizer = false;
     CHECK(estimate_memory({2, 2, 1, 2, 1, 2, 2, 1}, m, t).optimizer_bytes == 24089985024.0);
+}
+
+TEST_CASE("fused attention keeps K and V kv_heads wide, unfused attention and torchtitan keep Korthikanti's h") {
+    // Llama-3-8B-like: h 4096, 32 heads and 8 KV heads of 128, one layer; s·b·h = 8192·4096.
+    ModelSpec m;
+    m.layers = 1;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.head_dim = 128;
+    m.ffn_hidden = 14336;
+    m.vocab = 128256;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 8192;
+    const ParallelSizes p{2, 1, 1, 1, 1, 1, 1, 1};  // tp 2: everything per rank /2
+    const double megatron = estimate_memory(p, m, t, {Framework::Megatron, 0}).activations_bytes;
+    const double torchtitan = estimate_memory(p, m, t, {Framework::Torchtitan, 0}).activations_bytes;
+    // Megatron's fused attention keeps Q 4096, K and V 1024 wide where Korthikanti counts 3 × 4096:
+    // β·s·b·(3h − q − 2kv)/t = 2·8192·6144/2 bytes less. torchtitan expands K and V (repeat_kv).
+    CHECK(torchtitan - megatron == 2.0 * 8192 * 6144 / 2);
+    // Unfused attention (Megatron-LM local) expands K and V to every head too: no difference.
+    t.attention_backend = AttentionBackend::Unfused;
+    CHECK(estimate_memory(p, m, t, {Framework::Torchtitan, 0}).activations_bytes ==
+          estimate_memory(p, m, t, {Framework::Megatron, 0}).activations_bytes);
+    // Multi-head attention keeps h-wide K and V either way.
+    t.attention_backend = AttentionBackend::Auto;
+    m.kv_heads = 32;
+    CHECK(estimate_memory(p, m, t, {Framework::Torchtitan, 0}).activations_bytes ==
+          estimate_memory(p, m, t, {Framework::Megatron, 0}).activations_bytes);
 }
 
 TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, LoRA)") {
@@ -144,25 +176,27 @@ TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, 
     //               the routed copies in and out 2·topk·sbh·β = 2·6·2,097,152·2 = 50,331,648,
     //               the experts' FC1 outputs 6·512·2·2048·2 = 25,165,824 and activation
     //               outputs 6·512·2048·2 = 12,582,912, the shared expert's 2·512·3·2048 =
-    //               6,291,456 (132,120,576 each); one stage of 43 layers, min(pp, m) =
+    //               6,291,456 (132,120,576 each); fused attention keeps K and V 4 heads wide:
+    //               each layer β·sbh·(3h − q − 2kv)/h = 2·2,097,152·7168/4096 = 7,340,032 less
+    //               (68,157,440 dense, 124,780,544 MoE); one stage of 43 layers, min(pp, m) =
     //               min(1, 16/16) = 1; the one stage is also the last: the output layer's
     //               input and the fp32 logits, 4·s·b·(h + V) = 4·512·(4096 + 129280) = 273,154,048
-    //               3 · 75,497,472 + 40 · 132,120,576 + 273,154,048    =  5,784,469,504
-    //   total                                                         = 47,964,360,704 (44.7 GiB)
+    //               3 · 68,157,440 + 40 · 124,780,544 + 273,154,048    =  5,468,848,128
+    //   total                                                         = 47,648,739,328 (44.4 GiB)
     const Report r = plan_text(slurp(fs::path(PLANLAYOUT_SOURCE_DIR) / "layouts/seed-2x8-ep16.json"));
     REQUIRE(r.memory);
     const MemoryEstimate& e = r.memory->estimate;
     CHECK(e.params_bytes == 40779891200.0);
     CHECK(e.grads_bytes == 200000000.0);
     CHECK(e.optimizer_bytes == 1200000000.0);
-    CHECK(e.activations_bytes == doctest::Approx(5784469504.0).epsilon(1e-12));  // 40/43 · 43 in doubles
-    CHECK(e.total_bytes() == doctest::Approx(47964360704.0).epsilon(1e-12));
-    CHECK(fit(*r.memory) == "fits");  // 44.7 GiB of 73.6 GiB
+    CHECK(e.activations_bytes == doctest::Approx(5468848128.0).epsilon(1e-12));  // 40/43 · 43 in doubles
+    CHECK(e.total_bytes() == doctest::Approx(47648739328.0).epsilon(1e-12));
+    CHECK(fit(*r.memory) == "fits");  // 44.4 GiB of 73.6 GiB
     // The JSON carries the same figures as integers, and the budget.
     const auto j = to_json(*r.memory);
     CHECK(j["params"] == 40779891200);
-    CHECK(j["activations"] == 5784469504);
-    CHECK(j["total"] == 47964360704);
+    CHECK(j["activations"] == 5468848128);
+    CHECK(j["total"] == 47648739328);
     CHECK(j["gpu_memory"] == 85520809984);  // 81559 MiB
     CHECK(j["headroom"] == 6442450944);
     CHECK(j["budget"] == 79078359040);
@@ -171,16 +205,16 @@ TEST_CASE("memory per GPU, by hand: the seed's MoE layout A (tp1 pp1 ep16 dp16, 
 
 TEST_CASE("memory budget: --gpu-memory overrides the template, the headroom is taken off, too little does not fit") {
     const std::string layout = llama_layout(R"({"nodes": 1, "node": "h100-hgx-8gpu-8nic"})");
-    // 40 GiB less 6 GiB = 34 GiB < the 38.2 GiB needed: a warning that names both.
+    // 40 GiB less 6 GiB = 34 GiB < the 36.7 GiB needed: a warning that names both.
     const Report small = plan_text(layout, {40 * kGiB, std::nullopt});
     REQUIRE(small.memory);
     CHECK(small.memory->budget.source == "given");
     CHECK(small.memory->budget.budget_bytes() == 34 * kGiB);
     CHECK(fit(*small.memory) == "does not fit");
-    CHECK(has_warning(small, "memory per GPU: the busiest rank needs 38.2 GiB, over the budget of 34.0 GiB = 40.0 GiB "
+    CHECK(has_warning(small, "memory per GPU: the busiest rank needs 36.7 GiB, over the budget of 34.0 GiB = 40.0 GiB "
                              "GPU memory (given) - 6.0 GiB headroom"));
     const std::string text = report_text(small, {});
-    CHECK(text.find("  total         38.2 GiB: does NOT fit, 4.2 GiB over the budget\n") != std::string::npos);
+    CHECK(text.find("  total         36.7 GiB: does NOT fit, 2.7 GiB over the budget\n") != std::string::npos);
     CHECK(to_json(*small.memory)["fits"] == false);
     // No headroom: 40 GiB holds it.
     const Report roomy = plan_text(layout, {40 * kGiB, 0.0});
