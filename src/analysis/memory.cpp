@@ -357,7 +357,7 @@ double fused_qkv_saving(const ModelSpec& m, const TrainingSpec& t, double sbh_t)
 // scores; layernorm, mlp, moe_act, moe, shared_experts). Pipeline: the first stage holds min(p, m)
 // micro-batches (1F1B), × (1 + (p−1)/(p·v)) interleaved (Megatron's theoretical_memory_usage.py);
 // with p = 1 the output layer's input and logits.
-void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, bool megatron_attention,
+void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec& t, bool megatron_modules,
                  MemoryEstimate& e) {
     const double tp = p.tp;
     const double pp = p.pp;
@@ -380,10 +380,17 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const bool per_op = t.per_op_checkpoint;
     const bool hf = t.implementation == Implementation::Hf && !per_op;
     const HfLayer hf_parts = hf ? hf_layer(m, sbh / m.hidden, tp) : HfLayer{};
+    // Korthikanti's two dropout masks (after the attention and after the MLP, one byte per element,
+    // /t with sequence parallelism): none when the hidden dropout is 0 (F.dropout with p = 0 returns
+    // its input), nor outside Megatron's modules: torchtitan's models have no dropout, and DeepSpeed's
+    // are taken as Hugging Face models, whose configs set it to 0 (assumed).
+    const double dropout_masks = !megatron_modules || t.hidden_dropout == 0.0 ? 2.0 * sbh / (t.sequence_parallel ? tp : 1.0)
+                                                                                : 0.0;
     const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp)
                         : hf   ? hf_parts.attention_norms
                                : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms) -
-                                     (megatron_attention ? fused_qkv_saving(m, t, sbh / tp) : 0.0);
+                                     (megatron_modules ? fused_qkv_saving(m, t, sbh / tp) : 0.0) -
+                                     dropout_masks;
     double dense_kept = base + (per_op ? 0.0 : hf ? hf_parts.mlp : x.dense_mlp - dropped("mlp", x.dense_mlp));
     // hf's experts (MixtralExperts and its kin) keep the gated activation's output beside the product.
     double moe_kept = base + moe_layer + (hf && m.ffn_gated && !moe_whole ? x.moe_act : 0.0);
@@ -504,8 +511,8 @@ MemoryEstimate estimate_memory(const ParallelSizes& p, const ModelSpec& m, const
     }
     model_states(s, h, m, t, e);
     gathered(s, p, m, t, e);
-    // Megatron's attention modules; torchtitan's and DeepSpeed's models expand K and V (repeat_kv)
-    // before SDPA, which keeps the expanded copies.
+    // Megatron's modules: torchtitan's and DeepSpeed's models expand K and V (repeat_kv) before SDPA,
+    // which keeps the expanded copies, and keep no dropout masks.
     activations(p, m, t, owner.framework == Framework::Megatron, e);
     // Without DDP (one data-parallel rank) and with one micro-batch per step, hf's gradients exist
     // only from the backward to the optimizer step (zero_grad(set_to_none=True)).

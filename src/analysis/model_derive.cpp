@@ -360,6 +360,9 @@ nlohmann::json TrainingSpec::to_json() const {
     if (attention_dropout != TrainingSpec{}.attention_dropout) {
         j["attention_dropout"] = attention_dropout;
     }
+    if (hidden_dropout != TrainingSpec{}.hidden_dropout) {
+        j["hidden_dropout"] = hidden_dropout;
+    }
     // The memory block (issue 29): written when it differs from the defaults.
     const TrainingSpec defaults;
     nlohmann::json states = nlohmann::json::object();

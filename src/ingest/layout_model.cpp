@@ -456,7 +456,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                   "second_measured_step_time_s", "second_measured_transport", "measured_compute_s",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
                   "recompute_layers", "implementation", "attention_backend", "optimizer", "host_time", "states", "checkpoint_every",
-                  "per_op_checkpoint", "recompute_modules", "attention_dropout"});
+                  "per_op_checkpoint", "recompute_modules", "attention_dropout", "hidden_dropout"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -583,6 +583,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
     }
     read_recompute_modules(f, t);
     set_if(f.get<double>("attention_dropout", 0, 1), t.attention_dropout);
+    set_if(f.get<double>("hidden_dropout", 0, 1), t.hidden_dropout);
     read_memory_block(f, t);
     if (t.global_batch == 0 || t.seq_len == 0) {
         throw input_error(f.where(t.global_batch == 0 ? "global_batch" : "seq_len"),

@@ -48,6 +48,7 @@ constexpr Flag kFlags[] = {
     {"recompute-granularity", Kind::One, "recompute"}, {"recompute-activations", Kind::Bool, "recompute_activations"},
     {"recompute-method", Kind::One, "recompute_method"}, {"recompute-num-layers", Kind::One, "recompute_layers"},
     {"recompute-modules", Kind::List, "recompute_modules"}, {"attention-dropout", Kind::One, "attention_dropout"},
+    {"hidden-dropout", Kind::One, "hidden_dropout"},
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"}, {"fp8-recipe", Kind::One, "fp8_recipe"},
@@ -442,6 +443,9 @@ void Mapper::training() {
     }
     if (const Given* g = get("attention_dropout")) {
         put("/training/attention_dropout", number(*g, 0, 1), *g);
+    }
+    if (const Given* g = get("hidden_dropout")) {
+        put("/training/hidden_dropout", number(*g, 0, 1), *g);
     }
     overlap();
     memory_flags();

@@ -48,9 +48,11 @@ def layout(name, impl, vocab):
     training = {"global_batch": 1, "micro_batch": 1, "seq_len": 4096, "gpu": "H200", "implementation": impl}
     if impl == "megatron-local":
         # As the runs were launched (device_run28.sh): --bf16 keeps fp32 main grads (the log's
-        # main_grads_dtype torch.float32, as Megatron's reader gives for --bf16), --attention-dropout 0.
+        # main_grads_dtype torch.float32, as Megatron's reader gives for --bf16), --attention-dropout 0,
+        # --hidden-dropout 0.
         model["dtype_bytes"] = {"grad": 4}
         training["attention_dropout"] = 0
+        training["hidden_dropout"] = 0
     return {"name": f"h200-{impl}-{name}", "cluster": {"nodes": 1, "node": "h100-hgx-8gpu-8nic"},
             "parallel": {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "world": 1}, "model": model, "training": training}
 

@@ -47,6 +47,10 @@ def layout(row, models):
     nodes = row["gpus"] // 8
     training = {"global_batch": row["gbs"], "micro_batch": row["mbs"], "seq_len": row["seq"],
                 "implementation": "megatron-te", "distributed_optimizer": True,
+                # Megatron-Bridge's LlamaModelProvider: attention_dropout and hidden_dropout 0.0; the
+                # other families' providers, converted from Hugging Face configs with no dropout,
+                # are assumed the same.
+                "attention_dropout": 0, "hidden_dropout": 0,
                 "sequence_parallel": row["tp"] > 1,
                 "overlap": {"dp": True, "param_gather": True, "tp": row["tp"] > 1,
                             "ep": RECIPE_MOE.get(row["model"], {}).get("a2a_overlap", False)}}

@@ -104,7 +104,7 @@ TEST_CASE("examples/mixtral/train_mixtral_8x7b_distributed.sh: ${X:-default}, Mo
         "dtype_bytes": {"activation": 2, "param": 2, "grad": 4}})"));
     CHECK(m.layout.at("training") == json::parse(R"({"seq_len": 4096, "micro_batch": 1, "global_batch": 256,
         "distributed_optimizer": true, "sequence_parallel": true, "attention_dropout": 0.0,
-        "overlap": {"dp": true, "param_gather": true, "pp": false}})"));
+        "hidden_dropout": 0.0, "overlap": {"dp": true, "param_gather": true, "pp": false}})"));
     CHECK(m.sources.at("/cluster/nodes") == "mixtral_8x7b.sh:24");  // NNODES=${SLURM_NNODES:-"1"}
     CHECK(m.sources.at("/model/kv_heads") == "mixtral_8x7b.sh:47");
     CHECK(m.sources.at("/model/moe/topk") == "mixtral_8x7b.sh:55");
@@ -368,4 +368,6 @@ TEST_CASE("--recompute-modules (nargs '*', transformer_config.py's names) and --
     CHECK_THROWS_WITH_AS(line("--recompute-modules attention"), doctest::Contains("--recompute-modules attention"),
                          planlayout::Error);
     CHECK_THROWS_WITH_AS(line("--attention-dropout 1.5"), doctest::Contains("--attention-dropout"), planlayout::Error);
+    CHECK(at(line("--hidden-dropout 0"), "/training/hidden_dropout") == 0.0);
+    CHECK_THROWS_WITH_AS(line("--hidden-dropout 2"), doctest::Contains("--hidden-dropout"), planlayout::Error);
 }

@@ -372,7 +372,10 @@ TEST_CASE("recompute_modules and attention_dropout: read from the layout and fro
     nlohmann::json j = base;
     j["recompute_modules"] = {"mlp", "moe_act", "mlp"};
     j["attention_dropout"] = 0;
+    j["hidden_dropout"] = 0;
     const TrainingSpec t = training_spec_from_json(j, "l.json", "/training");
+    CHECK(t.hidden_dropout == 0);
+    CHECK(training_spec_from_json(t.to_json(), "back", "").hidden_dropout == 0);
     CHECK(t.recompute_modules == std::vector<std::string>{"mlp", "moe_act"});
     CHECK(t.attention_dropout == 0);
     CHECK(t.recomputes("mlp"));
@@ -385,6 +388,30 @@ TEST_CASE("recompute_modules and attention_dropout: read from the layout and fro
     j["recompute"] = "full";
     j["recompute_modules"] = {"mlp"};
     CHECK_THROWS_WITH(training_spec_from_json(j, "l.json", "/training"), doctest::Contains("selective recompute only"));
+}
+
+TEST_CASE("hidden dropout 0: Megatron keeps no dropout masks, torchtitan never does") {
+    // Korthikanti's layer holds two one-byte masks of s·b·h (after the attention and after the MLP):
+    // 2·4096·4096 bytes per layer without sequence parallelism, 16 layers. F.dropout with p = 0
+    // returns its input (Megatron's bias-dropout-add keeps no mask).
+    const ModelSpec m = small_model();
+    TrainingSpec t = run();
+    const double masks = 16 * 2.0 * 4096 * 4096;
+    const double with = estimate_memory(sizes(1), m, t).activations_bytes;
+    t.hidden_dropout = 0;
+    CHECK(with - estimate_memory(sizes(1), m, t).activations_bytes == masks);
+    // torchtitan's models have no dropout: no masks whatever hidden_dropout says.
+    t.hidden_dropout = 0.1;
+    const double tt = estimate_memory(sizes(1), m, t, {Framework::Torchtitan, 0}).activations_bytes;
+    t.hidden_dropout = 0;
+    CHECK(estimate_memory(sizes(1), m, t, {Framework::Torchtitan, 0}).activations_bytes == tt);
+    // With sequence parallelism the masks are split over the tensor-parallel ranks too.
+    ParallelSizes p = sizes(1);
+    p.tp = 4;
+    t.sequence_parallel = true;
+    const double sp0 = estimate_memory(p, m, t).activations_bytes;
+    t.hidden_dropout = 0.1;
+    CHECK(estimate_memory(p, m, t).activations_bytes - sp0 == masks / 4);
 }
 
 TEST_CASE("FP8 under Transformer Engine: the GEMMs keep FP8 copies of their inputs, half the bf16 bytes") {

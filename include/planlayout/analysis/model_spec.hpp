@@ -254,6 +254,8 @@ struct TrainingSpec {
     std::vector<std::string> recompute_modules;       // selective only (--recompute-modules); empty: core_attn
     double attention_dropout = 0.1;                   // --attention-dropout (Megatron's default 0.1): with
                                                       // unfused attention, a mask and a copy of the s×s probabilities
+    double hidden_dropout = 0.1;                      // --hidden-dropout (Megatron's default 0.1): 0 keeps no
+                                                      // dropout masks after the attention and the MLP
     // Kernels (docs/cost-model.md, "Compute: kernels")
     Implementation implementation = Implementation::MegatronTe;  // whose kernels run
     AttentionBackend attention_backend = AttentionBackend::Auto; // Auto: the implementation's
