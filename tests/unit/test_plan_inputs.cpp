@@ -513,3 +513,28 @@ TEST_CASE("Megatron's MoE flags beside a model config apply to its experts, and 
     CHECK(d.code <= 1);
     CHECK(d.err.find("--moe-grouped-gemm: the model has no experts; not used") != std::string::npos);
 }
+
+TEST_CASE("each framework's own example fits the GPUs it was made for (issue 29)") {
+    // The examples, copied unchanged from their projects (tests/data/launch/README.md,
+    // tests/data/torchtitan): what each was written to run on is in its own file or README.
+    const std::string data = std::string(kSrc) + "/tests/data/";
+    const std::vector<std::vector<std::string>> examples = {
+        // Megatron-LM examples/llama/train_llama3_8b_h100_fp8.sh: one node of 8 H100 (GPUS_PER_NODE=8, NUM_NODES=1)
+        {"--nodes", "1", "--node", "h100-hgx-8gpu-8nic", "--megatron-args", data + "launch/llama3_8b_fp8.sh"},
+        // Megatron-LM examples/gpt3/train_gpt3_175b_distributed.sh: TP 8 × PP 16 = 128 GPUs (A100 80 GB)
+        {"--nodes", "16", "--node", "a100-dgx-8gpu-8nic", "--megatron-args", data + "launch/gpt3_175b.sh"},
+        // Megatron-LM examples/mixtral/train_mixtral_8x7b_distributed.sh: PP 4 × EP 8 on 4 × 8 H100
+        {"--nodes", "4", "--node", "h100-hgx-8gpu-8nic", "--megatron-args", data + "launch/mixtral_8x7b.sh", "--vocab-size",
+         "32000"},
+        // torchtitan models/llama3/train_configs/llama3_70b.toml: 64 A100 80 GB (its header)
+        {"--nodes", "8", "--node", "a100-dgx-8gpu-8nic", "--torchtitan-config", data + "torchtitan/llama3_70b.toml",
+         "--model-config", data + "hf-configs/llama-3.1-70b-instruct.json"},
+    };
+    for (const auto& args : examples) {
+        CAPTURE(args.at(5));
+        const Run r = cli(with({"analyze", "--format", "json"}, args));
+        REQUIRE(r.code == 0);
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        CHECK(j.at("memory").at("fits") == true);
+    }
+}
