@@ -538,3 +538,18 @@ TEST_CASE("each framework's own example fits the GPUs it was made for (issue 29)
         CHECK(j.at("memory").at("fits") == true);
     }
 }
+
+TEST_CASE("DeepSpeed's own ZeRO-3 example (Qwen3-32B on 8 MI300X) fits, within 15 % of its measured peak") {
+    // DeepSpeed examples/sdma_allgather/README.md: peak mem (rank 0) 96.45 GB, torch.cuda.
+    // max_memory_allocated() / 1e9, Qwen3-32B under ZeRO-3 (its ds_config), seq 1024, micro-batch 1,
+    // 8 MI300X of 192 GB (tests/data/deepspeed/sdma_allgather_qwen3_32b.json says where it is from).
+    const std::string data = std::string(kSrc) + "/tests/data/";
+    const Run r = cli({"analyze", data + "deepspeed/sdma_allgather_qwen3_32b.json", "--gpu-memory", "192GB", "--deepspeed-config",
+                       data + "deepspeed/examples_sdma_allgather_ds_config_zero3.json", "--model-config",
+                       data + "hf-configs/qwen3-32b.json", "--format", "json"});
+    REQUIRE(r.code == 0);
+    const nlohmann::json memory = nlohmann::json::parse(r.out).at("memory");
+    CHECK(memory.at("fits") == true);
+    const double measured = 96.45e9;
+    CHECK(std::abs(memory.at("total").get<double>() / measured - 1.0) <= 0.15);
+}
