@@ -123,7 +123,7 @@ double ModelSpec::extra_dense_params() const {
         x += derived_shared_ffn_hidden() > 0 ? moe_l * ((mats - 1.0) * derived_shared_ffn_hidden() + h) : 0.0;
     }
     x += moe_router_bias ? moe_l * experts : 0.0;
-    if (moe_shared_gate && derived_shared_ffn_hidden() > 0) {
+    if (moe_shared_gate) {  // built whatever the shared expert's width (Qwen2MoeSparseMoeBlock)
         x += moe_l * h;
     }
     if (norms > 0) {

@@ -317,9 +317,10 @@ void read_qwen_moe(HfReader& c, const std::string& type, int layers) {
         if (shared > 0) {
             c.set("/moe/shared_experts", 1, c.from("shared_expert_intermediate_size") + ": one shared expert");
             c.set("/moe/shared_ffn_hidden", shared, c.from("shared_expert_intermediate_size"));
-            c.set("/moe/shared_gate", true, c.from("model_type") + ": shared_expert_gate, h × 1 (" +
-                      (type == "qwen2_moe" ? "Qwen2MoeSparseMoeBlock)" : "Qwen3NextSparseMoeBlock)"));
         }
+        // The block builds its gate whatever the shared expert's width, 0 included.
+        c.set("/moe/shared_gate", true, c.from("model_type") + ": shared_expert_gate, h × 1 (" +
+                  (type == "qwen2_moe" ? "Qwen2MoeSparseMoeBlock)" : "Qwen3NextSparseMoeBlock)"));
     }
     const int step = c.integer("decoder_sparse_step", 1, kMaxCount).value_or(1);
     std::vector<int> pattern(static_cast<std::size_t>(layers), 0);

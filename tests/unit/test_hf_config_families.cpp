@@ -315,6 +315,12 @@ TEST_CASE("MoE families' biases: Qwen2-MoE's qkv_bias and shared-expert gate, De
     const ModelSpec off = model_spec_from_json(read_hf_config(moe + R"(, "qkv_bias": false})", "config.json").model,
                                                "config.json");
     CHECK(total(off) == 2 * moe_layer + kOutside);
+    // A shared expert of width 0: Qwen2MoeSparseMoeBlock still builds its gate (h × 1 per layer).
+    std::string none = moe;
+    none.replace(none.find(R"("shared_expert_intermediate_size": 128)"), 38, R"("shared_expert_intermediate_size": 0)");
+    const ModelSpec no_shared = model_spec_from_json(read_hf_config(none + "}", "config.json").model, "config.json");
+    CHECK(no_shared.moe_shared_gate);
+    CHECK(total(no_shared) == 2 * (moe_layer - 3.0 * 64 * 128 + 128) + kOutside);
     // DeepseekV3Attention with attention_bias: q_a_proj (q_lora_rank 32), kv_a_proj_with_mqa (16 + 4) and
     // o_proj (64) biases; q_a_layernorm 32 and kv_a_layernorm 16. A dense model (n_routed_experts null).
     const HfModel d = read_hf_config(R"({"model_type": "deepseek_v3", "num_hidden_layers": 1, "hidden_size": 64,
