@@ -56,6 +56,7 @@ DATA = os.path.join(HERE, "data", "h200-steps")
 FP8 = os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json")
 HOST = os.path.join(HERE, "data", "h100-host-time")
 OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
+DOC = os.path.join(ROOT, "docs", "cost-model.md")
 PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
 
 
@@ -255,6 +256,28 @@ def fp8_tables():
     return gemm, quant, grouped
 
 
+def host_doc_rows(table):
+    """docs/cost-model.md's "Compute: host time" table, last column, as the built-in table gives it."""
+    h = table["host"]["megatron"]
+    n = lambda v: f"{round(v):,}"
+    pair = lambda k: f"{n(h[k][0])} / {n(h[k][1])}"
+    opt = h["optimizer_us"]
+    return {"base_us": pair("base_us"), "dense_us": pair("dense_us"), "moe_us": pair("moe_us"),
+            "expert_us": pair("expert_us"),
+            "optimizer_us": f"{n(opt['base'])}; {n(opt['dense'])}, {n(opt['moe'])}, {n(opt['expert'])}"}
+
+
+def check_host_doc(table):
+    """Exit 1 unless the doc's host table quotes the built-in table's numbers."""
+    doc = open(DOC).read()
+    for key, want in host_doc_rows(table).items():
+        row = next((line for line in doc.splitlines() if line.startswith(f"| `{key}`")), None)
+        have = row.rstrip(" |").rsplit("|", 1)[-1].strip() if row else None
+        if have != want:
+            sys.exit(f"kernel_table: docs/cost-model.md's host-time row `{key}` says {have!r}, the built-in table "
+                     f"{want!r}; write the table's numbers there")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true")
@@ -268,7 +291,8 @@ def main():
         have = open(OUT).read() if os.path.exists(OUT) else ""
         if have != text:
             sys.exit(f"kernel_table: {OUT} differs from what tests/gpu/data/h200-steps gives; run tests/gpu/kernel_table.py --write")
-        print("kernel_table: layouts/kernels/h200.json matches the measurements")
+        check_host_doc(json.loads(text))
+        print("kernel_table: layouts/kernels/h200.json matches the measurements, and docs/cost-model.md quotes its host times")
     else:
         sys.stdout.write(text)
 
