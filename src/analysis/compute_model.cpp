@@ -514,8 +514,19 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         k.fp8_quant_ps = q == gpu.kernels->fp8_quant_ps.end() ? 0.0 : q->second;
     }
     const char* host = t.implementation == Implementation::Hf ? "hf" : "megatron";
-    if (t.host_time && gpu.kernels->host.count(host) > 0) {
+    // A step captured whole in CUDA graphs replays without the host; graphed layers are handled
+    // per layer (compute_layers).
+    if (t.host_time && t.cuda_graph != CudaGraph::FullIteration && gpu.kernels->host.count(host) > 0) {
         k.host = host;
+    }
+    if (t.cuda_graph != CudaGraph::None) {
+        k.cuda_graph = std::string(to_string(t.cuda_graph));
+        for (std::size_t i = 0; i < t.cuda_graph_modules.size(); ++i) {
+            k.cuda_graph += (i == 0 ? " of " : ", ") + t.cuda_graph_modules[i];
+        }
+        if (!t.cuda_graph_modules.empty()) {
+            k.cuda_graph += " (host time kept: not measured per module)";
+        }
     }
     const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
     k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? kMegatronOptimizerExtraBytes : 0.0;
@@ -706,8 +717,12 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
     // expert; one grouped GEMM costs it as one expert.
     const bool one_by_one = out.kernels.implementation == Implementation::MegatronLocal || !m.grouped_gemm;
     const double expert_calls = one_by_one ? local_experts : std::min(1.0, local_experts);
+    // Layers replayed whole as CUDA graphs (training.cuda_graph "layers" without modules) cost the
+    // host one graph launch each: no host time. With modules named, the layer's host time is kept
+    // whole (the host section has no split by module; docs/cost-model.md).
+    const bool layers_graphed = t.cuda_graph == CudaGraph::Layers && t.cuda_graph_modules.empty();
     const auto host_of = [&](std::size_t kind) {
-        if (host == nullptr) {
+        if (host == nullptr || layers_graphed) {
             return PassUs{};
         }
         const bool moe = (kind & 1U) != 0;

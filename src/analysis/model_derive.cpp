@@ -403,6 +403,12 @@ nlohmann::json TrainingSpec::to_json() const {
     j["attention_backend"] = planlayout::to_string(attention_backend);
     j["optimizer"] = std::string(planlayout::to_string(optimizer));
     j["host_time"] = host_time ? "auto" : "none";
+    if (cuda_graph != CudaGraph::None) {
+        j["cuda_graph"] = std::string(planlayout::to_string(cuda_graph));
+    }
+    if (!cuda_graph_modules.empty()) {
+        j["cuda_graph_modules"] = cuda_graph_modules;
+    }
     return j;
 }
 
@@ -472,6 +478,27 @@ OptimizerImpl TrainingSpec::resolved_optimizer() const {
             return OptimizerImpl::ForeachBf16;
     }
     return OptimizerImpl::FusedFp32;
+}
+
+std::string_view to_string(CudaGraph g) {
+    switch (g) {
+        case CudaGraph::None:
+            return "none";
+        case CudaGraph::Layers:
+            return "layers";
+        case CudaGraph::FullIteration:
+            return "full_iteration";
+    }
+    return "none";
+}
+
+std::optional<CudaGraph> parse_cuda_graph(std::string_view s) {
+    for (const CudaGraph g : {CudaGraph::None, CudaGraph::Layers, CudaGraph::FullIteration}) {
+        if (s == to_string(g)) {
+            return g;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s) {

@@ -38,6 +38,9 @@ nlohmann::json compute_json(const Score& s) {
                    {"attention_backend", to_string(c.kernels.attention)},
                    {"optimizer", std::string(to_string(c.kernels.optimizer))},
                    {"host", c.kernels.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.kernels.host)}};
+        if (!c.kernels.cuda_graph.empty()) {
+            kernels["cuda_graph"] = c.kernels.cuda_graph;
+        }
         if (!c.kernels.fp8_recipe.empty()) {
             kernels["fp8"] = {{"recipe", c.kernels.fp8_recipe},
                               {"gemm", c.kernels.fp8_gemm},
@@ -96,6 +99,9 @@ void compute_text(std::ostream& out, const Score& s) {
     if (c.modelled && c.kernels.table) {
         out << "  kernels: " << to_string(c.kernels.implementation) << ", attention " << to_string(c.kernels.attention)
             << ", optimizer " << to_string(c.kernels.optimizer);
+        if (!c.kernels.cuda_graph.empty()) {
+            out << ", CUDA graphs: " << c.kernels.cuda_graph;
+        }
         if (!c.kernels.fp8_recipe.empty()) {
             out << ", fp8 " << c.kernels.fp8_recipe << " (GEMMs " << c.kernels.fp8_gemm << "-scaled, quantization "
                 << fixed_text(c.kernels.fp8_quant_ps, 2) << " ps/element)";

@@ -352,6 +352,39 @@ std::optional<E> enum_named(const std::string& s) {
 
 // TrainingSpec's memory block (issue 29): "states", "checkpoint_every", "per_op_checkpoint".
 // training.recompute_modules: Megatron's --recompute-modules, with selective recompute only.
+// "cuda_graph" (Megatron --cuda-graph-impl) and, with "layers", "cuda_graph_modules" (Megatron
+// --cuda-graph-modules: the capture regions; empty: the whole layer).
+void read_cuda_graph(const JsonReader& f, TrainingSpec& t) {
+    set_if(f.get_enum<CudaGraph>(
+               "cuda_graph", [](const std::string& s) { return parse_cuda_graph(s); },
+               "none, layers (Megatron --cuda-graph-impl local or transformer_engine) or full_iteration"),
+           t.cuda_graph);
+    const nlohmann::json* list = f.get_array("cuda_graph_modules");
+    if (list == nullptr) {
+        return;
+    }
+    std::string known;
+    for (const std::string_view k : kCudaGraphModules) {
+        known += (known.empty() ? "" : ", ") + std::string(k);
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const nlohmann::json& v = (*list)[i];
+        if (!v.is_string() ||
+            std::find(kCudaGraphModules.begin(), kCudaGraphModules.end(), v.get<std::string>()) == kCudaGraphModules.end()) {
+            throw input_error(f.where("cuda_graph_modules/" + std::to_string(i)),
+                              "not a CUDA-graph module: " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : v.dump()),
+                              "use names of Megatron's --cuda-graph-modules: " + known + " (none: the whole layer)");
+        }
+        if (std::find(t.cuda_graph_modules.begin(), t.cuda_graph_modules.end(), v.get<std::string>()) == t.cuda_graph_modules.end()) {
+            t.cuda_graph_modules.push_back(v.get<std::string>());
+        }
+    }
+    if (t.cuda_graph != CudaGraph::Layers && !t.cuda_graph_modules.empty()) {
+        throw input_error(f.where("cuda_graph_modules"), "cuda_graph_modules apply to \"cuda_graph\": \"layers\" only",
+                          "set \"cuda_graph\": \"layers\" (Megatron --cuda-graph-impl local or transformer_engine), or remove them");
+    }
+}
+
 void read_recompute_modules(const JsonReader& f, TrainingSpec& t) {
     const nlohmann::json* list = f.get_array("recompute_modules");
     if (list == nullptr) {
@@ -456,7 +489,8 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                   "second_measured_step_time_s", "second_measured_transport", "measured_compute_s",
                   "compute_time_s", "gpu", "gpu_peak_tflops", "mfu", "compute_scale", "fp8", "fp8_recipe", "recompute_method",
                   "recompute_layers", "implementation", "attention_backend", "optimizer", "host_time", "states", "checkpoint_every",
-                  "per_op_checkpoint", "recompute_modules", "attention_dropout", "hidden_dropout"});
+                  "per_op_checkpoint", "recompute_modules", "attention_dropout", "hidden_dropout", "cuda_graph",
+                  "cuda_graph_modules"});
     TrainingSpec t;
     set_if(f.get<int>("global_batch", 1, kMaxInt), t.global_batch);
     set_if(f.get<int>("micro_batch", 1, kMaxInt), t.micro_batch);
@@ -550,6 +584,7 @@ TrainingSpec training_spec_from_json(const nlohmann::json& j, const std::string&
                             "auto (the kernel table's host time of the implementation) or none (no host time: code that is "
                             "not Megatron's Python, or a step captured in CUDA graphs)"),
            t.host_time);
+    read_cuda_graph(f, t);
     if (const auto fp8 = f.get<std::string>("fp8")) {
         if (*fp8 != "e4m3" && *fp8 != "hybrid") {
             throw input_error(f.where("fp8"), "unknown fp8 format '" + *fp8 + "'", "use e4m3 or hybrid (Megatron --fp8-format)");

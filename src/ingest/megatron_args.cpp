@@ -49,6 +49,9 @@ constexpr Flag kFlags[] = {
     {"recompute-method", Kind::One, "recompute_method"}, {"recompute-num-layers", Kind::One, "recompute_layers"},
     {"recompute-modules", Kind::List, "recompute_modules"}, {"attention-dropout", Kind::One, "attention_dropout"},
     {"hidden-dropout", Kind::One, "hidden_dropout"},
+    {"cuda-graph-impl", Kind::One, "cuda_graph_impl"}, {"cuda-graph-modules", Kind::List, "cuda_graph_modules"},
+    {"cuda-graph-scope", Kind::List, "cuda_graph_scope"}, {"enable-cuda-graph", Kind::Bool, "enable_cuda_graph"},
+    {"external-cuda-graph", Kind::Bool, "external_cuda_graph"},
     {"overlap-grad-reduce", Kind::Bool, "overlap_grad"}, {"overlap-param-gather", Kind::Bool, "overlap_param"},
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"}, {"fp8-recipe", Kind::One, "fp8_recipe"},
@@ -460,6 +463,7 @@ void Mapper::training() {
     }
     kernels();
     attention_backend();
+    cuda_graph();
 }
 
 // --transformer-impl and --attention-backend as the implementation whose kernels are priced. The
@@ -483,6 +487,45 @@ void Mapper::kernels() {
         note += note.empty() ? "" : ")";
     }
     put("/training/implementation", local ? "megatron-local" : "megatron-te", *impl, note);
+}
+
+// CUDA graphs as arguments.py settles them: --enable-cuda-graph is --cuda-graph-impl local,
+// --external-cuda-graph transformer_engine; --cuda-graph-scope is --cuda-graph-modules' old name,
+// whose "full_iteration" sets --cuda-graph-impl full_iteration and "full" the whole layer (an
+// empty list); with --cuda-graph-impl none the modules have no effect.
+void Mapper::cuda_graph() {
+    std::string impl;
+    const Given* impl_given = get("cuda_graph_impl");
+    if (impl_given != nullptr) {
+        impl = choice(*impl_given, {"none", "local", "transformer_engine", "full_iteration"});
+    } else if ((impl_given = get("enable_cuda_graph")) != nullptr) {
+        impl = "local";
+    } else if ((impl_given = get("external_cuda_graph")) != nullptr) {
+        impl = "transformer_engine";
+    }
+    const Given* mods = get("cuda_graph_modules") != nullptr ? get("cuda_graph_modules") : get("cuda_graph_scope");
+    std::vector<std::string> known(kCudaGraphModules.begin(), kCudaGraphModules.end());
+    known.insert(known.end(), {"full", "full_iteration"});
+    nlohmann::json modules = nlohmann::json::array();
+    for (std::size_t k = 0; mods != nullptr && k < mods->values.size(); ++k) {
+        Given one = *mods;
+        one.values = {text(*mods, k)};
+        const std::string m = choice(one, known);
+        if (m == "full_iteration" && (impl.empty() || impl == "none")) {
+            impl = "full_iteration";
+            impl_given = mods;
+        } else if (m != "full" && m != "full_iteration") {
+            modules.push_back(m);
+        }
+    }
+    if (impl.empty() || impl == "none") {
+        return;
+    }
+    put("/training/cuda_graph", impl == "full_iteration" ? "full_iteration" : "layers", *impl_given,
+        impl == "full_iteration" ? "" : " (--cuda-graph-impl " + impl + ")");
+    if (impl != "full_iteration" && !modules.empty()) {
+        put("/training/cuda_graph_modules", modules, *mods);
+    }
 }
 
 void Mapper::attention_backend() {

@@ -48,6 +48,7 @@ private:
     void put(const std::string& pointer, nlohmann::json v, const Given& g, const std::string& note = "");
     void kernels();
     void attention_backend();
+    void cuda_graph();
     void put_default(const std::string& pointer, nlohmann::json v, const std::string& what = "");
     void ignore(const Given& g) { out_.ignored.push_back({g.flag, g.raw, where(g.line)}); }
 

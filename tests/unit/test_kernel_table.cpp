@@ -317,6 +317,29 @@ TEST_CASE("host time: a pass takes the slower of its GPU work and the host's, ex
     CHECK(none.kernels.host.empty());
     CHECK(none.host_wait_s == 0.0);
     CHECK(none.stages[0].fwd_s == doctest::Approx(without.stages[0].fwd_s));
+    // CUDA graphs (Megatron --cuda-graph-impl): graphed layers cost no host time, the schedule and
+    // the optimizer keep theirs; with modules named the layers keep theirs (not measured per module);
+    // a full-iteration graph has none at all.
+    t.host_time = true;
+    t.cuda_graph = CudaGraph::Layers;
+    const ComputeBreakdown layers = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(layers.kernels.cuda_graph == "layers");
+    CHECK(layers.kernels.host == "megatron");
+    // The layers' GPU work, and outside them the base host time 40 us in place of the tiny GPU work.
+    CHECK(layers.stages[0].fwd_s >= without.stages[0].fwd_s);
+    CHECK(layers.stages[0].fwd_s <= without.stages[0].fwd_s + 40e-6);
+    CHECK(layers.stages[0].fwd_s < 4 * fwd_layer);
+    CHECK(layers.optimizer_s == doctest::Approx(c.optimizer_s));
+    t.cuda_graph_modules = {"attn", "moe_router"};
+    const ComputeBreakdown modules = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(modules.kernels.cuda_graph == "layers of attn, moe_router (host time kept: not measured per module)");
+    CHECK(modules.stages[0].fwd_s == doctest::Approx(c.stages[0].fwd_s));
+    t.cuda_graph_modules.clear();
+    t.cuda_graph = CudaGraph::FullIteration;
+    const ComputeBreakdown whole = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);
+    CHECK(whole.kernels.host.empty());
+    CHECK(whole.host_wait_s == 0.0);
+    CHECK(whole.stages[0].fwd_s == doctest::Approx(without.stages[0].fwd_s));
 }
 
 TEST_CASE("the kernel table's host section is read, and a missing optimizer part is refused") {

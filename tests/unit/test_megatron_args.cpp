@@ -360,6 +360,23 @@ TEST_CASE("--fp8-recipe (default delayed) and --tp-comm-overlap reach the traini
     CHECK_THROWS_WITH_AS(line("--fp8-format hybrid --fp8-recipe nvfp4"), doctest::Contains("--fp8-recipe"), planlayout::Error);
 }
 
+TEST_CASE("CUDA-graph flags as arguments.py settles them: impl, its deprecated spellings, modules and their old name") {
+    CHECK(at(line("--cuda-graph-impl local"), "/training/cuda_graph") == "layers");
+    CHECK(at(line("--cuda-graph-impl transformer_engine"), "/training/cuda_graph") == "layers");
+    CHECK(at(line("--enable-cuda-graph"), "/training/cuda_graph") == "layers");
+    CHECK(at(line("--external-cuda-graph"), "/training/cuda_graph") == "layers");
+    CHECK(at(line("--cuda-graph-impl full_iteration"), "/training/cuda_graph") == "full_iteration");
+    CHECK(at(line("--cuda-graph-scope full_iteration"), "/training/cuda_graph") == "full_iteration");
+    const auto m = line("--cuda-graph-impl transformer_engine --cuda-graph-modules attn moe_router moe_preprocess");
+    CHECK(at(m, "/training/cuda_graph_modules") == json::array({"attn", "moe_router", "moe_preprocess"}));
+    // "full" is the whole layer (no modules); with --cuda-graph-impl none the modules do nothing.
+    CHECK_FALSE(line("--cuda-graph-impl local --cuda-graph-scope full").layout.contains(json::json_pointer("/training/cuda_graph_modules")));
+    CHECK_FALSE(line("--cuda-graph-impl none --cuda-graph-modules attn").layout.contains(json::json_pointer("/training/cuda_graph")));
+    CHECK_THROWS_WITH_AS(line("--cuda-graph-impl local --cuda-graph-modules attention"),
+                         doctest::Contains("--cuda-graph-modules"), planlayout::Error);
+    CHECK_THROWS_WITH_AS(line("--cuda-graph-impl everything"), doctest::Contains("--cuda-graph-impl"), planlayout::Error);
+}
+
 TEST_CASE("--recompute-modules (nargs '*', transformer_config.py's names) and --attention-dropout reach the training section") {
     auto m = line("--recompute-granularity selective --recompute-modules core_attn moe_act layernorm --attention-dropout 0.0");
     CHECK(at(m, "/training/recompute") == "selective");

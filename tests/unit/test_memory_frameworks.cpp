@@ -376,6 +376,24 @@ TEST_CASE("recompute_modules and attention_dropout: read from the layout and fro
     const TrainingSpec t = training_spec_from_json(j, "l.json", "/training");
     CHECK(t.hidden_dropout == 0);
     CHECK(training_spec_from_json(t.to_json(), "back", "").hidden_dropout == 0);
+    // CUDA graphs: the layers (of the modules named) or the whole step, saved with the layout.
+    nlohmann::json g = base;
+    g["cuda_graph"] = "layers";
+    g["cuda_graph_modules"] = {"attn", "moe_router", "attn"};
+    const TrainingSpec graphed = training_spec_from_json(g, "l.json", "/training");
+    CHECK(graphed.cuda_graph == CudaGraph::Layers);
+    CHECK(graphed.cuda_graph_modules == std::vector<std::string>{"attn", "moe_router"});
+    const TrainingSpec back = training_spec_from_json(graphed.to_json(), "back", "");
+    CHECK(back.cuda_graph == CudaGraph::Layers);
+    CHECK(back.cuda_graph_modules == graphed.cuda_graph_modules);
+    g["cuda_graph_modules"] = {"attention"};
+    CHECK_THROWS_WITH(training_spec_from_json(g, "l.json", "/training"),
+                      doctest::Contains("l.json (/training/cuda_graph_modules/0): not a CUDA-graph module: 'attention'"));
+    g["cuda_graph"] = "full_iteration";
+    g["cuda_graph_modules"] = {"attn"};
+    CHECK_THROWS_WITH(training_spec_from_json(g, "l.json", "/training"), doctest::Contains("\"layers\" only"));
+    g.erase("cuda_graph_modules");
+    CHECK(training_spec_from_json(g, "l.json", "/training").cuda_graph == CudaGraph::FullIteration);
     CHECK(t.recompute_modules == std::vector<std::string>{"mlp", "moe_act"});
     CHECK(t.attention_dropout == 0);
     CHECK(t.recomputes("mlp"));

@@ -107,6 +107,9 @@ struct KernelChoice {
     // Host time (the table's `host`): the implementation's measured host costs, "" when none;
     // Transformer Engine's are taken as Megatron-LM local's (TE does not install on the lent H200).
     std::string host;
+    // CUDA graphs (training.cuda_graph): "" none; "layers" (their host time not priced), "layers of
+    // attn, mlp" (modules only: the host time kept, not measured per module), "full_iteration".
+    std::string cuda_graph;
 };
 
 /// The choice for this training spec on this GPU (Auto attention and optimizer resolved by the

@@ -189,6 +189,18 @@ enum class OptimizerImpl { Auto, FusedFp32, ForeachFp32, FusedBf16, ForeachBf16 
 
 [[nodiscard]] std::string_view to_string(OptimizerImpl o);
 [[nodiscard]] std::optional<OptimizerImpl> parse_optimizer_impl(std::string_view s);
+
+/// CUDA graphs of the training step (Megatron --cuda-graph-impl): None; Layers (local or
+/// transformer_engine: each transformer layer, or the --cuda-graph-modules named, replayed as a
+/// graph); FullIteration (the whole forward-backward step).
+enum class CudaGraph { None, Layers, FullIteration };
+
+[[nodiscard]] std::string_view to_string(CudaGraph g);
+[[nodiscard]] std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
+
+/// Megatron's CUDA-graph capture regions (megatron/core/transformer/enums.py CudaGraphModule).
+inline constexpr std::array<std::string_view, 6> kCudaGraphModules = {"attn", "mlp", "moe", "moe_router", "moe_preprocess",
+                                                                       "mamba"};
 /// Whether the optimizer steps the bf16 weights themselves (m, v in bf16, no fp32 master).
 [[nodiscard]] bool steps_bf16_weights(OptimizerImpl o);
 
@@ -262,6 +274,10 @@ struct TrainingSpec {
     OptimizerImpl optimizer = OptimizerImpl::Auto;
     bool host_time = true;  // "host_time": "auto" prices the kernel table's host time of the implementation;
                             // "none" prices none (code that is not Megatron's Python, a step in CUDA graphs)
+    CudaGraph cuda_graph = CudaGraph::None;      // "cuda_graph" (Megatron --cuda-graph-impl): layers replayed as
+                                                 // graphs cost no host time; full_iteration: none at all
+    std::vector<std::string> cuda_graph_modules;  // with layers: only these regions (--cuda-graph-modules;
+                                                  // empty: the whole layer)
     std::vector<std::string> given;                   // keys the reader found ("/seq_len", "/overlap/dp")
 
     // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
