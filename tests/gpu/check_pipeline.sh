@@ -239,6 +239,10 @@ shown_in_validation_doc validate_steps.py "$HERE/validate_steps.py" "$BIN" --che
 # reported (not held to a bound) row for row in docs/gpu-validation.md.
 shown_in_validation_doc tests/published/validate_published.py "$SRC/tests/published/validate_published.py" "$BIN"
 
+# Issue 28: one production MoE step against a public Nsight Systems profile, kernel class by kernel
+# class (tests/published/validate_nsys.py), shown in docs/gpu-validation.md.
+shown_in_validation_doc tests/published/validate_nsys.py "$SRC/tests/published/validate_nsys.py" "$BIN"
+
 # Issue 28: where search ranks each published tuned layout, and what decides when it is not near
 # the #1, for each release (tests/published/search_published.py), shown in docs/gpu-validation.md.
 for release in 26.02 25.11 25.09; do
