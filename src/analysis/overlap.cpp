@@ -156,6 +156,62 @@ WindowResult prefetched_gather(const std::vector<double>& sizes, double compute_
     return r;
 }
 
+namespace {
+
+/// Data-parallel items: one logical collective over the whole local gradient (or parameters),
+/// split into buckets. FSDP / ZeRO-3 items repeat it for every micro-batch (item.calls > 1), each
+/// under that micro-batch's own forward or backward; the others run once a step.
+WindowResult data_parallel_window(const TrafficItem& item, const ModelSpec& model, const TrainingSpec& t,
+                                  const OverlapCompute& c, const CallTime& call) {
+    const double micro = std::max(1.0, c.micro);
+    const bool each = item.calls > 1;
+    const bool gather = is_gather(item);
+    const double element = gather ? model.param_bytes : model.grad_bytes;
+    const BucketSetting bucket = bucket_setting(t, c.dp, element, t.overlap_dp);
+    std::vector<double> sizes = bucket_sizes(item.size_bytes, bucket.params * element);
+    WindowResult r;
+    if (gather) {
+        // Gathers run in forward order (Megatron: reverse bucket order), the remainder first;
+        // ZeRO-3's backward gather runs in backward order.
+        if (item.overlap == OverlapKind::Forward) {
+            std::reverse(sizes.begin(), sizes.end());
+        }
+        const double compute = (item.overlap == OverlapKind::Forward ? c.fwd_s : c.bwd_s) / micro;
+        if (!t.overlap_param_gather || !t.overlap_dp) {
+            r = prefetched_gather(sizes, 0.0, call);
+            r.window = each ? "none (overlap.param_gather off)" : "none (overlap.param_gather off): after the optimizer step";
+        } else {
+            r = prefetched_gather(sizes, compute, call);
+            r.window = each ? (item.overlap == OverlapKind::Forward ? "each micro-batch's forward, one bucket ahead"
+                                                                   : "each micro-batch's backward, one bucket ahead")
+                            : (item.overlap == OverlapKind::Forward ? "the first micro-batch's forward, one bucket ahead"
+                                                                   : "the last micro-batch's backward, one bucket ahead");
+        }
+    } else {
+        // Gradient reduce once a step: only the last micro-batch's backward on this stage can hide
+        // it (earlier micro-batches accumulate gradients locally). Stage 0 is the one that ends
+        // last: Megatron buckets only stage 0, and a later stage's single bucket (t(G) ≤ the sum of
+        // its buckets' times) starts one micro-batch's backward earlier, so it never outlasts stage
+        // 0's tail. FSDP / ZeRO-3 reduce-scatter every micro-batch's gradients under its backward.
+        const double bwd = c.bwd_s / micro;
+        r = bucketed_reduce(sizes, t.overlap_dp ? bwd : 0.0, call);
+        r.window = !t.overlap_dp ? "none (overlap.dp off): after the backward"
+                   : each        ? "each micro-batch's backward"
+                                 : "the last micro-batch's backward";
+    }
+    r.bucket_source = bucket.source;
+    if (each) {
+        r.time_s *= item.calls;
+        r.exposed_s *= item.calls;
+        r.calls *= item.calls;
+        r.window_s *= item.calls;
+        r.tail_s *= item.calls;
+    }
+    return r;
+}
+
+}  // namespace
+
 WindowResult item_window(const TrafficItem& item, const ModelSpec& model, const TrainingSpec& t,
                          const OverlapCompute& c, const CallTime& call) {
     const double micro = std::max(1.0, c.micro);
@@ -177,41 +233,7 @@ WindowResult item_window(const TrafficItem& item, const ModelSpec& model, const 
         case OverlapKind::Backward:
             break;
     }
-    // Data-parallel items: one logical collective over the whole local gradient (or parameters),
-    // split into buckets.
-    const bool gather = is_gather(item);
-    const double element = gather ? model.param_bytes : model.grad_bytes;
-    const BucketSetting bucket = bucket_setting(t, c.dp, element, t.overlap_dp);
-    const double total = item.size_bytes * item.calls;
-    std::vector<double> sizes = bucket_sizes(total, bucket.params * element);
-    if (gather) {
-        // Gathers run in forward order (Megatron: reverse bucket order), the remainder first;
-        // ZeRO-3's backward gather runs in backward order.
-        if (item.overlap == OverlapKind::Forward) {
-            std::reverse(sizes.begin(), sizes.end());
-        }
-        const double compute = (item.overlap == OverlapKind::Forward ? c.fwd_s : c.bwd_s) / micro;
-        if (!t.overlap_param_gather || !t.overlap_dp) {
-            WindowResult r = prefetched_gather(sizes, 0.0, call);
-            r.window = "none (overlap.param_gather off): after the optimizer step";
-            r.bucket_source = bucket.source;
-            return r;
-        }
-        WindowResult r = prefetched_gather(sizes, compute, call);
-        r.window = item.overlap == OverlapKind::Forward ? "the first micro-batch's forward, one bucket ahead"
-                                                        : "the last micro-batch's backward, one bucket ahead";
-        r.bucket_source = bucket.source;
-        return r;
-    }
-    // Gradient reduce: only the last micro-batch's backward on this stage can hide it (earlier
-    // micro-batches accumulate gradients locally). Stage 0 is the one that ends last: Megatron
-    // buckets only stage 0, and a later stage's single bucket (t(G) ≤ the sum of its buckets'
-    // times) starts one micro-batch's backward earlier, so it never outlasts stage 0's tail.
-    const double last_bwd = c.bwd_s / micro;
-    WindowResult r = bucketed_reduce(sizes, t.overlap_dp ? last_bwd : 0.0, call);
-    r.window = t.overlap_dp ? "the last micro-batch's backward" : "none (overlap.dp off): after the backward";
-    r.bucket_source = bucket.source;
-    return r;
+    return data_parallel_window(item, model, t, c, call);
 }
 
 }  // namespace planlayout

@@ -2,6 +2,7 @@
 #include "planlayout/analysis/traffic.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "planlayout/error.hpp"
@@ -15,18 +16,29 @@ void add(std::vector<TrafficItem>& out, TrafficItem item) {
     }
 }
 
-/// Data-parallel gradient (and ZeRO parameter) traffic for one parameter set.
+/// The ZeRO stage Megatron's states follow: training.zero_stage, or Megatron-FSDP's sharding
+/// strategy (optim 1, optim_grads 2, optim_grads_params 3), as memory.cpp counts them.
+int megatron_stage(const TrainingSpec& t) {
+    static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};  // off, no_shard, optim, optim_grads, optim_grads_params
+    return std::max(t.zero_stage, kStage.at(static_cast<std::size_t>(t.megatron_fsdp)));
+}
+
+/// Data-parallel gradient (and ZeRO parameter) traffic for one parameter set; `micro` micro-batches
+/// a step.
 void add_data_parallel(std::vector<TrafficItem>& out, const std::string& kind,
                        double all_params_local, double trainable_local, const ModelSpec& m,
-                       const TrainingSpec& t) {
+                       const TrainingSpec& t, double micro) {
     const double grads = trainable_local * m.grad_bytes;
-    if (t.zero_stage >= 3) {
-        // FSDP / ZeRO-3: frozen weights are sharded too, so they are gathered fwd and bwd.
+    const int stage = megatron_stage(t);
+    if (stage >= 3) {
+        // FSDP / ZeRO-3 (Megatron-FSDP optim_grads_params): every micro-batch gathers the weights
+        // for its forward and again for its backward (frozen ones too: they are sharded) and
+        // reduce-scatters its gradients.
         const double params = all_params_local * m.param_bytes;
-        add(out, {kind, CollectiveOp::AllGather, "param gather fwd", params, 1, 0, OverlapKind::Forward});
-        add(out, {kind, CollectiveOp::AllGather, "param gather bwd", params, 1, 0, OverlapKind::Backward});
-        add(out, {kind, CollectiveOp::ReduceScatter, "grad reduce", grads, 1, 0, OverlapKind::Backward});
-    } else if (t.zero_stage >= 1 || t.distributed_optimizer) {
+        add(out, {kind, CollectiveOp::AllGather, "param gather fwd", params, micro, 0, OverlapKind::Forward});
+        add(out, {kind, CollectiveOp::AllGather, "param gather bwd", params, micro, 0, OverlapKind::Backward});
+        add(out, {kind, CollectiveOp::ReduceScatter, "grad reduce", grads, micro, 0, OverlapKind::Backward});
+    } else if (stage >= 1 || t.distributed_optimizer) {
         add(out, {kind, CollectiveOp::ReduceScatter, "grad reduce", grads, 1, 0, OverlapKind::Backward});
         add(out, {kind, CollectiveOp::AllGather, "param gather", trainable_local * m.param_bytes, 1, 0,
                   OverlapKind::Forward});
@@ -39,13 +51,14 @@ void add_data_parallel(std::vector<TrafficItem>& out, const std::string& kind,
 /// backward and gradients reduce-scattered on the shard group; with HSDP the shard's gradients
 /// are then all-reduced across the replicas.
 void add_fsdp(std::vector<TrafficItem>& out, const std::string& shard_kind, int shard, int replicas,
-              double all_params_local, double trainable_local, const ModelSpec& m) {
+              double all_params_local, double trainable_local, const ModelSpec& m, double micro) {
     const double grads = trainable_local * m.grad_bytes;
     if (shard > 1) {
+        // Every micro-batch: the forward's and the backward's gathers, the gradients' reduce-scatter.
         const double params = all_params_local * m.param_bytes;
-        add(out, {shard_kind, CollectiveOp::AllGather, "param gather fwd", params, 1, 0, OverlapKind::Forward});
-        add(out, {shard_kind, CollectiveOp::AllGather, "param gather bwd", params, 1, 0, OverlapKind::Backward});
-        add(out, {shard_kind, CollectiveOp::ReduceScatter, "grad reduce", grads, 1, 0, OverlapKind::Backward});
+        add(out, {shard_kind, CollectiveOp::AllGather, "param gather fwd", params, micro, 0, OverlapKind::Forward});
+        add(out, {shard_kind, CollectiveOp::AllGather, "param gather bwd", params, micro, 0, OverlapKind::Backward});
+        add(out, {shard_kind, CollectiveOp::ReduceScatter, "grad reduce", grads, micro, 0, OverlapKind::Backward});
     }
     if (replicas > 1) {
         add(out, {"dp_replicate", CollectiveOp::AllReduce, "replica grad all-reduce", grads / std::max(1, shard), 1, 0,
@@ -111,9 +124,9 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         const double trainable = lora ? t.lora_adapter_params * (1.0 - t.lora_expert_share) / (p.tp * p.pp)
                                       : all_local;
         if (p.fsdp > 0) {
-            add_fsdp(out, "fsdp", p.fsdp, p.dp_replicate, all_local, trainable, m);
+            add_fsdp(out, "fsdp", p.fsdp, p.dp_replicate, all_local, trainable, m, micro);
         } else {
-            add_data_parallel(out, p.cp > 1 ? "dp_cp" : "dp", all_local, trainable, m, t);
+            add_data_parallel(out, p.cp > 1 ? "dp_cp" : "dp", all_local, trainable, m, t, micro);
         }
     }
     if (p.expert_dp > 1 && m.experts > 0) {
@@ -121,9 +134,9 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         const double all_local = m.derived_expert_params() / shards;
         const double trainable = lora ? t.lora_adapter_params * t.lora_expert_share / shards : all_local;
         if (p.efsdp > 0) {
-            add_fsdp(out, "efsdp", p.efsdp, p.dp_replicate, all_local, trainable, m);
+            add_fsdp(out, "efsdp", p.efsdp, p.dp_replicate, all_local, trainable, m, micro);
         } else {
-            add_data_parallel(out, "expt_dp", all_local, trainable, m, t);
+            add_data_parallel(out, "expt_dp", all_local, trainable, m, t, micro);
         }
     }
     if (m.experts > 0 && m.moe_layers > 0) {

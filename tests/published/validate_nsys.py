@@ -46,6 +46,8 @@ def main():
                         "attention_dropout": 0, "hidden_dropout": 0,
                         "overlap": {"dp": True, "param_gather": True},
                         "states": {"megatron_fsdp": c["megatron_fsdp"]}}}
+    # The profile's reduce-scatters are fp32 (ncclDevKernel_ReduceScatter_Sum_f32): 4-byte gradients.
+    doc["model"] = {"dtype_bytes": {"grad": 4}}
     args = [binary, "analyze", "-", "--format", "json", "--model-config", os.path.join(ROOT, c["model_config"]),
             "--moe-grouped-gemm", "--moe-token-dispatcher-type", c["dispatcher"]]
     p = subprocess.run(args, input=json.dumps(doc), capture_output=True, text=True, timeout=300, cwd=ROOT)

@@ -99,6 +99,20 @@ TEST_CASE("the window is the last micro-batch's backward, not every micro-batch'
     CHECK(many.exposed_s > eight.exposed_s);
 }
 
+TEST_CASE("an FSDP item repeated per micro-batch hides under each micro-batch's backward, not the last one only") {
+    TrainingSpec t;
+    t.bucket_params = 5e7;
+    TrafficItem item = grad_reduce(1e9);
+    const WindowResult once = item_window(item, model_bf16(), t, compute(16.0, 8), linear_call);
+    item.calls = 8;  // FSDP / ZeRO-3: a reduce-scatter of the whole shard every micro-batch
+    const WindowResult each = item_window(item, model_bf16(), t, compute(16.0, 8), linear_call);
+    CHECK(each.time_s == doctest::Approx(8 * once.time_s));
+    CHECK(each.exposed_s == doctest::Approx(8 * once.exposed_s));
+    CHECK(each.window_s == doctest::Approx(16.0));
+    CHECK(each.calls == doctest::Approx(8 * once.calls));
+    CHECK(each.window == "each micro-batch's backward");
+}
+
 TEST_CASE("overlap.dp off: one bucket after the backward") {
     TrainingSpec t;
     t.overlap_dp = false;

@@ -105,6 +105,39 @@ TEST_CASE("the distributed optimizer reduce-scatters grads and all-gathers param
     CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->size_bytes == 2e8);
 }
 
+TEST_CASE("FSDP and ZeRO-3 gather and reduce-scatter every micro-batch - the distributed optimizer once a step") {
+    // global batch 64 over dp 16 at micro-batch 1: 4 micro-batches a step.
+    TrainingSpec t;
+    t.global_batch = 64;
+    t.seq_len = 512;
+    t.distributed_optimizer = true;
+    const ParallelSizes p{1, 1, 1, 16, 16, 1, 1, 1};
+    auto items = traffic_per_step(p, moe_model(), t);
+    CHECK(find(items, "dp", CollectiveOp::AllGather)->calls == 1);
+    CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->calls == 1);
+    // Megatron-FSDP optim_grads_params shards like ZeRO-3: per micro-batch, forward and backward.
+    t.megatron_fsdp = ShardingStrategy::OptimGradsParams;
+    items = traffic_per_step(p, moe_model(), t);
+    int gathers = 0;
+    for (const auto& i : items) {
+        if (i.kind == "dp" && i.op == CollectiveOp::AllGather) {
+            CHECK(i.calls == 4);
+            CHECK(i.size_bytes == 8e9);
+            ++gathers;
+        }
+    }
+    CHECK(gathers == 2);
+    CHECK(find(items, "dp", CollectiveOp::ReduceScatter)->calls == 4);
+    // optim shards the optimizer only: the distributed optimizer's traffic.
+    t.megatron_fsdp = ShardingStrategy::Optim;
+    CHECK(find(traffic_per_step(p, moe_model(), t), "dp", CollectiveOp::AllGather)->calls == 1);
+    // torchtitan's FSDP (a shard group of 16): the same per micro-batch.
+    t.megatron_fsdp = ShardingStrategy::Off;
+    ParallelSizes titan = p;
+    titan.fsdp = 16;
+    CHECK(find(traffic_per_step(titan, moe_model(), t), "fsdp", CollectiveOp::ReduceScatter)->calls == 4);
+}
+
 TEST_CASE("expert DP reduces expert grads over expt_dp - CP passes KV around its ring") {
     TrainingSpec t = lora_training();
     t.finetune = FineTune::Full;
