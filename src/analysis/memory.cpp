@@ -68,8 +68,7 @@ States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
         s.name = "Megatron, ZeRO-" + std::to_string(t.zero_stage) + " (training.zero_stage)";
     }
     if (t.megatron_fsdp != ShardingStrategy::Off) {
-        static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};
-        stage = kStage.at(static_cast<std::size_t>(t.megatron_fsdp));
+        stage = zero_stage_of(t.megatron_fsdp);
         s.name = "Megatron-FSDP " + std::string(to_string(t.megatron_fsdp));
         if (stage == 3) {
             s.gather = Gather::Units;

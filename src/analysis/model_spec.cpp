@@ -28,6 +28,11 @@ std::string_view to_string(StatePrecision p) { return kPrecisionNames.at(static_
 std::string_view to_string(Offload o) { return kOffloadNames.at(static_cast<std::size_t>(o)); }
 std::string_view to_string(ShardingStrategy s) { return kShardingNames.at(static_cast<std::size_t>(s)); }
 
+int zero_stage_of(ShardingStrategy s) {
+    static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};  // in ShardingStrategy's order
+    return kStage.at(static_cast<std::size_t>(s));
+}
+
 std::optional<Transport> parse_transport(std::string_view s) {
     for (std::size_t i = 0; i < kTransportNames.size(); ++i) {
         if (s == kTransportNames[i]) {

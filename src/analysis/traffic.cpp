@@ -2,7 +2,6 @@
 #include "planlayout/analysis/traffic.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "planlayout/error.hpp"
@@ -19,8 +18,7 @@ void add(std::vector<TrafficItem>& out, TrafficItem item) {
 /// The ZeRO stage Megatron's states follow: training.zero_stage, or Megatron-FSDP's sharding
 /// strategy (optim 1, optim_grads 2, optim_grads_params 3), as memory.cpp counts them.
 int megatron_stage(const TrainingSpec& t) {
-    static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};  // off, no_shard, optim, optim_grads, optim_grads_params
-    return std::max(t.zero_stage, kStage.at(static_cast<std::size_t>(t.megatron_fsdp)));
+    return std::max(t.zero_stage, zero_stage_of(t.megatron_fsdp));
 }
 
 /// Data-parallel gradient (and ZeRO parameter) traffic for one parameter set; `micro` micro-batches

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
@@ -351,7 +354,36 @@ std::optional<E> enum_named(const std::string& s) {
 }
 
 // TrainingSpec's memory block (issue 29): "states", "checkpoint_every", "per_op_checkpoint".
-// training.recompute_modules: Megatron's --recompute-modules, with selective recompute only.
+
+// A list of Megatron module names (`key`: each one of `known`, kept once, in the order given);
+// nullopt when the key is absent. `what` and `flag` name them in the error.
+template <std::size_t N>
+std::optional<std::vector<std::string>> read_module_list(const JsonReader& f, const std::string& key,
+                                                         const std::array<std::string_view, N>& known, const std::string& what,
+                                                         const std::string& flag, const std::string& fix_note = "") {
+    const nlohmann::json* list = f.get_array(key);
+    if (list == nullptr) {
+        return std::nullopt;
+    }
+    std::string names;
+    for (const std::string_view k : known) {
+        names += (names.empty() ? "" : ", ") + std::string(k);
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const nlohmann::json& v = (*list)[i];
+        if (!v.is_string() || std::find(known.begin(), known.end(), v.get<std::string>()) == known.end()) {
+            throw input_error(f.where(key + "/" + std::to_string(i)),
+                              "not a " + what + ": " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : v.dump()),
+                              "use names of Megatron's " + flag + ": " + names + fix_note);
+        }
+        if (std::find(out.begin(), out.end(), v.get<std::string>()) == out.end()) {
+            out.push_back(v.get<std::string>());
+        }
+    }
+    return out;
+}
+
 // "cuda_graph" (Megatron --cuda-graph-impl) and, with "layers", "cuda_graph_modules" (Megatron
 // --cuda-graph-modules: the capture regions; empty: the whole layer).
 void read_cuda_graph(const JsonReader& f, TrainingSpec& t) {
@@ -359,53 +391,25 @@ void read_cuda_graph(const JsonReader& f, TrainingSpec& t) {
                "cuda_graph", [](const std::string& s) { return parse_cuda_graph(s); },
                "none, layers (Megatron --cuda-graph-impl local or transformer_engine) or full_iteration"),
            t.cuda_graph);
-    const nlohmann::json* list = f.get_array("cuda_graph_modules");
-    if (list == nullptr) {
+    const auto modules = read_module_list(f, "cuda_graph_modules", kCudaGraphModules, "CUDA-graph module",
+                                          "--cuda-graph-modules", " (none: the whole layer)");
+    if (!modules) {
         return;
     }
-    std::string known;
-    for (const std::string_view k : kCudaGraphModules) {
-        known += (known.empty() ? "" : ", ") + std::string(k);
-    }
-    for (std::size_t i = 0; i < list->size(); ++i) {
-        const nlohmann::json& v = (*list)[i];
-        if (!v.is_string() ||
-            std::find(kCudaGraphModules.begin(), kCudaGraphModules.end(), v.get<std::string>()) == kCudaGraphModules.end()) {
-            throw input_error(f.where("cuda_graph_modules/" + std::to_string(i)),
-                              "not a CUDA-graph module: " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : v.dump()),
-                              "use names of Megatron's --cuda-graph-modules: " + known + " (none: the whole layer)");
-        }
-        if (std::find(t.cuda_graph_modules.begin(), t.cuda_graph_modules.end(), v.get<std::string>()) == t.cuda_graph_modules.end()) {
-            t.cuda_graph_modules.push_back(v.get<std::string>());
-        }
-    }
+    t.cuda_graph_modules = *modules;
     if (t.cuda_graph != CudaGraph::Layers && !t.cuda_graph_modules.empty()) {
         throw input_error(f.where("cuda_graph_modules"), "cuda_graph_modules apply to \"cuda_graph\": \"layers\" only",
                           "set \"cuda_graph\": \"layers\" (Megatron --cuda-graph-impl local or transformer_engine), or remove them");
     }
 }
 
+// training.recompute_modules: Megatron's --recompute-modules, with selective recompute only.
 void read_recompute_modules(const JsonReader& f, TrainingSpec& t) {
-    const nlohmann::json* list = f.get_array("recompute_modules");
-    if (list == nullptr) {
+    const auto modules = read_module_list(f, "recompute_modules", kRecomputeModules, "recompute module", "--recompute-modules");
+    if (!modules) {
         return;
     }
-    std::string known;
-    for (const std::string_view k : kRecomputeModules) {
-        known += (known.empty() ? "" : ", ") + std::string(k);
-    }
-    for (std::size_t i = 0; i < list->size(); ++i) {
-        const nlohmann::json& v = (*list)[i];
-        const std::string where = f.where("recompute_modules/" + std::to_string(i));
-        if (!v.is_string() ||
-            std::find(kRecomputeModules.begin(), kRecomputeModules.end(), v.get<std::string>()) == kRecomputeModules.end()) {
-            throw input_error(where, "not a recompute module: " + (v.is_string() ? "'" + printable(v.get<std::string>()) + "'" : v.dump()),
-                              "use names of Megatron's --recompute-modules: " + known);
-        }
-        if (std::find(t.recompute_modules.begin(), t.recompute_modules.end(), v.get<std::string>()) == t.recompute_modules.end()) {
-            t.recompute_modules.push_back(v.get<std::string>());
-        }
-    }
+    t.recompute_modules = *modules;
     if (t.recompute != Recompute::Selective) {
         throw input_error(f.where("recompute_modules"), "recompute_modules apply to selective recompute only",
                           "set \"recompute\": \"selective\" (Megatron --recompute-granularity selective), or remove them");

@@ -65,6 +65,19 @@ bool has_warning(const Report& r, const std::string& text) {
                        [&](const std::string& w) { return w.find(text) != std::string::npos; });
 }
 
+// Llama-3-8B's shape: h 4096, 32 heads and 8 KV heads of 128, FFN 14336, vocabulary 128256.
+ModelSpec llama8b_like(int layers) {
+    ModelSpec m;
+    m.layers = layers;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.head_dim = 128;
+    m.ffn_hidden = 14336;
+    m.vocab = 128256;
+    return m;
+}
+
 }  // namespace
 
 TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2, bf16, distributed optimizer") {
@@ -107,14 +120,7 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
     CHECK(fit(*r.memory) == "fits");
     CHECK(!has_warning(r, "memory per GPU"));
     // The same figures straight from the estimate (tp 2, pp 2, cp 1, dp 2).
-    ModelSpec m;
-    m.layers = 32;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.ffn_hidden = 14336;
-    m.vocab = 128256;
+    const ModelSpec m = llama8b_like(32);
     TrainingSpec t;
     t.global_batch = 128;
     t.seq_len = 8192;
@@ -128,14 +134,7 @@ TEST_CASE("memory per GPU, by hand: a Llama-3-8B-like dense model at tp2 pp2 dp2
 
 TEST_CASE("fused attention keeps K and V kv_heads wide, unfused attention and torchtitan keep Korthikanti's h") {
     // Llama-3-8B-like: h 4096, 32 heads and 8 KV heads of 128, one layer; s·b·h = 8192·4096.
-    ModelSpec m;
-    m.layers = 1;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.kv_heads = 8;
-    m.head_dim = 128;
-    m.ffn_hidden = 14336;
-    m.vocab = 128256;
+    ModelSpec m = llama8b_like(1);
     TrainingSpec t;
     t.global_batch = 1;
     t.seq_len = 8192;

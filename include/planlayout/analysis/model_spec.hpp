@@ -218,6 +218,9 @@ enum class ShardingStrategy { Off, NoShard, Optim, OptimGrads, OptimGradsParams 
 [[nodiscard]] std::string_view to_string(StatePrecision p);
 [[nodiscard]] std::string_view to_string(Offload o);
 [[nodiscard]] std::string_view to_string(ShardingStrategy s);  // "off", "no_shard", "optim", ...
+/// The ZeRO stage a Megatron-FSDP sharding strategy shards like: off and no_shard 0, optim 1 (the
+/// optimizer), optim_grads 2 (and the gradients), optim_grads_params 3 (and the weights).
+[[nodiscard]] int zero_stage_of(ShardingStrategy s);
 
 /// The training run: batch, sequence, memory tricks and what overlaps what.
 struct TrainingSpec {
