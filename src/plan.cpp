@@ -226,6 +226,11 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
                 const std::string kdoc = k.table->file + " (" + k.table->source + ")";
                 out.push_back({"/compute/kernels/table", k.table->file, kdoc});
                 out.push_back({"/compute/kernels/measured_on", k.table->gpu, kdoc});
+                if (!k.power_gpu.empty()) {
+                    const std::string pdoc = k.table->file + " (" + k.table->power->source + "); docs/cost-model.md (Compute: the power limit)";
+                    out.push_back({"/compute/kernels/power_duty", k.power_duty, "derived: the GEMMs' and attention's share of the step at burst rates"});
+                    out.push_back({"/compute/kernels/power_ratio", k.power_ratio, pdoc});
+                }
                 if (k.derived) {
                     out.push_back({"/compute/kernels/memory_scale", k.mem_scale,
                                    "derived: " + k.table->gpu + "'s datasheet bandwidth / " + g.name + "'s (docs/cost-model.md, Compute: kernels)"});

@@ -654,10 +654,9 @@ void add_stage_base_host(std::vector<StageTime>& stages, const PassUs& base, con
     }
 }
 
-}  // namespace
-
-ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
-                                   const GpuSpec& gpu, double compute_scale) {
+/// compute_breakdown at the rates of one pass (burst, or × the power curve's ratio in scale).
+ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, const GpuSpec& gpu,
+                                double compute_scale) {
     // long: one pass from the layer kinds to the stages, the slowest stage's ops, the optimizer and
     // the model FLOPs; the parts share the stage counts, and splitting them would pass a dozen locals.
     ComputeBreakdown out;
@@ -859,6 +858,37 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
         out.model_flops += f * micro * ranks_per_stage;
     }
     out.gpus = ranks_per_stage * pp;
+    return out;
+}
+
+}  // namespace
+
+ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
+                                   const GpuSpec& gpu, double compute_scale) {
+    ComputeBreakdown burst = breakdown_once(m, t, p, gpu, compute_scale);
+    const KernelTable* table = burst.kernels.table.get();
+    if (table == nullptr || !table->power || !table->power->applies_to(gpu.name)) {
+        return burst;
+    }
+    // The duty: the compute-bound ops' (GEMMs, attention) share of the GPU's time at the model's own
+    // burst rates (compute_scale 1: a fitted or given scale says how far a run fell short of the
+    // model, not how hard its GPU worked), host waits and the pipeline bubble counted as time the
+    // GPU is not drawing their power.
+    std::optional<ComputeBreakdown> at_one;
+    const ComputeBreakdown& own = compute_scale == 1.0 ? burst : at_one.emplace(breakdown_once(m, t, p, gpu, 1.0));
+    double tensor_s = 0;
+    for (const ComputeOp& o : own.ops) {
+        if (o.flops > 0 && !o.memory_bound && !o.host_bound) {
+            tensor_s += o.seconds;
+        }
+    }
+    const double busy = own.comp_s + own.bubble_s;
+    const double duty = busy > 0 ? std::min(1.0, tensor_s / busy) : 0.0;
+    const double ratio = table->power->ratio(!t.fp8.empty(), duty);
+    ComputeBreakdown out = ratio == 1.0 ? std::move(burst) : breakdown_once(m, t, p, gpu, compute_scale * ratio);
+    out.kernels.power_duty = duty;
+    out.kernels.power_ratio = ratio;
+    out.kernels.power_gpu = table->power->gpus.front();
     return out;
 }
 

@@ -41,6 +41,11 @@ nlohmann::json compute_json(const Score& s) {
         if (!c.kernels.cuda_graph.empty()) {
             kernels["cuda_graph"] = c.kernels.cuda_graph;
         }
+        if (!c.kernels.power_gpu.empty()) {
+            kernels["power"] = {{"duty", c.kernels.power_duty},
+                                {"ratio", c.kernels.power_ratio},
+                                {"measured_on", c.kernels.power_gpu}};
+        }
         if (!c.kernels.fp8_recipe.empty()) {
             kernels["fp8"] = {{"recipe", c.kernels.fp8_recipe},
                               {"gemm", c.kernels.fp8_gemm},
@@ -111,7 +116,13 @@ void compute_text(std::ostream& out, const Score& s) {
         if (c.kernels.derived) {
             out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);
         }
-        out << ")\n";
+        out << ")";
+        if (!c.kernels.power_gpu.empty()) {
+            out << "; at the power limit: GEMMs and attention " << fixed_text(100.0 * c.kernels.power_duty, 0)
+                << "% of the time, at x" << fixed_text(c.kernels.power_ratio, 3) << " their burst rate (measured on "
+                << c.kernels.power_gpu << ")";
+        }
+        out << "\n";
     }
     if (s.anchored || s.compute_scale != 1.0) {
         out << "  compute_scale " << fixed_text(s.compute_scale, 4)

@@ -165,13 +165,54 @@ void read_host(const JsonReader& r, KernelTable& t) {
     }
 }
 
+/// [{duty, ratio}, ...] at `key` of the power section, by duty ascending.
+std::vector<PowerPoint> power_points(const JsonReader& r, const std::string& key) {
+    const nlohmann::json* a = r.get_array(key);
+    if (a == nullptr || a->empty()) {
+        throw input_error(r.where(key), "missing: the " + key + " GEMMs' points", "run tests/gpu/kernel_table.py --write");
+    }
+    std::vector<PowerPoint> pts;
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const JsonReader e = r.element(key, i);
+        e.check_keys({"duty", "ratio"});
+        pts.push_back({required_table_value(e, "duty", 0, 1), required_table_value(e, "ratio", 0.05, 1.5)});
+        if (i > 0 && pts[i].duty <= pts[i - 1].duty) {
+            throw input_error(e.where("duty"), "points out of order", "list the points by duty ascending");
+        }
+    }
+    return pts;
+}
+
+void read_power(const JsonReader& r, KernelTable& t) {
+    const auto p = r.get_object("power");
+    if (!p) {
+        return;
+    }
+    p->check_keys({"gpus", "source", "bf16", "fp8"});
+    PowerCurve c;
+    c.source = p->get<std::string>("source").value_or("");
+    const nlohmann::json* g = p->get_array("gpus");
+    for (std::size_t i = 0; g != nullptr && i < g->size(); ++i) {
+        if (!(*g)[i].is_string()) {
+            throw input_error(p->where("gpus"), "expected GPU names", "write e.g. [\"H100 SXM\", \"H200\"]");
+        }
+        c.gpus.push_back((*g)[i].get<std::string>());
+    }
+    if (c.gpus.empty()) {
+        throw input_error(p->where("gpus"), "missing: the GPUs the curve applies to", "write e.g. [\"H100 SXM\"]");
+    }
+    c.bf16 = power_points(*p, "bf16");
+    c.fp8 = power_points(*p, "fp8");
+    t.power = c;
+}
+
 }  // namespace
 
 KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
     const JsonReader r(j, file, "");
     r.check_keys({"gpu", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
                   "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm_fp8", "fp8_quant_ps",
-                  "grouped_gemm", "host"});
+                  "grouped_gemm", "host", "power"});
     KernelTable t;
     t.file = file;
     t.gpu = r.get<std::string>("gpu").value_or("");
@@ -199,6 +240,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
     }
     read_fp8(r, t);
     read_host(r, t);
+    read_power(r, t);
     return t;
 }
 

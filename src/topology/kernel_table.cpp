@@ -61,6 +61,27 @@ std::optional<double> along_log2(It first, It last, double x, X xof, Y yof) {
 
 }  // namespace
 
+double PowerCurve::ratio(bool fp8_gemms, double duty) const {
+    const std::vector<PowerPoint>& pts = fp8_gemms && !fp8.empty() ? fp8 : bf16;
+    if (pts.empty()) {
+        return 1.0;
+    }
+    if (duty <= pts.front().duty) {
+        return pts.front().ratio;
+    }
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+        if (duty <= pts[i].duty) {
+            const double t = (duty - pts[i - 1].duty) / (pts[i].duty - pts[i - 1].duty);
+            return pts[i - 1].ratio + t * (pts[i].ratio - pts[i - 1].ratio);
+        }
+    }
+    return pts.back().ratio;
+}
+
+bool PowerCurve::applies_to(const std::string& gpu_name) const {
+    return std::find(gpus.begin(), gpus.end(), gpu_name) != gpus.end();
+}
+
 std::optional<double> KernelTable::fp8_speedup(const std::string& variant, double m, double n, double k) const {
     const auto it = gemm_fp8.find(variant);
     if (it == gemm_fp8.end() || m <= 0 || n <= 0 || k <= 0) {

@@ -33,6 +33,11 @@ and, from tests/gpu/data/h200-fp8/fp8-h200.json (fp8.py):
               the weight gradient)
   grouped_gemm routed experts as one bf16 grouped GEMM: (k, n, tokens per expert, efficiency =
               achieved TFLOPS / the dense bf16 peak) for four production expert shapes
+and, from tests/gpu/data/h100-power/ (sustained.py on the lent H100; carried to the H200):
+  power       per GEMM precision (bf16, fp8), points of (duty = the GEMMs' share of the GPU's time at
+              burst rates, ratio = the GEMMs' sustained rate at the 700 W power limit / their burst
+              rate), the mean over the runs, from the duty sweep of Llama 405B's fc1 shape; duty 0 is
+              the burst measurement itself (ratio 1)
 and, from tests/gpu/data/h100-host-time/ (host_time.sh: Megatron-LM local at hidden 256, sequence
 256, where the GPU's work is negligible and each pass takes the host's time; README.md there):
   host        "megatron": microseconds per micro-batch outside the layers (base), per dense layer,
@@ -55,6 +60,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, "data", "h200-steps")
 FP8 = os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json")
 HOST = os.path.join(HERE, "data", "h100-host-time")
+POWER = os.path.join(HERE, "data", "h100-power")
 OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
 DOC = os.path.join(ROOT, "docs", "cost-model.md")
 PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
@@ -149,7 +155,30 @@ def build():
         "fp8_quant_ps": quant,
         "grouped_gemm": grouped,
         **({"host": host_tables()} if os.path.isdir(HOST) else {}),
+        **({"power": power_table()} if os.path.isdir(POWER) else {}),
     }
+
+
+def power_table():
+    """The power section: per GEMM precision, (duty, mean sustained/burst ratio over the runs) of the
+    duty sweep (sustained.py's Llama-405B fc1 shape), by duty ascending."""
+    runs = [json.load(open(os.path.join(POWER, f))) for f in sorted(os.listdir(POWER)) if f.startswith("sustained-")]
+    curve = {}
+    for variant, key in (("bf16", "bf16"), ("fp8-tensorwise", "fp8")):
+        by_duty = {}
+        for run in runs:
+            for r in run["rows"]:
+                if r["variant"] == variant and r["shape"] == "llama405b-tp8-fc1":
+                    by_duty.setdefault(r["duty"], []).append(r["ratio"])
+        # Duty 0 is the burst measurement itself (each GEMM timed behind an idle GPU): ratio 1.
+        curve[key] = [{"duty": 0.0, "ratio": 1.0}] + [{"duty": d, "ratio": r4(statistics.mean(v))}
+                                                      for d, v in sorted(by_duty.items())]
+    m = runs[0]["meta"]
+    return {"gpus": ["H100 SXM", "H200"],
+            "source": f"tests/gpu/sustained.py on the lent H100 ({m['device']}, 700 W power limit), {len(runs)} runs, "
+                      f"torch {m['torch']}, CUDA {m['cuda']}, {m['date']}; carried to the H200, the same GH100 "
+                      f"die at the same 700 W limit (datasheets), as an assumption: no H200 was lent for it",
+            **curve}
 
 
 TIMER = re.compile(r"^\s+([a-z0-9-]+) \.*: \(?([0-9.]+)")

@@ -361,3 +361,105 @@ TEST_CASE("the kernel table's host section is read, and a missing optimizer part
     CHECK_THROWS_WITH_AS((void)kernel_table_from_json(parse_json_text(base + "}}}", "k.json"), "k.json"),
                          doctest::Contains("k.json (/host/megatron/optimizer_us): missing"), Error);
 }
+
+TEST_CASE("the power curve: linear in duty between measured points, the ends held, per GEMM precision") {
+    PowerCurve c;
+    c.gpus = {"H100 SXM", "H200"};
+    c.bf16 = {{0.0, 1.0}, {0.5, 0.9}, {1.0, 0.8}};
+    c.fp8 = {{0.2, 0.95}, {1.0, 0.7}};
+    CHECK(c.ratio(false, 0.25) == doctest::Approx(0.95));
+    CHECK(c.ratio(false, 0.75) == doctest::Approx(0.85));
+    CHECK(c.ratio(false, 1.0) == doctest::Approx(0.8));
+    CHECK(c.ratio(true, 0.6) == doctest::Approx(0.825));
+    CHECK(c.ratio(true, 0.1) == doctest::Approx(0.95));  // below the first point: held
+    CHECK(c.applies_to("H200"));
+    CHECK_FALSE(c.applies_to("A100 SXM 80GB"));
+    c.fp8.clear();
+    CHECK(c.ratio(true, 0.75) == doctest::Approx(0.85));  // no FP8 points: the bf16 curve
+    CHECK(PowerCurve{}.ratio(false, 0.9) == 1.0);
+}
+
+TEST_CASE("the kernel table's power section is read, and points out of order or a curve without GPUs refused") {
+    const std::string head = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
+        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
+        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},)";
+    const KernelTable t = kernel_table_from_json(
+        parse_json_text(head + R"("power": {"gpus": ["H100 SXM"], "source": "sustained.py",
+            "bf16": [{"duty": 0, "ratio": 1}, {"duty": 1, "ratio": 0.86}], "fp8": [{"duty": 1, "ratio": 0.84}]}})", "k.json"),
+        "k.json");
+    REQUIRE(t.power.has_value());
+    CHECK(t.power->gpus == std::vector<std::string>{"H100 SXM"});
+    CHECK(t.power->ratio(false, 0.5) == doctest::Approx(0.93));
+    const auto refused = [&](const std::string& power, const std::string& where) {
+        try {
+            (void)kernel_table_from_json(parse_json_text(head + R"("power": )" + power + "}", "k.json"), "k.json");
+            FAIL("accepted " << power);
+        } catch (const Error& e) {
+            CHECK_MESSAGE(std::string(e.what()).find(where) != std::string::npos, e.what());
+        }
+    };
+    refused(R"({"gpus": ["H200"], "bf16": [{"duty": 1, "ratio": 0.9}, {"duty": 0.5, "ratio": 0.95}], "fp8": [{"duty": 1, "ratio": 0.8}]})",
+            "k.json (/power/bf16/1/duty)");
+    refused(R"({"gpus": [], "bf16": [{"duty": 1, "ratio": 0.9}], "fp8": [{"duty": 1, "ratio": 0.8}]})", "k.json (/power/gpus)");
+    refused(R"({"gpus": ["H200"], "bf16": [{"duty": 1, "ratio": 0.9}]})", "k.json (/power/fp8)");
+    CHECK_FALSE(kernel_table_from_json(parse_json_text(head + R"("gemm_fp8": {}})", "k.json"), "k.json").power.has_value());
+}
+
+TEST_CASE("at the power limit: compute-bound ops slow by the curve's ratio at the step's duty, on the GPUs it names only") {
+    ModelSpec m;
+    m.layers = 2;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.ffn_hidden = 16384;
+    m.vocab = 32000;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 4096;
+    KernelTable k = small_table();
+    const ParallelSizes one{1, 1, 1, 1, 1, 1, 1, 1};
+    const ComputeBreakdown burst = compute_breakdown(m, t, one, gpu_with(k, 4000, false), 1.0);
+    CHECK(burst.kernels.power_gpu.empty());
+    CHECK(burst.kernels.power_ratio == 1.0);
+    k.power = PowerCurve{{"H200"}, "test", {{0.0, 1.0}, {1.0, 0.5}}, {}};
+    const ComputeBreakdown held = compute_breakdown(m, t, one, gpu_with(k, 4000, false), 1.0);
+    CHECK(held.kernels.power_gpu == "H200");
+    // The duty is the compute-bound ops' share of the burst step; the GEMMs and attention slow by
+    // the ratio there, the memory-bound ops not at all.
+    double tensor = 0;
+    for (const ComputeOp& o : burst.ops) {
+        tensor += o.flops > 0 && !o.memory_bound && !o.host_bound ? o.seconds : 0.0;
+    }
+    const double duty = tensor / (burst.comp_s + burst.bubble_s);
+    CHECK(held.kernels.power_duty == doctest::Approx(duty));
+    CHECK(duty > 0.3);
+    CHECK(duty < 1.0);
+    const double ratio = 1.0 - 0.5 * duty;
+    CHECK(held.kernels.power_ratio == doctest::Approx(ratio));
+    CHECK(op_seconds_named(held, "mlp") == doctest::Approx(op_seconds_named(burst, "mlp") / ratio));
+    CHECK(op_seconds_named(held, "norms") == doctest::Approx(op_seconds_named(burst, "norms")));
+    CHECK(held.comp_s > burst.comp_s);
+    // A given (or fitted) compute_scale does not move the duty: it is the model's own.
+    const ComputeBreakdown scaled = compute_breakdown(m, t, one, gpu_with(k, 4000, false), 0.25);
+    CHECK(scaled.kernels.power_duty == doctest::Approx(duty));
+    // A GPU the curve does not name keeps the burst rates.
+    const ComputeBreakdown other = compute_breakdown(m, t, one, gpu_with(k, 4000, true), 1.0);
+    CHECK(other.kernels.power_gpu.empty());
+    CHECK(other.kernels.power_ratio == 1.0);
+}
+
+TEST_CASE("the built-in power curve was measured on the H100 and applies to the H100 SXM and the H200 alone") {
+    const auto specs = builtin_gpu_specs();
+    const GpuSpec* h200 = match_gpu(specs, "H200");
+    REQUIRE(h200 != nullptr);
+    REQUIRE(h200->kernels->power.has_value());
+    const PowerCurve& p = *h200->kernels->power;
+    CHECK(p.gpus.front() == "H100 SXM");
+    CHECK(p.applies_to("H200"));
+    CHECK_FALSE(p.applies_to("A100 SXM 80GB"));
+    CHECK_FALSE(p.applies_to("B200"));
+    // Measured: more GEMM time, lower sustained rate; FP8 (more power per second) below bf16 at full duty.
+    CHECK(p.ratio(false, 0.0) == 1.0);
+    CHECK(p.ratio(false, 1.0) < p.ratio(false, 0.5));
+    CHECK(p.ratio(true, 1.0) < p.ratio(false, 1.0));
+    CHECK(p.ratio(true, 1.0) > 0.8);
+}

@@ -110,6 +110,12 @@ struct KernelChoice {
     // CUDA graphs (training.cuda_graph): "" none; "layers" (their host time not priced), "layers of
     // attn, mlp" (modules only: the host time kept, not measured per module), "full_iteration".
     std::string cuda_graph;
+    // The power limit (the table's `power` curve, on the GPUs it names): the share of the step the
+    // compute-bound kernels fill at burst rates, and the share of their burst rate they sustain
+    // there (1: not applied); power_gpu is the GPU the curve was measured on ("" when not applied).
+    double power_duty = 0;
+    double power_ratio = 1;
+    std::string power_gpu;
 };
 
 /// The choice for this training spec on this GPU (Auto attention and optimizer resolved by the
@@ -169,7 +175,10 @@ struct ScheduleTime {
 
 [[nodiscard]] ScheduleTime pipeline_schedule(const std::vector<StageTime>& stages, int micro_batches, int vpp);
 
-/// The compute model for one layout on one GPU, with compute-bound ops' efficiency × scale.
+/// The compute model for one layout on one GPU, with compute-bound ops' efficiency × scale; where
+/// the GPU's kernel table has a power curve for it, priced once at burst rates for the duty (the
+/// compute-bound ops' share of comp + bubble) and again with their efficiency × the curve's ratio
+/// at that duty (docs/cost-model.md, "Compute: the power limit").
 [[nodiscard]] ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
                                                  const GpuSpec& gpu, double compute_scale);
 

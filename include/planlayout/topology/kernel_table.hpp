@@ -85,6 +85,27 @@ struct HostTime {
     std::string source;
 };
 
+/// One point of compute-bound kernels' sustained rate at the board's power limit: when GEMMs fill
+/// `duty` of the GPU's time (at the burst rates the table's other curves give), they run at
+/// `ratio` x that burst rate (tests/gpu/sustained.py).
+struct PowerPoint {
+    double duty = 0;
+    double ratio = 1;
+};
+
+/// What the power limit costs sustained tensor-core work, per GEMM precision (docs/cost-model.md,
+/// "Compute: the power limit").
+struct PowerCurve {
+    std::vector<std::string> gpus;  // the GPUs (layouts/gpus names) it applies to; measured on the first
+    std::string source;
+    std::vector<PowerPoint> bf16;  // by duty ascending
+    std::vector<PowerPoint> fp8;
+    /// The ratio at `duty` on the curve of the GEMMs' precision: linear in duty between measured
+    /// points, the ends held; 1 without points.
+    [[nodiscard]] double ratio(bool fp8_gemms, double duty) const;
+    [[nodiscard]] bool applies_to(const std::string& gpu_name) const;
+};
+
 /// The table of one GPU (measured) and how to carry it to another (derived by spec ratios).
 struct KernelTable {
     std::string gpu;     // the GPU it was measured on ("H200")
@@ -103,6 +124,7 @@ struct KernelTable {
     std::map<std::string, double> fp8_quant_ps;             // per element quantized: "delayed", "tensorwise"
     std::vector<GroupedPoint> grouped_gemm;
     std::map<std::string, HostTime> host;  // by implementation ("megatron"); absent: no host term
+    std::optional<PowerCurve> power;       // absent: burst rates throughout
 
     /// FP8 GEMM speedup over bf16 of an M×K by K×N product for a GEMM variant ("tensorwise",
     /// "rowwise"): linear in log2(d) between measured points, the ends held. nullopt without points.
