@@ -1,6 +1,8 @@
 // Ingest: GPU spec files.
 #include "planlayout/ingest/gpu_spec_json.hpp"
 
+#include <algorithm>
+
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/kernel_table_json.hpp"
@@ -74,8 +76,11 @@ void attach_kernel_tables(std::vector<GpuSpec>& specs, const std::vector<std::sh
     if (tables.empty()) {
         return;
     }
+    // A GPU without its own table carries the one marked "carried" (the first table if none is).
+    const auto carried = std::find_if(tables.begin(), tables.end(), [](const auto& t) { return t->carried; });
+    const std::shared_ptr<const KernelTable>& fallback = carried == tables.end() ? tables.front() : *carried;
     for (GpuSpec& g : specs) {
-        g.kernels = tables.front();
+        g.kernels = fallback;
         g.kernels_derived = true;
         for (const auto& t : tables) {
             if (match_gpu({g}, t->gpu) != nullptr) {

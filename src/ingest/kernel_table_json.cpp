@@ -210,7 +210,7 @@ void read_power(const JsonReader& r, KernelTable& t) {
 
 KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
     const JsonReader r(j, file, "");
-    r.check_keys({"gpu", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
+    r.check_keys({"gpu", "carried", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
                   "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm_fp8", "fp8_quant_ps",
                   "grouped_gemm", "host", "power"});
     KernelTable t;
@@ -220,6 +220,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
         throw input_error(r.where("gpu"), "missing: the GPU the table was measured on", "add \"gpu\": \"H200\"");
     }
     t.source = r.get<std::string>("source").value_or("");
+    t.carried = r.get<bool>("carried").value_or(false);
     t.peak_bf16_tflops = required_table_value(r, "peak_bf16_tflops", 1e-3, 1e5);
     t.copy_gbyte_s = required_table_value(r, "copy_gbyte_s", 1e-3, 1e6);
     t.spec_hbm_gbyte_s = required_table_value(r, "spec_hbm_gbyte_s", 1e-3, 1e6);

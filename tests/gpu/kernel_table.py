@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Builds layouts/kernels/h200.json, the compute model's measured kernel table (issue 28), from the
-raw H200 measurements under tests/gpu/data/h200-steps/ (kernels-h200.json from kernels.py,
-blocks-h200.json from blocks.py). Pure Python, no torch.
+"""Builds layouts/kernels/h200.json and layouts/kernels/h100.json, the compute model's measured kernel
+tables (issue 28), from the raw measurements of each GPU: the H200's under tests/gpu/data/h200-steps/
+(kernels-h200.json from kernels.py, blocks-h200.json and blocks-moe-h200.json from blocks.py) and
+tests/gpu/data/h200-fp8/, the H100's under tests/gpu/data/h100-kernels/ (the same scripts). Pure
+Python, no torch. The H200 table is the one carried to GPUs without their own ("carried": true).
 
-  python3 tests/gpu/kernel_table.py            # prints the table
-  python3 tests/gpu/kernel_table.py --check    # exit 1 unless layouts/kernels/h200.json is exactly this
+  python3 tests/gpu/kernel_table.py [--gpu h200|h100]   # prints a table
+  python3 tests/gpu/kernel_table.py --write             # writes both
+  python3 tests/gpu/kernel_table.py --check             # exit 1 unless both files are exactly this
 
 Every number in the table is a mechanical reduction of those files:
   attention   per backend (flash, cudnn, efficient), head dim and sequence: achieved TFLOPS / the
-              H200's dense bf16 peak (989, layouts/gpus/h200.json), forward and backward (backward
+              GPU's dense bf16 peak (989, layouts/gpus/), forward and backward (backward
               FLOPs = 2.5 x forward), mean over the head layouts measured (16/16, 32/8, 32/32 heads)
   unfused     per score element (batch x heads x seq^2), picoseconds, forward and backward: "hf" the
               eager path (kernels.py unfused: baddbmm, mask, fp32 softmax, bmm), "megatron" the local
@@ -22,7 +25,7 @@ Every number in the table is a mechanical reduction of those files:
   embedding   the dense gradient of the embedding table, picoseconds per vocab x hidden element
   optimizer   torch.optim.AdamW per parameter (foreach / fused, fp32 / bf16), at 700M parameters
   launch_us   host time per eager kernel launch; copy_gbyte_s the 1 GiB device copy's bandwidth
-and, from tests/gpu/data/h200-fp8/fp8-h200.json (fp8.py):
+and, from fp8-TAG.json (fp8.py):
   gemm_fp8    per FP8 GEMM variant (tensorwise: one scale per tensor, the GEMM of the delayed and
               tensorwise recipes; rowwise), points of (d = (M N K)^(1/3), speedup = bf16 time / FP8
               time at the same shape), mean over shapes of equal d
@@ -33,7 +36,7 @@ and, from tests/gpu/data/h200-fp8/fp8-h200.json (fp8.py):
               the weight gradient)
   grouped_gemm routed experts as one bf16 grouped GEMM: (k, n, tokens per expert, efficiency =
               achieved TFLOPS / the dense bf16 peak) for four production expert shapes
-and, from tests/gpu/data/h100-power/ (sustained.py on the lent H100; carried to the H200):
+and, from tests/gpu/data/h100-power/ (sustained.py on the lent H100; carried to the H200), in both:
   power       per GEMM precision (bf16, fp8), points of (duty = the GEMMs' share of the GPU's time at
               burst rates, ratio = the GEMMs' sustained rate at the 700 W power limit / their burst
               rate), the mean over the runs, from the duty sweep of Llama 405B's fc1 shape; duty 0 is
@@ -57,23 +60,36 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-DATA = os.path.join(HERE, "data", "h200-steps")
-FP8 = os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json")
 HOST = os.path.join(HERE, "data", "h100-host-time")
 POWER = os.path.join(HERE, "data", "h100-power")
-OUT = os.path.join(ROOT, "layouts", "kernels", "h200.json")
 DOC = os.path.join(ROOT, "docs", "cost-model.md")
-PEAK_TFLOPS = json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["bf16_tflops"]
+# Per GPU: its layouts/gpus file and name, the raw files, and whether GPUs without a table carry it.
+DEVICES = {
+    "h200": {"gpu": "H200", "spec": "h200.json", "dir": os.path.join(HERE, "data", "h200-steps"),
+             "fp8": os.path.join(HERE, "data", "h200-fp8", "fp8-h200.json"), "carried": True},
+    "h100": {"gpu": "H100 SXM", "spec": "h100-sxm.json", "dir": os.path.join(HERE, "data", "h100-kernels"),
+             "fp8": os.path.join(HERE, "data", "h100-kernels", "fp8-h100.json"), "carried": False},
+}
+
+
+def out_path(tag):
+    return os.path.join(ROOT, "layouts", "kernels", f"{tag}.json")
+
+
+def gpu_spec(tag):
+    return json.load(open(os.path.join(ROOT, "layouts", "gpus", DEVICES[tag]["spec"])))
 
 
 def r4(x):
     return float(f"{x:.4g}")
 
 
-def build():
-    k = json.load(open(os.path.join(DATA, "kernels-h200.json")))
-    b = json.load(open(os.path.join(DATA, "blocks-h200.json")))
-    moe = json.load(open(os.path.join(DATA, "blocks-moe-h200.json")))
+def build(tag):
+    dev = DEVICES[tag]
+    peak = gpu_spec(tag)["bf16_tflops"]
+    k = json.load(open(os.path.join(dev["dir"], f"kernels-{tag}.json")))
+    b = json.load(open(os.path.join(dev["dir"], f"blocks-{tag}.json")))
+    moe = json.load(open(os.path.join(dev["dir"], f"blocks-moe-{tag}.json")))
     cells = {}
     unfused_hf = ([], [])
     for r in k["rows"]:
@@ -85,8 +101,8 @@ def build():
             unfused_hf[1].append(r["bwd_us"] * 1e6 / el)
             continue
         c = cells.setdefault((r["backend"], r["head_dim"], r["seq"]), ([], []))
-        c[0].append(r["fwd_flops"] / (r["fwd_us"] * 1e6) / PEAK_TFLOPS)
-        c[1].append(r["bwd_flops"] / (r["bwd_us"] * 1e6) / PEAK_TFLOPS)
+        c[0].append(r["fwd_flops"] / (r["fwd_us"] * 1e6) / peak)
+        c[1].append(r["bwd_flops"] / (r["bwd_us"] * 1e6) / peak)
     attention = [{"backend": be, "head_dim": d, "seq": s, "fwd": r4(statistics.mean(f)), "bwd": r4(statistics.mean(w))}
                  for (be, d, s), (f, w) in sorted(cells.items())]
     blocks = {}
@@ -133,15 +149,17 @@ def build():
         if r["kind"] == "optim" and r["params"] > 5e8:
             opt[f"{r['impl']}_{'fp32' if r['dtype'] == 'float32' else 'bf16'}"] = r4(r["us"] * 1e6 / r["params"])
     launch = statistics.median(r["us_per_launch"] for r in k["rows"] if r["kind"] == "launch")
-    gemm_fp8, quant, grouped = fp8_tables()
+    gemm_fp8, quant, grouped = fp8_tables(dev["fp8"], peak)
+    rel = os.path.relpath(dev["dir"], ROOT)
     return {
-        "_": "Generated by tests/gpu/kernel_table.py from tests/gpu/data/h200-steps/ (kernels-h200.json, blocks-h200.json). Do not edit.",
-        "gpu": "H200",
-        "source": f"one H200 ({k['meta']['device']}, {k['meta']['sms']} SMs), torch {k['meta']['torch']}, CUDA "
+        "_": f"Generated by tests/gpu/kernel_table.py from {rel}/ (kernels-{tag}.json, blocks-{tag}.json). Do not edit.",
+        "gpu": dev["gpu"],
+        "carried": dev["carried"],
+        "source": f"one {dev['gpu']} ({k['meta']['device']}, {k['meta']['sms']} SMs), torch {k['meta']['torch']}, CUDA "
                   f"{k['meta']['cuda']}, cuDNN {k['meta']['cudnn']}, transformers {b['meta']['transformers']}, "
                   f"Megatron-LM d98e8a64; {k['meta']['date']}",
-        "peak_bf16_tflops": PEAK_TFLOPS,
-        "spec_hbm_gbyte_s": json.load(open(os.path.join(ROOT, "layouts", "gpus", "h200.json")))["hbm_gbyte_s"],
+        "peak_bf16_tflops": peak,
+        "spec_hbm_gbyte_s": gpu_spec(tag)["hbm_gbyte_s"],
         "copy_gbyte_s": r4(copy),
         "launch_us": r4(launch),
         "attention": attention,
@@ -150,11 +168,11 @@ def build():
         "blocks": out_blocks,
         "embedding_bwd_ps": r4(statistics.mean(emb)),
         "optimizer_ps_per_param": dict(sorted(opt.items())),
-        "fp8_source": fp8_source(),
+        "fp8_source": fp8_source(dev["fp8"]),
         "gemm_fp8": gemm_fp8,
         "fp8_quant_ps": quant,
         "grouped_gemm": grouped,
-        **({"host": host_tables()} if os.path.isdir(HOST) else {}),
+        **({"host": host_tables(tag)} if os.path.isdir(HOST) else {}),
         **({"power": power_table()} if os.path.isdir(POWER) else {}),
     }
 
@@ -235,7 +253,7 @@ def fit_host(rows, measured):
         cols = [c for c in cols if x[c] > 0]
 
 
-def host_tables():
+def host_tables(tag):
     """Host time per micro-batch outside the layers, per dense layer, per MoE layer without its
     experts and per local expert, fitted to all seven runs at once (fit_host); the optimizer's
     per layer and per expert, fitted the same way to the per-step optimizer timer."""
@@ -252,20 +270,22 @@ def host_tables():
     f, b, o = fits["forward-compute"][0], fits["backward-compute"][0], fits["optimizer"][0]
     host = open(os.path.join(HOST, "host.txt")).read().split("\n")
     return {"megatron": {
-        "source": "Megatron-LM local, tests/gpu/host_time.sh on the lent H100 machine, its CPU's time carried to "
-                  "the H200 (" + "; ".join(" ".join(l.split()) for l in host[1:] if l.strip()) + ")",
+        "source": "Megatron-LM local, tests/gpu/host_time.sh on the lent H100 machine" +
+                  (", its CPU's time carried to the H200" if tag == "h200" else "") +
+                  " (" + "; ".join(" ".join(l.split()) for l in host[1:] if l.strip()) + ")",
         "base_us": [f[0], b[0]], "dense_us": [f[1], b[1]], "moe_us": [f[2], b[2]], "expert_us": [f[3], b[3]],
         "optimizer_us": {"base": o[0], "dense": o[1], "moe": o[2], "expert": o[3]},
         "fit_error": {k: v[1] for k, v in fits.items()}}}
 
 
-def fp8_source():
-    m = json.load(open(FP8))["meta"]
-    return f"one H200 ({m['device']}, {m['sms']} SMs), torch {m['torch']}, CUDA {m['cuda']}, {m['script']}"
+def fp8_source(path):
+    m = json.load(open(path))["meta"]
+    gpu = "H200" if "H200" in m["device"] else "H100 SXM" if "H100" in m["device"] else m["device"]
+    return f"one {gpu} ({m['device']}, {m['sms']} SMs), torch {m['torch']}, CUDA {m['cuda']}, {m['script']}"
 
 
-def fp8_tables():
-    rows = json.load(open(FP8))["rows"]
+def fp8_tables(path, peak):
+    rows = json.load(open(path))["rows"]
     bf16 = {r["shape"]: r["us"] for r in rows if r["kind"] == "gemm" and r["variant"] == "bf16" and "us" in r}
     gemm = {}
     for variant in ("tensorwise", "rowwise"):
@@ -279,7 +299,7 @@ def fp8_tables():
                                          and "ps_per_el" in r))
     quant = {"delayed": ps("cast_transpose_compiled"), "tensorwise": ps("cast_transpose_amax_compiled"),
              "blockwise": r4(2 * ps("block_cast_compiled"))}
-    grouped = [{"k": r["k"], "n": r["n"], "tokens_per_expert": r["tokens_per_expert"], "eff": r4(r["tflops"] / PEAK_TFLOPS)}
+    grouped = [{"k": r["k"], "n": r["n"], "tokens_per_expert": r["tokens_per_expert"], "eff": r4(r["tflops"] / peak)}
                for r in rows if r["kind"] == "grouped" and "tflops" in r]
     grouped.sort(key=lambda g: (g["k"], g["n"], g["tokens_per_expert"]))
     return gemm, quant, grouped
@@ -311,19 +331,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--gpu", choices=sorted(DEVICES), default="h200", help="the table to print")
     a = ap.parse_args()
-    text = json.dumps(build(), indent=1) + "\n"
+    texts = {tag: json.dumps(build(tag), indent=1) + "\n" for tag in DEVICES}
     if a.write:
-        os.makedirs(os.path.dirname(OUT), exist_ok=True)
-        open(OUT, "w").write(text)
+        for tag, text in texts.items():
+            os.makedirs(os.path.dirname(out_path(tag)), exist_ok=True)
+            open(out_path(tag), "w").write(text)
     elif a.check:
-        have = open(OUT).read() if os.path.exists(OUT) else ""
-        if have != text:
-            sys.exit(f"kernel_table: {OUT} differs from what tests/gpu/data/h200-steps gives; run tests/gpu/kernel_table.py --write")
-        check_host_doc(json.loads(text))
-        print("kernel_table: layouts/kernels/h200.json matches the measurements, and docs/cost-model.md quotes its host times")
+        for tag, text in texts.items():
+            have = open(out_path(tag)).read() if os.path.exists(out_path(tag)) else ""
+            if have != text:
+                sys.exit(f"kernel_table: {out_path(tag)} differs from what its measurements give; run tests/gpu/kernel_table.py --write")
+        check_host_doc(json.loads(texts["h200"]))
+        print("kernel_table: layouts/kernels/h200.json and h100.json match the measurements, and docs/cost-model.md quotes the host times")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(texts[a.gpu])
 
 
 if __name__ == "__main__":

@@ -71,25 +71,38 @@ TEST_CASE("attention efficiency from the table: linear in log2(seq), linear in h
     CHECK_FALSE(t.attention_efficiency(AttentionBackend::Cudnn, 64, 4096, false).has_value());
 }
 
-TEST_CASE("the built-in kernel table is the H200's own and is carried to other GPUs by the datasheets' bandwidth") {
+TEST_CASE("the H200 and the H100 SXM have their own measured tables, other GPUs carry the H200's by the datasheets' bandwidth") {
     const auto specs = builtin_gpu_specs();
     const GpuSpec* h200 = match_gpu(specs, "H200");
     const GpuSpec* h100 = match_gpu(specs, "H100 SXM");
+    const GpuSpec* a100 = match_gpu(specs, "A100 SXM 80GB");
     REQUIRE(h200 != nullptr);
     REQUIRE(h100 != nullptr);
+    REQUIRE(a100 != nullptr);
     REQUIRE(h200->kernels);
+    REQUIRE(h100->kernels);
     CHECK(h200->kernels->gpu == "H200");
+    CHECK(h200->kernels->carried);
     CHECK_FALSE(h200->kernels_derived);
-    CHECK(h100->kernels_derived);
+    CHECK(h100->kernels->gpu == "H100 SXM");
+    CHECK_FALSE(h100->kernels->carried);
+    CHECK_FALSE(h100->kernels_derived);
+    CHECK(a100->kernels->gpu == "H200");  // the carried table, not the H100's
+    CHECK(a100->kernels_derived);
     TrainingSpec t;
     CHECK(choose_kernels(t, *h200).mem_scale == 1.0);
-    CHECK(choose_kernels(t, *h100).mem_scale == doctest::Approx(h200->hbm_gbyte_s / h100->hbm_gbyte_s));
+    CHECK(choose_kernels(t, *h100).mem_scale == 1.0);
+    CHECK(choose_kernels(t, *a100).mem_scale == doctest::Approx(h200->hbm_gbyte_s / a100->hbm_gbyte_s));
     // Every implementation has its blocks, and the measured local one its unfused attention.
-    for (const char* name : {"fused", "megatron", "hf"}) {
-        CHECK(h200->kernels->implementation(name) != nullptr);
+    for (const GpuSpec* g : {h200, h100}) {
+        for (const char* name : {"fused", "megatron", "hf"}) {
+            CHECK(g->kernels->implementation(name) != nullptr);
+        }
+        CHECK(g->kernels->implementation("megatron")->unfused_attention.has_value());
+        CHECK(g->kernels->implementation("hf")->moe_routing.has_value());
     }
-    CHECK(h200->kernels->implementation("megatron")->unfused_attention.has_value());
-    CHECK(h200->kernels->implementation("hf")->moe_routing.has_value());
+    // Measured on the slower memory, the H100's memory-bound blocks take longer than the H200's.
+    CHECK(h100->kernels->implementation("megatron")->swiglu.fwd_ps > h200->kernels->implementation("megatron")->swiglu.fwd_ps);
 }
 
 TEST_CASE("each implementation resolves its attention backend and optimizer, and the spec overrides them") {

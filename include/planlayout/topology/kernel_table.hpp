@@ -111,6 +111,7 @@ struct KernelTable {
     std::string gpu;     // the GPU it was measured on ("H200")
     std::string source;  // what ran, where, with which versions
     std::string file;    // layouts/kernels/h200.json
+    bool carried = false;  // the table GPUs without their own carry (by the datasheets' bandwidth ratio)
     double peak_bf16_tflops = 0;  // the dense peak the attention efficiencies are shares of
     double spec_hbm_gbyte_s = 0;  // that GPU's datasheet memory bandwidth (carrying the table to another GPU)
     double copy_gbyte_s = 0;      // measured device copy bandwidth
