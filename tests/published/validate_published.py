@@ -11,9 +11,10 @@ performance recipes run beside the row's columns, stated here as the assumption 
 Transformer Engine kernels, sequence parallelism with TP, the distributed optimizer with overlapped
 gradient reduce and parameter gather, TP communication overlap with TP > 1, grouped GEMM for the
 experts with expert TP 1, FP8-CS as --fp8-recipe tensorwise; and, per model, the MoE settings of its H100
-recipe (RECIPE_MOE below: the dispatcher and --overlap-moe-expert-parallel-comm, from Megatron-Bridge's
-scripts/performance/configs/{qwen,deepseek}/*_workload_base_configs.py as the library holds them; the
-rows' own releases may have differed). The prediction is the InfiniBand (GPUDirect RDMA) arm's
+recipe (RECIPE_MOE below: the dispatcher and --overlap-moe-expert-parallel-comm, and GPT-OSS-120B's
+--recompute-modules, from Megatron-Bridge's
+scripts/performance/configs/{qwen,deepseek,gpt_oss}/*_workload_base_configs.py as the library holds
+them; the rows' own releases may have differed). The prediction is the InfiniBand (GPUDirect RDMA) arm's
 step: tokens/s/GPU = global batch x sequence / (step x GPUs). Validation only: nothing is fitted.
 
 Prints a markdown table and the median |error|; exit 0 whatever the errors (they are reported, not
@@ -35,10 +36,14 @@ DATA = os.path.join(ROOT, "tests", "data", "published", "megatron-bridge-dgx-h10
 # QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_{BF16,FP8_CS}: moe_a2a_overlap=True, the model's dispatcher
 # moe_token_dispatcher_type="alltoall"; deepseek/deepseek_workload_base_configs.py:
 # DEEPSEEK_V3_PRETRAIN_CONFIG_H100_V1: moe_flex_dispatcher_backend="hybridep", moe_a2a_overlap=False).
+# GPT-OSS-120B: gpt_oss/gpt_oss_workload_base_configs.py, GPT_OSS_120B_PRETRAIN_CONFIG_H100_BF16_V1
+# (expert parallel 8, pipeline 4, as the rows) recomputes the layernorms and the MoE activation
+# (recompute_modules=["layernorm", "moe_act"]) with the default dispatcher.
 RECIPE_MOE = {
     "qwen3-235b-a22b": {"dispatcher": "alltoall", "a2a_overlap": True},
     "qwen3-30b-a3b": {"dispatcher": "alltoall", "a2a_overlap": True},
     "deepseek-v3": {"dispatcher": "flex", "a2a_overlap": False},
+    "gpt-oss-120b": {"dispatcher": "alltoall", "a2a_overlap": False, "recompute_modules": ["layernorm", "moe_act"]},
 }
 
 
@@ -61,6 +66,8 @@ def layout(row, models):
         training["fp8_recipe"] = "tensorwise"
     if row.get("recompute_layers"):
         training.update(recompute="full", recompute_method="block", recompute_layers=row["recompute_layers"])
+    elif RECIPE_MOE.get(row["model"], {}).get("recompute_modules"):
+        training.update(recompute="selective", recompute_modules=RECIPE_MOE[row["model"]]["recompute_modules"])
     doc = {"name": f"{row['model']}-{row['gpus']}gpu",
            "cluster": {"nodes": nodes, "node": "h100-hgx-8gpu-8nic",
                        "fabric": {"rails": "aligned", "nodes_per_su": min(nodes, 32), "leaf_uplinks": 32,
