@@ -22,6 +22,7 @@
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/hostlist.hpp"
 #include "planlayout/ingest/launch_script.hpp"
+#include "planlayout/ingest/megatron_args.hpp"
 #include "planlayout/ingest/node_template_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/ingest/step_log.hpp"
@@ -710,14 +711,22 @@ void report_input_notes(const ComposedInputs& inputs, const ParsedArgs& args, Co
     if (inputs.ignored.empty()) {
         return;
     }
-    if (!args.has("--verbose")) {
-        ctx.err << "plan-layout: note: " << inputs.ignored.size()
-                << " flags of the launch script are not modelled; --verbose lists them\n";
-        return;
-    }
+    // A flag that changes the step time is named always; the rest are counted unless --verbose.
+    std::size_t quiet = 0;
+    std::size_t named = 0;
     for (const auto& f : inputs.ignored) {
-        ctx.err << "plan-layout: note: " << f.where << ": " << f.flag << (f.value.empty() ? "" : " " + f.value)
-                << ": not modelled\n";
+        const bool speed = megatron_flag_changes_speed(f.flag);
+        if (speed || args.has("--verbose")) {
+            ctx.err << "plan-layout: note: " << f.where << ": " << f.flag << (f.value.empty() ? "" : " " + f.value)
+                    << (speed ? ": not modelled, and it changes the step time" : ": not modelled") << "\n";
+            named += speed ? 1 : 0;
+        } else {
+            ++quiet;
+        }
+    }
+    if (quiet > 0) {
+        ctx.err << "plan-layout: note: " << quiet << (named > 0 ? " other" : "") << (quiet == 1 ? " flag" : " flags")
+                << " of the launch script " << (quiet == 1 ? "is" : "are") << " not modelled; --verbose lists them\n";
     }
 }
 

@@ -4,10 +4,12 @@
 #include "planlayout/ingest/megatron_args.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "planlayout/analysis/model_spec.hpp"
@@ -56,6 +58,7 @@ constexpr Flag kFlags[] = {
     {"ddp-bucket-size", Kind::One, "bucket_size"}, {"no-overlap-p2p-communication", Kind::Bool, "no_overlap_p2p"},
     {"fp8-format", Kind::One, "fp8"}, {"fp8-recipe", Kind::One, "fp8_recipe"},
     {"tp-comm-overlap", Kind::Bool, "tp_comm_overlap"},
+    {"overlap-moe-expert-parallel-comm", Kind::Bool, "overlap_moe_ep"},
     // kernels (docs/cost-model.md, "Compute: kernels")
     {"transformer-impl", Kind::One, "transformer_impl"}, {"attention-backend", Kind::One, "attention_backend"},
     {"use-flash-attn", Kind::Bool, "use_flash_attn"},
@@ -86,6 +89,17 @@ constexpr Flag kFlags[] = {
     {"accumulate-allreduce-grads-in-fp32", Kind::Bool, "fp32_grads"},
     {"grad-reduce-in-bf16", Kind::Bool, "bf16_grads"}, {"main-grads-dtype", Kind::One, "main_grads_dtype"},
 };
+
+// Megatron-LM flags (megatron/training/arguments.py and TransformerConfig) the reader does not model
+// that change the step time: named in every run's notes (megatron_flag_changes_speed).
+constexpr std::array<std::string_view, 27> kSpeedFlags = {
+    "delay-wgrad-compute", "moe-pad-expert-input-to-capacity", "moe-token-drop-policy", "moe-permute-fusion",
+    "moe-router-fusion", "moe-shared-expert-overlap", "moe-router-padding-for-fp8", "moe-router-padding-for-quantization",
+    "moe-enable-deepep", "moe-flex-dispatcher-backend", "moe-router-force-load-balancing", "cross-entropy-loss-fusion",
+    "cross-entropy-fusion-impl", "use-precision-aware-optimizer", "fp8-param-gather", "cpu-offloading",
+    "fine-grained-activation-offloading", "defer-embedding-wgrad-compute", "tp-comm-overlap-cfg", "mtp-num-layers",
+    "manual-gc", "empty-unused-memory-level", "overlap-param-gather-with-optimizer-step", "log-params-norm",
+    "log-num-zeros-in-grad", "moe-layer-recompute", "optimizer-cpu-offload"};
 
 const Flag* modeled(const std::string& name) {
     const auto* it = std::find_if(std::begin(kFlags), std::end(kFlags), [&name](const Flag& f) { return name == f.name; });
@@ -461,6 +475,9 @@ void Mapper::training() {
     if (const Given* g = get("tp_comm_overlap")) {
         put("/training/overlap/tp", true, *g);
     }
+    if (const Given* g = get("overlap_moe_ep")) {  // the expert all-to-all under another micro-batch's compute
+        put("/training/overlap/ep", true, *g);
+    }
     kernels();
     attention_backend();
     cuda_graph();
@@ -541,6 +558,11 @@ void Mapper::attention_backend() {
 }  // namespace planlayout::megatron
 
 namespace planlayout {
+
+bool megatron_flag_changes_speed(const std::string& flag) {
+    const std::string name = megatron::dashed(flag);
+    return std::find(megatron::kSpeedFlags.begin(), megatron::kSpeedFlags.end(), name) != megatron::kSpeedFlags.end();
+}
 
 MegatronArgs megatron_args_from_words(const std::vector<ScriptWord>& words, const std::string& file) {
     megatron::Mapper m(file);

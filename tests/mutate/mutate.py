@@ -56,7 +56,7 @@ def parse(path):
             if key not in KEYS:
                 raise ListError(f"{path}:{n}: unknown key '{key}' (known: {', '.join(KEYS)})")
             if key == "mutant":
-                cur = {"id": value, "line": n, "binary": "unit"}
+                cur = {"id": value, "line": n}
                 mutants.append(cur)
                 continue
             if cur is None:
@@ -66,6 +66,7 @@ def parse(path):
             cur[key] = value.replace("\u23ce", "\n") if key in ("from", "to") else value
     ids = set()
     for m in mutants:
+        m.setdefault("binary", "unit")  # the unit tests unless the mutant names the golden ones
         where = f"{path}:{m['line']}: mutant {m['id']}"
         for key in ("file", "from", "to", "tests"):
             if key not in m:

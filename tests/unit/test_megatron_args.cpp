@@ -360,6 +360,19 @@ TEST_CASE("--fp8-recipe (default delayed) and --tp-comm-overlap reach the traini
     CHECK_THROWS_WITH_AS(line("--fp8-format hybrid --fp8-recipe nvfp4"), doctest::Contains("--fp8-recipe"), planlayout::Error);
 }
 
+TEST_CASE("--overlap-moe-expert-parallel-comm reaches overlap.ep, and unmodelled flags that change the step time are known") {
+    const auto m = line("--overlap-moe-expert-parallel-comm --delay-wgrad-compute --lr 1e-4");
+    CHECK(at(m, "/training/overlap/ep") == true);
+    CHECK_FALSE(line("--tp-comm-overlap --sequence-parallel").layout.contains(json::json_pointer("/training/overlap/ep")));
+    // --delay-wgrad-compute and --lr are not modelled; only the first changes the step time.
+    REQUIRE(m.ignored.size() == 2);
+    CHECK(planlayout::megatron_flag_changes_speed(m.ignored[0].flag));
+    CHECK_FALSE(planlayout::megatron_flag_changes_speed(m.ignored[1].flag));
+    CHECK(planlayout::megatron_flag_changes_speed("--moe_pad_expert_input_to_capacity"));
+    CHECK(planlayout::megatron_flag_changes_speed("--moe-permute-fusion"));
+    CHECK_FALSE(planlayout::megatron_flag_changes_speed("--log-interval"));
+}
+
 TEST_CASE("CUDA-graph flags as arguments.py settles them: impl, its deprecated spellings, modules and their old name") {
     CHECK(at(line("--cuda-graph-impl local"), "/training/cuda_graph") == "layers");
     CHECK(at(line("--cuda-graph-impl transformer_engine"), "/training/cuda_graph") == "layers");

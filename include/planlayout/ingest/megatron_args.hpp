@@ -65,6 +65,12 @@ struct MegatronArgs {
     std::map<std::string, nlohmann::json> moe_modifiers;
 };
 
+/// Whether a Megatron-LM flag the reader does not model changes the step time (its kernels, what
+/// overlaps, what is recomputed or offloaded, extra work per step): such flags are named in every
+/// run's notes, the others only counted (docs/inputs.md). `flag` as written ("--delay-wgrad-compute",
+/// "--delay_wgrad_compute").
+[[nodiscard]] bool megatron_flag_changes_speed(const std::string& flag);
+
 /// The layout values of words (read_launch_script's, or a command line's with line 0). `file`
 /// names them in sources and errors ("file:LINE"). Throws Error (BadInput) naming file:LINE and
 /// the flag for: a modeled flag whose value is unresolved (with the --env that sets it), a value
