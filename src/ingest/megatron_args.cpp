@@ -4,7 +4,6 @@
 #include "planlayout/ingest/megatron_args.hpp"
 
 #include <algorithm>
-#include <array>
 #include <iterator>
 #include <cerrno>
 #include <cstdlib>
@@ -92,7 +91,7 @@ constexpr Flag kFlags[] = {
 
 // Megatron-LM flags (megatron/training/arguments.py and TransformerConfig) the reader does not model
 // that change the step time: named in every run's notes (megatron_flag_changes_speed).
-constexpr std::array<std::string_view, 27> kSpeedFlags = {
+constexpr std::string_view kSpeedFlags[] = {
     "delay-wgrad-compute", "moe-pad-expert-input-to-capacity", "moe-token-drop-policy", "moe-permute-fusion",
     "moe-router-fusion", "moe-shared-expert-overlap", "moe-router-padding-for-fp8", "moe-router-padding-for-quantization",
     "moe-enable-deepep", "moe-flex-dispatcher-backend", "moe-router-force-load-balancing", "cross-entropy-loss-fusion",
@@ -561,7 +560,7 @@ namespace planlayout {
 
 bool megatron_flag_changes_speed(const std::string& flag) {
     const std::string name = megatron::dashed(flag);
-    return std::find(megatron::kSpeedFlags.begin(), megatron::kSpeedFlags.end(), name) != megatron::kSpeedFlags.end();
+    return std::find(std::begin(megatron::kSpeedFlags), std::end(megatron::kSpeedFlags), name) != std::end(megatron::kSpeedFlags);
 }
 
 MegatronArgs megatron_args_from_words(const std::vector<ScriptWord>& words, const std::string& file) {

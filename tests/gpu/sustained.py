@@ -27,6 +27,9 @@ import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernels import timed  # noqa: E402
+
 SHAPES = {"llama405b-tp8-fc1": (8192, 13312, 16384), "llama8b-fc1": (8192, 28672, 4096),
           "qwen3-30b-expert-fc1": (4096, 1536, 2048)}
 DUTIES = (1.0, 0.8, 0.6, 0.4, 0.2)
@@ -40,20 +43,8 @@ def smi():
 
 
 def burst_us(fn, samples=10):
-    """The kernel tables' timing: median of samples, each behind torch.cuda._sleep."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(samples):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(20_000_000)
-        s.record()
-        fn()
-        e.record()
-        torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) * 1000.0)
-    return statistics.median(out)
+    """The kernel tables' timing (kernels.timed: the median of samples, each behind torch.cuda._sleep)."""
+    return timed(fn, samples)[0]
 
 
 def gemm_fn(variant, m, n, k):

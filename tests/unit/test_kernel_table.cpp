@@ -52,6 +52,30 @@ GpuSpec gpu_with(const KernelTable& t, double hbm, bool derived) {
     return g;
 }
 
+/// A dense layer stack of hidden 4096 (32 heads, FFN 16384, vocabulary 32000).
+ModelSpec dense_4096(int layers) {
+    ModelSpec m;
+    m.layers = layers;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.ffn_hidden = 16384;
+    m.vocab = 32000;
+    return m;
+}
+
+/// One sequence of 4096 tokens a step.
+TrainingSpec one_sequence() {
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 4096;
+    return t;
+}
+
+/// The required keys of a kernel table file, before its optional sections.
+const std::string kTableHead = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
+        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
+        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},)";
+
 double op_seconds_named(const ComputeBreakdown& c, const std::string& name) {
     const auto it = std::find_if(c.ops.begin(), c.ops.end(), [&](const ComputeOp& o) { return o.name == name; });
     return it == c.ops.end() ? -1.0 : it->seconds;
@@ -204,15 +228,8 @@ TEST_CASE("grouped expert GEMM efficiency: the nearest measured shape, linear in
 }
 
 TEST_CASE("FP8 from the table: GEMMs at the measured speedup, operands quantized, output layer and router in bf16") {
-    ModelSpec m;
-    m.layers = 1;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.ffn_hidden = 16384;
-    m.vocab = 32000;
-    TrainingSpec t;
-    t.global_batch = 1;
-    t.seq_len = 4096;
+    const ModelSpec m = dense_4096(1);
+    TrainingSpec t = one_sequence();
     KernelTable k = small_table();
     k.gemm_fp8["tensorwise"] = {{1000, 1.8}, {100000, 1.8}};
     k.gemm_fp8["rowwise"] = {{1000, 1.7}, {100000, 1.7}};
@@ -245,9 +262,7 @@ TEST_CASE("FP8 from the table: GEMMs at the measured speedup, operands quantized
 }
 
 TEST_CASE("the kernel table's FP8 and grouped-GEMM sections are read, and points out of order are refused") {
-    const std::string head = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
-        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
-        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},)";
+    const std::string& head = kTableHead;
     const KernelTable t = kernel_table_from_json(
         parse_json_text(head + R"("fp8_source": "test", "gemm_fp8": {"tensorwise": [{"d": 1024, "speedup": 1.1}, {"d": 4096, "speedup": 1.8}]},
             "fp8_quant_ps": {"delayed": 1.1}, "grouped_gemm": [{"k": 2048, "n": 1536, "tokens_per_expert": 256, "eff": 0.4},
@@ -393,9 +408,7 @@ TEST_CASE("the power curve: linear in duty between measured points, the ends hel
 }
 
 TEST_CASE("the kernel table's power section is read, and points out of order or a curve without GPUs refused") {
-    const std::string head = R"({"gpu": "H200", "peak_bf16_tflops": 989, "spec_hbm_gbyte_s": 4800, "copy_gbyte_s": 4296,
-        "launch_us": 6, "embedding_bwd_ps": 1, "attention": [], "unfused_attention": {},
-        "blocks": {"hf": {"rmsnorm": [1, 1], "rope": [1, 1], "swiglu": [1, 1], "residual": [1, 1], "loss": [1, 1]}},)";
+    const std::string& head = kTableHead;
     const KernelTable t = kernel_table_from_json(
         parse_json_text(head + R"("power": {"gpus": ["H100 SXM"], "source": "sustained.py",
             "bf16": [{"duty": 0, "ratio": 1}, {"duty": 1, "ratio": 0.86}], "fp8": [{"duty": 1, "ratio": 0.84}]}})", "k.json"),
@@ -419,15 +432,8 @@ TEST_CASE("the kernel table's power section is read, and points out of order or 
 }
 
 TEST_CASE("at the power limit: compute-bound ops slow by the curve's ratio at the step's duty, on the GPUs it names only") {
-    ModelSpec m;
-    m.layers = 2;
-    m.hidden = 4096;
-    m.heads = 32;
-    m.ffn_hidden = 16384;
-    m.vocab = 32000;
-    TrainingSpec t;
-    t.global_batch = 1;
-    t.seq_len = 4096;
+    const ModelSpec m = dense_4096(2);
+    const TrainingSpec t = one_sequence();
     KernelTable k = small_table();
     const ParallelSizes one{1, 1, 1, 1, 1, 1, 1, 1};
     const ComputeBreakdown burst = compute_breakdown(m, t, one, gpu_with(k, 4000, false), 1.0);
