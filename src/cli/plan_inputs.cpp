@@ -693,7 +693,7 @@ void save_layout_if_asked(const ParsedArgs& args, const Report& report, const Pl
     if (path->empty()) {
         throw input_error("--save-layout \"\"", "the file name is empty", "give a file name, e.g. --save-layout plan.json");
     }
-    if (args.get("-o") == path) {
+    if (const auto o = args.get("-o"); o && same_output_file(*o, *path)) {
         throw input_error("--save-layout " + *path, "is also the -o output", "write the layout and the report to two files");
     }
     std::vector<std::string> inputs = ctx.inputs;

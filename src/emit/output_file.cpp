@@ -1,207 +1,42 @@
 // Emit: output files by the policy of docs/hardening.md ("Output files"): atomic replacement,
-// write-through to devices, symlinks followed, inputs refused, temporary files removed on signals.
+// write-through to devices, names resolved by the kernel, inputs refused, temporary files removed.
 #include "planlayout/emit/output_file.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <climits>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
+#include "output_signals.hpp"
+#include "output_target.hpp"
 #include "planlayout/error.hpp"
 
 namespace planlayout {
 
-// ---------------------------------------------------------------------------------------------
-// FdStreamBuf
+using output_target::base_of;
+using output_target::classify_target;
+using output_target::folder_of;
+using output_target::io_failure;
+using output_target::open_folder_nofollow;
+using output_target::OutputFd;
+using output_target::resolved_name;
+using output_target::same_inode;
+using output_target::Target;
+using output_signals::register_temporary;
+using output_signals::SignalsBlocked;
+using output_signals::unregister_temporary;
 
-FdStreamBuf::FdStreamBuf(int fd, std::size_t buffer_bytes) : fd_(fd), buffer_(buffer_bytes) {
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-}
-
-bool FdStreamBuf::write_all(const char* p, std::size_t n) {
-    if (error_ != 0) {
-        return false;
-    }
-    while (n > 0) {
-        const ssize_t w = ::write(fd_, p, n);
-        if (w < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            error_ = errno;
-            return false;
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-    return true;
-}
-
-bool FdStreamBuf::drain() {
-    const auto n = static_cast<std::size_t>(pptr() - pbase());
-    const bool ok = write_all(pbase(), n);
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return ok;
-}
-
-FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
-    if (!drain()) {
-        return traits_type::eof();
-    }
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-        *pptr() = traits_type::to_char_type(c);
-        pbump(1);
-    }
-    return traits_type::not_eof(c);
-}
-
-int FdStreamBuf::sync() {
-    return drain() ? 0 : -1;
-}
-
-std::streamsize FdStreamBuf::xsputn(const char* s, std::streamsize n) {
-    const auto count = static_cast<std::size_t>(n);
-    const auto room = static_cast<std::size_t>(epptr() - pptr());
-    if (count <= room) {
-        traits_type::copy(pptr(), s, count);
-        pbump(static_cast<int>(count));
-        return n;
-    }
-    if (!drain()) {
-        return 0;
-    }
-    if (count <= buffer_.size()) {
-        traits_type::copy(pptr(), s, count);
-        pbump(static_cast<int>(count));
-        return n;
-    }
-    // Larger than the buffer: the text itself, without copying it.
-    return write_all(s, count) ? n : 0;
-}
-
-FdOStream::FdOStream(int fd) : std::ostream(nullptr), buf_(fd) {
-    rdbuf(&buf_);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Temporary files removed on SIGINT, SIGTERM and SIGHUP.
-//
-// The one piece of process-wide state below src/cli (docs/architecture.md, "Rules the code
-// keeps"): a signal handler can reach nothing else. The handler only reads fixed buffers and calls
-// unlink(2), signal(2) and raise(3), which are async-signal-safe. A slot is filled and the
-// handler installed with the signals blocked, so a signal never sees a half-written path.
 namespace {
-
-constexpr std::array<int, 3> kCleanupSignals{SIGINT, SIGTERM, SIGHUP};
-constexpr std::size_t kSlots = 4;  // temporary files open at once (the CLI has one)
-
-struct TempSlot {
-    volatile std::sig_atomic_t used = 0;
-    char path[PATH_MAX] = {};
-};
-
-struct SignalCleanup {
-    std::array<TempSlot, kSlots> slots;
-    std::array<struct sigaction, kCleanupSignals.size()> previous{};
-    std::array<bool, kCleanupSignals.size()> installed{};
-    int active = 0;
-};
-
-SignalCleanup& cleanup_state() {
-    static SignalCleanup state;  // NOLINT: the documented signal-handler state
-    return state;
-}
-
-extern "C" void remove_temporaries_and_reraise(int sig) {
-    SignalCleanup& s = cleanup_state();
-    for (auto& slot : s.slots) {
-        if (slot.used != 0) {
-            ::unlink(slot.path);
-        }
-    }
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-}
-
-class SignalsBlocked {
-public:
-    SignalsBlocked() {
-        sigset_t set;
-        sigemptyset(&set);
-        for (const int sig : kCleanupSignals) {
-            sigaddset(&set, sig);
-        }
-        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
-    }
-
-    ~SignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
-    SignalsBlocked(const SignalsBlocked&) = delete;
-    SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-    SignalsBlocked(SignalsBlocked&&) = delete;
-    SignalsBlocked& operator=(SignalsBlocked&&) = delete;
-
-private:
-    sigset_t old_{};
-};
-
-// Registers a temporary file (signals blocked by the caller). Returns the slot, or -1 when every
-// slot is taken (the file is then only removed by the destructor).
-int register_temporary(const std::string& path) {
-    SignalCleanup& s = cleanup_state();
-    if (path.size() >= PATH_MAX) {
-        return -1;
-    }
-    for (std::size_t i = 0; i < s.slots.size(); ++i) {
-        if (s.slots[i].used == 0) {
-            std::memcpy(s.slots[i].path, path.c_str(), path.size() + 1);
-            s.slots[i].used = 1;
-            if (s.active++ == 0) {
-                for (std::size_t k = 0; k < kCleanupSignals.size(); ++k) {
-                    struct sigaction old {};
-                    ::sigaction(kCleanupSignals[k], nullptr, &old);
-                    // Leave alone a signal the process ignores (nohup, `cmd &`) or handles itself
-                    // (a program embedding the library).
-                    s.installed[k] = (old.sa_flags & SA_SIGINFO) == 0 && old.sa_handler == SIG_DFL;
-                    if (s.installed[k]) {
-                        struct sigaction act {};
-                        act.sa_handler = remove_temporaries_and_reraise;
-                        sigemptyset(&act.sa_mask);
-                        ::sigaction(kCleanupSignals[k], &act, &s.previous[k]);
-                    }
-                }
-            }
-            return static_cast<int>(i);
-        }
-    }
-    return -1;
-}
-
-void unregister_temporary(int slot) {
-    if (slot < 0) {
-        return;
-    }
-    SignalCleanup& s = cleanup_state();
-    s.slots[static_cast<std::size_t>(slot)].used = 0;
-    if (--s.active == 0) {
-        for (std::size_t k = 0; k < kCleanupSignals.size(); ++k) {
-            if (s.installed[k]) {
-                ::sigaction(kCleanupSignals[k], &s.previous[k], nullptr);
-                s.installed[k] = false;
-            }
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -209,19 +44,6 @@ void unregister_temporary(int slot) {
 constexpr std::size_t kNameMax = NAME_MAX;  // bytes of one path component
 constexpr std::string_view kTempMarker = ".tmp.";
 constexpr std::size_t kTempRandom = 6;
-
-std::string folder_of(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    if (slash == std::string::npos) {
-        return ".";
-    }
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_of(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // ".NAME.tmp.XXXXXX" within NAME_MAX: a long NAME is cut (on a UTF-8 boundary) to make room.
 std::string temp_name_prefix(const std::string& base) {
@@ -254,60 +76,14 @@ std::string random_suffix(std::uint64_t attempt) {
     return s;
 }
 
-Error io_failure(const std::string& path, const std::string& step, int err) {
-    return io_error(path, step + " failed: " + std::strerror(err),
-                    "check that the folder exists, is writable and has free space");
-}
-
-struct Target {
-    std::string final_path;      // after following symlinks
-    bool through_proc = false;   // a /proc magic link on the way (/dev/stdout, /dev/fd/N)
-    bool exists = false;
-    struct stat st {};
-};
-
-// Follows symlinks to the final name (which may not exist yet: a dangling link is created).
-Target resolve_target(const std::string& path) {
-    Target t;
-    std::string p = path;
-    for (int hop = 0; hop < 40; ++hop) {
-        if (p.rfind("/proc/", 0) == 0) {
-            t.through_proc = true;
-        }
-        struct stat lst {};
-        if (::lstat(p.c_str(), &lst) != 0) {
-            if (errno == ENOENT) {
-                t.final_path = p;
-                return t;
-            }
-            throw io_failure(path, "looking up the output", errno);
-        }
-        if (!S_ISLNK(lst.st_mode)) {
-            t.final_path = p;
-            t.exists = true;
-            t.st = lst;
-            return t;
-        }
-        if (!t.through_proc) {
-            // A link inside /proc, also when reached through another link (/dev/fd/N).
-            std::unique_ptr<char, decltype(&std::free)> real(::realpath(folder_of(p).c_str(), nullptr), &std::free);
-            t.through_proc = real && std::string_view(real.get()).rfind("/proc/", 0) == 0;
-        }
-        std::array<char, PATH_MAX> buf{};
-        const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
-        if (n < 0) {
-            throw io_failure(path, "reading the symlink " + p, errno);
-        }
-        const std::string target(buf.data(), static_cast<std::size_t>(n));
-        if (t.through_proc) {
-            // A magic link ("pipe:[123]", a deleted file, ...): not a name to rename onto.
-            t.final_path = path;
-            t.exists = ::stat(path.c_str(), &t.st) == 0;
-            return t;
-        }
-        p = target.front() == '/' ? target : folder_of(p) + "/" + target;
+Error not_writable(const std::string& path, int err, bool link) {
+    std::string what = "may not be written: " + std::string(std::strerror(err));
+    if (link) {
+        what += " (a symlink the kernel refuses to follow, fs.protected_symlinks, or a target you may not write)";
+    } else {
+        what += " (you may not write this file; replacing it would change its owner)";
     }
-    throw io_error(path, "too many levels of symbolic links", "point the link at a file");
+    return io_error(path, what, "write to a file you may write, e.g. a new name; nothing was written");
 }
 
 }  // namespace
@@ -339,9 +115,15 @@ void refuse_output_onto_input(const std::string& output, const std::vector<std::
 
 struct OutputFile::Impl {
     std::string path;         // as given
-    std::string target;       // the file replaced (symlinks followed)
-    std::string temp;         // temporary file (atomic mode)
-    int fd = -1;
+    std::string shown_temp;   // the temporary file's name for the signal handler (its folder as resolved)
+    std::string temp;         // the temporary file's name inside dir (atomic mode)
+    std::string base;         // the replaced file's name inside dir
+    OutputFd dir;                   // the folder of the replaced file, opened by the kernel (atomic mode)
+    OutputFd target;                // the existing file, opened for writing by the kernel (atomic mode)
+    struct stat target_st {};
+    bool created = false;     // target created here through a dangling symlink
+    bool in_place = false;    // its owner cannot be kept by a rename: copied into it at commit
+    int fd = -1;              // what the text is written to
     int slot = -1;            // signal-cleanup slot
     bool through = false;
     bool committed = false;
@@ -355,14 +137,140 @@ struct OutputFile::Impl {
         }
         if (!temp.empty() && !committed) {
             const SignalsBlocked blocked;
-            ::unlink(temp.c_str());
+            ::unlinkat(dir.get(), temp.c_str(), 0);
             unregister_temporary(slot);
             slot = -1;
+            temp.clear();
+        }
+        if (created && !committed && target.valid()) {
+            // The empty file made through a dangling link: removed again if it is still ours.
+            struct stat now {};
+            if (::fstatat(dir.get(), base.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && same_inode(now, target_st) &&
+                now.st_size == 0) {
+                ::unlinkat(dir.get(), base.c_str(), 0);
+            }
+            created = false;
         }
     }
 
     [[nodiscard]] Error failure(const std::string& step, int err) const { return io_failure(path, step, err); }
+
+    void open_target(const Target& t);
+    void create_temporary();
+    void keep_owner_and_mode();
+    void copy_into_target();
 };
+
+// The folder and name to replace, found by the kernel: a new name's folder is opened as given (the
+// kernel follows its links, with fs.protected_symlinks); an existing file, or a dangling link's
+// target (created), is opened for writing by the kernel, which refuses a file the caller may not
+// write and a link it may not follow; its folder is then reopened from the kernel's own name for
+// the file with no symlink allowed on the way, and checked to hold that very file.
+void OutputFile::Impl::open_target(const Target& t) {
+    if (!t.exists && !t.link) {
+        const std::string folder = folder_of(path);
+        dir = OutputFd(::open(folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!dir.valid()) {
+            throw failure("opening the folder " + folder, errno);
+        }
+        base = base_of(path);
+        shown_temp = folder == "." && path.find('/') == std::string::npos ? std::string() : folder + "/";
+        return;
+    }
+    int flags = O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+    if (!t.exists) {
+        flags |= O_CREAT;  // a dangling link: its target is created, as the shell's `>` does
+    }
+    target = OutputFd(::open(path.c_str(), flags, 0666));
+    if (!target.valid()) {
+        if (errno == EACCES || errno == EPERM) {
+            throw not_writable(path, errno, t.link);
+        }
+        throw failure("opening", errno);
+    }
+    created = !t.exists;
+    if (::fstat(target.get(), &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
+        throw io_error(path, "changed while it was opened (no longer a regular file)", "run the command again; nothing was written");
+    }
+    const std::string real = resolved_name(target.get(), path);
+    dir = open_folder_nofollow(folder_of(real), path);
+    base = base_of(real);
+    struct stat named {};
+    if (::fstatat(dir.get(), base.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 || !same_inode(named, target_st)) {
+        throw io_error(path, "changed while it was opened (" + real + " is another file now)",
+                       "run the command again; nothing was written");
+    }
+    shown_temp = folder_of(real) + "/";
+}
+
+void OutputFile::Impl::create_temporary() {
+    const std::string prefix = temp_name_prefix(base);
+    const SignalsBlocked blocked;
+    for (std::uint64_t attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        const std::string name = prefix + random_suffix(attempt);
+        // 0666: the kernel applies the umask, as for any new file.
+        fd = ::openat(dir.get(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0) {
+            temp = name;
+            slot = register_temporary(shown_temp + name);
+        } else if (errno != EEXIST) {
+            throw failure("creating a temporary file", errno);
+        }
+    }
+    if (fd < 0) {
+        throw failure("creating a temporary file", EEXIST);
+    }
+}
+
+// The replaced file keeps its mode and owner. Where the owner cannot be given to the new file (a
+// file of another user that this one may write), the text is copied into the file at commit.
+void OutputFile::Impl::keep_owner_and_mode() {
+    if (!target.valid() || created) {
+        return;
+    }
+    if (target_st.st_uid != ::geteuid() || target_st.st_gid != ::getegid()) {
+        in_place = ::fchown(fd, target_st.st_uid, target_st.st_gid) != 0;
+    }
+    if (::fchmod(fd, target_st.st_mode & 07777U) != 0) {
+        const int err = errno;
+        remove_temp();
+        throw failure("setting the mode", err);
+    }
+}
+
+// In-place commit: the finished temporary file's bytes into the target (truncated first).
+void OutputFile::Impl::copy_into_target() {
+    const int out = target.get();
+    if (::lseek(fd, 0, SEEK_SET) != 0 || ::ftruncate(out, 0) != 0) {
+        throw failure("rewriting the file in place", errno);
+    }
+    std::vector<char> chunk(std::size_t{1} << 18U);
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw failure("rewriting the file in place (read)", errno);
+        }
+        if (n == 0) {
+            break;
+        }
+        for (ssize_t done = 0; done < n;) {
+            const ssize_t w = ::write(out, chunk.data() + done, static_cast<std::size_t>(n - done));
+            if (w < 0 && errno == EINTR) {
+                continue;
+            }
+            if (w < 0) {
+                throw failure("rewriting the file in place (write)", errno);
+            }
+            done += w;
+        }
+    }
+    if (::fsync(out) != 0) {
+        throw failure("fsync", errno);
+    }
+}
 
 OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& inputs) : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
@@ -371,8 +279,7 @@ OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& 
         throw input_error("-o \"\"", "the output file name is empty", "give a file name, or - for standard output");
     }
     refuse_output_onto_input(path, inputs);
-    const Target t = resolve_target(path);
-    m.target = t.final_path;
+    const Target t = classify_target(path);
     if (t.exists && S_ISDIR(t.st.st_mode)) {
         throw io_error(path, "is a folder, not a file", "name a file inside it, e.g. " + path + "/out.json");
     }
@@ -391,34 +298,13 @@ OutputFile::OutputFile(const std::string& path, const std::vector<std::string>& 
             throw m.failure("opening", errno);
         }
     } else {
-        const std::string folder = folder_of(m.target);
-        const std::string prefix = (folder == "." && m.target.find('/') == std::string::npos ? std::string() : folder + "/") +
-                                   temp_name_prefix(base_of(m.target));
-        const SignalsBlocked blocked;
-        for (std::uint64_t attempt = 0; attempt < 100 && m.fd < 0; ++attempt) {
-            const std::string name = prefix + random_suffix(attempt);
-            // 0666: the kernel applies the umask, as for any new file.
-            m.fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
-            if (m.fd >= 0) {
-                m.temp = name;
-                m.slot = register_temporary(name);
-            } else if (errno != EEXIST) {
-                throw m.failure("creating a temporary file", errno);
-            }
-        }
-        if (m.fd < 0) {
-            throw m.failure("creating a temporary file", EEXIST);
-        }
-        if (t.exists) {
-            // Keep the replaced file's owner (where allowed) and mode.
-            if (t.st.st_uid != ::geteuid() || t.st.st_gid != ::getegid()) {
-                (void)::fchown(m.fd, t.st.st_uid, t.st.st_gid);
-            }
-            if (::fchmod(m.fd, t.st.st_mode & 07777U) != 0) {
-                const int err = errno;
-                m.remove_temp();
-                throw m.failure("setting the mode", err);
-            }
+        try {
+            m.open_target(t);
+            m.create_temporary();
+            m.keep_owner_and_mode();
+        } catch (...) {
+            m.remove_temp();
+            throw;
         }
     }
     m.buf = std::make_unique<FdStreamBuf>(m.fd, std::size_t{1} << 18U);
@@ -472,6 +358,17 @@ void OutputFile::commit() {
         m.remove_temp();
         throw m.failure("fsync", err);
     }
+    if (m.in_place) {
+        try {
+            m.copy_into_target();
+        } catch (...) {
+            m.remove_temp();
+            throw;
+        }
+        m.remove_temp();  // the temporary file's job is done; the target holds the text
+        m.committed = true;
+        return;
+    }
     const int rc = ::close(m.fd);
     m.fd = -1;
     if (rc != 0) {
@@ -479,8 +376,17 @@ void OutputFile::commit() {
         m.remove_temp();
         throw m.failure("close", err);
     }
+    if (m.target.valid()) {
+        // Still the file that was opened (nobody put another file, or a link, at its name).
+        struct stat now {};
+        if (::fstatat(m.dir.get(), m.base.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || !same_inode(now, m.target_st)) {
+            m.remove_temp();
+            throw io_error(m.path, "changed while the output was written (another file is at its name now)",
+                           "run the command again; nothing was written");
+        }
+    }
     const SignalsBlocked blocked;
-    if (::rename(m.temp.c_str(), m.target.c_str()) != 0) {
+    if (::renameat(m.dir.get(), m.temp.c_str(), m.dir.get(), m.base.c_str()) != 0) {
         const int err = errno;
         m.remove_temp();
         throw m.failure("rename", err);

@@ -56,13 +56,24 @@ private:
 void refuse_output_onto_input(const std::string& output, const std::vector<std::string>& inputs,
                               const std::string& flag = "-o");
 
+/// True when the two output names would write the same file: the same string, or the same file
+/// (device and inode, through any path, symlink or hard link), or, for a name that does not exist
+/// yet, the same name in the same folder. "-" is standard output, never a file.
+[[nodiscard]] bool same_output_file(const std::string& a, const std::string& b);
+
 /// An output file opened by the policy; the text goes to stream() or write() as it is produced.
 ///   - a regular file or a new name: a temporary `.NAME.tmp.XXXXXX` in the same folder, renamed
 ///     over NAME by commit() after fsync; an existing file's mode is kept, a new file gets
 ///     0666 & ~umask. Not committed (an exception, a failed run): the temporary file is removed
 ///     and NAME is untouched. While it exists, SIGINT/SIGTERM/SIGHUP remove it before the process
 ///     ends by the signal.
-///   - a symlink: the link's final target is replaced that way; the link stays a link.
+///   - a symlink: the link's final target is replaced that way; the link stays a link. The kernel
+///     resolves the name (open(2) for writing), so fs.protected_symlinks and every folder's
+///     permissions apply as to the shell's `>`; the replaced file's folder is then reopened one
+///     component at a time with O_NOFOLLOW and checked to hold the file that was opened.
+///   - an existing file the caller may not write is refused (it is never replaced through a
+///     writable folder); one whose owner cannot be kept by a rename (another user's file this one
+///     may write) is written in place at commit, from the finished temporary file.
 ///   - a character device or FIFO, or a path through /proc (/dev/stdout, /dev/fd/N): written
 ///     through (appending, for a regular file behind /proc/self/fd).
 /// Throws Error: BadInput (exit 2) for an empty name, a block device or socket, or a name that is
