@@ -122,13 +122,17 @@ SignalCleanup& cleanup_state() {
     return state;
 }
 
-extern "C" void remove_temporaries_and_reraise(int sig) {
+void unlink_registered_temporaries() noexcept {
     SignalCleanup& s = cleanup_state();
     for (auto& slot : s.slots) {
         if (slot.used != 0) {
             ::unlink(slot.path);
         }
     }
+}
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+    unlink_registered_temporaries();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -488,6 +492,10 @@ void OutputFile::commit() {
     m.committed = true;
     unregister_temporary(m.slot);
     m.slot = -1;
+}
+
+void remove_output_temporaries() noexcept {
+    unlink_registered_temporaries();
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
