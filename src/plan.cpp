@@ -3,6 +3,7 @@
 #include "planlayout/plan.hpp"
 
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +78,7 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
         const std::string path = resolve_named_file(scope_of(request), *name, top.where("placement/hostfile"));
         files.push_back(path);
         NamedHostfile h{*name, path, {}};
-        for (const auto& [host, slots] : parse_hostfile(read_text_file(path), path)) {
+        for (const auto& [host, slots] : parse_hostfile(read_text_file(path, kMaxHostfileBytes), path)) {
             h.hosts.push_back(host);
         }
         hostfile = std::move(h);
@@ -90,16 +91,17 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout);
 // The batch as DeepSpeed and the Hugging Face Trainer give it — grad_accum with the global or the
 // micro batch, or a DeepSpeed run without the global batch — settled over the data-parallel size
 // as DeepSpeed settles it (analysis/batch.hpp). Megatron's way (global batch, gas derived) is left
-// as it is. Returns the layout with /training's three sizes explicit, or the layout unchanged.
-nlohmann::json with_settled_batch(const nlohmann::json& layout, const std::string& file, std::int64_t dp, bool deepspeed,
-                                  std::map<std::string, std::string>& derived) {
+// as it is. Returns the layout with /training's three sizes explicit, or nothing when it is
+// unchanged (the caller reads the layout itself: no copy of a big document).
+std::optional<nlohmann::json> with_settled_batch(const nlohmann::json& layout, const std::string& file, std::int64_t dp,
+                                                 bool deepspeed, std::map<std::string, std::string>& derived) {
     if (!layout.contains("training") || !layout.at("training").is_object()) {
-        return layout;
+        return std::nullopt;
     }
     const JsonReader t(layout.at("training"), file, "/training");
     const bool gas = t.has("grad_accum");
     if (!gas && !(deepspeed && !t.has("global_batch"))) {
-        return layout;
+        return std::nullopt;
     }
     constexpr std::int64_t kMaxBatch = 1 << 30;  // TrainingSpec's range for each size
     const BatchGiven given{t.get_int("global_batch", 1, kMaxBatch), t.get_int("micro_batch", 1, kMaxBatch),
@@ -312,8 +314,16 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
 }  // namespace
 
 Report plan(const PlanRequest& request) {
-    const nlohmann::json layout =
-        request.layout_json ? *request.layout_json : parse_json_text(request.layout_text, request.layout_name);
+    if (!request.layout_json) {
+        require_text_size(request.layout_text, request.layout_name, kMaxLayoutBytes, "kMaxLayoutBytes",
+                          "a layout is a few kilobytes: check that this is the right file");
+    }
+    // Read in place, not copied (Report::layout keeps the one copy the report needs).
+    std::optional<nlohmann::json> parsed;
+    if (!request.layout_json) {
+        parsed = parse_json_text(request.layout_text, request.layout_name);
+    }
+    const nlohmann::json& layout = request.layout_json ? *request.layout_json : *parsed;
     try {
         return plan_layout(request, layout);
     } catch (const Error& e) {
@@ -385,10 +395,10 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
                                                    : "no score and no memory: the model is not given; give "
                                                      "--model-config config.json or the model flags (--num-layers, ...)");
     } else if (!report.sections.is_null()) {
-        const nlohmann::json settled = with_settled_batch(layout, request.layout_name, resolved.dp,
-                                                          spec.framework == Framework::DeepSpeed, batch_sources);
-        setup = score_setup_of(JsonReader(settled, request.layout_name, ""), request.layout_name, transport_scope_of(request),
-                               report.files);
+        const std::optional<nlohmann::json> settled = with_settled_batch(layout, request.layout_name, resolved.dp,
+                                                                         spec.framework == Framework::DeepSpeed, batch_sources);
+        setup = score_setup_of(JsonReader(settled ? *settled : layout, request.layout_name, ""), request.layout_name,
+                               transport_scope_of(request), report.files);
     }
     if (setup && setup->model) {
         check_model_fits(*setup->model, resolved, request.layout_name, report.warnings);

@@ -27,6 +27,31 @@ inline constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20U;
 /// (the parsed connections).
 inline constexpr std::size_t kMaxLogBytes = std::size_t{256} << 20U;
 
+/// A layout or a cluster spec (the positional LAYOUT, `--model`, `--cluster`, a layout's
+/// `"cluster": "file"`): real ones are a few kilobytes; the largest a real one can be is an
+/// explicit placement of every rank at the node limit (2,097,152 `{"host": ..., "gpu": g}`
+/// entries, about 80 MB). The parsed document costs about 16 bytes per JSON value on top of the
+/// text, held twice (the request and the report): a 60 MB layout of one big array peaked at
+/// 2.4 GB before the copies in plan() went.
+inline constexpr std::size_t kMaxLayoutBytes = std::size_t{128} << 20U;
+
+/// A node template JSON (`--node FILE`, a cluster's template file): real ones are 2 to 8 KB; one
+/// of 512 GPUs and 512 NICs (kMaxGpusPerNode, kMaxNicsPerNode) with every device listed is under
+/// 1 MB. A capture given as the template keeps its own limit (kMaxCaptureBytes).
+inline constexpr std::size_t kMaxTemplateBytes = std::size_t{16} << 20U;
+
+/// A diagram style (`--style`): a few dozen keys; real ones are under 4 KB.
+inline constexpr std::size_t kMaxStyleBytes = std::size_t{1} << 20U;
+
+/// A hostfile (`--hostfile`, a layout's `"hostfile"`): one line per host (kMaxHostfileHosts);
+/// 256 bytes a line at the node limit is 64 MiB (real lines are 20 to 40 bytes).
+inline constexpr std::size_t kMaxHostfileBytes = std::size_t{64} << 20U;
+
+/// A training step log (`--measured-step ARM=LOG`, `ab`, `acceptance`): Megatron logs a line of
+/// about 500 bytes a step, so 128 MiB holds some 250,000 steps (real runs compared are a few
+/// hundred to a few thousand); the parsed series keeps a few numbers a step.
+inline constexpr std::size_t kMaxStepLogBytes = std::size_t{128} << 20U;
+
 // ---- Structure of a document --------------------------------------------------------------
 
 /// Nesting of JSON arrays and objects (layouts, templates, calibrations, step logs): real inputs
@@ -91,5 +116,10 @@ inline constexpr std::int64_t kMaxWorld = std::int64_t{1} << 31;
 
 /// Rank entries a `groups --format json` listing may hold (about 1 GiB of JSON).
 inline constexpr std::int64_t kMaxGroupEntries = std::int64_t{1} << 27;
+
+/// Candidate layouts one `search` enumerates (size combinations x orders x vpp sizes, counted
+/// before any is evaluated). Each evaluation costs about a third of a millisecond: the 16,384-GPU
+/// MoE benchmark has a few thousand; a world with many divisors (180,180 nodes x 8) has millions.
+inline constexpr std::int64_t kMaxSearchCandidates = 250000;
 
 }  // namespace planlayout

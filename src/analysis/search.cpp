@@ -10,6 +10,7 @@
 
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
@@ -17,14 +18,24 @@
 namespace planlayout {
 namespace {
 
+// Every divisor of n up to 2^30, ascending: trial division to sqrt(n), not a loop to n (the
+// enumeration asks for the divisors of world/pp for every pp: at 1,441,440 ranks a loop to n was
+// billions of steps).
 std::vector<int> divisors(std::int64_t n) {
-    std::vector<int> out;
-    for (std::int64_t d = 1; d <= n && d <= (std::int64_t{1} << 30); ++d) {
+    std::vector<int> low;
+    std::vector<int> high;
+    for (std::int64_t d = 1; d * d <= n; ++d) {
         if (n % d == 0) {
-            out.push_back(static_cast<int>(d));
+            if (d <= (std::int64_t{1} << 30)) {
+                low.push_back(static_cast<int>(d));
+            }
+            if (d * d != n && n / d <= (std::int64_t{1} << 30)) {
+                high.push_back(static_cast<int>(n / d));
+            }
         }
     }
-    return out;
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
 }
 
 // The kinds whose reach search shows, and the kind that carries the dense DP traffic.
@@ -218,17 +229,11 @@ std::optional<std::string> framework_rejection(const std::string& framework, con
     return std::nullopt;
 }
 
-// A candidate that passed the checks, with its groups.
-struct Pending {
-    ParallelSizes sizes;
-    std::string order;
-    Groups groups;
-};
-
-// Every size combination and order of the world, checked (cheap): the survivors with their
-// groups; result's candidates, rejections and their reasons counted.
-std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel& model, const SearchOptions& options,
-                                          SearchResult& result) {
+// Every size combination and order of the world, checked (cheap): `visit(sizes, order)` for each
+// survivor, nothing kept; result's candidates, rejections and their reasons counted.
+template <typename Visit>
+void for_each_candidate(std::int64_t world, const SearchModel& model, const SearchOptions& options, SearchResult& result,
+                        const Visit& visit) {
     const ModelSpec& m = model.model;
     const TrainingSpec& t = model.training;
     auto reject = [&](const std::string& why) {
@@ -236,8 +241,7 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
         ++result.reasons[why];
     };
     const bool megatron = options.framework == "megatron";
-    std::vector<Pending> pending;
-    // One (sizes, order): counted, checked, its groups built.
+    // One (sizes, order): counted, checked, visited.
     const auto consider = [&](const ParallelSizes& sizes, const std::string& order) {
         if (sizes.vpp > 1 && (sizes.pp == 1 || !megatron || vpp_rejection(sizes, m))) {
             return;  // interleaving needs stages that split evenly into chunks (and is Megatron's schedule)
@@ -254,12 +258,7 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
             reject(*why);
             return;
         }
-        try {
-            pending.push_back({sizes, order, candidate_groups(options.framework, world, sizes, order)});
-        } catch (const Error&) {
-            reject(megatron ? "Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)"
-                            : options.framework + " rejects the spec (its degrees do not fit its rules)");
-        }
+        visit(sizes, order);
     };
     for (const int tp : divisors(world)) {
         if (tp > options.max_tp) {
@@ -299,32 +298,73 @@ std::vector<Pending> enumerate_candidates(std::int64_t world, const SearchModel&
             }
         }
     }
-    return pending;
 }
 
-// The layouts in rank order by `sort`; ties (within 1e-9 relative) fall back to the other step
-// time, then the name: deterministic.
-std::vector<SearchLayout> sorted_layouts(std::vector<SearchLayout> layouts, SearchSort sort) {
-    std::vector<std::string> names;
-    names.reserve(layouts.size());
-    std::vector<std::size_t> index(layouts.size());
-    for (std::size_t i = 0; i < index.size(); ++i) {
-        index[i] = i;
-        names.push_back(layouts[i].name());
-    }
+// A layout's place in the ranking: `sort`'s key, then the other step time (both within 1e-9
+// relative), then the name: a strict total order, deterministic.
+struct RankKey {
+    double key = 0;
+    double candidate = 0;
+    std::string name;
+
+    bool operator<(const RankKey& o) const { return std::tie(key, candidate, name) < std::tie(o.key, o.candidate, o.name); }
+};
+
+RankKey rank_key(const SearchLayout& l, SearchSort sort) {
     auto rounded = [](double v) { return std::round(v * 1e9) / 1e9; };
-    std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
-        const auto& la = layouts[a];
-        const auto& lb = layouts[b];
-        return std::make_tuple(rounded(sort_key(la, sort)), rounded(la.score.step_time_s[1]), names[a]) <
-               std::make_tuple(rounded(sort_key(lb, sort)), rounded(lb.score.step_time_s[1]), names[b]);
-    });
-    std::vector<SearchLayout> sorted;
-    sorted.reserve(index.size());
-    for (const auto i : index) {
-        sorted.push_back(std::move(layouts[i]));
+    return {rounded(sort_key(l, sort)), rounded(l.score.step_time_s[1]), l.name()};
+}
+
+// The best `keep` layouts seen (0: all), as a max-heap on RankKey: the worst kept is on top and
+// leaves when a better one comes, so memory is `keep` layouts whatever the candidates.
+class BestLayouts {
+public:
+    BestLayouts(std::size_t keep, SearchSort sort) : keep_(keep), sort_(sort) {}
+
+    void offer(SearchLayout layout) {
+        RankKey key = rank_key(layout, sort_);
+        if (keep_ > 0 && heap_.size() == keep_) {
+            if (!(key < heap_.front().first)) {
+                return;  // worse than every kept layout
+            }
+            std::pop_heap(heap_.begin(), heap_.end(), by_key);
+            heap_.pop_back();
+        }
+        heap_.emplace_back(std::move(key), std::move(layout));
+        std::push_heap(heap_.begin(), heap_.end(), by_key);
     }
-    return sorted;
+
+    // The kept layouts, best first.
+    std::vector<SearchLayout> take_sorted() {
+        std::sort_heap(heap_.begin(), heap_.end(), by_key);
+        std::vector<SearchLayout> out;
+        out.reserve(heap_.size());
+        for (auto& entry : heap_) {
+            out.push_back(std::move(entry.second));
+        }
+        heap_.clear();
+        return out;
+    }
+
+private:
+    static bool by_key(const std::pair<RankKey, SearchLayout>& a, const std::pair<RankKey, SearchLayout>& b) {
+        return a.first < b.first;
+    }
+
+    std::size_t keep_;
+    SearchSort sort_;
+    std::vector<std::pair<RankKey, SearchLayout>> heap_;
+};
+
+// Refuses a search whose candidates are past kMaxSearchCandidates, before any is evaluated.
+void check_candidate_count(std::int64_t candidates, std::int64_t world) {
+    if (candidates > kMaxSearchCandidates) {
+        throw input_error("search", "a world of " + std::to_string(world) + " ranks has " + std::to_string(candidates) +
+                                        " candidate layouts (sizes x orders x vpp), over the limit of " +
+                                        std::to_string(kMaxSearchCandidates),
+                          "narrow the search: --ep (e.g. --ep 8,16), a smaller --max-tp or --max-cp, fewer --vpp sizes or "
+                          "--orders, or a --world with fewer divisors");
+    }
 }
 
 }  // namespace
@@ -362,33 +402,47 @@ SearchResult search_layouts(const Cluster& cluster, const SearchModel& model, co
     }
     const std::int64_t world = result.world;
 
-    // 1. Enumerate the size combinations and check them (cheap), collecting the survivors.
-    const std::vector<Pending> pending = enumerate_candidates(world, model, options, result);
+    // 1. Count the size combinations (cheap, nothing kept): past the limit, refuse before any work.
+    SearchResult counted;
+    std::int64_t total = 0;
+    for_each_candidate(world, model, options, counted, [&total](const ParallelSizes&, const std::string&) { ++total; });
+    check_candidate_count(counted.candidates, world);
 
-    // 2. Memory, then the evaluation of what fits.
+    // 2. Enumerate again, each survivor's groups built, its memory checked and what fits evaluated
+    // at once: only the best options.keep layouts are kept, the rest counted.
     Evaluator ev = make_evaluator(cluster, model, world);
     ev.owner = framework_owner(options.framework, model);
     result.budget = memory_budget(cluster, ev.placement, options.memory_limits);
-    const auto total = static_cast<std::int64_t>(pending.size());
+    BestLayouts best(options.keep, options.sort);
     std::int64_t done = 0;
-    for (const auto& p : pending) {
+    const bool megatron = options.framework == "megatron";
+    for_each_candidate(world, model, options, result, [&](const ParallelSizes& sizes, const std::string& order) {
         ++done;
         if (options.progress && (done % 16 == 0 || done == total)) {
             options.progress(done, total);
         }
-        const MemoryEstimate mem = ev.memory(p.groups, p.sizes);
+        std::optional<Groups> groups;
+        try {
+            groups = candidate_groups(options.framework, world, sizes, order);
+        } catch (const Error&) {
+            ++result.rejected;
+            ++result.reasons[megatron ? "Megatron rejects the spec (its parallel sizes do not fit Megatron-Core's rules)"
+                                      : options.framework + " rejects the spec (its degrees do not fit its rules)"];
+            return;
+        }
+        const MemoryEstimate mem = ev.memory(*groups, sizes);
         if (result.budget.known() && mem.total_bytes() > result.budget.budget_bytes()) {
             ++result.pruned_memory;
             ++result.reasons["needs more memory per GPU than the budget"];
             result.smallest_pruned_bytes = result.smallest_pruned_bytes == 0
                                                ? mem.total_bytes()
                                                : std::min(result.smallest_pruned_bytes, mem.total_bytes());
-            continue;
+            return;
         }
-        result.layouts.push_back(ev.evaluate_one(p.groups, p.sizes));
+        best.offer(ev.evaluate_one(std::move(*groups), sizes));
         ++result.evaluated;
-    }
-    result.layouts = sorted_layouts(std::move(result.layouts), options.sort);
+    });
+    result.layouts = best.take_sorted();
     return result;
 }
 

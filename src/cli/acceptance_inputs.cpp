@@ -99,7 +99,7 @@ std::vector<StepSeries> read_step_logs(const std::vector<std::string>& paths, Co
     std::vector<StepSeries> runs;
     runs.reserve(paths.size());
     for (const auto& path : paths) {
-        runs.push_back(parse_step_log(read_input(path, ctx), base_name(path), options));
+        runs.push_back(parse_step_log(read_input(path, ctx, kMaxStepLogBytes), base_name(path), options));
     }
     return runs;
 }
@@ -115,7 +115,7 @@ std::vector<StepSeries> read_ab_runs(const std::vector<std::string>& paths, cons
             throw input_error("--run " + spec, "not ARM:ROUND=FILE", "e.g. --run tcp:1=runs/tcp-1.csv");
         }
         const std::string path = spec.substr(eq + 1);
-        StepSeries s = parse_step_log(read_input(path, ctx), base_name(path), options);
+        StepSeries s = parse_step_log(read_input(path, ctx, kMaxStepLogBytes), base_name(path), options);
         s.arm = spec.substr(0, colon);
         s.round = spec.substr(colon + 1, eq - colon - 1);
         runs.push_back(std::move(s));

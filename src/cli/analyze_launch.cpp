@@ -112,7 +112,7 @@ int run_launch_format(const ParsedArgs& parsed, const std::string& format, Conte
     save_layout_if_asked(parsed, report, request, ctx);
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
     if (format == "scheduler") {
-        out.write(scheduler_json(report));
+        write_scheduler_json(out.stream(), report);  // streamed: an entry per rank, every group
     } else if (format == "nccl-topo") {
         out.write(nccl_topo_xml(report, parsed.get("--host").value_or("")));
     } else if (format == "hostfile") {

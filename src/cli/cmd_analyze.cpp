@@ -10,6 +10,7 @@
 #include "planlayout/emit/diagram.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -56,7 +57,7 @@ int run_analyze(const ParsedArgs& parsed, Context& ctx) {
     }
     DiagramStyle style = default_diagram_style();
     if (const auto f = parsed.get("--style")) {
-        style = diagram_style_from_json(read_input(*f, ctx), *f == "-" ? "<stdin>" : *f);
+        style = diagram_style_from_json(read_input(*f, ctx, kMaxStyleBytes), *f == "-" ? "<stdin>" : *f);
     }
     PlanRequest request = plan_request_of(parsed, ctx);
     apply_memory_flags(parsed, request);

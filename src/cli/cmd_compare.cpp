@@ -1,5 +1,6 @@
 // CLI: `plan-layout compare A B` — two layouts side by side, kind by kind. A and B are layout
 // files or search rank numbers (the search runs on the same inputs).
+#include <algorithm>
 #include <optional>
 
 #include "commands.hpp"
@@ -35,7 +36,12 @@ int run_compare(const ParsedArgs& parsed, Context& ctx) {
         if (const auto rank = rank_number(pos[i])) {
             if (!searched) {
                 searched = search_inputs(parsed, ctx, false);
-                result = search_layouts(searched->cluster, searched->model, search_options(parsed, searched->model, ctx));
+                SearchOptions searching = search_options(parsed, searched->model, ctx);
+                searching.keep = 0;  // the ranks compared, whichever they are
+                for (const auto& p : pos) {
+                    searching.keep = std::max<std::size_t>(searching.keep, static_cast<std::size_t>(rank_number(p).value_or(0)));
+                }
+                result = search_layouts(searched->cluster, searched->model, searching);
                 files.insert(files.end(), searched->files.begin(), searched->files.end());
             }
             requests.push_back(candidate_request(*searched, *result, *rank, "compare " + pos[i]));

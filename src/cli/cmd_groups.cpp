@@ -134,13 +134,21 @@ int run_groups(const ParsedArgs& args, Context& ctx) {
         return 0;
     }
     const auto rank = parsed.get_int("--rank", 0, spec.world - 1);
-    if (!rank && format == "json") {
-        check_group_entry_limit(groups, kinds);  // before -o is opened
+    if (format == "json") {  // before -o is opened
+        if (rank) {
+            check_rank_entry_limit(groups, *rank, kinds);
+        } else {
+            check_group_entry_limit(groups, kinds);
+        }
     }
     // The listing is streamed into the output as it is computed (a 2^20-rank JSON is 140 MB).
     Output out(parsed, ctx);
     if (rank) {
-        out.write(format == "json" ? rank_json(groups, *rank, kinds) : rank_text(groups, *rank, kinds));
+        if (format == "json") {
+            write_rank_json(out.stream(), groups, *rank, kinds);
+        } else {
+            out.write(rank_text(groups, *rank, kinds));
+        }
     } else if (format == "json") {
         write_groups_json(out.stream(), groups, kinds);
     } else {

@@ -10,6 +10,7 @@
 #include "plan_inputs.hpp"
 #include "planlayout/emit/html_report.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
 #include "planlayout/plan.hpp"
 
 namespace planlayout::cli {
@@ -57,7 +58,7 @@ int run_report(const ParsedArgs& parsed, Context& ctx) {
     }
     HtmlReportOptions options;
     if (const auto f = parsed.get("--style")) {
-        options.style = diagram_style_from_json(read_input(*f, ctx), *f == "-" ? "<stdin>" : *f);
+        options.style = diagram_style_from_json(read_input(*f, ctx, kMaxStyleBytes), *f == "-" ? "<stdin>" : *f);
     }
     PlanRequest request = plan_request_of(parsed, ctx);
     apply_memory_flags(parsed, request);

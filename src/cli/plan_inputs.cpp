@@ -58,9 +58,11 @@ json template_ref(const std::string& value, Context& ctx, std::vector<std::strin
                           "use one of " + join(builtins, ", ") + ", a node template JSON, or a capture " +
                               "(hwloc XML, nvidia-smi topo -m, NCCL topology XML)");
     }
-    const std::string text = read_input(value, ctx);
+    const std::string text = read_input(value, ctx, kMaxCaptureBytes);  // a capture, or a template:
     files.push_back(value);
     if (looks_like_json(text)) {
+        require_text_size(text, name_of(value), kMaxTemplateBytes, "kMaxTemplateBytes",
+                          "a node template lists one node's devices: check that this is the right file");
         return parse_json_text(text, name_of(value));
     }
     return to_json(read_node_capture(text, name_of(value)));
@@ -109,7 +111,7 @@ std::int64_t gpus_of(const json& ref) {
 
 // --cluster FILE: a cluster spec, a layout (its cluster), a node template or a node capture.
 json cluster_from_file(const std::string& path, Context& ctx, std::vector<std::string>& files) {
-    const std::string text = read_input(path, ctx);
+    const std::string text = read_input(path, ctx, std::max(kMaxLayoutBytes, kMaxCaptureBytes));
     files.push_back(path);
     if (!looks_like_json(text)) {
         return json{{"node", to_json(read_node_capture(text, name_of(path)))}};
@@ -265,7 +267,7 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
             throw input_error("--nodelist", "both --hostfile and --nodelist name the hosts",
                               "give one of them: the hostfile's lines or the Slurm hostlist");
         }
-        for (const auto& [host, slots] : parse_hostfile(read_input(*hostfile, ctx), name_of(*hostfile))) {
+        for (const auto& [host, slots] : parse_hostfile(read_input(*hostfile, ctx, kMaxHostfileBytes), name_of(*hostfile))) {
             hosts.push_back(host);
         }
         files.push_back(*hostfile);
@@ -309,7 +311,7 @@ struct MeasuredTime {
 /// own `# arm:` tag.
 MeasuredTime mean_stable_step(const std::string& flag, const std::string& value, const std::string& seconds_form,
                               Context& ctx, std::vector<std::string>& files) {
-    const StepSeries series = parse_step_log(read_input(value, ctx), name_of(value));
+    const StepSeries series = parse_step_log(read_input(value, ctx, kMaxStepLogBytes), name_of(value));
     files.push_back(value);
     const int last = series.points.empty() ? 0 : series.points.back().step;
     if (last < 6) {

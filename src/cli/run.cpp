@@ -48,7 +48,7 @@ std::string read_input(const std::string& path, Context& ctx, std::size_t max_by
 
 PlanRequest layout_request(const std::string& path, Context& ctx) {
     PlanRequest request;
-    request.layout_text = read_input(path, ctx);
+    request.layout_text = read_input(path, ctx, kMaxLayoutBytes);
     request.layout_name = path == "-" ? "<stdin>" : path;
     request.base_dir = path == "-" ? "." : parent_dir(path);
     request.files_anywhere = ctx.files_anywhere;
@@ -174,7 +174,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
         err << "plan-layout: error: " << terminal_safe(e.what()) << "\n";
         return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
-        err << "plan-layout: error: out of memory; reduce the world size or the input\n";
+        err << kOutOfMemoryMessage;
         return static_cast<int>(ExitCode::Internal);
     } catch (const std::exception& e) {
         err << "plan-layout: internal error: " << terminal_safe(e.what())

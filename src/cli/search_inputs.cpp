@@ -45,7 +45,7 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
     json& layout = *out.inputs.request.layout_json;
     const PlanRequest& request = out.inputs.request;
     if (const auto path = args.get("--model")) {  // model, training and transport sections of another file
-        const json m = parse_json_text(read_input(*path, ctx), *path == "-" ? "<stdin>" : *path);
+        const json m = parse_json_text(read_input(*path, ctx, kMaxLayoutBytes), *path == "-" ? "<stdin>" : *path);
         if (!m.is_object() || !m.contains("model") || !m.contains("training")) {
             throw input_error(*path, "no \"model\" and \"training\" sections",
                               "point --model at a layout file such as layouts/seed-2x8-ep16.json");
@@ -149,6 +149,12 @@ SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, C
         options.orders = split_csv(*orders);
     }
     options.memory_limits = memory_limits_of(args);
+    // The layouts kept: those --top shows (0: all), and the one --save-layout writes; --explain
+    // ranks its layout among all of them.
+    const auto top = args.get_int("--top").value_or(20);
+    options.keep = top > 0 && !args.has("--explain")
+                       ? static_cast<std::size_t>(std::max<std::int64_t>(top, args.get_int("--save-layout").value_or(0)))
+                       : 0;
     const std::string base(to_string(model.transport.baseline));
     const std::string cand(to_string(model.transport.candidate));
     const std::string sort = args.get_or("--sort", cand);
@@ -178,11 +184,11 @@ SearchOptions search_options(const ParsedArgs& args, const SearchModel& model, C
 
 PlanRequest candidate_request(const SearchInputs& in, const SearchResult& result, std::int64_t rank,
                               const std::string& where) {
-    if (rank < 1 || rank > static_cast<std::int64_t>(result.layouts.size())) {
-        throw input_error(where, "search ranked " + std::to_string(result.layouts.size()) + " layouts; there is no #" +
+    if (rank < 1 || rank > result.evaluated || rank > static_cast<std::int64_t>(result.layouts.size())) {
+        throw input_error(where, "search ranked " + std::to_string(result.evaluated) + " layouts; there is no #" +
                                      std::to_string(rank),
-                          result.layouts.empty() ? "relax the search (--gpu-memory, --max-tp, --ep)"
-                                                 : "give a rank from 1 to " + std::to_string(result.layouts.size()));
+                          result.evaluated == 0 ? "relax the search (--gpu-memory, --max-tp, --ep)"
+                                                : "give a rank from 1 to " + std::to_string(result.evaluated));
     }
     const SearchLayout& l = result.layouts[static_cast<std::size_t>(rank - 1)];
     PlanRequest request = in.inputs.request;

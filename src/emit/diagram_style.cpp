@@ -81,6 +81,8 @@ DeviceStyle DiagramStyle::device(const std::string& name) const {
 }
 
 DiagramStyle diagram_style_from_json(const std::string& text, const std::string& where) {
+    require_text_size(text, where, kMaxStyleBytes, "kMaxStyleBytes",
+                      "a style file holds a few dozen keys: check that this is the right file");
     const nlohmann::json j = parse_json_text(text, where);
     const JsonReader r(j, where, "");
     r.check_keys({"font", "fontsize", "background", "ink", "muted", "highlight", "classes", "links", "devices", "groups",

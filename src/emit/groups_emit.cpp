@@ -346,7 +346,31 @@ std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector
     return out.str();
 }
 
-std::string rank_json(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+std::int64_t rank_entry_count(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    std::int64_t entries = 0;
+    for (const auto& k : groups.kinds) {
+        if (wanted(kinds, k.name) && k.find(rank)) {
+            entries += k.group_size();  // ≤ world ≤ 2^31 per kind: no overflow
+        }
+    }
+    return entries;
+}
+
+void check_rank_entry_limit(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    if (const std::int64_t entries = rank_entry_count(groups, rank, kinds); entries > kMaxGroupEntries) {
+        throw input_error("groups --rank " + std::to_string(rank) + " --format json",
+                          "the rank's groups would list " + std::to_string(entries) +
+                              " rank entries, over the limit of " + std::to_string(kMaxGroupEntries) +
+                              " (2^27, about 1 GiB of JSON)",
+                          "list fewer kinds with --kinds (e.g. --kinds tp,pp,ep), or drop --format json: the text "
+                          "shows each group's first members");
+    }
+}
+
+// The layout of nlohmann's dump(2), written member by member: the rank's groups are never held
+// (a dp group of a 2^24-rank world is 2^21 ranks, and a DOM of it took 3.1 GB).
+void write_rank_json(std::ostream& os, const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    check_rank_entry_limit(groups, rank, kinds);
     const auto& s = groups.spec;
     const std::int64_t rel = rank - s.rank_offset;
     nlohmann::ordered_json j;
@@ -361,20 +385,43 @@ std::string rank_json(const Groups& groups, std::int64_t rank, const std::vector
         expert[a.name] = (rel / a.stride) % a.size;
     }
     j["coordinates"] = {{"dense", dense}, {"expert", expert}};
-    nlohmann::ordered_json g = nlohmann::ordered_json::object();
+    std::string head = j.dump(2);  // "{\n  ...\n  }\n}": reopened for "groups"
+    head.resize(head.size() - 2);
+    ChunkWriter out(os);
+    out.put(head);
+    out.put(",\n  \"groups\": ");
+    bool first = true;
     for (const auto& k : groups.kinds) {
         if (!wanted(kinds, k.name)) {
             continue;
         }
+        out.put(first ? "{\n    " : ",\n    ");
+        first = false;
+        out.put(nlohmann::json(k.name).dump());
         const auto found = k.find(rank);
         if (!found) {
-            g[k.name] = nullptr;
+            out.put(": null");
             continue;
         }
-        g[k.name] = {{"group", found->first}, {"position", found->second}, {"ranks", k.group(found->first)}};
+        out.put(": {\n      \"group\": ");
+        out.put_int(found->first);
+        out.put(",\n      \"position\": ");
+        out.put_int(found->second);
+        out.put(",\n      \"ranks\": [");
+        const std::int64_t size = k.group_size();
+        for (std::int64_t i = 0; i < size; ++i) {
+            out.put(i ? ",\n        " : "\n        ");
+            out.put_int(k.member(found->first, i));
+        }
+        out.put(size > 0 ? "\n      ]\n    }" : "]\n    }");
     }
-    j["groups"] = g;
-    return j.dump(2) + "\n";
+    out.put(first ? "{}\n}\n" : "\n  }\n}\n");
+}
+
+std::string rank_json(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds) {
+    std::ostringstream out;
+    write_rank_json(out, groups, rank, kinds);
+    return out.str();
 }
 
 }  // namespace planlayout

@@ -40,13 +40,17 @@ SignalCleanup& cleanup_state() {
     return state;
 }
 
-extern "C" void remove_temporaries_and_reraise(int sig) {
+void unlink_registered_temporaries() noexcept {
     SignalCleanup& s = cleanup_state();
     for (auto& slot : s.slots) {
         if (slot.used != 0) {
             ::unlink(slot.path);
         }
     }
+}
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+    unlink_registered_temporaries();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -113,3 +117,11 @@ SignalsBlocked::~SignalsBlocked() {
 }
 
 }  // namespace planlayout::output_signals
+
+namespace planlayout {
+
+void remove_output_temporaries() noexcept {
+    output_signals::unlink_registered_temporaries();
+}
+
+}  // namespace planlayout

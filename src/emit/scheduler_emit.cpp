@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -141,9 +142,18 @@ std::vector<LaunchNode> launch_nodes(const Report& r) {
     return nodes;
 }
 
-std::string scheduler_json(const Report& r) {
+// Written to `os` in 64 KiB pieces as it is produced: the entry per rank and every group's ranks
+// (2,097,152 ranks made a 1.5 GB string before).
+void write_scheduler_json(std::ostream& os, const Report& r) {
+    constexpr std::size_t kPiece = std::size_t{1} << 16U;
     std::string out;
-    out.reserve(static_cast<std::size_t>(r.placement.world()) * 160 + 4096);
+    out.reserve(kPiece + 4096);
+    const auto pass_on = [&os, &out](std::size_t at_least) {
+        if (out.size() >= at_least) {
+            os.write(out.data(), static_cast<std::streamsize>(out.size()));
+            out.clear();
+        }
+    };
     out += "{\n  \"schema_version\": 1,\n  \"format\": \"plan-layout scheduler\",\n  \"layout\": " +
            json_string(r.layout_name) + ",\n  \"world\": " + std::to_string(r.placement.world()) +
            ",\n  \"placement\": " + placement_json(r) + ",\n  \"spec\": " + to_json(r.groups.spec).dump() + ",\n  \"ranks\": [";
@@ -158,6 +168,7 @@ std::string scheduler_json(const Report& r) {
                ", \"local_rank\": " + std::to_string(local[static_cast<std::size_t>(node)]++) +
                ", \"gpu\": " + std::to_string(r.placement.gpu[i]) + ", \"nic\": " + (hca.empty() ? "null" : json_string(hca)) +
                ", \"numa\": " + std::to_string(numa_of(r, rank)) + ", \"cpus\": " + json_string(cpus_of(r, rank)) + "}";
+        pass_on(kPiece);
     }
     out += "\n  ],\n  \"nodes\": [";
     bool first = true;
@@ -171,6 +182,7 @@ std::string scheduler_json(const Report& r) {
         out += "{\"host\": " + json_string(n.host) + ", \"slots\": " + std::to_string(n.ranks.size()) +
                ", \"first_rank\": " + std::to_string(n.ranks.front()) + ", \"CUDA_VISIBLE_DEVICES\": " +
                json_string(n.cuda_visible_devices) + ", \"env\": " + env.dump() + "}";
+        pass_on(kPiece);
     }
     out += "\n  ],\n  \"groups\": {";
     first = true;
@@ -183,6 +195,7 @@ std::string scheduler_json(const Report& r) {
             for (std::int64_t m = 0; m < k.group_size(); ++m) {
                 out += (m ? ", " : "") + std::to_string(k.member(g, m));
             }
+            pass_on(kPiece);
             out += "]";
         }
         out += "]";
@@ -192,7 +205,13 @@ std::string scheduler_json(const Report& r) {
         out += ",\n  \"score\": " + to_json(*r.score).dump();
     }
     out += "\n}\n";
-    return out;
+    pass_on(0);
+}
+
+std::string scheduler_json(const Report& r) {
+    std::ostringstream out;
+    write_scheduler_json(out, r);
+    return out.str();
 }
 
 std::string hostfile_text(const Report& r, const std::string& style) {

@@ -127,8 +127,8 @@ std::string search_text(const SearchResult& r, const Cluster& cluster, const Sea
                       reach_text(l.kinds[3]).c_str(), reach_text(l.kinds[4]).c_str());
         out << line;
     }
-    if (shown(r, h) < r.layouts.size()) {
-        out << "  ... " << r.layouts.size() - shown(r, h) << " more (--top 0 shows all)\n";
+    if (static_cast<std::int64_t>(shown(r, h)) < r.evaluated) {  // kept or not (SearchOptions::keep)
+        out << "  ... " << r.evaluated - static_cast<std::int64_t>(shown(r, h)) << " more (--top 0 shows all)\n";
     }
     if (!cluster.nvlink.empty() && !r.layouts.empty()) {
         out << "\n" << domain_note(r.layouts.front(), cluster);

@@ -68,7 +68,7 @@ public:
             } else {
                 const std::string path = resolve_named_file(scope_, name, where);
                 files_.push_back(path);
-                const std::string text = read_text_file(path);
+                const std::string text = read_text_file(path, kMaxTemplateBytes);
                 t = node_template_from_json(parse_json_text(text, path), path);
                 t.source = name;
             }
@@ -457,7 +457,7 @@ json inline_template_ref(const json& ref, const std::string& file, const std::st
     if (ref.is_string() && names_a_file(ref.get<std::string>())) {
         const std::string path = resolve_named_file(scope, ref.get<std::string>(), where);
         files.push_back(path);
-        return parse_json_text(read_text_file(path), path);
+        return parse_json_text(read_text_file(path, kMaxTemplateBytes), path);
     }
     if (ref.is_object() && ref.contains("import")) {
         return to_json(imported_template(JsonReader(ref, file, pointer), scope, files));
@@ -472,7 +472,7 @@ nlohmann::json self_contained_cluster_json(const nlohmann::json& j, const std::s
     if (j.is_string()) {  // a layout's "cluster": "path": that file's cluster, its names against its folder
         const std::string path = resolve_named_file(scope, j.get<std::string>(), file + " (" + pointer + ")");
         files.push_back(path);
-        const json c = parse_json_text(read_text_file(path), path);
+        const json c = parse_json_text(read_text_file(path, kMaxLayoutBytes), path);
         const bool wrapped = c.is_object() && c.contains("cluster");
         return self_contained_cluster_json(wrapped ? c.at("cluster") : c, path, wrapped ? "/cluster" : "",
                                            scope.for_file(path), files);
@@ -549,7 +549,7 @@ Cluster load_cluster_file(const std::string& path, bool anywhere) {
 }
 
 Cluster load_cluster_file(const std::string& path, const FileScope& scope) {
-    const std::string text = read_text_file(path);
+    const std::string text = read_text_file(path, kMaxLayoutBytes);
     const json j = parse_json_text(text, path);
     const bool wrapped = j.is_object() && j.contains("cluster");
     Cluster c = cluster_from_json(wrapped ? j.at("cluster") : j, path, wrapped ? "/cluster" : "", scope);

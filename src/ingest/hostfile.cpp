@@ -6,12 +6,15 @@
 #include <sstream>
 
 #include "planlayout/error.hpp"
+#include "planlayout/ingest/read_file.hpp"
 #include "planlayout/names.hpp"
 #include "planlayout/limits.hpp"
 
 namespace planlayout {
 
 std::vector<std::pair<std::string, int>> parse_hostfile(const std::string& text, const std::string& where) {
+    require_text_size(text, where, kMaxHostfileBytes, "kMaxHostfileBytes",
+                      "a hostfile has one short line per host: check that this is the right file");
     std::vector<std::pair<std::string, int>> out;
     std::istringstream in(text);
     std::string line;

@@ -318,6 +318,8 @@ const char* to_string(StepValueKind kind) {
 }
 
 StepSeries parse_step_log(const std::string& text, const std::string& source, const StepLogOptions& options) {
+    require_text_size(text, source, kMaxStepLogBytes, "kMaxStepLogBytes",
+                      "cut the log to the steps compared (e.g. tail -n 20000 LOG > part.log)");
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{') {
         StepSeries s = parse_json(text, source);

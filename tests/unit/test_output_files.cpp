@@ -1,6 +1,6 @@
 // Output files: every golden case re-run with `-o FILE` twice writes byte-identical files (and,
 // when nothing else goes to standard output, exactly the golden standard output); the group
-// listing refuses to materialize more than kMaxGroupEntries entries.
+// listing (and one rank's) refuses to materialize more than kMaxGroupEntries entries.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "planlayout/cli/run.hpp"
 #include "planlayout/emit/groups_emit.hpp"
@@ -138,3 +140,26 @@ TEST_CASE("a JSON group listing over kMaxGroupEntries is refused before anything
     CHECK(planlayout::group_entry_count(small, {"tp", "dp"}) == 2048);
     CHECK(planlayout::groups_json(small, {"tp"}).rfind("{\"schema_version\":", 0) == 0);
 }
+
+TEST_CASE("groups --rank R --format json counts the rank's groups against kMaxGroupEntries") {
+    // 2^28 ranks, tp 8: the rank's dp-like groups hold 2^25 ranks each and the tp_dp-like ones
+    // 2^28; the DOM this listing used to build grew past the machine's memory.
+    planlayout::ParallelSpec spec;
+    spec.world = std::int64_t{1} << 28;
+    spec.tp = 8;
+    const auto groups = planlayout::build_groups(planlayout::resolve_spec(spec));
+    CHECK(planlayout::rank_entry_count(groups, 5, {}) > planlayout::kMaxGroupEntries);
+    CHECK(planlayout::rank_entry_count(groups, 5, {"tp", "pp"}) == 9);
+    try {
+        (void)planlayout::rank_json(groups, 5, {});
+        FAIL("expected the limit to refuse the rank's listing");
+    } catch (const planlayout::Error& e) {
+        CHECK(e.code() == planlayout::ExitCode::BadInput);
+        CHECK(std::string(e.what()).find("--kinds") != std::string::npos);
+    }
+    // Streamed, the listing is the layout of nlohmann's dump(2) (tests/golden/groups-rank-json).
+    const std::string text = planlayout::rank_json(groups, 5, {"tp", "pp"});
+    CHECK(text == nlohmann::ordered_json::parse(text).dump(2) + "\n");
+    CHECK(text.find("\"ranks\": [\n        0,\n        1,") != std::string::npos);
+}
+

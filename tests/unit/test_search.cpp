@@ -14,6 +14,7 @@
 #include "planlayout/ingest/calibration_file.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/limits.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 using nlohmann::json;
@@ -363,4 +364,56 @@ TEST_CASE("a layout search did not rank is evaluated as the searched framework b
     // Sizes the framework cannot build are refused by name.
     CHECK_THROWS_WITH_AS(evaluate_layout(cluster, m, {1, 1, 1, 16, 16, 2, 1, 1}, "tp-cp-ep-dp-pp", "torchtitan"),
                          doctest::Contains("torchtitan"), Error);
+}
+
+TEST_CASE("search keeps only the best SearchOptions::keep layouts, the same as the first of a full ranking") {
+    // A bounded heap replaces the list of every candidate and its groups (10 KB each: a
+    // 180,180-node search reached 23.9 GB for --top 1).
+    const Cluster cluster = seed_cluster();
+    for (const SearchSort sort : {SearchSort::Candidate, SearchSort::Benefit}) {
+        SearchOptions all;
+        all.sort = sort;
+        const SearchResult full = search_layouts(cluster, seed_model(), all);
+        REQUIRE(full.layouts.size() > 3);
+        CHECK(static_cast<std::int64_t>(full.layouts.size()) == full.evaluated);
+        for (const std::size_t keep : {std::size_t{1}, std::size_t{3}}) {
+            SearchOptions some = all;
+            some.keep = keep;
+            const SearchResult r = search_layouts(cluster, seed_model(), some);
+            REQUIRE(r.layouts.size() == keep);
+            CHECK(r.evaluated == full.evaluated);  // the rest counted
+            CHECK(r.candidates == full.candidates);
+            CHECK(r.reasons == full.reasons);
+            for (std::size_t i = 0; i < keep; ++i) {
+                CHECK(r.layouts[i].name() == full.layouts[i].name());
+            }
+        }
+    }
+}
+
+TEST_CASE("search refuses more candidates than kMaxSearchCandidates before evaluating any, naming the flags that narrow it") {
+    const std::string path = (fs::path(PLANLAYOUT_SOURCE_DIR) / "tests/data/search-many-divisors/cluster.json").string();
+    const Cluster cluster = load_cluster_file(path);
+    SearchModel m = seed_model();
+    const std::string model = (fs::path(PLANLAYOUT_SOURCE_DIR) / "tests/data/search-many-divisors/model.json").string();
+    const json j = parse_json_text(read_text_file(model), model);
+    m.model = model_spec_from_json(j.at("model"), model);
+    m.training = training_spec_from_json(j.at("training"), model);
+    try {
+        (void)search_layouts(cluster, m, SearchOptions{});
+        FAIL("expected the candidate limit to refuse the search");
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        CHECK(e.code() == ExitCode::BadInput);
+        for (const char* flag : {"--ep", "--max-tp", "--max-cp", "--vpp", "--orders", "--world"}) {
+            CHECK_MESSAGE(what.find(flag) != std::string::npos, flag);
+        }
+    }
+    SearchOptions narrow;
+    narrow.ep = {8};
+    narrow.max_cp = 1;
+    narrow.keep = 1;
+    const SearchResult r = search_layouts(cluster, m, narrow);
+    CHECK(r.candidates <= kMaxSearchCandidates);
+    CHECK(r.layouts.size() <= 1);
 }

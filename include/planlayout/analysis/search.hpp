@@ -37,6 +37,10 @@ struct SearchOptions {
     /// tp; no cp; its fixed order).
     std::string framework = "megatron";
     std::function<void(std::int64_t, std::int64_t)> progress;  // (done, total) now and then
+    /// The best layouts kept in SearchResult::layouts (0: every evaluated one): a bounded heap
+    /// while the candidates are evaluated, the rest only counted (SearchResult::evaluated), so
+    /// memory does not grow with the candidates. `search --top N` keeps N.
+    std::size_t keep = 0;
 };
 
 /// The model side of a search: the layout's model/training/transport sections.
@@ -78,7 +82,7 @@ struct SearchResult {
     std::map<std::string, std::int64_t> reasons;  // reason → count, rejections and memory
     double smallest_pruned_bytes = 0;             // least memory any pruned layout needed
     MemoryBudget budget;                          // what memory prunes with (nothing when unknown)
-    std::vector<SearchLayout> layouts;            // evaluated, in rank order
+    std::vector<SearchLayout> layouts;            // the best SearchOptions::keep evaluated, in rank order
 };
 
 /// Why search's #1 beats a layout the user names (`search --explain`): the named layout's rank and
@@ -118,7 +122,9 @@ struct NamedLayout {
                                                std::int64_t rank, const std::string& why);
 
 /// Enumerates, validates (resolve_spec and the model's constraints), prunes by memory (the budget
-/// analyze uses, over the nodes a node-major placement of the world fills), evaluates and sorts. Throws Error when the cluster has no GPUs or the world exceeds them.
+/// analyze uses, over the nodes a node-major placement of the world fills), evaluates and keeps
+/// the best options.keep in rank order. Throws Error when the cluster has no GPUs, the world
+/// exceeds them, or the candidates are over kMaxSearchCandidates (counted before any is evaluated).
 [[nodiscard]] SearchResult search_layouts(const Cluster& cluster, const SearchModel& model,
                                           const SearchOptions& options);
 

@@ -48,4 +48,14 @@ void write_groups_text(std::ostream& out, const Groups& groups, const std::vecto
 [[nodiscard]] std::string rank_text(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);
 [[nodiscard]] std::string rank_json(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);
 
+/// Rank entries rank_json would list: the sizes of the rank's groups in these kinds (empty: all).
+[[nodiscard]] std::int64_t rank_entry_count(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);
+
+/// Throws Error (BadInput) when rank_json would list more than kMaxGroupEntries rank entries.
+void check_rank_entry_limit(const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);
+
+/// rank_json written to `os` in 64 KiB pieces as the members are computed (memory stays flat).
+/// Throws Error (BadInput) before writing anything when over kMaxGroupEntries entries.
+void write_rank_json(std::ostream& os, const Groups& groups, std::int64_t rank, const std::vector<std::string>& kinds);
+
 }  // namespace planlayout

@@ -110,6 +110,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+/// Removes every temporary file an OutputFile holds now, as the SIGINT/SIGTERM/SIGHUP handler
+/// does: async-signal-safe, for a terminate handler (the destructors do not run there).
+void remove_output_temporaries() noexcept;
+
 /// Writes content to path by the policy above, in one call.
 void write_file_atomically(const std::string& path, std::string_view content);
 

@@ -2,6 +2,7 @@
 // NIC, NUMA node and CPUs; per node CUDA_VISIBLE_DEVICES and the NCCL environment; the groups.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct LaunchNode {
 /// {"schema_version":1,"format":"plan-layout scheduler","ranks":[...],"nodes":[...],
 ///  "groups":{kind:[[...]]},"score":{...}}. Ranks and groups are streamed (large worlds).
 [[nodiscard]] std::string scheduler_json(const Report& report);
+/// The same, written to `os` in 64 KiB pieces as it is produced (memory does not grow with the
+/// ranks and groups listed).
+void write_scheduler_json(std::ostream& os, const Report& report);
 
 /// A hostfile, one line per node in rank order: "host slots=N" (style "openmpi" and
 /// "deepspeed", the default) or "host:N" (style "mpich", Hydra's -f file).
