@@ -1,6 +1,7 @@
 // Names that leave the program: validation where they enter, quoting where they leave.
 #include "planlayout/names.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <utility>
@@ -158,6 +159,55 @@ std::string label_key_problem(std::string_view key) {
         }
     }
     return {};
+}
+
+std::string kubernetes_object_name(std::string_view name) {
+    std::string out;
+    std::string label;
+    const auto close_label = [&] {
+        while (!label.empty() && label.back() == '-') {
+            label.pop_back();
+        }
+        if (!label.empty()) {
+            out += (out.empty() ? "" : ".") + label;
+        }
+        label.clear();
+    };
+    for (const char c : name) {
+        if (c == '.') {
+            close_label();
+            continue;
+        }
+        const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        const bool ok = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9');
+        if (ok || !label.empty()) {  // a label starts with a letter or digit
+            label += ok ? lower : '-';
+        }
+    }
+    close_label();
+    if (out.size() > 253) {
+        out.resize(253);
+        while (!out.empty() && !is_alnum(out.back())) {
+            out.pop_back();
+        }
+    }
+    return out.empty() ? "x" : out;
+}
+
+std::string kubernetes_label_value(std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+        out += is_alnum(c) || c == '-' || c == '_' || c == '.' ? c : '-';
+    }
+    if (out.size() > 63) {
+        out.resize(63);
+    }
+    const auto first = std::find_if(out.begin(), out.end(), is_alnum);
+    out.erase(out.begin(), first);
+    while (!out.empty() && !is_alnum(out.back())) {
+        out.pop_back();
+    }
+    return out.empty() ? "x" : out;
 }
 
 void require_bus_id(std::string_view id, const std::string& where, const std::string& what) {

@@ -68,7 +68,7 @@ ScoreSetup score_setup_of(const JsonReader& top, const std::string& file, const 
 }
 
 Placement placement_of(const JsonReader& top, const PlanRequest& request, const Cluster& cluster, std::int64_t world,
-                       std::vector<std::string>& files) {
+                       std::vector<std::string>& files, std::vector<std::string>& warnings) {
     if (!top.has("placement")) {
         return node_major_placement(cluster, world);
     }
@@ -78,8 +78,13 @@ Placement placement_of(const JsonReader& top, const PlanRequest& request, const 
         const std::string path = resolve_named_file(scope_of(request), *name, top.where("placement/hostfile"));
         files.push_back(path);
         NamedHostfile h{*name, path, {}};
-        for (const auto& [host, slots] : parse_hostfile(read_text_file(path, kMaxHostfileBytes), path)) {
+        const auto entries = parse_hostfile(read_text_file(path, kMaxHostfileBytes), path);
+        for (const auto& [host, slots] : entries) {
             h.hosts.push_back(host);
+        }
+        const std::int64_t ranks = cluster.templates.empty() ? 0 : static_cast<std::int64_t>(cluster.templates.front().gpus.size());
+        if (const std::string note = hostfile_slots_note(entries, ranks, *name); !note.empty()) {
+            warnings.push_back(note);
         }
         hostfile = std::move(h);
     }
@@ -369,9 +374,11 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout) {
     Groups groups = build_framework_groups(spec, source);
     const ResolvedSpec resolved = groups.spec;
     report.files = report.cluster.files;
-    report.placement = placement_of(top, request, report.cluster, resolved.world, report.files);
+    std::vector<std::string> placement_warnings;  // a hostfile's slots beside the ranks per node
+    report.placement = placement_of(top, request, report.cluster, resolved.world, report.files, placement_warnings);
     report.warnings = request.input_warnings;
     report.warnings.insert(report.warnings.end(), report.cluster.warnings.begin(), report.cluster.warnings.end());
+    report.warnings.insert(report.warnings.end(), placement_warnings.begin(), placement_warnings.end());
     if (resolved.world < gpus) {
         report.warnings.push_back("the job uses " + std::to_string(resolved.world) + " of the cluster's " +
                                   std::to_string(gpus) + " GPUs" +

@@ -30,6 +30,18 @@ namespace planlayout {
 /// ("fabric.topograph.run/tier-0"). Otherwise what is wrong. Label keys reach Kueue YAML.
 [[nodiscard]] std::string label_key_problem(std::string_view key);
 
+/// A name Kubernetes accepts for an object (metadata.name of a Volcano HyperNode, a Node) made from
+/// a switch, block or host name: an RFC 1123 DNS subdomain (lower-case letters, digits, '-' and
+/// '.', each dot-separated label starting and ending with a letter or digit, at most 253). Upper
+/// case is lowered (as the kubelet lowers a host name), any other byte becomes '-', labels are
+/// trimmed of '-' and empty ones dropped; "x" if nothing is left. A valid name is returned as is.
+[[nodiscard]] std::string kubernetes_object_name(std::string_view name);
+
+/// A Kubernetes label value made from a name: at most 63 letters, digits, '-', '_' and '.',
+/// starting and ending with a letter or digit. Any other byte becomes '-', the ends are trimmed
+/// to a letter or digit, cut to 63; "x" if nothing is left. A valid value is returned as is.
+[[nodiscard]] std::string kubernetes_label_value(std::string_view name);
+
 /// Throws Error (BadInput) at `where` unless `name` is a valid host name.
 void require_host_name(std::string_view name, const std::string& where);
 

@@ -267,8 +267,13 @@ void settle_cluster(json& layout, Sources& sources, std::vector<std::string>& no
             throw input_error("--nodelist", "both --hostfile and --nodelist name the hosts",
                               "give one of them: the hostfile's lines or the Slurm hostlist");
         }
-        for (const auto& [host, slots] : parse_hostfile(read_input(*hostfile, ctx, kMaxHostfileBytes), name_of(*hostfile))) {
+        const auto entries = parse_hostfile(read_input(*hostfile, ctx, kMaxHostfileBytes), name_of(*hostfile));
+        for (const auto& [host, slots] : entries) {
             hosts.push_back(host);
+        }
+        const std::int64_t ranks = per_node > 0 ? per_node : cluster.contains("node") ? gpus_of(cluster.at("node")) : 0;
+        if (const std::string note = hostfile_slots_note(entries, ranks, name_of(*hostfile)); !note.empty()) {
+            notes.push_back(note);
         }
         files.push_back(*hostfile);
         hosts_source = name_of(*hostfile);
@@ -365,10 +370,7 @@ MeasuredTime read_measured(const std::string& flag, const std::string& given, bo
         number = false;
     }
     if (number) {
-        if (!(seconds >= 1e-6 && seconds <= 1e6)) {
-            throw input_error(flag, "a step time of " + terminal_safe(value) + " s is out of range",
-                              "give the measured seconds per step, from 1e-6 to 1e6 (" + example + ")");
-        }
+        require_step_seconds(seconds, flag);  // the range every step-log reader checks
     } else {
         std::error_code ec;
         if (value != "-" && !std::filesystem::exists(value, ec)) {

@@ -23,6 +23,7 @@
 #include <map>
 #include <sstream>
 
+#include "kube_names.hpp"
 #include "planlayout/analysis/sched_levels.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
@@ -381,9 +382,18 @@ std::string kueue_yaml(const Report& r) {
           << "# kubectl label node HOST " << kTier0Label << "=LEAF " << kTier1Label << "=POD):\n";
     }
     const FabricDomains d = fabric_domains(r.cluster);
+    // Label values (at most 63 of letters, digits, '-', '_', '.'): a name Kubernetes rejects is
+    // written as a valid value, and the comment names the original.
+    std::vector<std::string> originals = names_of(t.leaves);
+    for (const auto& names : {names_of(t.pods), names_of(t.domains)}) {
+        originals.insert(originals.end(), names.begin(), names.end());
+    }
+    const emit_detail::KubeNames value = emit_detail::kube_names(originals, kubernetes_label_value, 63);
+    o << emit_detail::renamed_comment(value, "label values (63 of letters, digits, '-', '_', '.') written for the fabric's "
+                                             "names Kubernetes rejects");
     for (std::size_t l = 0; l < t.leaves.size(); ++l) {
-        o << "#   " << printable(tier0) << "=" << printable(t.leaves[l].first) << ", " << printable(tier1) << "="
-          << printable(t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first)
+        o << "#   " << printable(tier0) << "=" << printable(value(t.leaves[l].first)) << ", " << printable(tier1) << "="
+          << printable(value(t.pods[static_cast<std::size_t>(d.pod_of_leaf_group[l])].first))
           << ": " << printable(slurm_hostlist(t.leaves[l].second)) << "\n";
     }
     if (!t.railless.empty()) {
@@ -393,7 +403,7 @@ std::string kueue_yaml(const Report& r) {
         o << "# The NVLink domain level reads " << printable(clique) << " (GPU Feature Discovery of the GPU\n"
           << "# operator writes it on every GB200/GB300 node as <ClusterUUID>.<CliqueId>); this plan's domains:\n";
         for (const auto& [name, hosts] : t.domains) {
-            o << "#   " << printable(name) << ": " << printable(slurm_hostlist(hosts)) << "\n";
+            o << "#   " << printable(value(name)) << ": " << printable(slurm_hostlist(hosts)) << "\n";
         }
     }
     o << "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata:\n  name: " << q(kKueueTopologyName)
@@ -421,11 +431,22 @@ std::string volcano_yaml(const Report& r) {
     const SwitchTree t = tree_of(r.cluster);
     std::ostringstream o;
     o << comment_block(r, s, "Volcano HyperNodes and networkTopology");
+    // HyperNode names are Kubernetes object names (RFC 1123 subdomains); a Node's name is its host
+    // name in lower case, as the kubelet registers it.
+    std::vector<std::string> originals = names_of(t.domains);
+    for (const auto& names : {names_of(t.leaves), t.railless.empty() ? std::vector<std::string>{} : std::vector<std::string>{"tcp"},
+                              names_of(t.pods), t.pods.size() > 1 ? std::vector<std::string>{r.cluster.core()} : std::vector<std::string>{}}) {
+        originals.insert(originals.end(), names.begin(), names.end());
+    }
+    const emit_detail::KubeNames hn = emit_detail::kube_names(originals, kubernetes_object_name, 253);
+    o << emit_detail::renamed_comment(hn, "HyperNode names (Kubernetes object names, RFC 1123: lower case, digits, '-', '.') "
+                             "written for the fabric's names Kubernetes rejects");
     auto hypernode = [&](const std::string& name, int tier, const char* type, const std::vector<std::string>& members) {
-        o << "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata:\n  name: " << q(name)
+        o << "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata:\n  name: " << q(hn(name))
           << "\nspec:\n  tier: " << tier << "\n  members:\n";
         for (const auto& m : members) {
-            o << "    - type: " << type << "\n      selector:\n        exactMatch:\n          name: " << q(m) << "\n";
+            const std::string member = std::string(type) == "Node" ? kubernetes_object_name(m) : hn(m);
+            o << "    - type: " << type << "\n      selector:\n        exactMatch:\n          name: " << q(member) << "\n";
         }
     };
     // With NVLink domains nested in the leaf groups, each domain is a tier-1 HyperNode of its nodes

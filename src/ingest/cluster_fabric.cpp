@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ingest_util.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/detect_format.hpp"
 #include "planlayout/json_reader.hpp"
@@ -70,6 +71,36 @@ ImportedFabric map_blocks(const FabricTopology& f, const std::string& where) {
     return out;
 }
 
+// A switch below itself (its own parent, or a ring of switches each listing the next): no root
+// reaches it, and the tree reader would say "no switch lists nodes". Names the chain instead.
+void require_no_cycle(const FabricTopology& f, const std::vector<int>& parent, const std::string& where) {
+    std::vector<int> state(parent.size(), 0);  // 0 unvisited, 1 on the current walk, 2 leads to a root
+    for (std::size_t start = 0; start < parent.size(); ++start) {
+        std::vector<std::size_t> walk;
+        int at = static_cast<int>(start);
+        while (at >= 0 && state[static_cast<std::size_t>(at)] == 0) {
+            state[static_cast<std::size_t>(at)] = 1;
+            walk.push_back(static_cast<std::size_t>(at));
+            at = parent[static_cast<std::size_t>(at)];
+        }
+        if (at >= 0 && state[static_cast<std::size_t>(at)] == 1) {  // back on this walk: a cycle from `at`
+            const auto from = std::find(walk.begin(), walk.end(), static_cast<std::size_t>(at));
+            std::string chain = f.switches[static_cast<std::size_t>(at)].name;
+            for (auto it = walk.end(); it != from;) {  // listing order: each switch lists the next
+                --it;
+                chain += " > " + f.switches[*it].name;
+            }
+            throw input_error(where,
+                              walk.end() - from == 1 ? "switch " + f.switches[*from].name + " lists itself among its switches"
+                                                     : "the switches form a cycle: " + chain + " (each lists the next below it)",
+                              "a tree has no cycles: drop the switch that closes the cycle from the list of the one above it");
+        }
+        for (const std::size_t s : walk) {
+            state[s] = 2;
+        }
+    }
+}
+
 ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < f.switches.size(); ++i) {
@@ -84,6 +115,7 @@ ImportedFabric map_tree(const FabricTopology& f, const std::string& where) {
             }
         }
     }
+    require_no_cycle(f, parent, where);
     // Depth first from the roots (file order), children in their listed order: the fabric order.
     std::vector<std::size_t> leaves;
     std::vector<bool> seen(f.switches.size(), false);
@@ -217,6 +249,7 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
         throw input_error(r.where("plugin"), "plugin must be \"tree\", \"block\" or \"flat\", got \"" + f.plugin + "\"",
                           "write the output of plan-layout import slurm|slurm-yaml|k8s-nodes unchanged");
     }
+    std::set<std::string> switch_names;
     if (const json* sw = r.get_array("switches")) {
         for (std::size_t i = 0; i < sw->size(); ++i) {
             const JsonReader s = r.element("switches", i);
@@ -237,6 +270,12 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             for (const auto& c : out.children) {
                 require_device_name(c, s.where("switches"), "switch");
             }
+            ingest_detail::require_distinct_switches(out.children, out.name, s.where("switches"));
+            if (!switch_names.insert(out.name).second) {
+                throw input_error(s.where("name"), "switch '" + out.name + "' is defined twice",
+                                  "merge the two entries, or rename one switch (its name becomes a topology.conf "
+                                  "SwitchName and a Volcano HyperNode)");
+            }
             for (const auto& n : out.nodes) {
                 require_host_name(n, s.where("nodes"));
             }
@@ -244,6 +283,7 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             f.switches.push_back(std::move(out));
         }
     }
+    std::set<std::string> block_names;
     if (const json* bl = r.get_array("blocks")) {
         for (std::size_t i = 0; i < bl->size(); ++i) {
             const JsonReader b = r.element("blocks", i);
@@ -253,6 +293,10 @@ FabricTopology fabric_from_json(const nlohmann::json& j, const std::string& wher
             out.label = b.get_string("label").value_or("");
             out.nodes = b.get_strings("nodes").value_or(std::vector<std::string>{});
             require_device_name(out.name, b.where("name"), "block");
+            if (!block_names.insert(out.name).second) {
+                throw input_error(b.where("name"), "block '" + out.name + "' is defined twice",
+                                  "merge the two entries, or rename one block (its name becomes a topology.conf BlockName)");
+            }
             for (const auto& n : out.nodes) {
                 require_host_name(n, b.where("nodes"));
             }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -326,6 +327,20 @@ std::string cpu_id_text(std::string_view value, const std::string& where, const 
                           "give it as the machine names it (lscpu: Architecture x86_64, Vendor ID GenuineIntel), or leave it out");
     }
     return std::string(value);
+}
+
+void require_distinct_switches(const std::vector<std::string>& children, const std::string& parent, const std::string& where) {
+    std::set<std::string> seen;
+    for (const auto& c : children) {
+        if (c == parent) {
+            throw input_error(where, "switch '" + printable(parent) + "' lists itself among the switches below it",
+                              "a switch's Switches are the ones one tier down: drop '" + printable(c) + "' from its list");
+        }
+        if (!seen.insert(c).second) {
+            throw input_error(where, "switch '" + printable(parent) + "' lists switch '" + printable(c) + "' twice",
+                              "list each switch below it once (Switches=s[0-1], not s[0,0])");
+        }
+    }
 }
 
 }  // namespace planlayout::ingest_detail

@@ -74,4 +74,9 @@ void require_node_size(std::size_t gpus, std::size_t nics, const std::string& wh
 /// `where` otherwise; "" passes (unknown).
 [[nodiscard]] std::string cpu_id_text(std::string_view value, const std::string& where, const char* what);
 
+/// Throws Error (BadInput) at `where` when a switch's list of switches below it names one twice
+/// (SwitchName=pod0 Switches=s[0,0]: two HyperNodes of one name downstream) or names the switch
+/// itself (a cycle). Every fabric reader (topology.conf, topology.yaml, fabric JSON) calls it.
+void require_distinct_switches(const std::vector<std::string>& children, const std::string& parent, const std::string& where);
+
 }  // namespace planlayout::ingest_detail

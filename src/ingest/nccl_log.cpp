@@ -515,7 +515,13 @@ void parse_comm(std::string_view msg, const Envelope& env, NcclLog& log) {
     RankInfo& info = log.ranks[rank];
     int n = -1;
     if (find_int_after(body, "nRanks", n) || find_int_after(body, "nranks", n)) {
-        info.nranks = n;
+        info.nranks = std::max(info.nranks, n);  // sub-communicators (TP, DP groups) are smaller
+        if (rank >= n) {
+            info.outside_nranks = n;
+        }
+    }
+    if (int nodes = -1; find_int_after(body, "nNodes", nodes)) {
+        info.nnodes = std::max(info.nnodes, nodes);
     }
     int dev = -1;
     if (find_int_after(body, "cudaDev", dev)) {

@@ -13,6 +13,7 @@
 
 #include "ingest_util.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/names.hpp"
 
 namespace planlayout {
 namespace {
@@ -40,6 +41,45 @@ void require_fields(const GpuFabric& g, const std::string& where) {
     if (g.state.empty() || g.clique_id.empty()) {
         throw input_error(at_line(where, g.line), "the Fabric section has no " + std::string(g.state.empty() ? "State" : "CliqueId"),
                           "pass the whole output of nvidia-smi -q (driver 550 or later), or a grep -C3 CliqueId excerpt of it");
+    }
+}
+
+// NVML's cliqueId is an unsigned int that nvidia-smi prints in decimal ("2"): 1 to 10 digits, at
+// most 4294967295. Anything else (a sign, hex, a space, letters) is not what nvidia-smi prints.
+bool is_clique_id(const std::string& id) {
+    if (id.empty() || id.size() > 10 || id.find_first_not_of("0123456789") != std::string::npos) {
+        return false;
+    }
+    return std::stoull(id) <= 4294967295ULL;
+}
+
+// ClusterUUID as NVML's clusterUuid prints: 8-4-4-4-12 hex digits.
+bool is_cluster_uuid(const std::string& u) {
+    if (u.size() != 36) {
+        return false;
+    }
+    for (std::size_t i = 0; i < u.size(); ++i) {
+        const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        const char c = u[i];
+        const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        if (dash ? c != '-' : !hex) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The clique id and ClusterUUID of a ready GPU, checked before they make a name that reaches the
+// scheduler outputs (topology.conf blocks, Volcano HyperNodes, Kueue labels).
+void require_clique_fields(const GpuFabric& g, const std::string& name, const std::string& where) {
+    if (!is_cluster_uuid(g.cluster_uuid)) {
+        throw input_error(at_line(where, g.line), name + ": ClusterUUID '" + printable(g.cluster_uuid) + "' is not a UUID",
+                          "nvidia-smi -q prints it as 8-4-4-4-12 hex digits (dc6e40c4-d722-4357-9ba6-5291dd461278): pass the "
+                          "capture unedited");
+    }
+    if (!is_clique_id(g.clique_id)) {
+        throw input_error(at_line(where, g.line), name + ": CliqueId '" + printable(g.clique_id) + "' is not a decimal number from 0 to 4294967295",
+                          "nvidia-smi -q prints NVML's clique id in decimal (CliqueId : 2): pass the capture unedited");
     }
 }
 
@@ -103,10 +143,15 @@ std::string node_clique(const std::vector<GpuFabric>& gpus, const std::string& w
             throw input_error(at_line(where, g.line), name + ": NVLink fabric status '" + g.status + "', not Success",
                               "repair the node's NVLink fabric (nvidia-smi -q shows why), or leave it out of the domain");
         }
+        require_clique_fields(g, name, where);
         if (g.cluster_uuid.find_first_not_of("0-") == std::string::npos) {
             continue;  // a zero ClusterUUID: NCCL disables MNNVL (src/mnnvl.cc)
         }
-        const std::string id = g.cluster_uuid + "." + g.clique_id;
+        std::string uuid = g.cluster_uuid;
+        for (char& c : uuid) {
+            c = c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c;  // as the GPU operator's label: lower case
+        }
+        const std::string id = uuid + "." + std::to_string(std::stoull(g.clique_id));
         if (!clique.empty() && id != clique) {
             throw input_error(at_line(where, g.line), name + " is in clique " + id + ", another GPU of the node in " + clique,
                               "plan-layout puts a node in one NVLink domain: capture a node whose GPUs share a partition");

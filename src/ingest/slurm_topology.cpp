@@ -161,6 +161,30 @@ void assign_tiers(FabricTopology& f, const std::vector<std::vector<std::size_t>>
 }
 
 
+// A topology.conf line's Key=Value words: keys in lower case (Slurm compares them without case),
+// `order` the keys as given. A key given twice is refused: Slurm keeps the last, and the nodes
+// of the first are dropped without a word.
+std::map<std::string, std::string> line_keys(const std::string& line, const std::string& lw, std::vector<std::string>& order) {
+    std::map<std::string, std::string> kv;
+    for (const auto& tok : ingest_detail::split_ws(line)) {
+        const auto eq = tok.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw input_error(lw, "'" + tok + "' is not Key=Value",
+                              "topology.conf lines are SwitchName=.. [Switches=..] [Nodes=..], "
+                              "BlockName=.. Nodes=.. or BlockSizes=..");
+        }
+        std::string key = tok.substr(0, eq);
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (!kv.emplace(key, tok.substr(eq + 1)).second) {
+            throw input_error(lw, "'" + tok.substr(0, eq) + "=' is given twice on one line",
+                              "give each key once per line: list all the nodes or switches in one hostlist "
+                              "(Nodes=n[0-3]), or split the line into two switches or blocks");
+        }
+        order.push_back(key);
+    }
+    return kv;
+}
+
 }  // namespace
 
 std::vector<std::string> expand_hostlist(const std::string& expr, const std::string& where) {
@@ -188,6 +212,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         }
     };
     std::set<std::string> switch_names;
+    std::set<std::string> block_names;
     std::vector<std::size_t> switch_lines;  // the line each switch is defined on, for messages
     std::vector<std::string> child_exprs;
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -207,21 +232,8 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
         if (const auto hash = line.find('#'); hash != std::string::npos) {
             line = trim(line.substr(0, hash));
         }
-        std::map<std::string, std::string> kv;
         std::vector<std::string> order;
-        for (const auto& tok : ingest_detail::split_ws(line)) {
-            const auto eq = tok.find('=');
-            if (eq == std::string::npos || eq == 0) {
-                throw input_error(lw, "'" + tok + "' is not Key=Value",
-                                  "topology.conf lines are SwitchName=.. [Switches=..] [Nodes=..], "
-                                  "BlockName=.. Nodes=.. or BlockSizes=..");
-            }
-            std::string key = tok.substr(0, eq);
-            std::transform(key.begin(), key.end(), key.begin(),
-                           [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-            kv[key] = tok.substr(eq + 1);
-            order.push_back(key);
-        }
+        std::map<std::string, std::string> kv = line_keys(line, lw, order);
         const std::string first = order.front();
         if (first == "switchname") {
             if (f.plugin == "block") {
@@ -236,6 +248,7 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
                 if (k == "switches") {
                     s.children = expand_hostlist(v, lw);
                     count_entries(s.children.size(), lw);
+                    ingest_detail::require_distinct_switches(s.children, s.name, lw);
                 } else if (k == "nodes") {
                     s.nodes = expand_hostlist(v, lw);
                     count_entries(s.nodes.size(), lw);
@@ -275,6 +288,9 @@ FabricTopology read_slurm_topology(const std::string& text, const std::string& w
                     throw input_error(lw, "unknown key '" + k + "' on a BlockName line",
                                       "use Nodes=");
                 }
+            }
+            if (!block_names.insert(b.name).second) {
+                throw input_error(lw, "block '" + b.name + "' is defined twice", "merge the two lines, or rename one block");
             }
             f.blocks.push_back(std::move(b));
         } else if (first == "blocksizes") {

@@ -165,6 +165,7 @@ FabricTopology read_tree(const YamlReader& r, const yaml_node_t* tree, const std
             if (!names.insert(s.name).second) {
                 throw input_error(r.at(item), "switch '" + s.name + "' is defined twice", "merge the two entries");
             }
+            ingest_detail::require_distinct_switches(s.children, s.name, r.at(item));
             if (entries > kMaxSlurmNames) {
                 throw input_error(r.at(item), "more than " + std::to_string(kMaxSlurmNames) + " node and switch names",
                                   "check the hostlists");
@@ -184,6 +185,7 @@ FabricTopology read_block(const YamlReader& r, const yaml_node_t* block, const s
     FabricTopology f;
     f.plugin = "block";
     std::size_t entries = 0;
+    std::set<std::string> block_names;
     for (const auto& [key, value] : r.mapping(block, "block", {"block_sizes", "blocks"})) {
         if (key == "block_sizes") {
             std::vector<const yaml_node_t*> items;
@@ -221,6 +223,9 @@ FabricTopology read_block(const YamlReader& r, const yaml_node_t* block, const s
                 }
                 if (!named) {
                     throw input_error(r.at(item), "a block without 'block:' (its name)", "add block: NAME");
+                }
+                if (!block_names.insert(b.name).second) {
+                    throw input_error(r.at(item), "block '" + b.name + "' is defined twice", "merge the two entries, or rename one block");
                 }
                 if (entries > kMaxSlurmNames) {
                     throw input_error(r.at(item), "more than " + std::to_string(kMaxSlurmNames) + " node names",

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 
@@ -16,8 +17,6 @@
 
 namespace planlayout {
 namespace {
-
-constexpr double kMaxStepSeconds = 1e7;  // ~4 months: anything above is a unit mix-up
 
 std::string trim_unquoted(const std::string& s) {
     std::size_t a = 0;
@@ -96,7 +95,7 @@ int parse_step(const std::string& text, const std::string& where) {
 }
 
 double check_seconds(double v, const std::string& text, const std::string& where) {
-    if (!std::isfinite(v) || v <= 0.0 || v > kMaxStepSeconds) {
+    if (!std::isfinite(v) || v <= 0.0) {  // the range: require_step_seconds, for every format
         throw input_error(where, "value '" + text + "' is not a positive number of seconds",
                           "give seconds per iteration, e.g. 4.49");
     }
@@ -301,7 +300,28 @@ StepSeries parse_json(const std::string& text, const std::string& source) {
     return s;
 }
 
+// Every point of a parsed series in the one range, named by its line (CSV, text logs) or its
+// entry (JSON).
+StepSeries checked_range(StepSeries s) {
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const StepPoint& p = s.points[i];
+        require_step_seconds(p.seconds, p.line > 0 ? s.source + ":" + std::to_string(p.line)
+                                                   : s.source + " (/steps/" + std::to_string(i) + ")");
+    }
+    return s;
+}
+
 }  // namespace
+
+void require_step_seconds(double seconds, const std::string& where) {
+    if (seconds >= kMinStepSeconds && seconds <= kMaxStepSeconds) {
+        return;
+    }
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.6g", seconds);
+    throw input_error(where, std::string("a step time of ") + shown + " s is outside 1e-6 to 1e6 s",
+                      "step times are seconds per step: check the unit of the log's value column or of the number given");
+}
 
 const char* to_string(StepValueKind kind) {
     switch (kind) {
@@ -317,9 +337,9 @@ const char* to_string(StepValueKind kind) {
     return "instant";
 }
 
-StepSeries parse_step_log(const std::string& text, const std::string& source, const StepLogOptions& options) {
-    require_text_size(text, source, kMaxStepLogBytes, "kMaxStepLogBytes",
-                      "cut the log to the steps compared (e.g. tail -n 20000 LOG > part.log)");
+namespace {
+
+StepSeries parse_any_step_log(const std::string& text, const std::string& source, const StepLogOptions& options) {
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{') {
         StepSeries s = parse_json(text, source);
@@ -372,6 +392,14 @@ StepSeries parse_step_log(const std::string& text, const std::string& source, co
         throw input_error(source, "no step rows", "export the run's per-step metric");
     }
     return s;
+}
+
+}  // namespace
+
+StepSeries parse_step_log(const std::string& text, const std::string& source, const StepLogOptions& options) {
+    require_text_size(text, source, kMaxStepLogBytes, "kMaxStepLogBytes",
+                      "cut the log to the steps compared (e.g. tail -n 20000 LOG > part.log)");
+    return checked_range(parse_any_step_log(text, source, options));
 }
 
 }  // namespace planlayout

@@ -467,6 +467,9 @@ VerifyReport verify_log(NcclLog&& moved_log, const VerifyExpectation& expectatio
     for (const auto& f : mnnvl_findings(log, expectation, tally.mnnvl_p2p)) {
         sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
     }
+    for (const auto& f : world_findings(log, plan.size(), nodes.size())) {
+        sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
+    }
     for (const auto& f : port_findings(log)) {
         sink.add(f.severity, f.code, f.rank, f.channel, "", f.message, f.fix);
     }

@@ -154,6 +154,11 @@ def check_output(fmt, out, label, expect_switches=()):
                     or set(d["spec"]) != {"tier", "members"} or set(d["metadata"]) != {"name"}:
                 fail(f"{label}: volcano HyperNode has unexpected keys: {str(d)[:300]}")
         names = [d["metadata"]["name"] for d in docs[:-1]]
+        for n in names:  # Kubernetes object names: RFC 1123 DNS subdomains (issue 41 item 8)
+            if not re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", n) or len(n) > 253:
+                fail(f"{label}: HyperNode name {n!r} is not a Kubernetes object name")
+        if len(set(names)) != len(names):
+            fail(f"{label}: two HyperNodes of one name: {names}")
         for s in expect_switches:
             if s not in names:
                 fail(f"{label}: switch {s!r} not written as itself in a HyperNode")

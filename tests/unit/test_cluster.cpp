@@ -115,3 +115,27 @@ TEST_CASE("placement: node-major, host order, local GPU permutation, explicit ma
     CHECK(parse_hostfile("node0 slots=8\n# comment\nnode1:4\nnode2\n", "h") ==
           std::vector<std::pair<std::string, int>>{{"node0", 8}, {"node1", 4}, {"node2", 0}});
 }
+
+// Issue 41 item 8: `slots=4` was read and thrown away (8 ranks planned per node, no note);
+// `a slots = 8` and `host:abc` were accepted as hosts without slots.
+TEST_CASE("hostfile slots: malformed ones refused, ones that differ from the ranks per node noted") {
+    CHECK_THROWS_WITH_AS(parse_hostfile("a slots = 8\n", "h"),
+                         "h:1: 'slots' is not slots=N (no spaces around '='); write host slots=N (DeepSpeed, Open MPI; "
+                         "max_slots=N beside it) or host:N (MPICH), N from 1 to 4096",
+                         Error);
+    CHECK_THROWS_WITH_AS(parse_hostfile("a slots= 8\n", "h"), doctest::Contains("h:1: bad slot count 'slots='"), Error);
+    CHECK_THROWS_WITH_AS(parse_hostfile("node0\nhost:abc\n", "h"), doctest::Contains("h:2: bad slot count 'abc' after 'host:'"), Error);
+    for (const char* bad : {"host:0", "host:-1", "host:4097", "host:", "host:+4", "host slots=0", "host slots=8x", "host max_slots=abc"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS(parse_hostfile(bad, "h"), doctest::Contains("h:1: bad slot count"), Error);
+    }
+    CHECK_THROWS_WITH_AS(parse_hostfile("host cpus=8\n", "h"), doctest::Contains("h:1: 'cpus=8' is not slots=N;"), Error);
+    CHECK(parse_hostfile("host slots=8 max_slots=16\nb:4096\n", "h") ==
+          std::vector<std::pair<std::string, int>>{{"host", 8}, {"b", 4096}});
+    const auto hosts = parse_hostfile("node0 slots=4\nnode1 slots=4\nnode2 slots=8\nnode3\n", "hosts.txt");
+    CHECK(hostfile_slots_note(hosts, 8, "hosts.txt") ==
+          "hosts.txt gives node0 and 1 more slots=4, but the plan puts 8 ranks on each node (one per GPU of the node "
+          "template): a launcher that reads the slots starts 4 there; give slots=8, or a node template of 4 GPUs");
+    CHECK(hostfile_slots_note(parse_hostfile("node0 slots=8\nnode1\n", "h"), 8, "h").empty());
+    CHECK(hostfile_slots_note(hosts, 0, "h").empty());  // ranks per node unknown
+}

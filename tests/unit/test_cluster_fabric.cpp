@@ -175,3 +175,29 @@ TEST_CASE("fabric JSON: switch, block and host names and label keys are checked 
                          doctest::Contains("f.json (/tier_labels): label key 'a\\x0Akind: x'"), Error);
     CHECK(read_fabric_text(head + R"("leaf:1", "nodes": ["n1"]}], "blocks": []})", "f.json").switches.at(0).name == "leaf:1");
 }
+
+// Issue 41 items 8 and 9: a switch below itself said "no switch lists nodes" (or passed, when
+// another root held the hosts); a switch or block named twice, or listed twice below one switch,
+// passed and gave two HyperNodes of one name downstream.
+TEST_CASE("cycles, a switch below itself and names given twice are refused, naming them") {
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=a Switches=b\nSwitchName=b Switches=c,l0\nSwitchName=c Switches=a\nSwitchName=l0 Nodes=n0\n"),
+                         "t.conf: the switches form a cycle: a > b > c > a (each lists the next below it); a tree has no cycles: "
+                         "drop the switch that closes the cycle from the list of the one above it",
+                         Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=l0 Nodes=n0\nSwitchName=a Switches=a,l0\n"),
+                         doctest::Contains("t.conf:2: switch 'a' lists itself among the switches below it"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=l0 Nodes=n0\nSwitchName=l1 Nodes=n1\nSwitchName=a Switches=l[0,0]\n"),
+                         doctest::Contains("t.conf:3: switch 'a' lists switch 'l0' twice"), Error);
+    CHECK_THROWS_WITH_AS(mapped("BlockName=b0 Nodes=n[0-1]\nBlockName=b0 Nodes=n[2-3]\n"),
+                         doctest::Contains("t.conf:2: block 'b0' is defined twice"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=s0 Nodes=n[0-1] Nodes=n[2-3]\n"),
+                         doctest::Contains("t.conf:1: 'Nodes=' is given twice on one line"), Error);
+    CHECK_THROWS_WITH_AS(mapped("SwitchName=s0 nodes=n[0-1] NODES=n[2-3]\n"),
+                         doctest::Contains("t.conf:1: 'NODES=' is given twice on one line"), Error);  // keys ignore case
+    CHECK_THROWS_WITH_AS(mapped("- topology: a\n  block:\n    blocks:\n    - block: b\n      nodes: n1\n    - block: b\n      nodes: n2\n"),
+                         doctest::Contains("t.conf:6: block 'b' is defined twice"), Error);
+    CHECK_THROWS_WITH_AS(mapped("- topology: a\n  tree:\n    switches:\n    - switch: l0\n      nodes: n0\n    - switch: s\n      children: l[0,0]\n"),
+                         doctest::Contains("t.conf:6: switch 's' lists switch 'l0' twice"), Error);
+    // The same fabric without the repeats is read.
+    CHECK(mapped("SwitchName=l0 Nodes=n0\nSwitchName=l1 Nodes=n1\nSwitchName=a Switches=l[0-1]\n").su_names.size() == 2);
+}

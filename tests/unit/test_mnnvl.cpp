@@ -174,6 +174,39 @@ TEST_CASE("nvidia-smi -q Fabric: the clique of a GB200 excerpt, N/A on a GPU wit
                          Error);
 }
 
+// Issue 41 item 4: a CliqueId or ClusterUUID that nvidia-smi does not print reached the
+// topology.conf writer (exit 4) or made a block / HyperNode name with a space or a quote.
+TEST_CASE("nvidia-smi -q Fabric: only a decimal CliqueId and a UUID make a clique") {
+    const std::string gb200 = read_text_file(kData + "/fixtures/nvidia-smi-q/gb200-fabric-grep-c3-dra-driver-issue-626.txt");
+    auto with = [&](const std::string& from, const std::string& to) {
+        std::string t = gb200;
+        const auto at = t.find(from);
+        REQUIRE(at != std::string::npos);
+        return t.replace(at, from.size(), to);
+    };
+    const std::string clique = "CliqueId                          : 2";
+    for (const char* bad : {"2 3", "abc", "-1", "+2", "0x10", "99999999999999999999", "4294967296", "2.0"}) {
+        CAPTURE(bad);
+        const auto gpus = read_nvidia_smi_fabric(with(clique, std::string("CliqueId                          : ") + bad), "a.txt");
+        const std::string expected = "a.txt:1: a GPU: CliqueId '" + std::string(bad) +
+                                     "' is not a decimal number from 0 to 4294967295; nvidia-smi -q prints";
+        CHECK_THROWS_WITH_AS(node_clique(gpus, "a.txt"), doctest::Contains(expected.c_str()), Error);
+    }
+    CHECK(node_clique(read_nvidia_smi_fabric(with(clique, "CliqueId : 4294967295"), "a.txt"), "a.txt") ==
+          "dc6e40c4-d722-4357-9ba6-5291dd461278.4294967295");
+    CHECK(node_clique(read_nvidia_smi_fabric(with(clique, "CliqueId : 007"), "a.txt"), "a.txt") ==
+          "dc6e40c4-d722-4357-9ba6-5291dd461278.7");
+    const std::string uuid = "dc6e40c4-d722-4357-9ba6-5291dd461278";
+    for (const char* bad : {"dc6e40c4-d722-4357-9ba6-5291dd46127\"", "dc6e40c4-d722-4357-9ba6-5291dd46'278", "dc6e40c4: d722-4357-9ba6-5291dd461278",
+                            "dc6e40c4d7224357-9ba6-5291dd461278-", "N/A", "dc6e40c4-d722-4357-9ba6-5291dd4612780"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS(node_clique(read_nvidia_smi_fabric(with(uuid, bad), "a.txt"), "a.txt"),
+                             doctest::Contains("a.txt:1: a GPU: ClusterUUID '"), Error);
+    }
+    CHECK(node_clique(read_nvidia_smi_fabric(with(uuid, "DC6E40C4-D722-4357-9BA6-5291DD461278"), "a.txt"), "a.txt") ==
+          "dc6e40c4-d722-4357-9ba6-5291dd461278.2");
+}
+
 TEST_CASE("nvidia-smi -q captures per host give the cluster's NVLink domains - partitions are cliques") {
     const std::string dir = kData + "/mnnvl";
     const Cluster c = cluster(R"({"nodes": [{"host": "tray-a"}, {"host": "tray-b"}, {"host": "tray-c"}, {"host": "tray-d"}],

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -270,4 +271,32 @@ TEST_CASE("Kubernetes label keys: [prefix/]name") {
     CHECK(label_key_problem("-rack") == "has '-' at byte 1");
     CHECK_FALSE(label_key_problem("x/").empty());
     CHECK_FALSE(label_key_problem(std::string(64, 'a')).empty());
+}
+
+// Issue 41 item 8: Volcano got HyperNodes named IB_Leaf01 and Spine:A (Kubernetes refuses both),
+// Kueue's advice label values with ':'.
+TEST_CASE("names and label values made valid for Kubernetes") {
+    using planlayout::kubernetes_label_value;
+    using planlayout::kubernetes_object_name;
+    CHECK(kubernetes_object_name("IB_Leaf01") == "ib-leaf01");
+    CHECK(kubernetes_object_name("Spine:A") == "spine-a");
+    CHECK(kubernetes_object_name("switch.1.1") == "switch.1.1");  // valid: as is
+    CHECK(kubernetes_object_name("dc6e40c4-d722-4357-9ba6-5291dd461278.2") == "dc6e40c4-d722-4357-9ba6-5291dd461278.2");
+    CHECK(kubernetes_object_name("-a_.._b-") == "a.b");
+    CHECK(kubernetes_object_name("_@+") == "x");
+    CHECK(kubernetes_object_name("GPU-A0") == "gpu-a0");
+    CHECK(kubernetes_label_value("Spine:A") == "Spine-A");
+    CHECK(kubernetes_label_value("IB_Leaf01") == "IB_Leaf01");  // upper case and '_' are valid in a value
+    CHECK(kubernetes_label_value("_a@") == "a");
+    CHECK(kubernetes_label_value(std::string(64, 'a')) == std::string(63, 'a'));
+    CHECK(kubernetes_label_value("::") == "x");
+    const std::regex subdomain("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    const std::regex value("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+    // Every device name the readers let through maps to a valid name and value.
+    for (const char* n : {"a", "A", "mlx5_0:1", "bond0.100", "x@y+z", "-", ".", "a..b", "0000:18:00.0", "_", "a-.-b", "Z_"}) {
+        CAPTURE(n);
+        CHECK(std::regex_match(kubernetes_object_name(n), subdomain));
+        CHECK(std::regex_match(kubernetes_label_value(n), value));
+        CHECK_FALSE(kubernetes_label_value(n).empty());
+    }
 }

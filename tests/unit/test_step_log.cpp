@@ -63,3 +63,32 @@ TEST_CASE("malformed step logs name the file and line") {
     CHECK_THROWS_AS((void)parse_step_log(R"({"steps": 3})", "o.json"), planlayout::Error);
     CHECK_THROWS_AS((void)parse_step_log("{\"steps\": [", "p.json"), planlayout::Error);
 }
+
+// Issue 41 item 8: a Megatron-LM log at 1e308 ms gave `null` medians in `ab --format json` and
+// 300-digit figures in text, while --measured-step refused the same log. One range, one check
+// (require_step_seconds), in every format the reader takes.
+TEST_CASE("every step-log format is held to the one step-time range, with one message") {
+    const std::string megatron = " [2026-03-04 10:15:40.123456] iteration        1/      30 | consumed samples:           16 | "
+                                 "elapsed time per iteration (ms): 1e308 | learning rate: 3.000000E-05 |\n";
+    CHECK_THROWS_WITH_AS((void)parse_step_log(megatron, "m.log"),
+                         "m.log:1: a step time of 1e+305 s is outside 1e-6 to 1e6 s; step times are seconds per step: "
+                         "check the unit of the log's value column or of the number given",
+                         planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)parse_step_log("step,step_time\n1,2\n2,1e7\n", "a.csv"),
+                         doctest::Contains("a.csv:3: a step time of 1e+07 s is outside 1e-6 to 1e6 s"), planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)parse_step_log("step,step_time\n1,1e-7\n", "b.csv"),
+                         doctest::Contains("b.csv:2: a step time of 1e-07 s is outside 1e-6 to 1e6 s"), planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)parse_step_log(R"({"kind": "instant", "steps": [{"step": 1, "value": 1}, {"step": 2, "value": 1e300}]})", "c.json"),
+                         doctest::Contains("c.json (/steps/1): a step time of 1e+300 s is outside 1e-6 to 1e6 s"),
+                         planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)parse_step_log(" 3%|3         | 1/30 [00:12<05:47, 1e300s/it]\n", "hf.log"),
+                         doctest::Contains("hf.log:1: a step time of 1e+300 s is outside 1e-6 to 1e6 s"), planlayout::Error);
+    CHECK_THROWS_WITH_AS(planlayout::require_step_seconds(1e308, "--measured-step"),
+                         "--measured-step: a step time of 1e+308 s is outside 1e-6 to 1e6 s; step times are seconds per step: "
+                         "check the unit of the log's value column or of the number given",
+                         planlayout::Error);
+    // The bounds themselves are in.
+    CHECK_NOTHROW(planlayout::require_step_seconds(1e-6, "x"));
+    CHECK_NOTHROW(planlayout::require_step_seconds(1e6, "x"));
+    CHECK(parse_step_log("step,step_time\n1,1e6\n2,1e-6\n", "d.csv").points.size() == 2);
+}

@@ -153,7 +153,9 @@ struct RankInfo {
     int rank = -1;
     std::string host;
     int pid = -1;
-    int nranks = -1;
+    int nranks = -1;    // the largest nRanks of its comm lines (the world communicator's)
+    int nnodes = -1;    // the largest nNodes of its comm lines (2.19+), -1 not logged
+    int outside_nranks = -1;  // a comm line's nRanks that this rank is not below (a broken line), else -1
     int cuda_dev = -1;  // envelope `[d]` or `cudaDev d`
     std::string bus_id;
     int mnnvl = -1;     // `… localRank l MNNVL m` of the comm line (2.19+): 1 on, 0 off, -1 not logged

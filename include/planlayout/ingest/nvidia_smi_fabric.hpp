@@ -27,7 +27,9 @@ struct GpuFabric {
 /// Empty when the GPUs have no multi-node NVLink (State N/A or Not Supported, or a zero
 /// ClusterUUID: NCCL then disables MNNVL, src/mnnvl.cc). Throws Error (BadInput) naming where:line
 /// when a GPU's fabric is not ready (State not Completed, Status not Success) or the node's GPUs
-/// are in different cliques.
+/// are in different cliques, or a ready GPU's CliqueId is not decimal 0..4294967295 (NVML's
+/// unsigned cliqueId) or its ClusterUUID not 8-4-4-4-12 hex digits: nothing else reaches the
+/// scheduler outputs. The UUID is written in lower case, the id without leading zeros.
 [[nodiscard]] std::string node_clique(const std::vector<GpuFabric>& gpus, const std::string& where);
 
 }  // namespace planlayout

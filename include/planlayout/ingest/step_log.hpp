@@ -53,7 +53,8 @@ struct StepSeries {
 /// `value` with a `# kind:` tag; optional `arm` and `round` columns (constant per file).
 /// JSON (text starting with '{'): {"arm": "tcp", "round": 1, "kind": "cumulative"|"instant",
 /// "steps": [{"step": 1, "value": 9.1}, …]}. Throws Error (exit 2) naming "file:line" on
-/// anything malformed: unknown columns, non-numeric or non-positive values, steps out of order.
+/// anything malformed: unknown columns, non-numeric or non-positive values, steps out of order,
+/// a step time outside kMinStepSeconds..kMaxStepSeconds (require_step_seconds, every format).
 /// Text logs are detected by their lines (docs/commands/ab.md names each format's source):
 /// Megatron-LM's `iteration N/ M | ... elapsed time per iteration (ms): X |` (IntervalMean),
 /// torchtitan's `step: N  loss: ...  tps: T ...` (IntervalMean, needs tokens_per_gpu_step),
@@ -61,6 +62,16 @@ struct StepSeries {
 /// format matches, the error names every format tried.
 [[nodiscard]] StepSeries parse_step_log(const std::string& text, const std::string& source,
                                         const StepLogOptions& options = {});
+
+/// The step times every step-log reader accepts (ab, report --run, analyze/calibrate
+/// --measured-step, from a log or a number): seconds per step, from a microsecond to ~11.6 days.
+/// Outside it a value is a unit mix-up, and its medians and gains stop being numbers.
+inline constexpr double kMinStepSeconds = 1e-6;
+inline constexpr double kMaxStepSeconds = 1e6;
+
+/// The one check of that range: throws Error (BadInput) at `where` unless seconds lies in
+/// [kMinStepSeconds, kMaxStepSeconds], with the same message for every reader.
+void require_step_seconds(double seconds, const std::string& where);
 
 /// The text-log readers (step_log_text.cpp); nullopt when the text is not that format.
 [[nodiscard]] std::optional<StepSeries> parse_megatron_log(const std::string& text, const std::string& source);

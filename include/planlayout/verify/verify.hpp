@@ -122,6 +122,12 @@ struct VerifyReport {
 [[nodiscard]] std::vector<Finding> mnnvl_findings(const NcclLog& log, const VerifyExpectation& expectation,
                                                   std::size_t mnnvl_p2p);
 
+/// Findings on the job's size (verify_world.cpp), from the comm lines' `rank R nRanks N nNodes M`:
+/// `rank-out-of-range` (a rank not below its line's nRanks, or past the plan's ranks),
+/// `world-size-mismatch` (a communicator of more ranks than the plan), `node-count-mismatch`
+/// (of more nodes). Sub-communicators are smaller than the job, so they never trip these.
+[[nodiscard]] std::vector<Finding> world_findings(const NcclLog& log, std::size_t planned_ranks, std::size_t planned_nodes);
+
 /// Runs every check. Never throws on log content.
 [[nodiscard]] VerifyReport verify_log(const NcclLog& log, const VerifyExpectation& expectation);
 
