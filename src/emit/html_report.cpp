@@ -47,7 +47,7 @@ std::string base_name_of(const std::string& path) {
 // A Graphviz colour as CSS: the first colour of a list ("#CC79A7:invis:#CC79A7" → "#CC79A7").
 std::string css_color(const std::string& graphviz_color) {
     const auto colon = graphviz_color.find(':');
-    return esc(colon == std::string::npos ? graphviz_color : graphviz_color.substr(0, colon));
+    return esc(svg::css_value(colon == std::string::npos ? graphviz_color : graphviz_color.substr(0, colon)));
 }
 
 // A path class as a chip with its diagram colour.
