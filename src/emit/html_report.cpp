@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <sstream>
+#include <utility>
 
 #include "html_parts.hpp"
 #include "svg_writer.hpp"
@@ -442,7 +443,11 @@ std::string html_report(const Report& report, const HtmlReportOptions& options) 
     html_parts::acceptance_section(out, options);
     out << "<footer>Written by <code>plan-layout report</code>: one file, no scripts, nothing fetched.</footer>\n"
         << "</main>\n</body>\n</html>\n";
-    return out.str();
+    // Issue 41 item 9: an input's path inside quoted text (a reader's warning, a capture's name).
+    std::vector<std::string> paths = options.input_paths;
+    paths.insert(paths.end(), report.files.begin(), report.files.end());
+    paths.push_back(report.layout_name);
+    return html_parts::without_folders(out.str(), std::move(paths));
 }
 
 }  // namespace planlayout

@@ -19,6 +19,8 @@
    with an on* attribute) and logs no error. A self-test first loads pages made the way the issue's
    reproducers made them (a <script>, an onmouseover in font-family, a CSS url(http://...)) and
    checks that each is caught, so the check can fail.
+4. The report page with every input given by absolute path (the layout, a --node capture, a
+   --model-config that warns) names no absolute path (issue 41 item 9).
 Exit 0 when all pass, 1 on a failure, 77 (CTest SKIP_RETURN_CODE) when only the browser part could
 not run because chromium is not installed.
 """
@@ -250,6 +252,26 @@ def self_test(browser, tmp):
                 fail("self-test: %s was not caught with '%s' (got: %s)" % (name, what, found))
 
 
+def check_absolute_paths(binary, src, tmp):
+    page = os.path.join(tmp, "absolute.html")
+    args = ["report", "--nodes", "2", "--node",
+            os.path.join(src, "tests/data/fixtures/nvidia-smi-topo/dgx1-style-8x-v100-sxm2-1nic-legacy-header.txt"),
+            "--tp", "8", "-o", page]
+    args2 = ["report", os.path.join(src, LAYOUT), "--model-config", os.path.join(src, "tests/data/hf-configs/deepseek-v3.json"),
+             "--allow-unknown-model", "-o", page + "2.html"]
+    for a, path in ((args, page), (args2, page + "2.html")):
+        r = run(binary, src, a)
+        if r.returncode != 0:
+            fail("plan-layout %s: exit %d: %s" % (" ".join(a), r.returncode, r.stderr.strip()[:300]))
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if "<li>" not in text or src in text:
+            fail("%s: names %s (absolute paths; the page names files without their folders)" % (" ".join(a[:4]), src))
+        else:
+            print("ok   report with absolute inputs names no absolute path (%s)" % os.path.basename(a[4] if a[1] == "--nodes" else a[3]))
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
@@ -266,6 +288,7 @@ def main(argv):
         for name, path in sorted(edge.items()):
             check_static(path, parsed(base[name]) if name in base else None)
         print("ok   %d outputs with the edge style: no element, attribute or reference added" % len(edge), flush=True)
+        check_absolute_paths(binary, src, tmp)
         chromium = cdp.find_chromium()
         if chromium is None:
             print("SKIP: chromium is not installed (apt-get install chromium); static checks: %s"

@@ -19,6 +19,7 @@
 #include "planlayout/emit/html_report.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "../../src/emit/html_parts.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
@@ -158,6 +159,23 @@ TEST_CASE("the page and the pictures hold against a style the reader would refus
             CHECK_NOTHROW(boost::property_tree::read_xml(in, tree));
         }
     }
+}
+
+TEST_CASE("the report page names no input by its folders: not in the warnings of an input nor in a template name (issue 41 item 9)") {
+    Report report = plan_layout_file("layouts/seed-2x8-ep16.json", "/abs/runs/a.json");
+    report.warnings.push_back("/abs/configs/deepseek-v3.json: num_nextn_predict_layers = 1: not counted");
+    report.warnings.push_back("topology ../fabric/topology.conf: 96 hosts; node0/gpu3, /model/moe/experts and 400 Gbit/s stay.");
+    report.warnings.push_back("/abs/configs/deepseek-v3.json.bak and x/abs/configs/deepseek-v3.json are other files.");
+    HtmlReportOptions options;
+    options.input_paths = {"/abs/configs/deepseek-v3.json", "../fabric/topology.conf", "-", "plain.json"};
+    const std::string page = html_report(report, options);
+    CHECK(page.find("<li>deepseek-v3.json: num_nextn_predict_layers = 1: not counted</li>") != std::string::npos);
+    CHECK(page.find("<li>topology topology.conf: 96 hosts; node0/gpu3, /model/moe/experts and 400 Gbit/s stay.</li>") !=
+          std::string::npos);
+    CHECK(page.find("<li>/abs/configs/deepseek-v3.json.bak and x/abs/configs/deepseek-v3.json are other files.</li>") !=
+          std::string::npos);  // only whole paths
+    CHECK(page.find("/abs/runs") == std::string::npos);
+    CHECK(html_parts::without_folders("a /x/y/z.txt, /x/y/z.txt. </td>", {"/x/y/z.txt"}) == "a z.txt, z.txt. </td>");
 }
 
 TEST_CASE("the report draws a groups view of each kind that crosses nodes and carries traffic") {
