@@ -88,6 +88,7 @@ int run_report(const ParsedArgs& parsed, Context& ctx) {
         options.ab = ab_of(parsed, report, ctx);
     }
     Output out(parsed, ctx, report.files);  // the files the layout named are inputs too
+    options.input_paths = ctx.inputs;       // named by base name wherever the page quotes one
     out.write(html_report(report, options));
     out.commit();
     return code;

@@ -37,10 +37,11 @@ std::vector<std::string> wrap(const std::vector<std::string>& items, double max_
 void common_style(svg::Document& d, const DiagramStyle& style) {
     // Scoped and prefixed: inlined into an HTML page, the rules reach no other element and the
     // page's rules no chart text.
-    const std::string font = style.font + ", Arial, sans-serif";
-    d.style(".plc text { font-family: " + font + "; font-size: 11px; fill: " + style.ink + "; }");
+    // The style's strings are checked where the file is read; css_value keeps them inert anyway.
+    const std::string font = svg::css_value(style.font) + ", Arial, sans-serif";
+    d.style(".plc text { font-family: " + font + "; font-size: 11px; fill: " + svg::css_value(style.ink) + "; }");
     d.style(".plc .plc-title { font-size: 15px; font-weight: bold; }");
-    d.style(".plc .plc-muted { fill: " + style.muted + "; }");
+    d.style(".plc .plc-muted { fill: " + svg::css_value(style.muted) + "; }");
     d.style(".plc .plc-small { font-size: 10px; }");
     d.style(".plc .plc-arm, .plc .plc-total { font-size: 12px; font-weight: bold; }");
     d.style(".plc .plc-on-dark { fill: #FFFFFF; }");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "planlayout/error.hpp"
+#include "svg_writer.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout::diagram {
@@ -43,20 +44,23 @@ Attrs line_attrs(const LineStyle& l, double width_scale) {
 
 Canvas::Canvas(const std::string& title, const DiagramStyle& style, const char* rankdir)
     : style_(style), graph_("plan_layout") {
-    graph_.set_graph_default("fontname", style.font);
+    // Graphviz writes fontname unescaped into SVG's font-family="...": only css_value's characters
+    // reach it (the style file's font is checked where it is read, too).
+    const std::string font = svg::css_value(style.font);
+    graph_.set_graph_default("fontname", font);
     graph_.set_graph_default("fontsize", num(style.fontsize + 3));
     graph_.set_graph_default("bgcolor", style.background);
     graph_.set_graph_default("rankdir", rankdir);
     graph_.set_graph_default("newrank", "true");
     graph_.set_graph_default("labelloc", "t");
     graph_.set_graph_default("label", title);
-    graph_.set_node_default("fontname", style.font);
+    graph_.set_node_default("fontname", font);
     graph_.set_node_default("fontsize", num(style.fontsize));
     graph_.set_node_default("shape", "box");
     graph_.set_node_default("style", "filled");
     graph_.set_node_default("fillcolor", "#FFFFFF");
     graph_.set_node_default("color", style.ink);
-    graph_.set_edge_default("fontname", style.font);
+    graph_.set_edge_default("fontname", font);
     graph_.set_edge_default("fontsize", num(style.fontsize - 1));
     graph_.set_edge_default("color", style.ink);
 }

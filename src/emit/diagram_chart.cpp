@@ -16,8 +16,8 @@ std::string plain_colour(const std::string& colour) { return colour.substr(0, co
 
 void chart_style(svg::Document& doc, const DiagramStyle& style) {
     // Text that names its own fill (muted labels) keeps it: a plain `text` rule would override the attribute.
-    doc.style("text { font-family: " + style.font + ", Arial, sans-serif; }");
-    doc.style("text:not([fill]) { fill: " + style.ink + "; }");
+    doc.style("text { font-family: " + svg::css_value(style.font) + ", Arial, sans-serif; }");
+    doc.style("text:not([fill]) { fill: " + svg::css_value(style.ink) + "; }");
     doc.style(".title { font-size: 16px; font-weight: bold; }");
     doc.style(".label { font-size: 11px; }");
     doc.style(".small { font-size: 10px; }");

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "planlayout/emit/html_report.hpp"
 
@@ -12,6 +13,11 @@ namespace planlayout::html_parts {
 /// The page's whole style sheet (html_style.cpp): colours of the path classes come from the
 /// DiagramStyle, per element; dark and print styles as @media blocks.
 [[nodiscard]] std::string_view page_css();
+
+/// The finished page with every whole occurrence of each of `paths` that has a folder
+/// ("/data/run1/a.json: ...", "(8 per node, ../caps/node.txt)") cut to its base name
+/// (html_paths.cpp).
+[[nodiscard]] std::string without_folders(std::string page, std::vector<std::string> paths);
 
 /// html_escape.
 [[nodiscard]] std::string esc(std::string_view s);

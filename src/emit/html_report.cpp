@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <sstream>
+#include <utility>
 
 #include "html_parts.hpp"
 #include "svg_writer.hpp"
@@ -47,7 +48,7 @@ std::string base_name_of(const std::string& path) {
 // A Graphviz colour as CSS: the first colour of a list ("#CC79A7:invis:#CC79A7" → "#CC79A7").
 std::string css_color(const std::string& graphviz_color) {
     const auto colon = graphviz_color.find(':');
-    return esc(colon == std::string::npos ? graphviz_color : graphviz_color.substr(0, colon));
+    return esc(svg::css_value(colon == std::string::npos ? graphviz_color : graphviz_color.substr(0, colon)));
 }
 
 // A path class as a chip with its diagram colour.
@@ -442,7 +443,11 @@ std::string html_report(const Report& report, const HtmlReportOptions& options) 
     html_parts::acceptance_section(out, options);
     out << "<footer>Written by <code>plan-layout report</code>: one file, no scripts, nothing fetched.</footer>\n"
         << "</main>\n</body>\n</html>\n";
-    return out.str();
+    // Issue 41 item 9: an input's path inside quoted text (a reader's warning, a capture's name).
+    std::vector<std::string> paths = options.input_paths;
+    paths.insert(paths.end(), report.files.begin(), report.files.end());
+    paths.push_back(report.layout_name);
+    return html_parts::without_folders(out.str(), std::move(paths));
 }
 
 }  // namespace planlayout

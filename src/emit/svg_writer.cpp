@@ -2,6 +2,7 @@
 #include "svg_writer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -44,6 +45,62 @@ std::string escape(std::string_view s) {
     return out;
 }
 
+std::string css_value(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == ' ' || c == '#' || c == '_' || c == ',' || c == '.' ||
+            c == '%' || c == '-') {
+            out += c;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// Attributes whose value is CSS-like (a paint, a font, a declaration list): a user string there
+// could fetch (url(http://...)) or, in a style attribute, add declarations.
+bool svg_css_attribute(std::string_view key) {
+    for (const char* k : {"fill", "stroke", "stop-color", "flood-color", "color", "font-family", "style"}) {
+        if (key == k) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A reference into this document: url(#id), the id of letters, digits, '_', '-' and '.'.
+bool svg_local_url(std::string_view v) {
+    if (v.size() < 7 || v.substr(0, 5) != "url(#" || v.back() != ')') {
+        return false;
+    }
+    const std::string_view id = v.substr(5, v.size() - 6);
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    });
+}
+
+// Issue 41 item 1, defence in depth (the style file is checked where it is read): a CSS-like
+// attribute keeps a local url(#id) or the characters css_value keeps (and ':' ';' in style="").
+std::string svg_attribute_value(std::string_view key, const std::string& v) {
+    if (!svg_css_attribute(key) || svg_local_url(v)) {
+        return v;
+    }
+    if (key != "style") {
+        return css_value(v);
+    }
+    std::string out;
+    for (const char c : v) {
+        if (c == ':' || c == ';' || !css_value(std::string_view(&c, 1)).empty()) {
+            out += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 Document::Document(double width, double height, std::string_view title)
     : width_(width), height_(height), title_(title) {}
 
@@ -69,7 +126,7 @@ void Document::element(std::string_view name, const Attrs& geometry, const Attrs
     e += name;
     for (const auto* list : {&geometry, &attrs}) {
         for (const auto& [k, v] : *list) {
-            e += ' ' + k + "=\"" + escape(v) + '"';
+            e += ' ' + k + "=\"" + escape(svg_attribute_value(k, v)) + '"';
         }
     }
     if (content.empty()) {
@@ -134,7 +191,7 @@ void Document::tooltip(std::string_view s) { pending_tooltip_ = std::string(s); 
 void Document::open_group(const Attrs& attrs) {
     std::string e = "<g";
     for (const auto& [k, v] : attrs) {
-        e += ' ' + k + "=\"" + escape(v) + '"';
+        e += ' ' + k + "=\"" + escape(svg_attribute_value(k, v)) + '"';
     }
     body_ += e + ">\n";
     ++depth_;
@@ -159,8 +216,18 @@ std::string Document::inline_svg() const {
         out += "<defs>\n" + defs_ + "</defs>\n";
     }
     if (!css_.empty()) {
-        // CDATA: CSS may hold '>' (child selectors); our CSS never holds "]]>".
-        out += "<style><![CDATA[\n" + css_ + "]]></style>\n";
+        // CDATA: CSS may hold '>' (child selectors). A "]]>" inside (none of ours; a style value
+        // cannot hold one either) is split across two sections, so it can never end this one.
+        std::string css;
+        for (std::size_t i = 0; i < css_.size(); ++i) {
+            if (css_.compare(i, 3, "]]>") == 0) {
+                css += "]]]]><![CDATA[>";
+                i += 2;
+            } else {
+                css += css_[i];
+            }
+        }
+        out += "<style><![CDATA[\n" + css + "]]></style>\n";
     }
     out += body_;
     for (int i = 0; i < depth_; ++i) {

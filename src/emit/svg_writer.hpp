@@ -20,6 +20,11 @@ using Attrs = std::vector<std::pair<std::string, std::string>>;
 /// Text escaped for XML character data and attribute values (& < > " ').
 [[nodiscard]] std::string escape(std::string_view s);
 
+/// A value to paste into CSS (a colour, a font list): only letters, digits, space, '#', '_', ',',
+/// '.', '%' and '-' kept, so it cannot end a declaration, a rule, a CDATA section or an attribute,
+/// nor fetch anything. Document applies the same to its CSS-like attributes (fill, stroke, style, ...).
+[[nodiscard]] std::string css_value(std::string_view s);
+
 /// Text anchors for `Document::text`.
 enum class Anchor { Start, Middle, End };
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/property_tree/ptree.hpp>
@@ -266,6 +267,58 @@ TEST_CASE("style: every class readable without colour - bad style files are inpu
     CHECK(code(R"({"groups": []})") == ExitCode::BadInput);
     CHECK(code(R"({"thresholds": {"full_max_nodes": 0}})") == ExitCode::BadInput);
     CHECK(code(R"({"classes": {"RAIL": {"color": "#000000", "style": "bold"}}})") == ExitCode::Ok);
+}
+
+TEST_CASE("style: every string is checked where the style file is read (issue 41 item 1)") {
+    auto message = [](const std::string& text) -> std::string {
+        try {
+            static_cast<void>(diagram_style_from_json(text, "s.json"));
+        } catch (const Error& e) {
+            CHECK(e.code() == ExitCode::BadInput);
+            return e.what();
+        }
+        return "accepted";
+    };
+    // What the file may say: colours, colour lists, line styles, shapes, margins and fonts.
+    for (const char* ok : {R"j({"font": "DejaVu Sans, Arial_Narrow-2.0", "ink": "#1B1B1B", "muted": "grey50", "background": "#FFFFFF80"})j",
+                           R"j({"classes": {"XPOD": {"color": "#CC79A7:invis:#CC79A7", "style": "filled,dashed,bold"}}})j",
+                           R"j({"devices": {"nic": {"shape": "cds", "margin": "0.3,0.1"}, "gpu": {"shape": "Msquare", "margin": ".2"}}})j",
+                           R"j({"group_styles": ["filled", "filled,dotted"], "rails": ["lightgrey", "#332288"]})j",
+                           R"j({"charts": {"kinds": {"ep": "#E69F00"}, "other": ["white"], "transports": {"tcp": {"style": "dashed"}}}})j"}) {
+        CAPTURE(ok);
+        CHECK(message(ok) == "accepted");
+    }
+    // The issue's reproducers and their kin: each refused with the file, the JSON pointer and the rule.
+    const std::vector<std::pair<std::string, std::string>> refused{
+        {R"j({"font": "]]></style><script>alert(1)</script>"})j", "s.json (/font): not a font"},
+        {R"j({"font": "Helvetica\" onmouseover=\"alert(1)"})j", "s.json (/font): not a font"},
+        {R"j({"font": ""})j", "s.json (/font): not a font"},
+        {R"j({"ink": "#000} svg { background-image: url(http://127.0.0.1:9/x) }"})j", "s.json (/ink): not a colour"},
+        {R"j({"muted": "#7f7f7"})j", "s.json (/muted): not a colour"},
+        {R"j({"background": "/blues9/3"})j", "s.json (/background): not a colour"},
+        {R"j({"classes": {"RAIL": {"color": "#0072B2:url(x)"}}})j", "s.json (/classes/RAIL/color): not a colour list"},
+        {R"j({"links": {"pcie": {"style": "setlinewidth(4)"}}})j", "s.json (/links/pcie/style): not a line style"},
+        {R"j({"highlight": {"style": "filled,,bold"}})j", "s.json (/highlight/style): not a line style"},
+        {R"j({"devices": {"gpu": {"shape": "custom"}}})j", "s.json (/devices/gpu/shape): not a node shape"},
+        {R"j({"devices": {"gpu": {"shape": "record"}}})j", "s.json (/devices/gpu/shape): not a node shape"},
+        {R"j({"devices": {"gpu": {"fillcolor": "red;x"}}})j", "s.json (/devices/gpu/fillcolor): not a colour"},
+        {R"j({"devices": {"nic": {"margin": "0.3,0.1,0"}}})j", "s.json (/devices/nic/margin): not a margin"},
+        {R"j({"devices": {"nic": {"margin": "1e3"}}})j", "s.json (/devices/nic/margin): not a margin"},
+        {R"j({"groups": ["#E69F00", "#FFF\"/>"]})j", "s.json (/groups/1): not a colour"},
+        {R"j({"rail_styles": ["solid", "wavy"]})j", "s.json (/rail_styles/1): not a line style"},
+        {R"j({"cluster": {"fillcolor": "url(#x)"}})j", "s.json (/cluster/fillcolor): not a colour"},
+        {R"j({"charts": {"bubble": "none;"}})j", "s.json (/charts/bubble): not a colour"},
+        {R"j({"charts": {"kinds": {"ep": "red)"}}})j", "s.json (/charts/kinds/ep): not a colour"},
+        {R"j({"charts": {"series": ["#0072B2", "expression(x)"]}})j", "s.json (/charts/series/1): not a colour"},
+        {R"j({"charts": {"transports": {"tcp": {"color": "a b"}}}})j", "s.json (/charts/transports/tcp/color): not a colour list"},
+    };
+    for (const auto& [text, expected] : refused) {
+        CAPTURE(text);
+        const std::string m = message(text);
+        CHECK(m.find(expected) != std::string::npos);
+        CHECK(m.find("; use ") != std::string::npos);  // what is allowed
+        CHECK(m.find('\n') == std::string::npos);
+    }
 }
 
 TEST_CASE("SVG renders to a non-blank PNG of the expected size (rsvg-convert)") {

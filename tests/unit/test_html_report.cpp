@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/property_tree/ptree.hpp>
@@ -18,6 +19,7 @@
 #include "planlayout/emit/html_report.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/plan.hpp"
+#include "../../src/emit/html_parts.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 
@@ -125,6 +127,55 @@ TEST_CASE("the report page: no scripts, nothing fetched, no absolute paths, the 
     }
     CHECK(page.find("id=\"acceptance\"") == std::string::npos);  // only with --verify or --ab
     CHECK(score_chart_svg(report).empty());                      // the chart's slot, empty until it is merged
+}
+
+TEST_CASE("the page and the pictures hold against a style the reader would refuse (issue 41 item 1)") {
+    // Built directly, past diagram_style_from_json's checks: the writers must not rely on them.
+    DiagramStyle st = default_diagram_style();
+    st.font = "]]></style><script>alert(1)</script>\" onmouseover=\"alert(2)";
+    st.ink = "#000} svg { background-image: url(http://127.0.0.1:9/ink) }";
+    st.muted = "red; background: url(http://127.0.0.1:9/muted)";
+    st.classes[static_cast<std::size_t>(PathClass::Rail)].color = "red;background:url(http://127.0.0.1:9/chip)";
+    HtmlReportOptions options;
+    options.style = st;
+    const Report report = plan_layout_file("layouts/seed-2x8-ep16.json", "a.json");
+    std::vector<std::pair<std::string, std::string>> outputs{{"report", html_report(report, options)}};
+    for (const auto view : {DiagramView::Node, DiagramView::Groups, DiagramView::Fabric, DiagramView::Score,
+                            DiagramView::Matrix, DiagramView::Load}) {
+        DiagramOptions o;
+        o.view = view;
+        outputs.emplace_back(std::string(to_string(view)), diagram_svg(report, o, st));
+    }
+    for (const auto& [name, text] : outputs) {
+        CAPTURE(name);
+        const std::string l = lower(text);
+        CHECK(l.find("<script") == std::string::npos);
+        CHECK(l.find("onmouseover") == std::string::npos);
+        CHECK(l.find("url(http") == std::string::npos);
+        CHECK(l.find("</style><") == std::string::npos);
+        if (name != "report") {
+            std::istringstream in(text);
+            boost::property_tree::ptree tree;
+            CHECK_NOTHROW(boost::property_tree::read_xml(in, tree));
+        }
+    }
+}
+
+TEST_CASE("the report page names no input by its folders: not in the warnings of an input nor in a template name (issue 41 item 9)") {
+    Report report = plan_layout_file("layouts/seed-2x8-ep16.json", "/abs/runs/a.json");
+    report.warnings.push_back("/abs/configs/deepseek-v3.json: num_nextn_predict_layers = 1: not counted");
+    report.warnings.push_back("topology ../fabric/topology.conf: 96 hosts; node0/gpu3, /model/moe/experts and 400 Gbit/s stay.");
+    report.warnings.push_back("/abs/configs/deepseek-v3.json.bak and x/abs/configs/deepseek-v3.json are other files.");
+    HtmlReportOptions options;
+    options.input_paths = {"/abs/configs/deepseek-v3.json", "../fabric/topology.conf", "-", "plain.json"};
+    const std::string page = html_report(report, options);
+    CHECK(page.find("<li>deepseek-v3.json: num_nextn_predict_layers = 1: not counted</li>") != std::string::npos);
+    CHECK(page.find("<li>topology topology.conf: 96 hosts; node0/gpu3, /model/moe/experts and 400 Gbit/s stay.</li>") !=
+          std::string::npos);
+    CHECK(page.find("<li>/abs/configs/deepseek-v3.json.bak and x/abs/configs/deepseek-v3.json are other files.</li>") !=
+          std::string::npos);  // only whole paths
+    CHECK(page.find("/abs/runs") == std::string::npos);
+    CHECK(html_parts::without_folders("a /x/y/z.txt, /x/y/z.txt. </td>", {"/x/y/z.txt"}) == "a z.txt, z.txt. </td>");
 }
 
 TEST_CASE("the report draws a groups view of each kind that crosses nodes and carries traffic") {

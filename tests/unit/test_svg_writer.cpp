@@ -26,6 +26,28 @@ TEST_CASE("svg: every string is escaped, control characters included") {
     CHECK(svg::escape(std::string("a\x01" "b")) == "a?b");
 }
 
+TEST_CASE("svg: no string breaks out of CSS or a CDATA section or a paint attribute (issue 41 item 1)") {
+    // The style file is checked where it is read; the writer holds even for a value that is not.
+    CHECK(svg::css_value("#000} svg { background-image: url(http://x/y) }") == "#000 svg  background-image urlhttpxy ");
+    CHECK(svg::css_value("]]></style><script>") == "stylescript");
+    CHECK(svg::css_value("DejaVu Sans, Arial_Narrow-2.0 #1B1B1B 50%") == "DejaVu Sans, Arial_Narrow-2.0 #1B1B1B 50%");
+    svg::Document d(100, 50, "t");
+    d.style("text { font-family: a]]></style><script>alert(1)</script>; }");
+    d.rect(0, 0, 10, 10, {{"fill", "url(http://127.0.0.1:9/x)"}, {"stroke", "url(#plc-hatch-ep)"}});
+    d.text(0, 0, "x", svg::Anchor::Start, {{"style", "fill: red; background: url(http://127.0.0.1:9/x)"}});
+    d.open_group({{"fill", "#FFF\" onload=\"alert(1)"}});
+    const std::string out = d.str();
+    CHECK(out.find("]]]]><![CDATA[></style><script>") != std::string::npos);  // the CDATA split, not ended: text  // the CDATA section split, not ended
+    CHECK(out.find("url(http") == std::string::npos);
+    CHECK(out.find("stroke=\"url(#plc-hatch-ep)\"") != std::string::npos);  // a local reference stays
+    CHECK(out.find("style=\"fill: red; background: urlhttp:127.0.0.1:9x\"") != std::string::npos);
+    CHECK(out.find("<g fill=\"#FFF onloadalert1\">") != std::string::npos);
+    std::istringstream in(out);
+    boost::property_tree::ptree tree;
+    REQUIRE_NOTHROW(boost::property_tree::read_xml(in, tree));
+    CHECK(tree.get_child("svg").count("script") == 0);  // the CSS stays text inside <style>
+}
+
 TEST_CASE("svg: a document is well-formed XML with its elements in order") {
     svg::Document d(200, 100, "chart <1>");
     d.style(".label { font: 12px sans-serif; } g > text { fill: #000; }");

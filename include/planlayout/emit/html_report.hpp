@@ -21,6 +21,9 @@ struct HtmlReportOptions {
     std::optional<verify::VerifyReport> verify;  // `--verify LOG...` checked against the plan
     std::vector<std::string> verify_logs;        // their file names (no folders), as shown
     std::optional<verify::AbReport> ab;          // `--ab RUN...` with the plan's prediction attached
+    /// The files the command line read (plan-layout report: Context::inputs): wherever the page
+    /// quotes one (an input reader's warning, a node capture's name), it shows the base name.
+    std::vector<std::string> input_paths;
 };
 
 /// The whole page: summary and verdict, assumptions, groups table (crossing kinds highlighted),
