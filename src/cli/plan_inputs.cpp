@@ -710,7 +710,7 @@ void save_layout_if_asked(const ParsedArgs& args, const Report& report, const Pl
 
 void report_input_notes(const ComposedInputs& inputs, const ParsedArgs& args, Context& ctx) {
     for (const auto& n : inputs.notes) {
-        ctx.err << "plan-layout: note: " << n << "\n";
+        ctx.err << "plan-layout: note: " << terminal_safe(n) << "\n";  // a note may quote the script's bytes
     }
     if (inputs.ignored.empty()) {
         return;
@@ -721,7 +721,8 @@ void report_input_notes(const ComposedInputs& inputs, const ParsedArgs& args, Co
     for (const auto& f : inputs.ignored) {
         const bool speed = megatron_flag_changes_speed(f.flag);
         if (speed || args.has("--verbose")) {
-            ctx.err << "plan-layout: note: " << f.where << ": " << f.flag << (f.value.empty() ? "" : " " + f.value)
+            // the flag and its value are the script's bytes: no raw control byte reaches the terminal
+            ctx.err << "plan-layout: note: " << terminal_safe(f.where + ": " + f.flag + (f.value.empty() ? "" : " " + f.value))
                     << (speed ? ": not modelled, and it changes the step time" : ": not modelled") << "\n";
             named += speed ? 1 : 0;
         } else {

@@ -36,6 +36,7 @@ constexpr std::array<const char*, 5> kDeclarations = {"export", "declare", "type
 constexpr std::array<const char*, 5> kShells = {"bash", "sh", "zsh", "dash", "ksh"};
 constexpr std::array<const char*, 7> kHeredocRunners = {"bash", "sh", "zsh", "dash", "ksh", "sbatch", "srun"};
 constexpr std::array<const char*, 5> kNeverCount = {"echo", "printf", "test", "[", "[["};
+constexpr std::array<const char*, 3> kReaders = {"read", "mapfile", "readarray"};
 // Reserved words that only open or close a block: the command goes on after them.
 constexpr std::array<const char*, 13> kSkippedKeywords = {"if", "then", "elif", "else", "fi", "do", "done",
                                                           "while", "until", "{", "}", "!", "time"};
@@ -263,10 +264,26 @@ ScriptWord word_of(const Value& w, int line, int command, const Shell& sh) {
     return s;
 }
 
+// A job cannot pass the words bash gives a script saved with CR LF line ends (bash keeps the CR).
+WordRefusal shell_crlf_refusal(const Shell& sh) {
+    return WordRefusal{sh.where(sh.crlf_line), "CR LF line ends (bash keeps each CR in the word before it; convert the "
+                                               "script with dos2unix)"};
+}
+
 // An if or case being read: each branch from the state before the block; the states the
 // branches that may run leave are merged at its end.
 struct Block {
     bool is_case = false;
+    char kind = 'i';          // 'i' if, 'c' case, 'l' loop (while, until, for, select), 'g' a command after && or ||
+    char closes_at = 's';     // a guard ('g'): 's' its simple command ends, '{' its group's }, '(' its subshell's ),
+                              // 'b' the block it opened closes
+    int marker = 0;           // a guard's brace or subshell depth, or its inner block's index
+    bool negate_all = false;  // an until loop: its body runs while the condition fails
+    std::string loop_var;     // a for loop's variable
+    Tri prior = Tri::True;    // a guard: the status of the list before its && or ||
+    Tri guard_cond = Tri::True;
+    std::vector<std::vector<Value>> cond_reads;  // read commands of the condition: their variables
+    char stop_kind = 0;       // 'x' exit or 'r' return ran in a branch that may run
     int line = 0;
     bool outer_inactive = false;
     Shell::State start;
@@ -292,7 +309,11 @@ struct Block {
 
 class ScriptReader {
 public:
-    ScriptReader(const Value& src, Shell& sh, std::vector<ScriptWord>& out) : lx_(src, sh), sh_(sh), out_(out) {}
+    // context: 's' the script, 'f' a function's body, 'e' eval's text, 'c' a child shell (bash -c, a here-document)
+    ScriptReader(const Value& src, Shell& sh, std::vector<ScriptWord>& out, char context = 's')
+        : lx_(src, sh), sh_(sh), out_(out), context_(context) {}
+
+    [[nodiscard]] char stopped() const { return stopped_; }
 
     void run() {
         while (true) {
@@ -339,6 +360,15 @@ private:
                 }
                 lx_.advance(2);  // ;; ends a case branch
                 expect_pattern_ = case_depth_ > 0;
+            } else if (c == '(' && lx_.peek(1) == '(') {
+                return;  // ((...)): an arithmetic command
+            } else if (c == '(') {
+                open_guard(lx_.line(), '(', static_cast<int>(subshells_.size()) + 1);
+                subshells_.push_back({sh_.state(lx_.line()), sh_.inactive, stopped_});
+                lx_.advance();
+            } else if (c == ')' && !subshells_.empty()) {
+                lx_.advance();
+                close_subshell();
             } else if (is_one_of(c, ";&|()")) {
                 lx_.advance();
             } else {
@@ -383,7 +413,8 @@ private:
 
     // At a word start: NAME=value, NAME+=value, NAME=( ... ). `saved` (a prefix of a command)
     // receives the previous value, to be put back if a command follows.
-    bool assignment(std::vector<std::pair<std::string, std::optional<Var>>>* saved) {
+    // `decl`: the words of the declaration (export/declare/... and its options) it is part of.
+    bool assignment(std::vector<std::pair<std::string, std::optional<Var>>>* saved, const std::vector<Value>* decl) {
         const std::string& t = lx_.source().text;
         std::size_t p = lx_.pos();
         if (!shell::is_name_start(lx_.peek())) {
@@ -412,8 +443,26 @@ private:
             var.elems.push_back(shell::fields_of(lx_.word(), false, line).front());
         }
         sh_.assigning.clear();
+        if (decl == nullptr) {
+            sh_.assign(name, std::move(var), append);
+            return true;
+        }
+        std::string set;
+        std::string removed;
+        shell::declaration_options(*decl, set, removed);
+        const std::string program = basename_of(decl->front().text);
+        set += program == "readonly" ? "r" : "";
+        if (in_function_scope(program, set)) {
+            sh_.make_local(name, line);
+        }
+        if (set.find('n') != std::string::npos) {
+            sh_.nameref(name, var.elems.empty() ? "" : var.elems.front().text);  // declare -n R=TP
+            return true;
+        }
+        attributes(name, set, removed, line, false);
         sh_.assign(name, std::move(var), append);
-        if (name == "IFS" && saved == nullptr && !sh_.inactive && !sh_.pinned(name)) {
+        attributes(name, set, removed, line, true);
+        if (name == "IFS" && !sh_.inactive && !sh_.pinned(name)) {
             sh_.ifs_line = line;  // export IFS=..., declare IFS=...
         }
         return true;
@@ -514,15 +563,20 @@ private:
     // ---------------------------------------------------------------- if and case
 
     Block* top(bool is_case) {
-        return !blocks_.empty() && blocks_.back().is_case == is_case ? &blocks_.back() : nullptr;
+        return top_kind(is_case ? 'c' : 'i');
     }
 
-    void open_block(bool is_case, int line) {
+    Block* top_kind(char kind) {
+        return !blocks_.empty() && blocks_.back().kind == kind ? &blocks_.back() : nullptr;
+    }
+
+    void open_block(bool is_case, int line, char kind = 0) {
         if (blocks_.size() >= static_cast<std::size_t>(kMaxLaunchNesting)) {
             sh_.enter(line);  // throws: nesting past the limit
         }
         Block b;
         b.is_case = is_case;
+        b.kind = kind != 0 ? kind : (is_case ? 'c' : 'i');
         b.line = line;
         b.outer_inactive = sh_.inactive;
         b.start = sh_.state(line);
@@ -548,6 +602,7 @@ private:
         b.negate = false;
         b.cond_why.clear();
         b.cond_assumed.clear();
+        b.cond_reads.clear();
     }
 
     // One command of an if's condition, joined to the ones before it as bash's && || ; do.
@@ -606,22 +661,44 @@ private:
         }
         sh_.inactive = b.outer_inactive || !b.possible;
         b.in_branch = true;
+        for (const auto& w : b.cond_reads) {
+            (void)shell::run_assigning_builtin(sh_, w, b.line);  // `while read X`: X is not known in the body
+        }
     }
 
     void close_branch() {
         Block& b = blocks_.back();
-        if (b.in_branch && b.possible) {
+        if (b.in_branch && b.possible && stopped_ != 0) {
+            // the branch ran exit (or return): the script goes on after the block only where it did not
+            b.broken = b.broken || (b.chosen_done && b.chosen == b.ends.size());
+            b.stop_kind = b.stop_kind == 0 ? stopped_ : b.stop_kind;
+            stopped_ = 0;
+        } else if (b.in_branch && b.possible) {
             b.ends.push_back(sh_.state(b.line));
         }
         b.in_branch = false;
     }
 
     void close_block() {
+        close_block_inner();
+        if (Block* g = top_kind('g');
+            g != nullptr && g->closes_at == 'b' && g->marker == static_cast<int>(blocks_.size())) {
+            close_guard(Tri::Unknown);  // `A && if ...; fi`: the guard ends with the block it opened
+        }
+    }
+
+    void close_block_inner() {
         close_branch();
         Block b = std::move(blocks_.back());
         blocks_.pop_back();
         sh_.inactive = b.outer_inactive;
         if (b.outer_inactive) {
+            sh_.set_state(std::move(b.start));
+            return;
+        }
+        if (b.ends.empty() && b.taken) {
+            stopped_ = b.stop_kind;  // every branch that may run stops the script (exit) or function (return)
+            sh_.inactive = true;
             sh_.set_state(std::move(b.start));
             return;
         }
@@ -632,7 +709,8 @@ private:
             sh_.set_state(std::move(b.ends.front()));
             return;
         }
-        const std::string block = std::string(b.is_case ? "the case" : "the if") + " on line " + std::to_string(b.line);
+        const std::string block = std::string(b.kind == 'c' ? "the case" : b.kind == 'l' ? "the loop" : b.kind == 'g' ? "the && or || list" : "the if") +
+                                  " on line " + std::to_string(b.line);
         if (!b.broken && !b.assumed.empty()) {
             // Read as bash runs it in the environment the reader assumes; what the other branches
             // would set differently is kept for the analysis and refused in a job's words.
@@ -683,7 +761,7 @@ private:
     }
 
     // A reserved word at a command's start; true when it was handled.
-    bool keyword(const std::string& w, int line) {
+    bool keyword(const std::string& w, int line, std::size_t at) {
         if (w == "if") {
             open_block(false, line);
             begin_condition();
@@ -708,9 +786,30 @@ private:
             }
             return true;
         }
-        if (w == "!" && top(false) != nullptr && blocks_.back().collecting) {
+        if (w == "!" && !blocks_.empty() && blocks_.back().collecting) {
             blocks_.back().negate = !blocks_.back().negate;
             return true;
+        }
+        if (loop_keyword(w, line)) {
+            return true;
+        }
+        if (w == "{") {
+            ++brace_depth_;
+            if (Block* g = top_kind('g'); g != nullptr && g->closes_at == 's' && guard_fresh_) {
+                g->closes_at = '{';
+                g->marker = brace_depth_;
+            }
+            return true;
+        }
+        if (w == "}") {
+            close_brace(at);
+            return true;
+        }
+        if (w == "if" || w == "case") {
+            if (Block* g = top_kind('g'); g != nullptr && g->closes_at == 's' && guard_fresh_) {
+                g->closes_at = 'b';
+                g->marker = static_cast<int>(blocks_.size());
+            }
         }
         if (one_of(w, kSkippedKeywords)) {
             return true;
@@ -746,27 +845,34 @@ private:
                 subject = subject ? subject : std::optional<Value>(std::move(word));
             }
         }
-        if (w == "for") {
+        if (w == "for" || w == "select") {
+            open_block(false, line, 'l');
             lx_.skip_blanks();
+            if (lx_.peek() == '(' && lx_.peek(1) == '(') {
+                lx_.seek(arithmetic_end(lx_.pos()));  // for ((...)): its variables are the body's
+                return true;
+            }
             const std::size_t before = lx_.pos();
             const auto name = shell::fields_of(lx_.word(), false, line).front();
             if (lx_.pos() > before && !name.text.empty() && shell::is_name_start(name.text[0]) &&
                 std::all_of(name.text.begin(), name.text.end(), shell::is_name_char)) {
-                Var v;
-                v.line = line;
-                Value u;
-                u.append_unknown("$" + name.text, line, "$" + name.text + " is the variable of the for loop on line " +
-                                                            std::to_string(line), "",
-                                 "$" + name.text + " (the variable of the for loop on line " + std::to_string(line) +
-                                     ", whose values plan-layout does not go through)");
-                v.elems.push_back(std::move(u));
-                sh_.assign(name.text, std::move(v), false);
+                blocks_.back().loop_var = name.text;
             }
             drop_rest();
             return true;
         }
-        if (w == "select" || w == "function") {
-            drop_rest();
+        if (w == "function") {
+            lx_.skip_blanks();
+            const auto name = shell::fields_of(lx_.word(), false, line).front();
+            lx_.skip_blanks();
+            if (lx_.peek() == '(') {
+                lx_.advance();
+                lx_.skip_blanks();
+                if (lx_.peek() == ')') {
+                    lx_.advance();
+                }
+            }
+            define_function(name.text, line);
             return true;
         }
         return false;
@@ -774,11 +880,18 @@ private:
 
     void command() {
         const int start_line = lx_.line();
+        guard_fresh_ = open_guard(start_line, 's', 0);
+        if (lx_.peek() == '(' && lx_.peek(1) == '(') {
+            arithmetic_command(start_line);
+            return;
+        }
         std::vector<Value> words;
         std::vector<std::pair<std::string, std::optional<Var>>> prefix;
+        std::vector<std::pair<std::string, std::optional<Var>>> declared;  // a declaration's, for a pipeline
         const std::size_t heredocs_before = pending_.size();
         bool declaration = false;
         bool redirected = false;
+        bool closed_group = false;
         while (true) {
             lx_.skip_blanks();
             const char c = lx_.peek();
@@ -794,7 +907,8 @@ private:
                 redirected = true;
                 continue;
             }
-            if ((words.empty() || declaration) && assignment(words.empty() ? &prefix : nullptr)) {
+            if ((words.empty() || declaration) &&
+                assignment(words.empty() ? &prefix : &declared, declaration ? &words : nullptr)) {
                 continue;
             }
             for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
@@ -808,29 +922,50 @@ private:
                 lx_.advance();  // a character no word takes (a lone '{' in a pattern, ...): skip it
                 continue;
             }
-            if (words.empty() && fields.size() == 1 && fields[0].unknowns.empty() && keyword(fields[0].text, at)) {
+            if (words.empty() && fields.size() == 1 && fields[0].unknowns.empty() &&
+                keyword(fields[0].text, at, before)) {
+                closed_group = closed_group || fields[0].text == "}";
+                guard_fresh_ = guard_fresh_ && fields[0].text == "!";
                 if (expect_pattern_) {
                     return;
                 }
                 continue;
             }
+            guard_fresh_ = false;
             for (auto& f : fields) {
                 words.push_back(std::move(f));
             }
             declaration = declaration || (!words.empty() && one_of(words.front().text, kDeclarations));
         }
+        guard_fresh_ = false;
+        if (words.size() == 1 && prefix.empty() && lx_.peek() == '(' && function_parens()) {
+            define_function(words.front().text, start_line);
+            return;
+        }
         if (!blocks_.empty() && blocks_.back().collecting) {
             if (!words.empty()) {
+                if (one_of(words.front().text, kReaders)) {
+                    blocks_.back().cond_reads.push_back(words);
+                }
                 add_condition(words, redirected);
             }
             return;
         }
+        const bool pipe_next = lx_.peek() == '|' && lx_.peek(1) != '|';
+        const bool piped = prev_piped_ || pipe_next;
+        prev_piped_ = pipe_next;
         if (words.empty()) {
             for (const auto& [name, before] : prefix) {
-                if (name == "IFS" && !sh_.inactive) {
+                if (name == "IFS" && !sh_.inactive && !piped) {
                     sh_.ifs_line = start_line;  // assignments only: they stay
                 }
             }
+            if (piped) {
+                for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
+                    sh_.restore(it->first, it->second);  // a part of a pipeline runs in a subshell
+                }
+            }
+            finish_command(closed_group ? Tri::Unknown : Tri::True, "it is a { ... } group");
             return;  // assignments only: they stay
         }
         for (std::size_t i = heredocs_before; i < pending_.size(); ++i) {
@@ -838,14 +973,253 @@ private:
                 return one_of(basename_of(w.text), kHeredocRunners);
             });
         }
-        act(words, start_line);
+        if (!piped) {
+            finish_command(act(words, start_line), status_why_);
+            return;
+        }
+        // A part of a pipeline runs in a subshell: what it assigns does not stay.
+        State before = sh_.state(start_line);
+        for (auto it = declared.rbegin(); it != declared.rend(); ++it) {
+            sh_.restore(it->first, it->second);
+        }
+        const bool inactive = sh_.inactive;
+        const char stopped = stopped_;
+        (void)act(words, start_line);
+        sh_.inactive = inactive;
+        stopped_ = stopped;
+        sh_.set_state(std::move(before));
+        finish_command(Tri::Unknown, "it is a pipeline");
     }
 
-    void act(const std::vector<Value>& words, int line) {
+    // `NAME (` at a command's end: `NAME ( )` defines a function.
+    bool function_parens() {
+        const std::size_t at = lx_.pos();
+        lx_.advance();
+        lx_.skip_blanks();
+        if (lx_.peek() == ')') {
+            lx_.advance();
+            return true;
+        }
+        lx_.seek(at);
+        return false;
+    }
+
+    // A function's body `{ ... }`: read (running nothing) to find its end, kept for its calls.
+    void define_function(const std::string& name, int line) {
+        while (true) {
+            lx_.skip_blanks();
+            if (lx_.peek() == '\n') {
+                lx_.advance();
+            } else if (lx_.peek() == '#') {
+                skip_comment();
+            } else {
+                break;
+            }
+        }
+        const char after = lx_.peek(1);
+        if (lx_.peek() != '{' || (after != ' ' && after != '\t' && after != '\n')) {
+            throw input_error(sh_.where(line), "the function " + name + " has a body that is not { ... }, which plan-layout does not read",
+                              "write its body as { commands; }");
+        }
+        lx_.advance();
+        ++brace_depth_;
+        captures_.push_back({name, lx_.pos(), brace_depth_, sh_.inactive, line});
+        sh_.inactive = true;  // a function's body runs where it is called
+    }
+
+    // `}` at a command's start (`at`: where): ends a function's body, a { ... } group.
+    void close_brace(std::size_t at) {
+        if (!captures_.empty() && captures_.back().brace == brace_depth_) {
+            const Capture c = captures_.back();
+            captures_.pop_back();
+            sh_.inactive = c.inactive;
+            if (!c.inactive) {
+                sh_.charge(at - c.begin, c.line);
+                sh_.functions[c.name] = lx_.source().slice(c.begin, at);
+            }
+        }
+        brace_depth_ = std::max(0, brace_depth_ - 1);
+        if (Block* g = top_kind('g'); g != nullptr && g->closes_at == '{' && g->marker == brace_depth_ + 1) {
+            close_guard(Tri::Unknown);
+        }
+    }
+
+    void close_subshell() {
+        Subshell sub = std::move(subshells_.back());
+        subshells_.pop_back();
+        if (!sub.inactive) {
+            sh_.set_state(std::move(sub.state));  // ( ... ) runs in a subshell: its assignments do not stay
+        }
+        sh_.inactive = sub.inactive;
+        stopped_ = sub.stopped;  // exit in ( ... ) leaves the subshell only
+        if (Block* g = top_kind('g'); g != nullptr && g->closes_at == '(' &&
+                                      g->marker == static_cast<int>(subshells_.size()) + 1) {
+            close_guard(Tri::Unknown);
+        }
+    }
+
+    // After a command before && or ||: the next one is a branch bash runs as the status says.
+    bool open_guard(int line, char closes_at, int marker) {
+        if (andor_op_ == 0 || (!blocks_.empty() && blocks_.back().collecting)) {
+            andor_op_ = 0;
+            return false;
+        }
+        const Tri cond = andor_op_ == '&' ? andor_status_ : tri_not(andor_status_);
+        open_block(false, line, 'g');
+        blocks_.back().closes_at = closes_at;
+        blocks_.back().marker = marker;
+        blocks_.back().prior = andor_status_;
+        blocks_.back().guard_cond = cond;
+        start_branch(cond, andor_why_, "");
+        andor_op_ = 0;
+        return true;
+    }
+
+    void close_guard(Tri inner) {
+        const Tri cond = blocks_.back().guard_cond;
+        const Tri prior = blocks_.back().prior;
+        close_block();
+        last_status_ = cond == Tri::True ? inner : cond == Tri::False ? prior : Tri::Unknown;
+    }
+
+    // The end of a command: a guard around it closes; && or || after it opens the next one's.
+    void finish_command(Tri status, const std::string& why) {
+        last_status_ = status;
+        if (Block* g = top_kind('g'); g != nullptr && g->closes_at == 's') {
+            close_guard(status);
+        }
+        const char c = lx_.peek();
+        const char d = lx_.peek(1);
+        if ((c == '&' && d == '&') || (c == '|' && d == '|')) {
+            andor_op_ = c == '&' ? '&' : '|';
+            andor_status_ = last_status_;
+            andor_why_ = "the exit status before " + std::string(c == '&' ? "&&" : "||") + " is not known (" +
+                         (why.empty() ? "it runs a command" : why) + ")";
+        }
+    }
+
+    // The position after the )) of the (( at `start`.
+    std::size_t arithmetic_end(std::size_t start) const {
+        const std::string& t = lx_.source().text;
+        int depth = 0;
+        for (std::size_t i = start + 2; i < t.size(); ++i) {
+            if (t[i] == '(') {
+                ++depth;
+            } else if (t[i] == ')' && depth > 0) {
+                --depth;
+            } else if (t[i] == ')' && i + 1 < t.size() && t[i + 1] == ')') {
+                return i + 2;
+            } else if (t[i] == ')') {
+                break;
+            }
+        }
+        throw input_error(sh_.where(lx_.line_at(start)), "unterminated (( opened on this line", "close it with ))");
+    }
+
+    // ((EXPR)) as a command: its assignments, and its status (EXPR not 0).
+    void arithmetic_command(int line) {
+        const std::size_t start = lx_.pos();
+        const std::size_t end = arithmetic_end(start);
+        const std::string expr = lx_.source().text.substr(start + 2, end - start - 4);
+        lx_.seek(end);
+        const bool pipe_next = lx_.peek() == '|' && lx_.peek(1) != '|';
+        const bool piped = prev_piped_ || pipe_next;
+        prev_piped_ = pipe_next;
+        shell::BuiltinRun r;
+        if (!blocks_.empty() && blocks_.back().collecting) {
+            const auto v = shell::arithmetic_value(expr, sh_, line);
+            std::vector<Value> words(1);
+            words[0].append_text(v.value ? (*v.value != 0 ? "true" : "false") : "((", line);
+            add_condition(words, false);
+            return;
+        }
+        if (!sh_.inactive && !piped) {
+            shell::arithmetic_command(sh_, expr, line, r);
+        }
+        finish_command(r.status == 0 ? Tri::True : r.status == 1 ? Tri::False : Tri::Unknown,
+                       "its arithmetic is not evaluated");
+    }
+
+    // while/until/do/done: a loop's body is a branch bash runs any number of times.
+    bool loop_keyword(const std::string& w, int line) {
+        if (w == "while" || w == "until") {
+            if (Block* g = top_kind('g'); g != nullptr && g->closes_at == 's' && guard_fresh_) {
+                g->closes_at = 'b';
+                g->marker = static_cast<int>(blocks_.size());
+            }
+            open_block(false, line, 'l');
+            blocks_.back().negate_all = w == "until";
+            begin_condition();
+            return true;
+        }
+        if (w == "do" && top_kind('l') != nullptr) {
+            Block& b = blocks_.back();
+            Tri c = b.collecting ? b.cond : Tri::Unknown;
+            c = b.negate_all ? tri_not(c) : c;
+            const std::string why = "a loop's body runs any number of times" +
+                                    (b.collecting && !b.cond_why.empty() ? " (" + b.cond_why + ")" : std::string());
+            const std::string var = b.loop_var;
+            start_branch(c == Tri::False ? Tri::False : Tri::Unknown, why, "");
+            if (!var.empty()) {
+                Var v;
+                v.line = line;
+                Value u;
+                u.append_unknown("$" + var, line, "$" + var + " is the variable of the for loop on line " + std::to_string(b.line),
+                                 "", "$" + var + " (the variable of the for loop on line " + std::to_string(b.line) +
+                                         ", whose values plan-layout does not go through)");
+                v.elems.push_back(std::move(u));
+                sh_.assign(var, std::move(v), false);
+            }
+            return true;
+        }
+        if (w == "done" && top_kind('l') != nullptr) {
+            close_block();
+            return true;
+        }
+        return false;
+    }
+
+    // Runs one simple command as far as the reader follows it; returns its exit status (when
+    // not known, status_why_ says why).
+    Tri act(const std::vector<Value>& words, int line) {
+        status_why_.clear();
         if (sh_.inactive) {
-            return;  // a branch bash does not run
+            return Tri::Unknown;  // a branch bash does not run
         }
         const std::string program = basename_of(words.front().text);
+        if (const auto f = sh_.functions.find(words.front().text);
+            f != sh_.functions.end() && words.front().unknowns.empty()) {
+            const Value body = f->second;
+            call_function(body, words, line);
+            status_why_ = "it calls the function " + words.front().text;
+            return Tri::Unknown;
+        }
+        if (program == "exit" || (program == "return" && (sh_.in_function() || context_ == 'f'))) {
+            stopped_ = program == "exit" ? 'x' : 'r';
+            sh_.inactive = true;
+            if (blocks_.empty() && context_ == 's' && subshells_.empty() && program == "exit") {
+                sh_.notes.push_back(sh_.where(line) + ": exit: bash stops the script here; nothing after it runs");
+            }
+            return Tri::Unknown;
+        }
+        if (one_of(program, kDeclarations)) {
+            declare_words(words, line);
+            return Tri::True;
+        }
+        if (const auto r = shell::run_assigning_builtin(sh_, words, line); r.handled) {
+            status_why_ = "its exit status is not known";
+            return r.status == 0 ? Tri::True : r.status == 1 ? Tri::False : Tri::Unknown;
+        }
+        if (program == "true" || program == "false" || program == ":" || program == "test" || program == "[" ||
+            program == "[[") {
+            std::string assumed;
+            const Tri t = test_command(words, status_why_, assumed);
+            return assumed.empty() ? t : Tri::Unknown;
+        }
+        if (program == "echo" || program == "printf") {
+            return Tri::True;
+        }
+        status_why_ = "it runs a command (" + program + ")";
         if (program == "unset") {
             for (std::size_t i = 1; i < words.size(); ++i) {
                 if (words[i].text.rfind('-', 0) != 0) {
@@ -853,14 +1227,26 @@ private:
                     sh_.ifs_line = words[i].text == "IFS" && !sh_.pinned("IFS") ? 0 : sh_.ifs_line;
                 }
             }
-            return;
+            return Tri::True;
+        }
+        if (sh_.in_function() && (program == "shift" || (program == "set" && words.size() > 1 && words[1].text == "--"))) {
+            std::vector<Value> args = sh_.args();  // a function's own arguments
+            if (program == "set") {
+                args.assign(words.begin() + 2, words.end());
+            } else {
+                const std::size_t n = words.size() > 1 && shell::all_digits(words[1].text) && words[1].text.size() < 9
+                                          ? std::stoul(words[1].text) : 1;
+                args.erase(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(std::min(n, args.size())));
+            }
+            (void)sh_.set_args(std::move(args));
+            return Tri::True;
         }
         if (program == "shift" ||
             (program == "set" && std::any_of(words.begin() + 1, words.end(), [](const Value& w) {
                  return w.text == "--" || (w.text.rfind('-', 0) != 0 && w.text.rfind('+', 0) != 0);
              }))) {
             sh_.positional_line = line;
-            return;
+            return Tri::True;
         }
         if (program == "eval") {
             Value text;
@@ -870,12 +1256,12 @@ private:
                 }
                 text.append(words[i]);
             }
-            nested(text, line);
-            return;
+            nested(text, line, 'e');
+            return Tri::Unknown;
         }
         if (const Value* script = shell_script(words)) {
-            nested(*script, line);
-            return;
+            nested(*script, line, 'c');
+            return Tri::Unknown;
         }
         if (counts(words, program)) {
             if (sh_.ifs_line > 0) {
@@ -893,8 +1279,99 @@ private:
                                       "a launch line has a few hundred words; give the script that starts the training");
                 }
                 out_.push_back(word_of(w, line, command, sh_));
+                if (sh_.crlf_line > 0 && !out_.back().refusal) {
+                    out_.back().refusal = shell_crlf_refusal(sh_);
+                }
             }
         }
+        return Tri::Unknown;
+    }
+
+    // A call of a function the script defined: its body read with $1 $2 ... $@ bound to the
+    // call's words, `local` variables put back and `return` ending it.
+    void call_function(const Value& body, const std::vector<Value>& words, int line) {
+        sh_.enter(line);
+        auto previous = sh_.set_args(std::vector<Value>(words.begin() + 1, words.end()));
+        sh_.push_frame();
+        ScriptReader inner(body, sh_, out_, 'f');
+        inner.run();
+        sh_.pop_frame();
+        (void)sh_.set_args(std::move(previous));
+        sh_.leave();
+        sh_.inactive = false;
+        if (inner.stopped() == 'x') {
+            stopped_ = 'x';  // exit in a function ends the script
+            sh_.inactive = true;
+        }
+    }
+
+    // The words of export/declare/typeset/local/readonly after their NAME=value words (read by
+    // assignment()): a quoted or expanded "NAME=value", and bare names given attributes.
+    void declare_words(const std::vector<Value>& words, int line) {
+        std::string set;
+        std::string removed;
+        shell::declaration_options(words, set, removed);
+        const std::string program = basename_of(words.front().text);
+        set += program == "readonly" ? "r" : "";
+        const bool local = in_function_scope(program, set);
+        for (std::size_t i = 1; i < words.size(); ++i) {
+            const Value& w = words[i];
+            if (w.text.rfind('-', 0) == 0 || w.text.rfind('+', 0) == 0) {
+                continue;
+            }
+            const auto eq = w.text.find('=');
+            std::size_t name_end = eq == std::string::npos ? w.text.size() : eq;
+            const bool append = eq != std::string::npos && eq > 0 && w.text[eq - 1] == '+';
+            name_end -= append ? 1 : 0;
+            const std::string name = w.text.substr(0, name_end);
+            const bool known_name = !name.empty() && shell::is_name_start(name[0]) &&
+                                    std::all_of(name.begin(), name.end(), shell::is_name_char) &&
+                                    (w.unknowns.empty() || w.unknowns.front().begin > name_end);
+            if (!known_name) {
+                continue;
+            }
+            if (local) {
+                sh_.make_local(name, line);
+            }
+            if (eq == std::string::npos) {
+                attributes(name, set, removed, line);
+                if (local && set.find('n') == std::string::npos && sh_.find(name) != nullptr) {
+                    sh_.unset(name);  // `local X`: X is unset inside the function
+                }
+                continue;
+            }
+            Var var;
+            var.line = line;
+            var.elems.push_back(w.slice(eq + 1, w.text.size()));
+            if (set.find('n') != std::string::npos) {
+                sh_.nameref(name, var.elems.front().text);
+                continue;
+            }
+            attributes(name, set, removed, line, false);
+            sh_.assign(name, std::move(var), append);
+            attributes(name, set, removed, line, true);
+        }
+    }
+
+    // -i (before the value is assigned), -r (after), +i.
+    void attributes(const std::string& name, const std::string& set, const std::string& removed, int line,
+                    std::optional<bool> after = std::nullopt) {
+        if (!after || !*after) {
+            if (set.find('i') != std::string::npos) {
+                sh_.integer(name, true);
+            }
+            if (removed.find('i') != std::string::npos) {
+                sh_.integer(name, false);
+            }
+        }
+        if ((!after || *after) && set.find('r') != std::string::npos) {
+            sh_.make_readonly(name, line);
+        }
+    }
+
+    bool in_function_scope(const std::string& program, const std::string& set) const {
+        return sh_.in_function() && (program == "local" || ((program == "declare" || program == "typeset") &&
+                                                             set.find('g') == std::string::npos));
     }
 
     // The STRING of `bash -c STRING` (also after srun ... or another wrapper), or nullptr.
@@ -929,11 +1406,24 @@ private:
         });
     }
 
-    void nested(const Value& text, int line) {
+    // Text read as script: eval's ('e', where exit and return act on this script), a child
+    // shell's ('c': bash -c, a here-document fed to bash; its variables do not come back).
+    void nested(const Value& text, int line, char context) {
         sh_.enter(line);
-        ScriptReader inner(text, sh_, out_);
+        std::optional<State> before;
+        if (context == 'c') {
+            before = sh_.state(line);
+        }
+        ScriptReader inner(text, sh_, out_, context == 'e' ? context_ : context);
         inner.run();
         sh_.leave();
+        if (before) {
+            sh_.set_state(std::move(*before));
+            sh_.inactive = false;
+        } else if (inner.stopped() != 0) {
+            stopped_ = inner.stopped();
+            sh_.inactive = true;
+        }
     }
 
     // The bodies of the here-documents of the line just ended.
@@ -964,7 +1454,7 @@ private:
             if (h.run) {
                 const std::size_t end = std::min(body_end, t.size());
                 sh_.charge(end - begin, h.line);  // a copy of the body, read as script
-                nested(lx_.source().slice(begin, end), h.line);
+                nested(lx_.source().slice(begin, end), h.line, 'c');
             }
         }
         pending_.clear();
@@ -977,7 +1467,48 @@ private:
     std::vector<Block> blocks_;
     int case_depth_ = 0;
     bool expect_pattern_ = false;
+    char context_ = 's';
+    char stopped_ = 0;          // 'x' after exit, 'r' after return: nothing more runs (sh_.inactive)
+    char andor_op_ = 0;         // '&' or '|' after a command that ended with && or ||
+    Tri andor_status_ = Tri::True;
+    std::string andor_why_;
+    Tri last_status_ = Tri::True;
+    std::string status_why_;
+    bool guard_fresh_ = false;  // the command being read opened a guard and has no word yet
+    bool prev_piped_ = false;   // the command before ended with | (this one is a pipeline's part)
+    int brace_depth_ = 0;
+    struct Subshell {
+        State state;
+        bool inactive = false;
+        char stopped = 0;
+    };
+    std::vector<Subshell> subshells_;
+    struct Capture {  // a function's body being read to its }
+        std::string name;
+        std::size_t begin = 0;
+        int brace = 0;
+        bool inactive = false;
+        int line = 0;
+    };
+    std::vector<Capture> captures_;
 };
+
+// bash refuses to run a script whose first line (two when it starts with #!) holds a NUL byte
+// within its first 80 bytes ("cannot execute binary file"); elsewhere it drops NUL bytes.
+void refuse_binary_script(const std::string& text, const std::string& file) {
+    int lines = text.compare(0, 2, "#!") == 0 ? 2 : 1;
+    for (std::size_t i = 0; i < std::min<std::size_t>(text.size(), 80); ++i) {
+        if (text[i] == '\n' && --lines == 0) {
+            return;
+        }
+        if (text[i] == '\0') {
+            throw input_error(file, std::string("a NUL byte within the first 80 bytes, in its first ") +
+                                        (text.compare(0, 2, "#!") == 0 ? "two lines" : "line") +
+                                        ": bash refuses to run it (cannot execute binary file)",
+                              "give the launch script as text, without NUL bytes");
+        }
+    }
+}
 
 bool valid_env_name(const std::string& name) {
     if (name.empty()) {
@@ -1010,19 +1541,35 @@ std::vector<ScriptWord> read_launch_script(const std::string& text, const std::s
                           "give the script that starts the training (a few kilobytes)");
     }
     require_8bit_text(text, file);
+    refuse_binary_script(text, file);
+    Shell sh(file, env);
     Value src;
     src.text.reserve(text.size());
     src.lines.reserve(text.size());
     int line = 1;
+    int nul_line = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-            continue;  // CRLF reads as LF
+            sh.crlf_line = sh.crlf_line > 0 ? sh.crlf_line : line;
+            continue;  // CRLF reads as LF (noted; a job's words are refused: bash keeps the CR)
+        }
+        if (text[i] == '\0') {
+            nul_line = nul_line > 0 ? nul_line : line;
+            continue;  // bash drops a NUL byte of a script it runs
         }
         src.text += text[i];
         src.lines.push_back(line);
         line += text[i] == '\n' ? 1 : 0;
     }
-    Shell sh(file, env);
+    if (nul_line > 0) {
+        sh.notes.push_back(sh.where(nul_line) + ": a NUL byte, which bash drops; read without it");
+    }
+    if (sh.crlf_line > 0) {
+        sh.notes.push_back(sh.where(sh.crlf_line) +
+                           ": the script's lines end in CR LF; read as LF, but bash keeps each CR (the last word of a "
+                           "line ends in CR, `\\` CR does not continue a line, `then` CR is no keyword): convert it "
+                           "with dos2unix before running it");
+    }
     std::vector<ScriptWord> out;
     ScriptReader(src, sh, out).run();
     if (notes != nullptr) {

@@ -122,215 +122,16 @@ void push_scalar(std::vector<Piece>& out, Shell& sh, const std::string& name, co
     out.push_back(Piece{std::move(v), !quoted, false});
 }
 
-// ---------------------------------------------------------------------------- arithmetic
-
-class Arith {
-public:
-    Arith(const std::string& s, const Shell& sh, int line, std::string& why) : s_(s), sh_(sh), line_(line), why_(why) {}
-
-    /// A variable read whose value is assumed (${X:-w} of an X the environment may set), or "".
-    [[nodiscard]] const std::string& assumed() const { return assumed_; }
-
-    std::optional<long long> run() {
-        auto v = sum(0);
-        blanks();
-        if (v && i_ != s_.size()) {
-            why_ = "'" + s_.substr(i_) + "' is not evaluated (only + - * / % and parentheses are)";
-            return std::nullopt;
-        }
-        return v;
-    }
-
-private:
-    void blanks() {
-        while (i_ < s_.size() && std::strchr(" \t\r\n", s_[i_]) != nullptr) {
-            ++i_;
-        }
-    }
-
-    std::optional<long long> fail(std::string why) {
-        if (why_.empty()) {
-            why_ = std::move(why);
-        }
-        return std::nullopt;
-    }
-
-    std::optional<long long> sum(int depth) {
-        auto a = product(depth);
-        while (a) {
-            blanks();
-            const char op = i_ < s_.size() ? s_[i_] : '\0';
-            if ((op != '+' && op != '-') || (i_ + 1 < s_.size() && s_[i_ + 1] == op)) {
-                break;
-            }
-            ++i_;
-            const auto b = product(depth);
-            long long r = 0;
-            if (!b) {
-                return std::nullopt;
-            }
-            if (op == '+' ? __builtin_add_overflow(*a, *b, &r) : __builtin_sub_overflow(*a, *b, &r)) {
-                return fail("the result overflows 64 bits");
-            }
-            a = r;
-        }
-        return a;
-    }
-
-    std::optional<long long> product(int depth) {
-        auto a = unary(depth);
-        while (a) {
-            blanks();
-            const char op = i_ < s_.size() ? s_[i_] : '\0';
-            if ((op != '*' && op != '/' && op != '%') || (i_ + 1 < s_.size() && s_[i_ + 1] == '*')) {
-                break;
-            }
-            ++i_;
-            const auto b = unary(depth);
-            if (!b) {
-                return std::nullopt;
-            }
-            long long r = 0;
-            if (op == '*') {
-                if (__builtin_mul_overflow(*a, *b, &r)) {
-                    return fail("the result overflows 64 bits");
-                }
-            } else if (*b == 0 || (*a == LLONG_MIN && *b == -1)) {
-                return fail("it divides by zero");
-            } else {
-                r = op == '/' ? *a / *b : *a % *b;
-            }
-            a = r;
-        }
-        return a;
-    }
-
-    std::optional<long long> unary(int depth) {
-        blanks();
-        if (depth > kMaxLaunchNesting) {
-            return fail("it nests too deeply");
-        }
-        if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) {
-            const char op = s_[i_++];
-            const auto v = unary(depth + 1);
-            if (!v || op == '+') {
-                return v;
-            }
-            if (*v == LLONG_MIN) {
-                return fail("the result overflows 64 bits");
-            }
-            return -*v;
-        }
-        return primary(depth);
-    }
-
-    std::optional<long long> primary(int depth) {
-        blanks();
-        const char c = i_ < s_.size() ? s_[i_] : '\0';
-        if (c == '(') {
-            ++i_;
-            const auto v = sum(depth + 1);
-            blanks();
-            if (v && (i_ >= s_.size() || s_[i_] != ')')) {
-                return fail("its parentheses do not match");
-            }
-            ++i_;
-            return v;
-        }
-        if (is_digit(c)) {
-            const std::size_t b = i_;
-            while (i_ < s_.size() && is_digit(s_[i_])) {
-                ++i_;
-            }
-            return integer(s_.substr(b, i_ - b), "'" + s_.substr(b, i_ - b) + "'");
-        }
-        std::string name;
-        if (c == '$' && i_ + 1 < s_.size() && s_[i_ + 1] == '{') {
-            const std::size_t close = s_.find('}', i_);
-            name = close == std::string::npos ? "" : s_.substr(i_ + 2, close - i_ - 2);
-            i_ = close == std::string::npos ? s_.size() : close + 1;
-        } else {
-            i_ += c == '$' ? 1 : 0;
-            const std::size_t b = i_;
-            while (i_ < s_.size() && (is_name_char(s_[i_]) || (b == i_ && is_digit(s_[i_])))) {
-                ++i_;
-            }
-            name = s_.substr(b, i_ - b);
-        }
-        if (name.empty() || (!is_name_start(name[0]) && !all_digits(name))) {
-            return fail("'" + s_.substr(std::min(i_, s_.size())) + "' is not evaluated (only + - * / % and parentheses are)");
-        }
-        return variable(name);
-    }
-
-    std::optional<long long> variable(const std::string& name) {
-        Var storage;
-        const Var* var = lookup(sh_, name, line_, storage);
-        if (var == nullptr) {
-            return fail(unset_reason(name));
-        }
-        const Value& v = element(*var, "");
-        if (!v.unknowns.empty()) {
-            return fail(via(name, *var, v));
-        }
-        if (!v.kept.empty() && assumed_.empty()) {
-            assumed_ = "$" + name + " (" + (v.kept.front().expr.empty() ? v.kept.front().refusal : v.kept.front().expr) + ")";
-        }
-        if (v.text.size() > 40) {
-            return fail("$" + name + " is not an integer");
-        }
-        std::string t = v.text;
-        t.erase(0, t.find_first_not_of(" \t"));
-        t.erase(t.find_last_not_of(" \t") + 1);
-        const bool negative = !t.empty() && t[0] == '-';
-        auto r = integer(t.substr(negative || (!t.empty() && t[0] == '+') ? 1 : 0), "$" + name + " = '" + v.text + "'");
-        return r && negative ? std::optional<long long>(-*r) : r;
-    }
-
-    std::optional<long long> integer(const std::string& digits, const std::string& what) {
-        if (!all_digits(digits)) {
-            return fail(what + " is not an integer");
-        }
-        if (digits.size() > 1 && digits[0] == '0') {
-            return fail(what + " is octal to bash; write it without leading zeros");
-        }
-        long long v = 0;
-        for (const char d : digits) {
-            if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d - '0', &v)) {
-                return fail(what + " overflows 64 bits");
-            }
-        }
-        return v;
-    }
-
-    const std::string& s_;
-    const Shell& sh_;
-    int line_;
-    std::string& why_;
-    std::size_t i_ = 0;
-    std::string assumed_;
-};
-
 }  // namespace
-
-std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why) {
-    std::string assumed;
-    return evaluate_arithmetic(expr, sh, line, why, assumed);
-}
-
-std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line, std::string& why,
-                                             std::string& assumed) {
-    why.clear();
-    Arith a(expr, sh, line, why);
-    auto v = a.run();
-    assumed = a.assumed();
-    return v;
-}
 
 // ---------------------------------------------------------------------------- the lexer's expansions
 
 void Lexer::variable(std::vector<Piece>& out, const std::string& name, const std::string& index, bool quoted,
                      const std::string& raw, int line) {
+    if ((name == "@" || name == "*") && index.empty() && sh_.in_function()) {
+        variable(out, name, name, quoted, raw, line);  // a function's "$@": one word per argument, as "${A[@]}"
+        return;
+    }
     Var storage;
     const Var* var = lookup(sh_, name, line, storage);
     const bool all = index == "@" || index == "*";
@@ -626,13 +427,20 @@ void Lexer::arithmetic(std::vector<Piece>& out, bool quoted, std::size_t start) 
         return;
     }
     const std::string raw = src_.text.substr(start, end - start);
-    std::string why;
-    std::string assumed;
-    const auto v = evaluate_arithmetic(src_.text.substr(start + 3, end - start - 5), sh_, at, why, assumed);
+    const ArithResult r = arithmetic_value(src_.text.substr(start + 3, end - start - 5), sh_, at);
+    const std::string assumed = r.assumed;
+    const auto v = r.value;
     pos_ = end;
     if (!v) {
-        push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + why, quoted, "", raw + " (arithmetic over values not known)");
+        push_unknown(out, sh_, raw, at, "$((...)) is not evaluated: " + r.why, quoted, "", raw + " (" + r.why + ")");
         return;
+    }
+    for (const auto& [name, value] : r.assigned) {
+        Var var;  // $((X=4)) assigns X, as bash does
+        var.line = at;
+        var.elems.emplace_back();
+        var.elems.back().append_text(std::to_string(value), at);
+        sh_.assign(name, std::move(var), false);
     }
     out.push_back(Piece{Value{}, !quoted, false});
     out.back().value.append_text(std::to_string(*v), at);

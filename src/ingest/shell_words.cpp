@@ -134,14 +134,108 @@ const Unknown* Value::whole_unknown() const {
 
 // ---------------------------------------------------------------------------- Shell
 
+namespace {
+
+bool is_positional_name(const std::string& name) {
+    return name == "@" || name == "*" || name == "#" || (all_digits(name) && name != "0");
+}
+
+}  // namespace
+
 const std::string* Shell::env_value(const std::string& name) const {
-    const auto it = env_.find(name);
+    if (args_ && is_positional_name(name)) {
+        return nullptr;
+    }
+    const auto it = env_.find(resolve(name));
     return it == env_.end() ? nullptr : &it->second;
 }
 
 const Var* Shell::find(const std::string& name) const {
-    const auto it = vars_.find(name);
+    if (args_ && is_positional_name(name)) {
+        const auto p = positional_.find(name);
+        return p == positional_.end() ? nullptr : &p->second;
+    }
+    const auto it = vars_.find(resolve(name));
     return it == vars_.end() ? nullptr : &it->second;
+}
+
+bool Shell::cleared(const std::string& name) const {
+    if (args_ && is_positional_name(name)) {
+        return positional_.count(name) == 0;  // past the call's arguments: empty
+    }
+    return cleared_.count(resolve(name)) > 0;
+}
+
+std::string Shell::resolve(const std::string& name) const {
+    std::string n = name;
+    for (int i = 0; i < 8; ++i) {
+        const auto it = namerefs_.find(n);
+        if (it == namerefs_.end()) {
+            return n;
+        }
+        n = it->second;
+    }
+    return n;
+}
+
+void Shell::nameref(const std::string& name, const std::string& target) {
+    if (!inactive) {
+        namerefs_[name] = target;
+    }
+}
+
+void Shell::integer(const std::string& name, bool on) {
+    if (inactive) {
+        return;
+    }
+    if (on) {
+        integers_.insert(resolve(name));
+    } else {
+        integers_.erase(resolve(name));
+    }
+}
+
+void Shell::make_readonly(const std::string& name, int line) {
+    if (!inactive) {
+        readonly_.emplace(resolve(name), line);
+    }
+}
+
+std::optional<std::vector<Value>> Shell::set_args(std::optional<std::vector<Value>> args) {
+    auto previous = std::move(args_);
+    args_ = std::move(args);
+    positional_.clear();
+    if (args_) {
+        Var all;
+        all.array = true;
+        for (std::size_t i = 0; i < args_->size(); ++i) {
+            Var one;
+            one.elems.push_back((*args_)[i]);
+            positional_[std::to_string(i + 1)] = std::move(one);
+            all.elems.push_back((*args_)[i]);
+        }
+        positional_["@"] = all;
+        positional_["*"] = std::move(all);
+        Var count;
+        count.elems.emplace_back();
+        count.elems.back().append_text(std::to_string(args_->size()), 0);
+        positional_["#"] = std::move(count);
+    }
+    return previous;
+}
+
+void Shell::make_local(const std::string& name, int line) {
+    if (inactive || frames_.empty() || frames_.back().count(name) > 0) {
+        return;
+    }
+    frames_.back()[name] = saved(name, line);
+}
+
+void Shell::pop_frame() {
+    for (const auto& [name, v] : frames_.back()) {
+        restore(name, v);
+    }
+    frames_.pop_back();
 }
 
 namespace {
@@ -253,7 +347,8 @@ std::vector<std::string> Shell::merge_assumed(const std::vector<State>& ends, st
     return differ;
 }
 
-void Shell::unset(const std::string& name) {
+void Shell::unset(const std::string& given) {
+    const std::string name = resolve(given);
     if (inactive || pinned(name)) {
         return;
     }
@@ -261,9 +356,59 @@ void Shell::unset(const std::string& name) {
     cleared_.insert(name);
 }
 
-void Shell::assign(const std::string& name, Var v, bool append) {
+namespace {
+
+// A `declare -i` variable's new value: the arithmetic of what is assigned (added to the old
+// value for +=), or not known.
+Var integer_assignment(const Shell& sh, const std::string& name, const Var& v, bool append, const Var* old) {
+    Var out;
+    out.line = v.line;
+    out.elems.emplace_back();
+    std::string why = "its value is not known";
+    bool known = false;
+    long long result = 0;
+    if (!v.array && v.elems.size() == 1 && v.elems.front().unknowns.empty() && v.elems.front().kept.empty()) {
+        const ArithResult r = arithmetic_value(v.elems.front().text, sh, v.line);
+        why = r.value && !r.assigned.empty() ? "its value assigns, which plan-layout does not follow" : r.why;
+        known = r.value.has_value() && r.assigned.empty();
+        result = r.value.value_or(0);
+        if (known && append && old != nullptr && !old->elems.empty()) {
+            const Value& o = old->elems.front();
+            const std::string digits = o.text.substr(o.text.rfind('-', 0) == 0 ? 1 : 0);
+            known = o.unknowns.empty() && all_digits(digits) && digits.size() < 19;
+            why = known ? why : "its value before += is not known";
+            result = known ? static_cast<long long>(static_cast<unsigned long long>(std::stoll(o.text)) +
+                                                    static_cast<unsigned long long>(result))
+                           : 0;
+        }
+    }
+    if (!known) {
+        const std::string reason = "is an integer (declare -i), and the arithmetic of its assignment on line " +
+                                   std::to_string(v.line) + " is not evaluated: " + why;
+        out.elems.back().append_unknown("$" + name, v.line, "$" + name + " " + reason, "", "$" + name + " (" + reason + ")");
+        return out;
+    }
+    out.elems.back().append_text(std::to_string(result), v.line);
+    return out;
+}
+
+}  // namespace
+
+void Shell::assign(const std::string& given, Var v, bool append) {
+    const std::string name = resolve(given);
     if (inactive || pinned(name)) {
         return;
+    }
+    if (const auto ro = readonly_.find(name); ro != readonly_.end()) {
+        throw input_error(where(v.line), "$" + name + " is readonly (since line " + std::to_string(ro->second) +
+                                             "): bash refuses this assignment and skips the rest of the command line, "
+                                             "which plan-layout does not follow",
+                          "remove the assignment or the readonly");
+    }
+    if (integers_.count(name) > 0) {
+        const auto cur = vars_.find(name);
+        v = integer_assignment(*this, name, v, append, cur == vars_.end() ? nullptr : &cur->second);
+        append = false;
     }
     cleared_.erase(name);
     const auto it = vars_.find(name);
@@ -283,7 +428,8 @@ void Shell::assign(const std::string& name, Var v, bool append) {
     }
 }
 
-std::optional<Var> Shell::saved(const std::string& name, int line) {
+std::optional<Var> Shell::saved(const std::string& given, int line) {
+    const std::string name = resolve(given);
     const Var* v = find(name);
     if (v == nullptr) {
         return std::nullopt;
@@ -294,7 +440,8 @@ std::optional<Var> Shell::saved(const std::string& name, int line) {
     return *v;
 }
 
-void Shell::restore(const std::string& name, const std::optional<Var>& v) {
+void Shell::restore(const std::string& given, const std::optional<Var>& v) {
+    const std::string name = resolve(given);
     if (v) {
         vars_[name] = *v;
     } else {

@@ -63,16 +63,37 @@ public:
     [[nodiscard]] const std::string& file() const { return file_; }
     [[nodiscard]] std::string where(int line) const { return file_ + ":" + std::to_string(line); }
 
-    /// The value given with --env for name, or nullptr.
+    /// The value given with --env for name, or nullptr (inside a function: never for $1 $2 ...).
     [[nodiscard]] const std::string* env_value(const std::string& name) const;
-    /// The script's variable, or nullptr when it is unset (--env values are not in it).
+    /// The script's variable, or nullptr when it is unset (--env values are not in it). Inside a
+    /// function, $1 $2 ... $@ $* $# are the call's arguments.
     [[nodiscard]] const Var* find(const std::string& name) const;
-    [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(name) > 0; }
+    [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(resolve(name)) > 0; }
+    /// Assigns (through a nameref; as arithmetic for a `declare -i` variable). Throws Error
+    /// (BadInput) for a readonly variable: bash refuses and skips the rest of the command line.
     void assign(const std::string& name, Var v, bool append);
     /// `unset X`: X is unset from here on, whatever the environment holds.
     void unset(const std::string& name);
     /// True when the script unset X (and did not set it again): it expands to nothing.
-    [[nodiscard]] bool cleared(const std::string& name) const { return cleared_.count(name) > 0; }
+    [[nodiscard]] bool cleared(const std::string& name) const;
+
+    /// declare -n NAME=TARGET: NAME refers to TARGET from here on.
+    void nameref(const std::string& name, const std::string& target);
+    /// The variable a name stands for (through namerefs).
+    [[nodiscard]] std::string resolve(const std::string& name) const;
+    /// declare -i NAME: its assignments are arithmetic (`+=` adds).
+    void integer(const std::string& name, bool on);
+    /// readonly NAME / declare -r NAME (on `line`).
+    void make_readonly(const std::string& name, int line);
+
+    /// A function call's arguments (nullopt: the script's own, not known); returns the previous.
+    std::optional<std::vector<Value>> set_args(std::optional<std::vector<Value>> args);
+    [[nodiscard]] bool in_function() const { return args_.has_value(); }
+    [[nodiscard]] const std::vector<Value>& args() const { return *args_; }
+    /// `local X` inside a function: X is put back when the function returns.
+    void make_local(const std::string& name, int line);
+    void push_frame() { frames_.emplace_back(); }
+    void pop_frame();
     /// A copy of the variable (charged to the expansion budget), to restore it later.
     [[nodiscard]] std::optional<Var> saved(const std::string& name, int line);
     void restore(const std::string& name, const std::optional<Var>& v);
@@ -104,17 +125,25 @@ public:
                                            int line);
 
     std::vector<std::string> notes;  // what the reading assumed (file:line: ...), for the user
+    std::map<std::string, Value> functions;  // the functions the script defined: their bodies
 
     std::string assigning;  // the variable whose value is being read (`X="$X --a"` while X is unset)
     bool inactive = false;  // inside a branch bash does not take: nothing is assigned or run
     int ifs_line = 0;          // where the script set IFS (0: never): its splitting is not bash's default
     int positional_line = 0;   // where `set -- ...` or `shift` replaced the script's arguments
+    int crlf_line = 0;         // the first line that ends in CR LF (0: none); bash keeps the CR
 
 private:
     std::string file_;
     std::map<std::string, std::string> env_;
     std::map<std::string, Var> vars_;
     std::set<std::string> cleared_;
+    std::map<std::string, std::string> namerefs_;
+    std::set<std::string> integers_;
+    std::map<std::string, int> readonly_;
+    std::optional<std::vector<Value>> args_;
+    std::map<std::string, Var> positional_;  // $1 ... $@ $* $# of args_
+    std::vector<std::map<std::string, std::optional<Var>>> frames_;
     std::size_t spent_ = 0;
     int depth_ = 0;
 };
@@ -190,13 +219,45 @@ private:
     bool vanished_ = false;  // a quoted "${A[@]}" of no elements: the quotes make no word
 };
 
-/// Evaluates integer arithmetic ("$GPUS*$NODES", "(a+1)/2"): + - * / % and parentheses over
-/// decimal integers and variables holding them. nullopt with `why` set when it cannot.
+/// What bash's arithmetic gives an expression: the value (nullopt: not evaluated, `why` says
+/// precisely what), the variable read whose value is assumed (`assumed`), and the assignments
+/// it makes in order (`X=4`, `X*=8`, `X++`), which the caller applies.
+struct ArithResult {
+    std::optional<long long> value;
+    std::string why;
+    std::string assumed;
+    std::vector<std::pair<std::string, long long>> assigned;
+};
+
+/// Evaluates an expression as bash's arithmetic does (shell_arith.cpp): every operator
+/// (, = op= ?: || && | ^ & == != < > <= >= << >> + - * / % ** ! ~ ++ --), 64-bit wrap-around,
+/// constants 12, 012 (octal), 0x1f, BASE#DIGITS, variables holding integers or expressions
+/// (an empty one, or one the script unset, is 0; one neither set nor given is not known).
+[[nodiscard]] ArithResult arithmetic_value(const std::string& expr, const Shell& sh, int line);
+
+/// arithmetic_value for an expression that must not assign: nullopt with `why` set when it
+/// cannot be evaluated.
 [[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
                                                            std::string& why);
 /// The same; `assumed` names a variable read whose value is a default the environment may override.
 [[nodiscard]] std::optional<long long> evaluate_arithmetic(const std::string& expr, const Shell& sh, int line,
                                                            std::string& why, std::string& assumed);
+
+/// What a builtin that assigns did: handled (words[0] is one), and its exit status (0, 1; -1
+/// when not known), which && || and if conditions read.
+struct BuiltinRun {
+    bool handled = false;
+    int status = -1;
+};
+
+/// let, printf -v, read, mapfile/readarray (shell_builtins.cpp): assigns what bash assigns, or
+/// makes the variables not known.
+[[nodiscard]] BuiltinRun run_assigning_builtin(Shell& sh, const std::vector<Value>& words, int line);
+/// ((EXPR)): evaluates it and assigns what it assigns; when it cannot, the variables it assigns
+/// are not known (status -1).
+void arithmetic_command(Shell& sh, const std::string& expr, int line, BuiltinRun& out);
+/// The attribute letters a declaration's options set (-i -n -r -g ...) and remove (+i).
+void declaration_options(const std::vector<Value>& words, std::string& set, std::string& removed);
 
 /// "$X is not set", "$1 is an argument of the script", ...: why a reference has no known value.
 [[nodiscard]] std::string unset_reason(const std::string& name);

@@ -87,6 +87,22 @@ VALUES = ["", "a", "a b", " lead", "trail ", "--lr 1e-4 --bf16", "a'b", 'q"r', "
 PLAIN = ["1", "abc", "/p/q", "x.y", "a-b", "1e-4", "a:b", "k=v", ""]
 
 
+# Issue 41 item 5: the ways bash sets a variable other than NAME=value (each sets S1, T or C,
+# which the words use, or leaves them as they were where bash runs no assignment).
+CONSTRUCTS = [
+    "let T=2*4", "(( T = 1 << 3 ))", "printf -v T %d 8", "printf -v S1 'x%sy' \"$E1\"", "declare -n NR=T; NR=4",
+    'declare "T=8"', 'export "C=c d"', "declare -i T=4; T+=4", "true || T=1", '[ -n x ] || T=1',
+    '[ "$E1" = big ] && T=16', "false && T=1 || T=2", "false || { T=2; C=3; }", "( T=1 )", "echo x | T=1",
+    "while false; do T=1; done", "until true; do T=1; done", "T=$(( 2 ** 3, 0x10 > 8 ? 010 : 2#1 ))",
+    "f() { T=\"$1\"; S1=\"$#\"; }; f 'a b' c", "g() { local T=9; C=\"$*\"; }; g p q",
+    "read -r T <<EOF\n8\nEOF", "( exit 1 )", "h() { return 0; T=1; }; h",
+]
+
+
+def construct(rng):
+    return rng.choice(CONSTRUCTS)
+
+
 def fuzz_case(rng, index):
     """One small script from the constructs the reader interprets, and an environment."""
     env = {}
@@ -206,6 +222,8 @@ def fuzz_case(rng, index):
         pre.append("export U=" + word(1))
     elif extra == 4:
         pre.append("for T in a b; do :; done")
+    if rng.random() < 0.5:
+        pre.append(construct(rng))  # issue 41 item 5: variables bash sets another way
     rng.shuffle(pre[4:])
     lines += pre
     words = [word() for _ in range(rng.randint(1, 6))]
