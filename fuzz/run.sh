@@ -24,9 +24,9 @@ seeds() {  # the read-only seed folders of a target
         slurm_topology) echo $d/slurm-topology fuzz/seeds/slurm_topology ;;
         slurm_topology_yaml) echo $d/slurm-topology-yaml tests/data/slurm-yaml fuzz/seeds/slurm_topology_yaml ;;
         k8s_nodes) echo tests/data/k8s-nodes fuzz/seeds/k8s_nodes ;;
-        nccl_log) echo $d/nccl-debug-log tests/data/verify ;;
+        nccl_log) echo $d/nccl-debug-log tests/data/verify fuzz/seeds/nccl_log ;;
         nccl_tests) echo $d/nccl-tests ;;
-        step_log) echo tests/data/ab ;;
+        step_log) echo tests/data/ab fuzz/seeds/step_log ;;
         megatron_args) echo fuzz/seeds/megatron_args tests/data/launch ;;
         hf_config) echo tests/data/hf-configs fuzz/seeds/hf_config ;;
         torchtitan_toml) echo tests/data/torchtitan fuzz/seeds/torchtitan_toml ;;

@@ -239,6 +239,17 @@ void require_device_name(std::string_view name, const std::string& where, const 
     }
 }
 
+void require_no_control_bytes(std::string_view text, const std::string& where, const std::string& what) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x20 || u == 0x7f) {
+            throw input_error(where, what + " '" + printable(text) + "' has the control character " + hex_byte(u) +
+                                         " at byte " + std::to_string(i + 1),
+                              "a name is one line of printable text: remove the control character (a terminal would run it)");
+        }
+    }
+}
+
 std::string printable(std::string_view text) { return printable(text, 80); }
 
 std::string printable(std::string_view text, std::size_t max_shown) {

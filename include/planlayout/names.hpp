@@ -56,6 +56,11 @@ void require_bus_id(std::string_view id, const std::string& where, const std::st
 /// Throws Error (BadInput) at `where` unless `key` is a Kubernetes label key.
 void require_label_key(std::string_view key, const std::string& where);
 
+/// Throws Error (BadInput) at `where` when `text` holds a control character (below 0x20, or
+/// 0x7F): a name read from an input that the outputs print (an A/B arm tag, a NIC named by an NCCL
+/// log, a GPU product label); `what` says which ("arm tag"). Issue 41 item 7.
+void require_no_control_bytes(std::string_view text, const std::string& where, const std::string& what);
+
 /// The name as it may be shown in a message: printable ASCII as is, any other byte as \xHH,
 /// cut to 80 characters with "..." (a message never carries raw bytes or a whole file).
 [[nodiscard]] std::string printable(std::string_view text);

@@ -53,7 +53,7 @@ int run_calibrate_compute(const ParsedArgs& args, Context& ctx) {
     std::vector<std::string> files;
     apply_measured_step(layout, request.sources, notes, args, ctx, files);
     for (const auto& n : notes) {
-        ctx.err << "plan-layout: note: " << n << "\n";
+        print_message(ctx, "note", n);
     }
     ctx.inputs.insert(ctx.inputs.end(), files.begin(), files.end());
     request.layout_json = std::move(layout);
@@ -78,7 +78,7 @@ int run_calibrate_compute(const ParsedArgs& args, Context& ctx) {
     c.compute_s = s.compute_s;
     c.mfu = arm == std::string(to_string(s.candidate)) ? s.mfu[1] : s.mfu[0];
     for (const auto& w : report.warnings) {
-        ctx.err << "plan-layout: warning: " << w << "\n";
+        print_message(ctx, "warning", w);
     }
     const std::string file_text = to_json(c).dump(2) + "\n";
     if (const auto o = args.get("-o"); o && *o != "-") {

@@ -99,7 +99,7 @@ int run_collective_svg(const ParsedArgs& args, CollectiveOp op, const PlacedGrou
             if (w.rfind(path, 0) == 0) {
                 w = base_name(path) + w.substr(path.size());
             }
-            ctx.err << "plan-layout: warning: " << w << "\n";
+            print_message(ctx, "warning", w);
         }
     }
     if (const auto s = args.get("--size")) {

@@ -81,7 +81,7 @@ Groups composed_groups(const ParsedArgs& args, Context& ctx) {
             model.vocab = 1;  // the vocabulary does not bear on groups
             check_model_fits(model, resolved, name, warnings);
             for (const auto& w : warnings) {
-                ctx.err << "plan-layout: warning: " << w << "\n";
+                print_message(ctx, "warning", w);
             }
         }
         return groups;

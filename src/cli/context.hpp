@@ -75,8 +75,15 @@ public:
 
 private:
     std::unique_ptr<OutputFile> file_;
-    std::ostream* out_ = nullptr;
+    std::ostream* target_ = nullptr;             // the file's stream or ctx.out
+    std::unique_ptr<std::ostream> safe_;         // --format text: control bytes as \xHH (terminal_stream.hpp)
+    std::ostream* out_ = nullptr;                // what results are written to
 };
+
+/// "plan-layout: KIND: TEXT" on ctx.err, TEXT through terminal_safe (a note or warning may quote an
+/// input's bytes: no raw control byte reaches the terminal, docs/hardening.md). KIND is "note" or
+/// "warning".
+void print_message(Context& ctx, const char* kind, const std::string& text);
 
 /// Writes a whole result through an Output (`-o FILE` or ctx.out) and commits it.
 void write_output(const ParsedArgs& args, const std::string& content, Context& ctx,

@@ -710,7 +710,7 @@ void save_layout_if_asked(const ParsedArgs& args, const Report& report, const Pl
 
 void report_input_notes(const ComposedInputs& inputs, const ParsedArgs& args, Context& ctx) {
     for (const auto& n : inputs.notes) {
-        ctx.err << "plan-layout: note: " << terminal_safe(n) << "\n";  // a note may quote the script's bytes
+        print_message(ctx, "note", n);  // a note may quote the script's bytes
     }
     if (inputs.ignored.empty()) {
         return;

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "messages.hpp"
+#include "terminal_stream.hpp"
 #include "planlayout/emit/output_file.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/names.hpp"
@@ -89,13 +90,21 @@ void check_inputs_and_output(const std::string& command, const ParsedArgs& args,
     }
 }
 
-Output::Output(const ParsedArgs& args, Context& ctx, const std::vector<std::string>& more_inputs) : out_(&ctx.out) {
+Output::Output(const ParsedArgs& args, Context& ctx, const std::vector<std::string>& more_inputs) : target_(&ctx.out) {
     const auto path = args.get("-o");
     if (path && *path != "-") {
         std::vector<std::string> inputs = ctx.inputs;
         inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
         file_ = std::make_unique<OutputFile>(*path, inputs);
-        out_ = &file_->stream();
+        target_ = &file_->stream();
+    }
+    out_ = target_;
+    // The human tables quote the inputs' names: no raw control byte of theirs reaches a terminal
+    // (issue 41 item 7). Machine formats keep their bytes (JSON and YAML escape them; a launch
+    // script's words reach bash as the user's script gave them).
+    if (args.get_or("--format", "text") == "text") {
+        safe_ = std::make_unique<TerminalSafeStream>(*target_);
+        out_ = safe_.get();
     }
 }
 
@@ -110,10 +119,13 @@ void Output::write(std::string_view text) {
 }
 
 void Output::commit() {
+    if (safe_ && !safe_->flush()) {
+        target_->setstate(std::ios::badbit);  // a short write of the filter is the target's failure
+    }
     if (file_) {
         file_->commit();
     } else {
-        check_standard_output(*out_);
+        check_standard_output(*target_);
     }
 }
 
@@ -122,6 +134,10 @@ void write_output(const ParsedArgs& args, const std::string& content, Context& c
     Output out(args, ctx, more_inputs);
     out.write(content);
     out.commit();
+}
+
+void print_message(Context& ctx, const char* kind, const std::string& text) {
+    ctx.err << "plan-layout: " << kind << ": " << terminal_safe(text) << "\n";
 }
 
 void check_standard_output(std::ostream& out) {

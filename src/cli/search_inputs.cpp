@@ -101,7 +101,7 @@ SearchInputs search_inputs(const ParsedArgs& args, Context& ctx, bool cluster_po
             ctx.err << "plan-layout: note: compute_scale " << fixed_text(t.compute_scale, 6)
                     << " fitted to the measured step of the layout's own sizes; every candidate is ranked with it\n";
             for (const std::string& note : fitted.score->anchoring) {
-                ctx.err << "plan-layout: note: anchored " << note << "\n";
+                print_message(ctx, "note", "anchored " + note);
             }
         }
     } else {

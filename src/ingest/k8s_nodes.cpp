@@ -207,6 +207,14 @@ FabricNode read_node(const nlohmann::json& n, const std::string& p, const std::s
     const auto& l = labels;
     const std::string lp = p + "/metadata/labels/";
     if (const auto it = l.find("nvidia.com/gpu.product"); it != l.end()) {
+        // Printed in a warning and in the cluster's notes: Kubernetes allows only a label value
+        // here (at most 63 of A-Z a-z 0-9 - _ .), so anything else is not a node object's label.
+        if (!it->second.empty() && kubernetes_label_value(it->second) != it->second) {
+            throw input_error(pointer_where(where, lp + token(it->first)),
+                              "nvidia.com/gpu.product '" + printable(it->second) + "' is not a Kubernetes label value",
+                              "label values are at most 63 letters, digits, '-', '_' and '.' (e.g. NVIDIA-H100-80GB-HBM3): "
+                              "give the nodes as kubectl get nodes -o json prints them");
+        }
         fn.gpu_product = it->second;
     }
     if (const auto it = l.find("nvidia.com/gpu.count"); it != l.end()) {

@@ -12,6 +12,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "planlayout/names.hpp"
+
 namespace planlayout {
 namespace {
 
@@ -647,16 +649,25 @@ void parse_line(std::string_view line,
                 ConnectionSet& seen) {
     Envelope env;
     std::string_view msg;
-    if (!split_envelope(line, env, msg)) {
+    bool nccl = split_envelope(line, env, msg);
+    if (!nccl) {
         // No envelope: a pasted connection line, or "NCCL version 2.7.8+cuda10.1" on its own.
         msg = trim_view(line);
         if (const auto ch = msg.find("Channel "); ch != std::string_view::npos) {
             msg = msg.substr(ch);
+            nccl = true;
         } else if (const auto ring = msg.find("Ring "); ring != std::string_view::npos) {
             msg = msg.substr(ring);
+            nccl = true;
         }
     }
     msg = trim_view(msg);
+    if (nccl) {
+        // Host, NIC and transport names of this line reach verify's tables (issue 41 item 7);
+        // NCCL writes none with a control character. Other lines (a progress bar's) are not read.
+        require_no_control_bytes(env.host, source + ":" + std::to_string(line_no), "the host name of an NCCL line");
+        require_no_control_bytes(msg, source + ":" + std::to_string(line_no), "the NCCL message");
+    }
     if (msg.empty()) {
         return;
     }

@@ -12,6 +12,7 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
+#include "planlayout/names.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/text_format.hpp"
 
@@ -127,6 +128,7 @@ void set_tag(std::string& slot, const std::string& value, const std::string& wha
     if (value.empty()) {
         return;
     }
+    require_no_control_bytes(value, where, what);
     if (!slot.empty() && slot != value) {
         throw input_error(where, what + " changes from '" + slot + "' to '" + value + "'",
                           "one file holds one run: split it, one arm and round per file");
@@ -253,6 +255,7 @@ std::string json_tag(const JsonReader& r, const char* key) {
     }
     const auto& v = r.at(key);
     if (v.is_string()) {
+        require_no_control_bytes(v.get<std::string>(), r.where(key), key);
         return v.get<std::string>();
     }
     if (v.is_number_integer()) {

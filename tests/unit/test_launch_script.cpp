@@ -96,9 +96,11 @@ TEST_CASE("continuation lines and comments") {
           Words{"torchrun", "p.py", "--tp", "2", "x y"});
     CHECK(lines("torchrun p.py \\\n  --tp 2 \\\n  --pp 4") == std::vector<int>{1, 1, 2, 2, 3, 3});
     CHECK(texts("torchrun p.py a#b #c") == Words{"torchrun", "p.py", "a#b"});
-    // A NUL byte is an ordinary byte of a word (found by fuzz_megatron_args: loops that did not move on).
-    CHECK(texts(std::string("A=(x \0)\ncase \0 in\0) ;; esac\nfor \0; do :; done\ntorchrun p.py a\0b", 63)) ==
-          Words{"torchrun", "p.py", std::string("a\0b", 3)});
+    // A NUL byte past the first line is dropped, as bash drops it (issue 41 item 4; the scanner's
+    // loops over one were found by fuzz_megatron_args); one in the first line is refused, as bash
+    // refuses the file (test_launch_constructs.cpp).
+    static const char kNul[] = "#!/bin/bash\n# two lines checked\nA=(x \0)\nB=\0\ntorchrun p.py a\0b \0 'c\0d'";
+    CHECK(texts(std::string(kNul, sizeof kNul - 1)) == Words{"torchrun", "p.py", "ab", "cd"});
     CHECK(texts("TP=2\r\ntorchrun p.py \\\r\n  --tp $TP\r\n") == Words{"torchrun", "p.py", "--tp", "2"});  // CRLF
 }
 
@@ -209,7 +211,9 @@ TEST_CASE("control flow: the branch bash takes (issue 27), loop bodies once, cas
     const std::string parse = "while [ $# -gt 0 ]; do\n case \"$1\" in\n  --tp) TP=\"$2\"; shift 2 ;;\n  --pp|-p) PP=3 ;;\n"
                               "  *) break ;;\n esac\ndone\nfor x in a b; do echo $x; done\nf() { torchrun p.py --pp $PP; }\nf";
     CHECK(texts(parse) == Words{"torchrun", "p.py", "--pp", "$PP"});  // $1 unset: no branch sets PP
-    CHECK(texts(parse, {{"1", "-p"}}) == Words{"torchrun", "p.py", "--pp", "3"});
+    // $1 = -p: PP=3 is set in a while body, which bash may run any number of times (here forever:
+    // that branch does not shift), so PP is not known (issue 41 item 5) and stays a reference.
+    CHECK(texts(parse, {{"1", "-p"}}) == Words{"torchrun", "p.py", "--pp", "$PP"});
     CHECK(texts("[ -z \"$X\" ] && exit 1\ntorchrun p.py --tp 2") == Words{"torchrun", "p.py", "--tp", "2"});
 }
 

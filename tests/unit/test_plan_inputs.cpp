@@ -18,6 +18,7 @@
 
 #include "planlayout/cli/run.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "../../src/cli/terminal_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -303,8 +304,8 @@ TEST_CASE("--measured-step anchors the tcp arm to a measured step, from seconds 
     for (const auto& [value, message] : std::map<std::string, std::string>{
              {"4.49", "the arm the step was measured on is missing"},
              {"nvme=4.49", "'nvme' is not a transport"},
-             {"tcp=0", "out of range"},
-             {"tcp=nan", "out of range"},
+             {"tcp=0", "is outside 1e-6 to 1e6 s"},
+             {"tcp=nan", "is outside 1e-6 to 1e6 s"},
              {"tcp=no-such-file", "neither a number of seconds nor a file"}}) {
         const Run bad = cli({"analyze", seed, "--measured-step", value});
         CHECK(bad.code == 2);
@@ -552,4 +553,36 @@ TEST_CASE("DeepSpeed's own ZeRO-3 example (Qwen3-32B on 8 MI300X) fits, within 1
     CHECK(memory.at("fits") == true);
     const double measured = 96.45e9;
     CHECK(std::abs(memory.at("total").get<double>() / measured - 1.0) <= 0.15);
+}
+
+TEST_CASE("a text result carries no raw control byte of an input, and a filtered byte is shown as \\xHH (issue 41 item 7)") {
+    const fs::path dir = fs::temp_directory_path() / ("planlayout-terminal-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path layout = dir / "seed\x1b]0;pwned\x07\x1b[2J.json";  // a title and a clear screen
+    fs::copy_file(fs::path(kSrc) / "layouts/seed-2x8-ep16.json", layout, fs::copy_options::overwrite_existing);
+    for (const std::string format : {"", "text"}) {
+        std::vector<std::string> args{"analyze", layout.string()};
+        if (!format.empty()) {
+            args.insert(args.end(), {"--format", format});
+        }
+        const Run r = cli(args);
+        REQUIRE(r.code == 0);
+        CHECK(r.out.find('\x1b') == std::string::npos);
+        CHECK(r.out.find('\x07') == std::string::npos);
+        CHECK(r.out.find("seed\\x1B]0;pwned\\x07\\x1B[2J.json") != std::string::npos);
+    }
+    // JSON keeps the name as the JSON writer escapes it: the same string, read back.
+    const Run j = cli({"analyze", layout.string(), "--format", "json"});
+    REQUIRE(j.code == 0);
+    CHECK(j.out.find('\x1b') == std::string::npos);
+    CHECK(j.out.find("\\u001b]0;pwned\\u0007") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("TerminalSafeStream writes control bytes as \\xHH and keeps newline, tab and UTF-8") {
+    std::ostringstream target;
+    planlayout::cli::TerminalSafeStream safe(target);
+    safe << "a\x1b[2J" << 'b' << '\x7f' << '\r' << "\n\tc \xc3\xa9" << std::string(1, '\0') << "z";
+    safe.flush();
+    CHECK(target.str() == "a\\x1B[2Jb\\x7F\\x0D\n\tc \xc3\xa9\\x00z");
 }

@@ -281,7 +281,9 @@ TEST_CASE("hostile switch names and label keys: topology.conf refuses them, YAML
           std::tuple{"volcano", volcano_yaml(r), volcano_yaml(clean)}}) {
         const std::string format = name;  // clang 14 cannot capture a structured binding
         CAPTURE(format);
-        CHECK(std::count(text.begin(), text.end(), '\n') == std::count(base.begin(), base.end(), '\n'));
+        // The same lines but comments (a renamed name adds one comment line: issue 41 item 8).
+        CHECK(std::count(text.begin(), text.end(), '\n') - count_lines_starting(text, "#") ==
+              std::count(base.begin(), base.end(), '\n') - count_lines_starting(base, "#"));
         CHECK(count_lines_starting(text, "SwitchName=evil") == 0);
         CHECK(count_lines_starting(text, "apiVersion: evil") == 0);
         CHECK(count_lines_starting(text, "kind: Evil") == 0);
@@ -292,7 +294,8 @@ TEST_CASE("hostile switch names and label keys: topology.conf refuses them, YAML
     labelled.cluster.node_labels = {"tier0", "tier1"};
     const std::string k = kueue_yaml(r);
     const std::string kb = kueue_yaml(labelled);
-    CHECK(std::count(k.begin(), k.end(), '\n') == std::count(kb.begin(), kb.end(), '\n'));
+    CHECK(std::count(k.begin(), k.end(), '\n') - count_lines_starting(k, "#") ==
+          std::count(kb.begin(), kb.end(), '\n') - count_lines_starting(kb, "#"));
     CHECK(count_lines_starting(k, "kind: Evil") == 0);
     CHECK(count_lines_starting(k, "---") == 1);
     CHECK(k.find("nodeLabel: \"tier0\\x0Akind: Evil\"") != std::string::npos);
