@@ -52,13 +52,13 @@ std::string hatch_pattern(const std::string& id, const std::string& color) {
     return "<pattern id=\"" + svg::escape(id) +
            "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" patternTransform=\"rotate(45)\">"
            "<rect width=\"6\" height=\"6\" fill=\"#FFFFFF\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"" +
-           svg::escape(color) + "\" stroke-width=\"3\"/></pattern>";
+           svg::escape(svg::css_value(color)) + "\" stroke-width=\"3\"/></pattern>";
 }
 
 std::string dots_pattern(const std::string& id, const std::string& fill, const std::string& dot) {
     return "<pattern id=\"" + svg::escape(id) + "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\">"
-           "<rect width=\"6\" height=\"6\" fill=\"" + svg::escape(fill) + "\"/><circle cx=\"3\" cy=\"3\" r=\"1.2\" fill=\"" +
-           svg::escape(dot) + "\"/></pattern>";
+           "<rect width=\"6\" height=\"6\" fill=\"" + svg::escape(svg::css_value(fill)) +
+           "\"/><circle cx=\"3\" cy=\"3\" r=\"1.2\" fill=\"" + svg::escape(svg::css_value(dot)) + "\"/></pattern>";
 }
 
 bool dark_fill(const std::string& fill) {

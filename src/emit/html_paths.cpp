@@ -37,6 +37,14 @@ std::string html_replace_path(const std::string& page, const std::string& needle
     return out.append(page, from, std::string::npos);
 }
 
+std::string graphviz_text(const std::string& escaped) {
+    std::string out;
+    for (const char c : escaped) {
+        out += c == '-' ? std::string("&#45;") : std::string(1, c);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string without_folders(std::string page, std::vector<std::string> paths) {
@@ -50,6 +58,8 @@ std::string without_folders(std::string page, std::vector<std::string> paths) {
             continue;  // no folder to drop (a folder itself is never an input)
         }
         page = html_replace_path(page, esc(path), esc(path.substr(slash + 1)));
+        // The inline SVG as Graphviz writes text: '-' as &#45; too (its xml_string).
+        page = html_replace_path(page, graphviz_text(esc(path)), graphviz_text(esc(path.substr(slash + 1))));
     }
     return page;
 }

@@ -159,9 +159,11 @@ def check_output(fmt, out, label, expect_switches=()):
                 fail(f"{label}: HyperNode name {n!r} is not a Kubernetes object name")
         if len(set(names)) != len(names):
             fail(f"{label}: two HyperNodes of one name: {names}")
-        for s in expect_switches:
-            if s not in names:
-                fail(f"{label}: switch {s!r} not written as itself in a HyperNode")
+        renamed = {line.rsplit(": ", 1)[1]: line[4:].rsplit(": ", 1)[0] for line in text.splitlines()
+                   if line.startswith("#   ") and ": " in line}  # "#   written: original"
+        for s in expect_switches:  # as itself, or renamed to a valid name and the original named
+            if s not in names and renamed.get(s) not in names:
+                fail(f"{label}: switch {s!r} neither written as itself in a HyperNode nor renamed with its name in a comment")
         if set(docs[-1]) != {"spec"} or not {"networkTopology"} <= set(docs[-1]["spec"]) <= {"networkTopology", "tasks"}:
             fail(f"{label}: volcano job part has unexpected keys: {docs[-1]}")
     elif fmt == "nccl-topo":

@@ -71,7 +71,7 @@ TEST_CASE("read and mapfile: their variables are not known, never an earlier val
     CHECK(unknown_tp("mapfile -t TP < f\n" + kRun));
 }
 
-TEST_CASE("&& and || are decided as if conditions; subshells and pipeline parts do not assign") {
+TEST_CASE("&& and || are decided as if conditions, subshells and pipeline parts do not assign") {
     CHECK(tp_of("TP=8\ntrue || TP=1\n" + kRun) == "8");
     CHECK(tp_of("TP=8\n[ -n x ] || TP=1\n" + kRun) == "8");
     CHECK(tp_of("TP=8\ntrue && TP=2\n" + kRun) == "2");
@@ -132,7 +132,7 @@ TEST_CASE("declare -i: assignments are arithmetic, += adds") {
     CHECK(unknown_tp("declare -i TP=$1\n" + kRun));
 }
 
-TEST_CASE("arithmetic: bash's operators and constants are evaluated; what is not is named") {
+TEST_CASE("arithmetic: bash's operators and constants are evaluated, what is not is named") {
     CHECK(tp_of("TP=$(( 1 << 3 ))\n" + kRun) == "8");
     CHECK(tp_of("TP=$(( 2 ** 3 ))\n" + kRun) == "8");
     CHECK(tp_of("TP=$(( 1 ? 8 : 2 ))\n" + kRun) == "8");
@@ -157,7 +157,7 @@ TEST_CASE("arithmetic: bash's operators and constants are evaluated; what is not
     CHECK(u.back().refusal->what.find("values not known") == std::string::npos);
 }
 
-TEST_CASE("CR LF and NUL bytes: noted; a job's words are refused for CR LF; NUL bytes dropped as bash does") {
+TEST_CASE("CR LF and NUL bytes: noted, a job's words are refused for CR LF, NUL bytes dropped as bash does") {
     std::vector<std::string> notes;
     const auto w = read_words("TP=8\r\n" + kRun + "\r\n", &notes);
     CHECK(w.back().text == "8");  // the plan reads it as LF
