@@ -267,3 +267,20 @@ TEST_CASE("malformed, truncated and binary logs never crash") {
         CHECK_NOTHROW((void)parse_nccl_log("h:1:2 [0] NCCL INFO GPU Direct RDMA Enabled for HCA '", "x"));
     }
 }
+
+TEST_CASE("an NCCL line with a control character is skipped and named, its names never read (issue 41 item 7)") {
+    const std::string clean = "node-a:4100:4300 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.0.1<0>\n";
+    const std::string evil = "node-a:4101:4301 [1] NCCL INFO NET/IB : Using [0]mlx5_0\x1b[2J:1/IB [RO]; OOB eth0:10.0.0.1<0>\n"
+                             "node\x1b]0;t\x07:4102:4302 [2] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>\n";
+    const NcclLog log = parse_nccl_log(clean + evil, "job.log");
+    CHECK(log.skipped_connection_lines == 2);
+    CHECK(log.diagnostics == std::vector<std::string>{"job.log:2", "job.log:3"});
+    for (const auto& [key, proc] : log.processes) {
+        CAPTURE(key);
+        CHECK(key.find('\x1b') == std::string::npos);
+        for (const auto& d : proc.ib_devices) {
+            CHECK(d.name.find('\x1b') == std::string::npos);
+        }
+    }
+    CHECK(log.processes.count("node-a:4100") == 1);
+}
