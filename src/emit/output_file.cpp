@@ -158,7 +158,7 @@ struct OutputFile::Impl {
     void open_target(const Target& t);
     void create_temporary();
     void keep_owner_and_mode();
-    void copy_into_target();
+    void copy_into_target() const;
 };
 
 // The folder and name to replace, found by the kernel: a new name's folder is opened as given (the
@@ -239,7 +239,7 @@ void OutputFile::Impl::keep_owner_and_mode() {
 }
 
 // In-place commit: the finished temporary file's bytes into the target (truncated first).
-void OutputFile::Impl::copy_into_target() {
+void OutputFile::Impl::copy_into_target() const {
     const int out = target.get();
     if (::lseek(fd, 0, SEEK_SET) != 0 || ::ftruncate(out, 0) != 0) {
         throw failure("rewriting the file in place", errno);

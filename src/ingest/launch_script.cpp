@@ -273,38 +273,38 @@ WordRefusal shell_crlf_refusal(const Shell& sh) {
 // An if or case being read: each branch from the state before the block; the states the
 // branches that may run leave are merged at its end.
 struct Block {
-    bool is_case = false;
+    Shell::State start;
+    std::vector<std::vector<Value>> cond_reads;  // read commands of the condition: their variables
+    std::vector<Shell::State> ends;
+    std::string loop_var;     // a for loop's variable
+    std::string why;          // why a condition or pattern could not be decided
+    std::string cond_why;     // why the condition being read is not known
+    std::string cond_assumed; // what the condition being read assumed of the environment
+    std::string assumed;      // the first assumption a condition or pattern of the block made
+    Value subject;            // a case's word
+    std::size_t chosen = 0;   // the branch (index into ends) bash runs under the assumption
+    std::size_t bytes = 0;    // the size of `start`, charged for each copy of it
+    int marker = 0;           // a guard's brace or subshell depth, or its inner block's index
+    int line = 0;
+    Tri prior = Tri::True;    // a guard: the status of the list before its && or ||
+    Tri guard_cond = Tri::True;
+    Tri cond = Tri::True;
     char kind = 'i';          // 'i' if, 'c' case, 'l' loop (while, until, for, select), 'g' a command after && or ||
     char closes_at = 's';     // a guard ('g'): 's' its simple command ends, '{' its group's }, '(' its subshell's ),
                               // 'b' the block it opened closes
-    int marker = 0;           // a guard's brace or subshell depth, or its inner block's index
-    bool negate_all = false;  // an until loop: its body runs while the condition fails
-    std::string loop_var;     // a for loop's variable
-    Tri prior = Tri::True;    // a guard: the status of the list before its && or ||
-    Tri guard_cond = Tri::True;
-    std::vector<std::vector<Value>> cond_reads;  // read commands of the condition: their variables
     char stop_kind = 0;       // 'x' exit or 'r' return ran in a branch that may run
-    int line = 0;
+    char op = ';';            // how the next condition command joins: & (&&), | (||), ; (sequence)
+    bool is_case = false;
+    bool negate_all = false;  // an until loop: its body runs while the condition fails
     bool outer_inactive = false;
-    Shell::State start;
-    std::vector<Shell::State> ends;
     bool taken = false;       // a branch bash surely runs was read: the later ones never run
     bool in_branch = false;
     bool possible = false;    // the branch being read may run
     bool has_else = false;
-    std::string why;          // why a condition or pattern could not be decided
     bool collecting = false;  // reading an if's condition
-    Tri cond = Tri::True;
-    char op = ';';            // how the next condition command joins: & (&&), | (||), ; (sequence)
     bool negate = false;
-    std::string cond_why;     // why the condition being read is not known
-    std::string cond_assumed; // what the condition being read assumed of the environment
-    std::string assumed;      // the first assumption a condition or pattern of the block made
     bool broken = false;      // a branch bash may run came before any choice: no choice stands
     bool chosen_done = false;
-    std::size_t chosen = 0;   // the branch (index into ends) bash runs under the assumption
-    Value subject;            // a case's word
-    std::size_t bytes = 0;    // the size of `start`, charged for each copy of it
 };
 
 class ScriptReader {
@@ -360,16 +360,14 @@ private:
                 }
                 lx_.advance(2);  // ;; ends a case branch
                 expect_pattern_ = case_depth_ > 0;
-            } else if (c == '(' && lx_.peek(1) == '(') {
-                return;  // ((...)): an arithmetic command
-            } else if (c == '(') {
+            } else if (c == '(' && lx_.peek(1) != '(') {  // ((...)) is an arithmetic command: returned below
                 open_guard(lx_.line(), '(', static_cast<int>(subshells_.size()) + 1);
                 subshells_.push_back({sh_.state(lx_.line()), sh_.inactive, stopped_});
                 lx_.advance();
             } else if (c == ')' && !subshells_.empty()) {
                 lx_.advance();
                 close_subshell();
-            } else if (is_one_of(c, ";&|()")) {
+            } else if (is_one_of(c, ";&|)")) {
                 lx_.advance();
             } else {
                 return;

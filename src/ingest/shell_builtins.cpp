@@ -116,7 +116,7 @@ std::optional<Value> printf_value(const std::vector<Value>& w, std::size_t fmt, 
             why = "%" + std::string(1, conv) + " of " + a.text + ", which printf reads as octal";
             return std::nullopt;
         }
-        out.append(conv != 's' || a.text.empty() ? a : a);
+        out.append(a);
     }
     if (arg < w.size()) {
         why = "it has more arguments than its format has conversions (printf reuses the format)";
@@ -162,7 +162,7 @@ BuiltinRun run_read(Shell& sh, const std::vector<Value>& w, int line) {
         const std::string& t = w[i].text;
         if (t.size() > 1 && t[0] == '-' && names.empty()) {
             const char last = t.back();
-            if (t.find_first_of("a") != std::string::npos && i + 1 < w.size() && t.back() == 'a') {
+            if (t.find('a') != std::string::npos && i + 1 < w.size() && t.back() == 'a') {
                 names.push_back(w[++i].text);  // -a ARRAY
                 continue;
             }

@@ -71,9 +71,9 @@ public:
     [[nodiscard]] bool pinned(const std::string& name) const { return env_.count(resolve(name)) > 0; }
     /// Assigns (through a nameref; as arithmetic for a `declare -i` variable). Throws Error
     /// (BadInput) for a readonly variable: bash refuses and skips the rest of the command line.
-    void assign(const std::string& name, Var v, bool append);
+    void assign(const std::string& given, Var v, bool append);
     /// `unset X`: X is unset from here on, whatever the environment holds.
-    void unset(const std::string& name);
+    void unset(const std::string& given);
     /// True when the script unset X (and did not set it again): it expands to nothing.
     [[nodiscard]] bool cleared(const std::string& name) const;
 
@@ -95,8 +95,8 @@ public:
     void push_frame() { frames_.emplace_back(); }
     void pop_frame();
     /// A copy of the variable (charged to the expansion budget), to restore it later.
-    [[nodiscard]] std::optional<Var> saved(const std::string& name, int line);
-    void restore(const std::string& name, const std::optional<Var>& v);
+    [[nodiscard]] std::optional<Var> saved(const std::string& given, int line);
+    void restore(const std::string& given, const std::optional<Var>& v);
 
     /// Counts bytes produced by an expansion; throws Error past kMaxLaunchExpansionBytes.
     void charge(std::size_t bytes, int line);
