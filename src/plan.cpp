@@ -1,5 +1,7 @@
 // Plan: the library entry point. Reads the layout text it is given (and the files the layout
 // names, through ingest/), then runs the one pipeline (analysis/pipeline.hpp).
+// Over 500 lines for now: the request's sections are read here; moving that composition into its
+// own module is issue 42's (the model as one module).
 #include "planlayout/plan.hpp"
 
 #include <map>
