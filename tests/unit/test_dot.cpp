@@ -312,7 +312,9 @@ TEST_CASE("style: every string is checked where the style file is read (issue 41
         {R"j({"charts": {"series": ["#0072B2", "expression(x)"]}})j", "s.json (/charts/series/1): not a colour"},
         {R"j({"charts": {"transports": {"tcp": {"color": "a b"}}}})j", "s.json (/charts/transports/tcp/color): not a colour list"},
     };
-    for (const auto& [text, expected] : refused) {
+    for (const auto& entry : refused) {
+        const auto& text = entry.first;  // not a structured binding: clang 14 cannot capture one
+        const auto& expected = entry.second;
         CAPTURE(text);
         const std::string m = message(text);
         CHECK(m.find(expected) != std::string::npos);

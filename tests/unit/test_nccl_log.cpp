@@ -275,10 +275,10 @@ TEST_CASE("an NCCL line with a control character is skipped and named, its names
     const NcclLog log = parse_nccl_log(clean + evil, "job.log");
     CHECK(log.skipped_connection_lines == 2);
     CHECK(log.diagnostics == std::vector<std::string>{"job.log:2", "job.log:3"});
-    for (const auto& [key, proc] : log.processes) {
-        CAPTURE(key);
-        CHECK(key.find('\x1b') == std::string::npos);
-        for (const auto& d : proc.ib_devices) {
+    for (const auto& entry : log.processes) {  // no structured binding: clang 14 cannot capture one
+        CAPTURE(entry.first);
+        CHECK(entry.first.find('\x1b') == std::string::npos);
+        for (const auto& d : entry.second.ib_devices) {
             CHECK(d.name.find('\x1b') == std::string::npos);
         }
     }
