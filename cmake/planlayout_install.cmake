@@ -16,7 +16,7 @@ install(TARGETS planlayout_core planlayout_cli EXPORT planlayoutTargets
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS plan-layout RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
 install(DIRECTORY include/planlayout DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-    COMPONENT Development FILES_MATCHING PATTERN "*.hpp")
+    COMPONENT Development FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def")
 install(FILES ${PLANLAYOUT_GENERATED_INCLUDE}/planlayout/version.hpp
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/planlayout COMPONENT Development)
 

@@ -18,8 +18,10 @@ check() {  # check DESCRIPTION PATTERN DIR...
         fail=1
     fi
 }
-check "topology/, parallel/ and analysis/ include ingest/, emit/ or cli/" "ingest|emit|cli" \
-    src/topology src/parallel src/analysis include/planlayout/topology include/planlayout/parallel include/planlayout/analysis
+check "topology/, parallel/, model/ and analysis/ include ingest/, emit/ or cli/" "ingest|emit|cli" \
+    src/topology src/parallel src/model src/analysis include/planlayout/topology include/planlayout/parallel \
+    include/planlayout/model include/planlayout/analysis
+check "model/ includes analysis/" "analysis" src/model include/planlayout/model
 check "ingest/ includes emit/ or cli/" "emit|cli" src/ingest include/planlayout/ingest
 check "verify/ includes emit/ or cli/" "emit|cli" src/verify include/planlayout/verify
 check "emit/ includes cli/" "cli" src/emit include/planlayout/emit

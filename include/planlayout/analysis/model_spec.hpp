@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/model/numbers.hpp"
 #include "planlayout/topology/kernel_table.hpp"
 
 namespace planlayout {
@@ -340,6 +341,9 @@ struct Prior {
     double high = 0;
 };
 
+/// A registry entry as a prior: its value and its plausible range.
+[[nodiscard]] constexpr Prior prior_of(const Number& n) { return {n.value, n.low, n.high}; }
+
 /// Which end of every prior to use (the band of docs/cost-model.md §6).
 enum class PriorEnd { Point, Low, High };
 
@@ -350,13 +354,13 @@ enum class PriorEnd { Point, Low, High };
 struct TransportParams {
     Prior efficiency;         // ring collectives and send/recv
     Prior alltoall_efficiency;
-    double alpha_us = 14.0;   // per network step
+    double alpha_us = numbers::kRdmaAlphaUs;  // per network step
 };
 
 /// The TCP socket path: which interface NCCL_SOCKET_IFNAME picks, and NCCL's socket limits.
 struct TcpSpec {
     std::string interface_name = "eth0";
-    double interface_gbit_s = 100.0;  // line rate of one interface
+    double interface_gbit_s = numbers::kTcpInterfaceGbitS;  // line rate of one interface
     int interfaces_per_node = 1;      // shared by every GPU of the node
     int sockets_per_thread = 1;       // NCCL_NSOCKS_PERTHREAD
     int socket_threads = 1;           // NCCL_SOCKET_NTHREADS
@@ -384,12 +388,16 @@ struct TransportSpec {
                                              // the best the used GPUs allow (choose_arms sets it)
     TcpSpec tcp;
     ShmSpec shm;
-    TransportParams tcp_params{{0.4, 0.2, 0.6}, {0.4, 0.2, 0.6}, 20.0};  // TCP's limit is the shared interface, not one QP per peer: no extra all-to-all penalty
-    TransportParams rdma_params{{0.45, 0.35, 0.6}, {0.4, 0.3, 0.55}, 14.0};
-    TransportParams gdrdma_params{{0.9, 0.8, 0.95}, {0.8, 0.6, 0.9}, 14.0};
+    // The priors of the registry (planlayout/model/numbers/network.def): value and band.
+    TransportParams tcp_params{prior_of(numbers::kTcpEfficiency), prior_of(numbers::kTcpAlltoallEfficiency),
+                               numbers::kTcpAlphaUs};
+    TransportParams rdma_params{prior_of(numbers::kRdmaEfficiency), prior_of(numbers::kRdmaAlltoallEfficiency),
+                                numbers::kRdmaAlphaUs};
+    TransportParams gdrdma_params{prior_of(numbers::kGdrdmaEfficiency), prior_of(numbers::kGdrdmaAlltoallEfficiency),
+                                  numbers::kRdmaAlphaUs};
     // SHM: fractions of its host-side bound (PCIe, host memory, inter-socket link; cost.hpp
-    // shm_line_gbyte_s); NCCL's tuner gives SHM channels its PCI ring latency (5.7 µs Simple).
-    TransportParams shm_params{{0.42, 0.2, 0.65}, {0.42, 0.2, 0.65}, 5.7};
+    // shm_line_gbyte_s).
+    TransportParams shm_params{prior_of(numbers::kShmEfficiency), prior_of(numbers::kShmEfficiency), numbers::kShmAlphaUs};
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
