@@ -47,11 +47,13 @@ run: build-cli
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
-# Fast source checks, no build needed (also a .ci/run stage): includes follow the data flow,
-# function lengths, and the rule for numbers (every number of the model in the registry).
+# The source lints (no build needed, a few seconds): includes follow the data flow, no function
+# over 150 lines and no source over 500 lines without a reason at its top (docs/development.md),
+# and every number of the performance model in the registry (tests/lint/model_numbers.py).
 lint:
 	bash tests/lint/check_layers.sh .
 	python3 tests/lint/function_lengths.py .
+	python3 tests/lint/file_lengths.py .
 	python3 tests/lint/model_numbers.py .
 
 bench: build

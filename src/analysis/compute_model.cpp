@@ -1,4 +1,9 @@
 // Compute model: ops per layer and micro-batch on one rank, stages, pipeline schedule, MFU.
+// Over 500 lines: the op model of one layer (Work and Rates: each GEMM, attention and memory-bound
+// op priced from the spec sheet or the measured kernel table) and the stage, schedule and MFU sums
+// over it share those file-local types.
+// to split: the kernel-table and GPU choice (choose_kernels, choose_gpu) and the pipeline schedule
+// (layers_per_chunk, pipeline_schedule) use neither type and could each be a source of their own.
 #include "planlayout/analysis/compute_model.hpp"
 
 #include <algorithm>

@@ -1,5 +1,8 @@
 // Memory per GPU: the model states as each framework allocates them (Megatron, DeepSpeed ZeRO,
 // torchtitan FSDP2), activations after Korthikanti et al. 2022 (docs/cost-model.md §8).
+// Over 500 lines: one estimate: the model states of three frameworks and the activations of
+// Megatron's modules, transformers' eager modules and torchtitan's per-op checkpointing add into one
+// MemoryEstimate, each formula beside the source code it follows.
 #include "planlayout/analysis/memory.hpp"
 
 #include <algorithm>

@@ -1,6 +1,10 @@
 // Analysis inputs: what the model and training sections mean once defaults and derivations are
 // applied (docs/cost-model.md, "Parameters from the shape"), and both sections written back with
 // every field explicit (ModelSpec::to_json, TrainingSpec::to_json).
+// Over 500 lines: ModelSpec's derived values (widths, parameter counts) and the writers back to
+// JSON (fields, to_json), which write those derived values, change together.
+// to split: the enum names and parsers at the end (Implementation, OptimizerImpl, CudaGraph) with
+// TrainingSpec::recomputes and resolved_optimizer could join model_spec.cpp's.
 #include <algorithm>
 #include <array>
 #include <climits>

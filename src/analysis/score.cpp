@@ -1,4 +1,10 @@
 // Score: windows that hide collectives, per-transport step times, the three factors, the band.
+// Over 500 lines: one score, from each traffic item's time through the compute fit to measured
+// steps to the three factors, their reasons and the per-kind breakdown, over the file-local
+// ItemTime, ComputeFit and Sensitive.
+// to split: the anchoring to measured steps (ComputeFit, Anchoring, pin_compute, fit_arm_transport,
+// anchor_on_arm, fit_compute; docs/cost-model.md, "Anchoring to a measured step") could be a source
+// of its own behind a private header.
 #include "planlayout/analysis/score.hpp"
 
 #include <algorithm>

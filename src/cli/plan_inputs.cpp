@@ -1,5 +1,11 @@
 // CLI: composing one layout from the inputs users have (docs/inputs.md): the layout file, the
 // cluster flags, a Hugging Face config.json, a launch script and the flags given directly.
+// Over 500 lines: one precedence (layout < cluster flags < model config < launch script < flags
+// given directly), each step merged through the same put/merge_fragment so that every value keeps
+// its source and every disagreement becomes a note.
+// to split: the measured times (--measured-step, --measured-compute: mean_stable_step,
+// read_measured, drop_measured, put_measured_step, apply_measured_step) read step logs and could be
+// a source of their own; so could --save-layout (saved_layout_text, save_layout_if_asked).
 #include "plan_inputs.hpp"
 
 #include <algorithm>

@@ -3,6 +3,8 @@
 // bottom, so GPU k of every node of a row sits on one lane (its rail, when rail aligned); every
 // drawn cross-node line names its rail (or leaf, or the spine) and carries the score's bytes per
 // step and the kind's time per transport (analysis/pair_traffic.hpp).
+// Over 500 lines: one view: the grid's rows, node headers and GPU lanes, and the cross-node lines
+// drawn on them (per pair, per node pair, per leaf and the spine) all lay out one FullView.
 #include <algorithm>
 #include <cstdlib>
 #include <limits>

@@ -1,4 +1,8 @@
 // Emit: scheduler JSON, hostfile and launch snippets from a Report.
+// Over 500 lines: the outputs a scheduler takes from one Report (the scheduler JSON, the hostfile
+// and the launch snippets) share the per-rank NIC, NUMA and CPU lookups (launch_nodes, hca_of).
+// to split: the launch snippets (with_plan_sizes, the shell-word writer, launch_text and its
+// helpers, over half the file) could be a source of their own; launch_nodes is already public.
 #include "planlayout/emit/scheduler_emit.hpp"
 
 #include "planlayout/analysis/sched_levels.hpp"

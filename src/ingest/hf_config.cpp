@@ -1,6 +1,9 @@
 // Ingest: a Hugging Face config.json read into a layout's "model" section. Each family's fields
 // and the layer rules follow transformers' modeling code (MixtralSparseMoeBlock,
 // Qwen2MoeDecoderLayer, DeepseekV3DecoderLayer, GptOssMLP); docs/formats/hf-config.md lists them.
+// Over 500 lines: one reader for every family: HfReader (file-local) records each key a family's
+// reader uses, so that list_unused can name the rest; the families' readers are a few dozen lines
+// each and would need HfReader in a private header to live apart.
 #include "planlayout/ingest/hf_config.hpp"
 
 #include <algorithm>

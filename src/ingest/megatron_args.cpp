@@ -1,6 +1,9 @@
 // Ingest: the flags of a Megatron-LM launch as layout values (the mapping is in megatron_args.hpp;
 // flag spellings and defaults from Megatron-LM megatron/training/arguments.py, TransformerConfig
 // and ModelParallelConfig, and torchrun's).
+// Over 500 lines: one mapping: the table of Megatron-LM and torchrun flags (kFlags) and the Mapper
+// (megatron_args.hpp) whose sections (cluster and parallel sizes, virtual pipeline, overlap,
+// memory, training, kernels, CUDA graphs) read the same scanned words into layout values.
 #include "planlayout/ingest/megatron_args.hpp"
 
 #include <algorithm>

@@ -1,4 +1,7 @@
 // Ingest: NCCL topology XML → NodeTemplate (docs/formats/captures.md), via boost::property_tree.
+// Over 500 lines: one format's walk: TopoXmlReader descends NCCL's nested <cpu>, <pci>, <gpu> and
+// <net> elements once, with the counts and structure checks that refuse a hostile file next to the
+// elements they guard.
 #include "planlayout/ingest/nccl_topo_xml.hpp"
 
 #include <algorithm>

@@ -1,4 +1,7 @@
 // Ingest: `nvidia-smi topo -m` matrices → NodeTemplate (docs/formats/captures.md).
+// Over 500 lines: one format's grammar: the header and its glued titles, the NIC legend, the matrix
+// cells coded by hand (a 1024-device matrix has a million), the metadata columns, then the paths
+// and the NVLink section they imply.
 #include "planlayout/ingest/nvidia_smi_topo.hpp"
 
 #include <algorithm>

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Lists the functions of src/ longer than a limit, and fails on any over the hard limit whose
-body does not start with a reason (a comment line containing "long:" within its first 3 lines).
+"""Lists the functions of src/ and include/ longer than a limit, and fails on any over the hard
+limit whose body does not start with a reason (a comment line containing "long:" within its first 3
+lines).
 
     function_lengths.py SOURCE_DIR [--list N] [--limit 150]
 
-A function is a brace block opened at namespace level (not a class, struct, enum, union or an
-initializer); its length is the lines from its opening line to its closing brace. Strings, char
-literals, raw strings and comments are skipped when braces are counted."""
+A function is a brace block opened at namespace level, or in a class, struct or union body (a method
+defined there, at any depth of nested classes), whose head ends like a function's: a parameter list
+and its qualifiers, or a constructor's member initializer list. Classes, enums, unions, initializers
+and the blocks inside a function (lambdas, local classes) are not functions of their own. Its length
+is the lines from its opening brace's line to its closing brace. Strings, char literals, raw strings
+and comments are skipped when braces are counted. Every .cpp and .hpp under src/ and include/ is read."""
 import re
 import sys
 from pathlib import Path
@@ -56,42 +60,83 @@ def strip_code(text):
     return "".join(out)
 
 
+# The head of a block (the text since the last ';', '{' or '}' of the enclosing scope) ends like a
+# function's: ") const noexcept override -> T" and the like.
+FN_TAIL = re.compile(r"\)\s*(const|noexcept(\s*\([^;{}]*\))?|override|final|volatile|&&?|->[^;{}]*|\s)*$")
+# A constructor's member initializer list: ") [noexcept] : member(...)" (a ':' that is not '::').
+INIT_LIST = re.compile(r"\)\s*(noexcept(\s*\([^;{}]*\))?\s*)?:(?!:)")
+CLASS_HEAD = re.compile(r"\b(struct|class|union)\b[^;{}()]*$")
+NOT_FN_HEAD = re.compile(r"\b(struct|class|enum|union)\b[^;{}()]*$|=\s*$")
+NS_HEAD = re.compile(r"\bnamespace\b[^;{}]*$|\bextern\s*$")
+ACCESS = re.compile(r"^.*\b(public|private|protected)\s*:(?!:)", re.S)
+
+
+def block_kind(head):
+    """"ns", "class", "fn" or "other" for a brace opened at namespace or class level after head."""
+    if NS_HEAD.search(head):
+        return "ns"
+    if re.search(r"=\s*$", head):
+        return "other"
+    if CLASS_HEAD.search(head) and not re.search(r"\benum\s+(class|struct)\b[^;{}()]*$", head):
+        return "class"
+    if NOT_FN_HEAD.search(head):
+        return "other"
+    if FN_TAIL.search(head):
+        return "fn"
+    # ") : a_(x), b_{y} {": the initializer list's last member may be brace-initialized
+    m = INIT_LIST.search(head)
+    if m and re.search(r"[)}]\s*$", head):
+        return "fn"
+    return "other"
+
+
+def fn_name(head):
+    """The function's name: the last identifier before a '(' of its head, the initializer list left out."""
+    head = ACCESS.sub("", head)
+    m = INIT_LIST.search(head)
+    if m:
+        head = head[:m.start() + 1]
+    name = re.findall(r"([~\w:]*operator\s*(?:\(\)|[^\s(]+)|[~\w:]+)\s*\(", head)
+    return name[-1] if name else "?"
+
+
 def functions(path):
-    """(name, first line, last line) of each namespace-level brace block that is a function."""
+    """(name, first line, last line) of each function: a brace block opened at namespace level or in
+    a class body whose head reads as a function's."""
     raw = path.read_text(encoding="utf-8", errors="replace")
     code = strip_code(raw)
     found = []
-    stack = []  # one entry per open brace: "ns" | "fn" | "other"
-    start = 0
+    # one entry per open brace: (kind, name, first line); kind "ns" | "class" | "fn" | "other"
+    stack = []
     line = 1
-    head_start = 0  # where the text before the current top-level block begins
+    head_start = 0  # where the head of the next block at namespace or class level begins
+    at_head_level = True  # every open brace is a namespace or a class body
     for i, c in enumerate(code):
         if c == "\n":
             line += 1
         elif c == "{":
-            head = code[head_start:i]
-            kind = "other"
-            fn_name = None
-            if all(k[0] == "ns" for k in stack):
-                if re.search(r"\bnamespace\b[^;{}]*$", head) or re.search(r'extern\s*$', head):
-                    kind = "ns"
-                elif re.search(r"\)\s*(const|noexcept|override|final|->[^;{}]*|\s)*$", head) and not re.search(
-                        r"\b(struct|class|enum|union)\b[^;{}()]*$|=\s*$", head):
-                    kind = "fn"
-                    name = re.findall(r"([~\w:]+)\s*\(", head)
-                    fn_name = name[-1] if name else "?"
-                    start = line
-            stack.append((kind, fn_name if kind == "fn" else None, start if kind == "fn" else 0))
-            if kind == "ns":
+            kind, name = "other", None
+            if at_head_level:
+                head = code[head_start:i]
+                kind = block_kind(head)
+                if kind == "fn":
+                    name = fn_name(head)
+            stack.append((kind, name, line))
+            if kind in ("ns", "class"):
                 head_start = i + 1
+            else:
+                at_head_level = False
         elif c == "}":
             if stack:
                 kind, name, first = stack.pop()
                 if kind == "fn":
                     found.append((name, first, line))
-            if all(k[0] == "ns" for k in stack):
-                head_start = i + 1
-        elif c == ";" and all(k[0] == "ns" for k in stack):
+                at_head_level = all(k[0] in ("ns", "class") for k in stack)
+                # a brace-initialized member of a constructor's initializer list ("b_{y}") keeps the
+                # head going; any other block ends the declaration it belongs to
+                if at_head_level and kind != "other":
+                    head_start = i + 1
+        elif c == ";" and at_head_level:
             head_start = i + 1
     return raw.splitlines(), found
 
@@ -101,7 +146,7 @@ def main():
     if not args:
         print(__doc__)
         return 2
-    src = Path(args[0]) / "src"
+    root = Path(args[0])
     limit = 150
     list_over = None
     if "--limit" in args:
@@ -110,11 +155,13 @@ def main():
         list_over = int(args[args.index("--list") + 1])
     over_soft = []
     bad = []
-    for path in sorted(src.rglob("*.cpp")):
+    paths = sorted(p for top in ("src", "include") for ext in ("*.cpp", "*.hpp")
+                   for p in (root / top).rglob(ext))
+    for path in paths:
         lines, found = functions(path)
         for name, first, last in found:
             length = last - first + 1
-            rel = path.relative_to(src.parent)
+            rel = path.relative_to(root)
             if list_over is not None and length > list_over:
                 over_soft.append((length, f"{rel}:{first}", name))
             if length > limit:
