@@ -8,7 +8,7 @@ BUILD_PACKAGES := cmake g++ make pkg-config libhwloc-dev libyaml-dev libboost-gr
 TEST_PACKAGES := doctest-dev librsvg2-bin man-db python3 python3-yaml python3-jsonschema chromium
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
-.PHONY: run test setup setup-build build build-cli bench bench-record package fuzz fuzz-build sanitize tidy format clean mutate
+.PHONY: run test setup setup-build build build-cli bench bench-record package fuzz fuzz-build sanitize tidy format clean mutate lint
 
 # Installs whatever of the Debian packages is missing (quiet when all are present): setup all of
 # them, setup-build those the executable needs.
@@ -46,6 +46,14 @@ run: build-cli
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+
+# Fast source checks, no build needed: includes follow the data flow, function lengths, and no
+# tolerance of tests/tolerances.json changed in a commit that changes the model (skipped, exit 77,
+# in a shallow clone or outside git).
+lint:
+	bash tests/lint/check_layers.sh .
+	python3 tests/lint/function_lengths.py .
+	python3 tests/lint/tolerance_commits.py . || [ $$? -eq 77 ]
 
 bench: build
 	./$(BUILD_DIR)/planlayout_bench
