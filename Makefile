@@ -49,12 +49,15 @@ test: build
 
 # The source lints (no build needed, a few seconds): includes follow the data flow, no function
 # over 150 lines and no source over 500 lines without a reason at its top (docs/development.md),
-# and every number of the performance model in the registry (tests/lint/model_numbers.py).
+# and every number of the performance model in the registry (tests/lint/model_numbers.py),
+# and no tolerance of tests/tolerances.json changed in a commit that changes the model (skipped,
+# exit 77, in a shallow clone or outside git).
 lint:
 	bash tests/lint/check_layers.sh .
 	python3 tests/lint/function_lengths.py .
 	python3 tests/lint/file_lengths.py .
 	python3 tests/lint/model_numbers.py .
+	python3 tests/lint/tolerance_commits.py . || [ $$? -eq 77 ]
 
 bench: build
 	./$(BUILD_DIR)/planlayout_bench

@@ -10,7 +10,9 @@
       layout (anchored to its measured fast step) gives compute_scale, which this layout takes.
 2. The MoE layer's compute alone on one H200 (data/h200-moe-sort: the sort-based router, three
    rounds), against the model's compute per GPU of the layout of the same per-rank shape, uncalibrated.
-check_pipeline.sh runs it and checks that RESULTS.md quotes every row."""
+check_pipeline.sh runs it (--check) and checks that RESULTS.md quotes every row. With --check, exits 1
+when a median |error| (uncalibrated, calibrated, compute alone) is worse than its baseline in
+tests/tolerances.json ("device_moe_steps") by more than 1 point. Eight and four rows: no split."""
 import json
 import os
 import statistics
@@ -19,6 +21,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA, LAYOUTS = os.path.join(HERE, "data"), os.path.join(HERE, "layouts")
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "support"))
+import tolerances  # noqa: E402
 
 
 def run(binary, args, cwd, stdin=None):
@@ -50,7 +55,8 @@ def err(pred, meas):
     return f"{(pred / meas - 1) * 100:+.1f} %"
 
 
-def main(binary):
+def main(binary, check):
+    errors = {"uncalibrated": [], "calibrated": [], "compute_alone": []}
     print("| config | layout | mode | measured s | uncalibrated s | error | calibrated from | compute_scale | calibrated s | error |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for cfg in ("h200-2gpu", "h200-2gpu-large"):
@@ -67,6 +73,8 @@ def main(binary):
                       layout_with_scale(name, fit))["score"]["step_time_s"]
             for mode, arm in (("fast", "gdrdma"), ("tcp", "tcp")):
                 m = measured[mode]
+                errors["uncalibrated"].append(abs(unc[arm] / m - 1))
+                errors["calibrated"].append(abs(cal[arm] / m - 1))
                 print(f"| {cfg} | {lay} | {mode} | {m:.5f} | {unc[arm]:.5f} | {err(unc[arm], m)} | {other} | {fit:.4f} | "
                       f"{cal[arm]:.5f} | {err(cal[arm], m)} |")
     print()
@@ -83,7 +91,16 @@ def main(binary):
             comp = run(binary, ["analyze", "--allow-outside-files", f"../layouts/{cfg}-{lay}.json", "--measured-step",
                                 "none", "--format", "json"], DATA)["score"]["compute_s"]
             print(f"| {sub} | {shape} ({lay}'s rank) | {m:.5f} | {comp:.5f} | {err(comp, m)} |")
+            errors["compute_alone"].append(abs(comp / m - 1))
+    print()
+    medians = {k: round(statistics.median(v) * 100, 1) for k, v in errors.items()}
+    print(f"MoE steps: uncalibrated {len(errors['uncalibrated'])} rows, median |error| {medians['uncalibrated']:.1f} %; "
+          f"calibrated {len(errors['calibrated'])} rows, median |error| {medians['calibrated']:.1f} %; "
+          f"compute alone {len(errors['compute_alone'])} rows, median |error| {medians['compute_alone']:.1f} %")
+    held = tolerances.Held("device_moe_steps")
+    held.check("all", {f"median_abs_error_pct_{k}": v for k, v in medians.items()})
+    tolerances.finish([held], check, "step_predictions")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--check" in sys.argv[2:])

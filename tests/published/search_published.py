@@ -7,8 +7,9 @@ For each row of tests/data/published/megatron-bridge-dgx-h100.json (one release,
 newest), search runs on the row's cluster, model and training (validate_published.py's layout,
 nothing calibrated) with the row's virtual pipeline size among those tried, and --explain names the
 published layout (TP/PP/VP/CP/EP, expert TP 1). Prints the published layout's rank, its predicted
-step against the #1's, and the part of the step that decides. Validation only: nothing is fitted;
-exit 0 whatever the ranks.
+step against the #1's, and the part of the step that decides. Validation only: nothing is fitted.
+With --check, exits 1 when fewer published layouts of the release are within the tolerance
+(tests/tolerances.json "published.search_within") of the #1 than its baseline ("published_search").
 """
 import json
 import os
@@ -24,6 +25,8 @@ import validate_published as v  # noqa: E402
 def main():
     binary = sys.argv[1]
     release = sys.argv[sys.argv.index("--release") + 1] if "--release" in sys.argv else None
+    check = "--check" in sys.argv[2:]
+    limit = v.tolerances.tolerance("published.search_within")
     data = json.load(open(v.DATA))
     rows = [r for r in data["rows"] if not r.get("tokendrop")]
     release = release or max(r["page"] for r in rows)
@@ -53,9 +56,12 @@ def main():
         top = parts[0] if parts else None
         decided = f"{top['what']} {top['named_s'] - top['best_s']:+.2f} s" if top else "-"
         shown += 1
-        within += gap <= 0.10
+        within += gap <= limit
         print(f"| {row['model']} | {row['gpus']} | {name} | {rank} | {gap * 100:+.1f} % | {j['layouts'][0]['name']} | {decided} |")
-    print(f"\nrelease {release}: {shown} rows searched; published layout within 10 % of the #1: {within} of {shown}")
+    print(f"\nrelease {release}: {shown} rows searched; published layout within {limit * 100:.0f} % of the #1: {within} of {shown}")
+    held = v.tolerances.Held("published_search")
+    held.check("all", {f"within_{release}": within})
+    v.tolerances.finish([held], check, "search_published")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@ scripts/performance/configs/{qwen,deepseek,gpt_oss}/*_workload_base_configs.py a
 them; the rows' own releases may have differed). The prediction is the InfiniBand (GPUDirect RDMA) arm's
 step: tokens/s/GPU = global batch x sequence / (step x GPUs). Validation only: nothing is fitted.
 
-Prints a markdown table and the median |error|; exit 0 whatever the errors (they are reported, not
-held: docs/gpu-validation.md quotes the table).
+Prints a markdown table and the median |error|, for all rows and for each half of the development /
+held-out split (tolerances.half of the row id, row_id below); docs/gpu-validation.md quotes it. With
+--check, exits 1 when an aggregate of either half (or of all) is worse than its baseline in
+tests/tolerances.json ("published"): the median |error| by more than 1 point, a count at all.
 """
 import json
 import os
@@ -29,6 +31,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "tests", "data", "published", "megatron-bridge-dgx-h100.json")
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+import tolerances  # noqa: E402
 
 
 # The H100 recipes' MoE settings (Megatron-Bridge scripts/performance/configs/qwen/
@@ -100,28 +105,58 @@ def analyze(binary, doc, model_config, row=None):
     return json.loads(p.stdout), None
 
 
+def row_id(row):
+    """The row's id, from its columns alone: what decides its half of the split."""
+    return (f"megatron-bridge/{row['page']}/{row['model']}{'-tokendrop' if row.get('tokendrop') else ''}/"
+            f"{row['gpus']}gpu/{row['precision']}/tp{row['tp']}-pp{row['pp']}-cp{row['cp']}-vp{row['vp']}-ep{row['ep']}/"
+            f"gbs{row['gbs']}-mbs{row['mbs']}")
+
+
+def aggregates(results, n_rows):
+    """The held aggregates of (|error|, fits) results out of n_rows rows."""
+    errs = [e for e, _ in results]
+    return {"predicted": len(errs), "rows": n_rows,
+            "median_abs_error_pct": round(statistics.median(errs) * 100, 1) if errs else None,
+            "over_high": sum(e > tolerances.tolerance("published.over_high") for e in errs),
+            "over": sum(e > tolerances.tolerance("published.over") for e in errs),
+            "fits": sum(f is True for _, f in results)}
+
+
+def summary(which, a):
+    high, over = tolerances.tolerance("published.over_high") * 100, tolerances.tolerance("published.over") * 100
+    median = f"{a['median_abs_error_pct']:.1f} %" if a["median_abs_error_pct"] is not None else "-"
+    if which == "all":
+        return (f"rows predicted: {a['predicted']} of {a['rows']}; median |error| {median}; over {high:.0f} %: {a['over_high']}; "
+                f"over {over:.0f} %: {a['over']}; estimated to fit (all ran): {a['fits']} of {a['predicted']}")
+    return (f"{which} half: {a['predicted']} of {a['rows']} rows predicted; median |error| {median}; over {high:.0f} %: "
+            f"{a['over_high']}; over {over:.0f} %: {a['over']}; estimated to fit: {a['fits']} of {a['predicted']}")
+
+
 def main():
     binary = sys.argv[1]
+    check = "--check" in sys.argv[2:]
     data = json.load(open(DATA))
-    errs = []
+    results = {h: [] for h in tolerances.HALVES}
+    counts = {h: 0 for h in tolerances.HALVES}
     print("| release | model | GPUs | precision | TP/PP/CP/VP/EP | published tok/s/GPU | predicted | error | "
-          "published TFLOP/s/GPU | predicted TFLOP/s/GPU | largest exposed | memory GiB (fits 80 GB?) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    fits = 0
+          "published TFLOP/s/GPU | predicted TFLOP/s/GPU | largest exposed | memory GiB (fits 80 GB?) | half |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in data["rows"]:
+        half = tolerances.half(row_id(row))
+        counts["all"] += 1
+        counts[half] += 1
         doc, cfg = layout(row, data["models"])
         report, why = analyze(binary, doc, cfg, row)
         par = f"{row['tp']}/{row['pp']}/{row['cp']}/{row['vp']}/{row['ep']}"
         name = row["model"] + (" (tokendrop)" if row.get("tokendrop") else "")
         if report is None:
             print(f"| {row['page']} | {name} | {row['gpus']} | {row['precision']} | {par} | {row['tokens_s_gpu']} | "
-                  f"refused: {why} | | {row['tflops_gpu']} | | | |")
+                  f"refused: {why} | | {row['tflops_gpu']} | | | | {half} |")
             continue
         s = report["score"]
         step = s["step_time_s"].get("gdrdma") or s["step_time_s"].get("rdma")
         pred = row["gbs"] * row["seq"] / (step * row["gpus"])
         err = pred / row["tokens_s_gpu"] - 1
-        errs.append(abs(err))
         tflops = s["compute"]["model_flops"] / (step * 1e12 * row["gpus"]) if s["compute"].get("model_flops") else 0
         kinds = sorted(((k, v.get("exposed_s", {}).get("gdrdma", 0)) for k, v in s.get("by_kind", {}).items()
                         if isinstance(v, dict) and isinstance(v.get("exposed_s"), dict)), key=lambda kv: -kv[1])
@@ -129,14 +164,18 @@ def main():
         # Every published run ran on 80 GB H100s: the estimate should say it fits.
         mem = report.get("memory", {})
         fit = mem.get("fits")
-        fits += fit is True
+        for h in ("all", half):
+            results[h].append((abs(err), fit))
         mem_text = f"{mem['total'] / 2**30:.1f} ({'yes' if fit else 'no' if fit is False else '?'})" if mem else ""
         print(f"| {row['page']} | {name} | {row['gpus']} | {row['precision']} | {par} | {row['tokens_s_gpu']} | "
-              f"{pred:.0f} | {err * 100:+.1f} % | {row['tflops_gpu']} | {tflops:.0f} | {exposed} | {mem_text} |")
-    if errs:
-        print(f"\nrows predicted: {len(errs)} of {len(data['rows'])}; median |error| {statistics.median(errs) * 100:.1f} %; "
-              f"over 40 %: {sum(e > 0.40 for e in errs)}; over 15 %: {sum(e > 0.15 for e in errs)}; "
-              f"estimated to fit (all ran): {fits} of {len(errs)}")
+              f"{pred:.0f} | {err * 100:+.1f} % | {row['tflops_gpu']} | {tflops:.0f} | {exposed} | {mem_text} | {half} |")
+    print()
+    held = tolerances.Held("published")
+    for h in tolerances.HALVES:
+        a = aggregates(results[h], counts[h])
+        print(summary(h, a))
+        held.check(h, {k: a[k] for k in ("predicted", "median_abs_error_pct", "over_high", "over", "fits")})
+    tolerances.finish([held], check, "validate_published")
 
 
 if __name__ == "__main__":

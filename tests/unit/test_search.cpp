@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/limits.hpp"
+#include "tolerances.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 using nlohmann::json;
@@ -212,10 +214,12 @@ TEST_CASE("search evaluation agrees with plan() on the seed layouts") {
     const SearchModel m = seed_model();
     const SearchLayout a = evaluate_layout(cluster, m, {1, 1, 1, 16, 16, 1, 1, 1}, "tp-cp-ep-dp-pp");
     const SearchLayout b = evaluate_layout(cluster, m, {1, 2, 1, 8, 8, 1, 1, 1}, "tp-cp-ep-dp-pp");
-    // analyze's seed numbers (test_plan.cpp): A 27-37%, B within 3%.
-    CHECK(a.score.rdma_benefit > 0.27);
-    CHECK(a.score.rdma_benefit < 0.37);
-    CHECK(b.score.rdma_benefit < 0.03);
+    // The seed's numbers (test_plan.cpp): A within its baseline of the measured 32.08 % (this path's own
+    // baseline: search's evaluation gives 36.4 % where analyze gives 34.9 %), B within
+    // seed.b_benefit of the measured -0.35 % (tests/tolerances.json).
+    CHECK(std::abs(a.score.rdma_benefit - 0.3208) * 100 <=
+          planlayout::testing::baseline_bound("seed", "a_abs_error_points_search"));
+    CHECK(std::abs(b.score.rdma_benefit - (-0.0035)) <= planlayout::testing::tolerance("seed.b_benefit"));
 }
 
 TEST_CASE("shares are shares: the x-node share stays in [0, 1] where hidden time would push it past the step") {
