@@ -76,7 +76,7 @@ std::vector<const Number*> all_numbers() {
 }
 
 const Number* find_number(std::string_view id) {
-    const auto it = std::find_if(kAll.begin(), kAll.end(), [&](const Number* n) { return n->id == id; });
+    const auto* const it = std::find_if(kAll.begin(), kAll.end(), [&](const Number* n) { return n->id == id; });
     return it == kAll.end() ? nullptr : *it;
 }
 
