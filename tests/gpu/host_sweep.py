@@ -32,6 +32,10 @@ import re
 import statistics
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trace_summary import busy_us  # noqa: E402 (the union of kernel intervals, one definition)
 
 
 # ----------------------------------------------------------------------------------- launch (torch)
@@ -190,25 +194,13 @@ def trace(path):
         if lt is not None:
             lts[w].append(lt)
 
-    def busy(iv):
-        iv = sorted(iv)
-        tot, cs, ce = 0.0, None, None
-        for s, t in iv:
-            if ce is None or s > ce:
-                if ce is not None:
-                    tot += ce - cs
-                cs, ce = s, t
-            else:
-                ce = max(ce, t)
-        return tot + ((ce - cs) if ce is not None else 0.0)
-
     res = {"kernels": len(kernels), "backward_threads": len(bwd_tids)}
     for w, iv in win.items():
         lo, hi = (min(lts[w]), max(lts[w])) if lts[w] else (0.0, 0.0)
         sync = sum(float(e.get("dur", 0.0)) for e in runtime if SYNC.search(str(e.get("name", "")))
                    and lo <= float(e["ts"]) <= hi)
         res[w] = {"kernels": len(iv), "kernel_us": round(sum(t - s for s, t in iv), 1),
-                  "busy_us": round(busy(iv), 1), "launch_span_us": round(hi - lo, 1),
+                  "busy_us": round(busy_us(iv), 1), "launch_span_us": round(hi - lo, 1),
                   "sync_calls_us": round(sync, 1)}
     return res
 

@@ -34,6 +34,19 @@ def kernel_class(name):
     return "memory"
 
 
+def busy_us(intervals):
+    """The length of the union of (start, end) intervals: the time some kernel ran."""
+    total, cur_s, cur_e = 0.0, None, None
+    for s, t in sorted(intervals):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, t
+        else:
+            cur_e = max(cur_e, t)
+    return total + ((cur_e - cur_s) if cur_e is not None else 0.0)
+
+
 def summarize(events, steps=1):
     kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     by_class = {}
@@ -49,17 +62,7 @@ def summarize(events, steps=1):
         n["count"] += 1
         n["us"] += d
     iv = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0.0))) for e in kernels)
-    busy = 0.0
-    cur_s = cur_e = None
-    for s, t in iv:
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                busy += cur_e - cur_s
-            cur_s, cur_e = s, t
-        else:
-            cur_e = max(cur_e, t)
-    if cur_e is not None:
-        busy += cur_e - cur_s
+    busy = busy_us(iv)
     span = (iv[-1][1] - iv[0][0]) if iv else 0.0
     top = sorted(by_name.items(), key=lambda kv: -kv[1]["us"])[:60]
     per = lambda x: x / max(1, steps)
