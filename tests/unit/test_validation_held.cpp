@@ -150,7 +150,9 @@ TEST_CASE("the tolerance file: every tolerance and baseline names its check, dat
     const json& file = planlayout::testing::tolerance_file();
     const std::regex commit("[0-9a-f]{40}");
     REQUIRE(file.at("tolerances").size() >= 10);
-    for (const auto& [name, t] : file.at("tolerances").items()) {
+    for (const auto& item : file.at("tolerances").items()) {
+        const std::string name = item.key();
+        const json& t = item.value();
         CAPTURE(name);
         for (const char* key : {"check", "tolerance", "unit", "set_at", "data", "reason"}) {
             CHECK(t.contains(key));
@@ -158,14 +160,18 @@ TEST_CASE("the tolerance file: every tolerance and baseline names its check, dat
         CHECK(std::regex_match(t.at("set_at").get<std::string>(), commit));
         CHECK(!t.at("reason").get<std::string>().empty());
     }
-    for (const auto& [name, b] : file.at("baselines").items()) {
+    for (const auto& item : file.at("baselines").items()) {
+        const std::string name = item.key();
+        const json& b = item.value();
         CAPTURE(name);
         for (const char* key : {"check", "data", "measured_at", "set_at", "reason", "metrics"}) {
             CHECK(b.contains(key));
         }
         CHECK(std::regex_match(b.at("measured_at").get<std::string>(), std::regex("[0-9a-f]{40}")));
         CHECK(std::regex_match(b.at("set_at").get<std::string>(), commit));
-        for (const auto& [metric, m] : b.at("metrics").items()) {
+        for (const auto& entry : b.at("metrics").items()) {
+            const std::string metric = entry.key();
+            const json& m = entry.value();
             CAPTURE(metric);
             CHECK((m.at("worse") == "higher" || m.at("worse") == "lower"));
             // 1 point for a percentage, none for a count (docs/testing.md).
