@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/model/numbers.hpp"
+#include "planlayout/model/numbers/network.hpp"
 #include "planlayout/topology/kernel_table.hpp"
 
 namespace planlayout {

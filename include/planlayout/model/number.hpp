@@ -47,3 +47,9 @@ struct Number {
 [[nodiscard]] const Number* find_number(std::string_view id);
 
 }  // namespace planlayout
+
+// How a family header (planlayout/model/numbers/<family>.hpp) turns each PLANLAYOUT_NUMBER line of
+// its .def file into a named constant, numbers::kName.
+// NOLINTNEXTLINE(cppcoreguidelines-macro-usage): one definition per number, read by name and by the registry's list
+#define PLANLAYOUT_NUMBER_CONSTANT(name, id, value, unit, cls, source, used_in, low, high) \
+    inline constexpr ::planlayout::Number name{id, value, unit, ::planlayout::NumberClass::cls, source, used_in, low, high};
