@@ -19,6 +19,7 @@ and becomes a fenced block with `$ plan-layout ARGS` and the real output of
 Filters, applied in order:
 
     nocmd         leave out the `$ plan-layout ARGS` line
+    raw           the output as Markdown itself (a table), not in a code block; implies nocmd
     from TEXT     start at the first output line containing TEXT
     until TEXT    stop before the first output line (after the start) containing TEXT, and
                   leave out the blank lines before it
@@ -65,11 +66,13 @@ def run(spec):
                        capture_output=True, text=True)
     lines = (r.stdout + r.stderr).rstrip('\n').split('\n')
     show_cmd, shown = True, 'plan-layout ' + args
-    with_exit = False
+    with_exit, raw = False, False
     for f in filters:
         word, _, rest = f.partition(' ')
         if word == 'nocmd':
             show_cmd = False
+        elif word == 'raw':
+            raw, show_cmd = True, False
         elif word == 'show':
             shown = rest
         elif word == 'exit':
@@ -104,6 +107,8 @@ def run(spec):
     out = (['$ ' + shown] if show_cmd else []) + lines
     if with_exit:
         out += ['$ echo $?', str(r.returncode)]
+    if raw:
+        return '\n'.join(l.rstrip() for l in out)
     return '```\n' + '\n'.join(l.rstrip() for l in out) + '\n```'
 
 

@@ -17,7 +17,7 @@ RunFn command_runner(const std::string& name) {
         {"groups", run_groups},         {"analyze", run_analyze}, {"import", run_import},   {"discover", run_discover},
         {"lint", run_lint},             {"collective", run_collective}, {"calibrate", run_calibrate},
         {"verify", run_verify},         {"ab", run_ab},           {"search", run_search},   {"compare", run_compare},
-        {"report", run_report},
+        {"report", run_report},         {"numbers", run_numbers},
     };
     for (const auto& e : kRunners) {
         if (name == e.name) {

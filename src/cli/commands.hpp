@@ -37,6 +37,7 @@ PLANLAYOUT_COMMAND(verify)
 PLANLAYOUT_COMMAND(ab)
 PLANLAYOUT_COMMAND(search)
 PLANLAYOUT_COMMAND(compare)
+PLANLAYOUT_COMMAND(numbers)
 #undef PLANLAYOUT_COMMAND
 
 }  // namespace planlayout::cli

@@ -99,7 +99,8 @@ void write_report_text(std::ostream& stream, const Report& report, const ReportO
     }
     out << "spec: tp=" << s.tp << " pp=" << s.pp << " cp=" << s.cp << " dp=" << s.dp << " | ep=" << s.ep
         << " etp=" << s.etp << " expert_dp=" << s.expert_dp << " | order " << s.order << " | world " << s.world << "\n";
-    out << "placement: " << report.placement.description << "\n\n";
+    out << "placement: " << report.placement.description << "\n";
+    out << verdict_assumed_text(report) << "\n";
     out << left_aligned("kind", 24) << right_aligned("groups x size", 14) << right_aligned("nodes", 7) << "  " << left_aligned("worst", 6)
         << right_aligned("GB/s", 8) << "  pairs by class\n";
     for (const auto& k : report.kinds) {
@@ -205,6 +206,7 @@ nlohmann::json report_json_head(const Report& report) {
     j["warnings"] = report.warnings;
     if (report.score) {
         j["score"] = to_json(*report.score);
+        j["model_numbers"] = model_numbers_json();
     }
     if (report.memory) {
         j["memory"] = to_json(*report.memory);

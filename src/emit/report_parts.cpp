@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "planlayout/emit/numbers_emit.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/text_format.hpp"
 
@@ -278,6 +279,55 @@ nlohmann::json cluster_summary_json(const Cluster& c) {
                          {"core", c.core_name}};
     }
     return j;
+}
+
+std::string verdict_assumed_text(const Report& report) {
+    if (!report.score) {
+        return {};
+    }
+    const std::string arms[] = {std::string(to_string(report.score->baseline)) + "/",
+                                std::string(to_string(report.score->candidate)) + "/"};
+    std::vector<std::string> priors;
+    for (const auto& [label, items] : assumed_values(report.assumptions).labels) {
+        if (label != "default transport") {
+            continue;
+        }
+        for (const std::string& item : items) {
+            const bool of_arm = item.rfind(arms[0], 0) == 0 || item.rfind(arms[1], 0) == 0;
+            if (of_arm && item.find(" (") != std::string::npos) {  // a prior: "tcp/efficiency 0.4 (0.2..0.6)"
+                priors.push_back(item);
+            }
+        }
+    }
+    if (priors.empty()) {
+        return {};
+    }
+    // What they are and what to do, then the priors wrapped before 100 columns.
+    std::string out = "assumed (not measured; calibrate yours, see all: plan-layout numbers --class assumed):\n ";
+    std::size_t width = 1;
+    for (std::size_t i = 0; i < priors.size(); ++i) {
+        const std::string item = priors[i] + (i + 1 < priors.size() ? "," : " set this verdict");
+        if (width > 1 && width + 1 + item.size() > 100) {
+            out += "\n ";
+            width = 1;
+        }
+        out += " " + item;
+        width += 1 + item.size();
+    }
+    return out + "\n";
+}
+
+nlohmann::json model_numbers_json() {
+    const std::vector<const Number*> numbers = all_numbers();
+    const NumberCounts c = count_by_class(numbers);
+    nlohmann::json assumed = nlohmann::json::array();
+    for (const Number* n : numbers) {
+        if (n->cls == NumberClass::Assumed) {
+            assumed.push_back({{"id", n->id}, {"value", n->value}, {"unit", n->unit}, {"low", n->low}, {"high", n->high}});
+        }
+    }
+    return {{"counts", {{"measured", c.measured}, {"spec", c.spec}, {"derived", c.derived}, {"assumed", c.assumed}}},
+            {"assumed", assumed}};
 }
 
 }  // namespace planlayout
