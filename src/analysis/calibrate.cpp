@@ -8,11 +8,12 @@
 #include <map>
 
 #include "planlayout/error.hpp"
+#include "planlayout/model/units.hpp"
 
 namespace planlayout {
 namespace {
 
-bool is_cross(const PlacedGroup& g) { return g.nodes >= 2 && g.n >= 2; }
+bool is_cross(const PlacedGroup& g) { return g.nodes > 1 && g.n > 1; }
 
 /// Bandwidth time of one call at line rate (efficiency 1, no alpha), on the calibrated link.
 double line_time_us(CollectiveOp op, const PlacedGroup& shape, double size, Transport t, CollectiveCost* steps) {
@@ -30,13 +31,13 @@ double line_time_us(CollectiveOp op, const PlacedGroup& shape, double size, Tran
     unit.shm_alpha_us = 0;
     const CollectiveCost c = collective_cost(op, g, size, unit);
     *steps = c;
-    return (is_cross(g) ? c.nic_s : c.intra_s) * 1e6;
+    return (is_cross(g) ? c.nic_s : c.intra_s) * units::kMega;
 }
 
 std::string size_text(double bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
-    return buf;
+    std::string text(static_cast<std::size_t>(std::snprintf(nullptr, 0, "%.0f B", bytes)), '\0');
+    std::snprintf(text.data(), text.size() + 1, "%.0f B", bytes);
+    return text;
 }
 
 /// The fixed latency of a call: the weighted least-squares intercept of t = L + slope·x, at
@@ -78,7 +79,8 @@ void set_line(Calibration& c, const PlacedGroup& shape, Transport transport, boo
     if (cross) {
         const bool tcp = transport == Transport::Tcp;
         c.line = tcp ? "TCP interface" : "rail NIC";
-        c.line_gbyte_s = tcp ? shape.tcp_interfaces_per_node * shape.tcp_gbit_s / 8.0 : shape.nic_gbit_s / 8.0;
+        c.line_gbyte_s = tcp ? shape.tcp_interfaces_per_node * shape.tcp_gbit_s / units::kBitsPerByte
+                             : shape.nic_gbit_s / units::kBitsPerByte;
     } else if (transport == Transport::Shm) {
         const TransportModel bounds;  // the default host memory and inter-socket bounds (ShmSpec)
         c.line = "SHM (PCIe, host memory)";
@@ -117,7 +119,7 @@ FitPoints add_rows(const std::vector<NcclTestsRun>& runs, const PlacedGroup& pla
             row.line = r.line;
             row.size_bytes = r.size_bytes;
             row.measured_us = r.time_us;
-            row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / 1e3 * bus_factor(c.op, shape.n);
+            row.measured_busbw_gbyte_s = r.size_bytes / r.time_us / units::kKilo * bus_factor(c.op, shape.n);
             row.used = r.size_bytes >= min_size_bytes;
             p.xs.push_back(line_time_us(c.op, shape, r.size_bytes, transport, &steps));
             p.ts.push_back(r.time_us);
@@ -180,12 +182,12 @@ void predict_rows(Calibration& c, const PlacedGroup& shape, Transport transport,
             sx.shm = true;
             sx.shm_efficiency = sx.shm_alltoall_efficiency = shm_fit.efficiency_at(row.size_bytes);
             sx.shm_alpha_us = c.alpha_us;
-            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, sx).time_s * 1e6 + c.floor_us;
+            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, sx).time_s * units::kMega + c.floor_us;
         } else {
-            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, x).time_s * 1e6;
+            row.predicted_us = collective_cost(c.op, shape, row.size_bytes, x).time_s * units::kMega;
         }
         row.residual = (row.measured_us - row.predicted_us) / row.measured_us;
-        row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / 1e3 * bus_factor(c.op, shape.n);
+        row.predicted_busbw_gbyte_s = row.size_bytes / row.predicted_us / units::kKilo * bus_factor(c.op, shape.n);
         if (row.used) {
             sum_sq += row.residual * row.residual;
         }
@@ -220,10 +222,10 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     c.nodes = placed.nodes;
     c.gpus_per_node = placed.max_per_node;
     c.ranks = placed.n;
-    c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node >= 2;
+    c.socket_inside_node = socket_inside_node && transport == Transport::Tcp && placed.max_per_node > 1;
     const PlacedGroup shape = c.socket_inside_node ? socket_endpoints(placed) : placed;
     const bool cross = is_cross(shape);
-    if (is_intra_arm(transport) && (cross || shape.max_per_node < 2)) {
+    if (is_intra_arm(transport) && (cross || shape.max_per_node <= 1)) {
         throw input_error("--transport " + std::string(to_string(transport)),
                           std::string(to_string(transport)) + " is the path between GPUs of one node; this run " +
                               (cross ? "spans nodes" : "has one GPU per node"),
@@ -232,7 +234,7 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
     }
     c.link_class = link_class.value_or(cross ? shape.worst_cross : shape.worst_intra);
     set_line(c, shape, transport, cross);
-    if (shape.n < 2) {
+    if (shape.n <= 1) {
         throw input_error("calibrate", "the rows come from a run of one rank: nothing was communicated, so there is no bandwidth to fit",
                           "calibrate from a run of two or more GPUs (--nodes/--gpus-per-node must match the run)");
     }
@@ -250,7 +252,7 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
             x_of[c.rows[i].size_bytes] = p.xs[i];
         }
     }
-    if (by_size.size() < 2) {
+    if (by_size.size() <= 1) {
         throw input_error("calibrate",
                           "only " + std::to_string(by_size.size()) + " size(s) to fit; two or more sizes are needed",
                           "lower --min-size or run nccl-tests over a range of sizes (-b 1M -e 8G -f 2)");
@@ -278,7 +280,8 @@ Calibration fit_calibration(const std::vector<NcclTestsRun>& runs, const PlacedG
         c.curve.push_back({size, x_of[size] / bw_us});
     }
     c.efficiency = c.curve.back().efficiency;
-    c.busbw_gbyte_s = c.curve.back().size_bytes / (x_of.rbegin()->second / c.efficiency) / 1e3 * bus_factor(c.op, shape.n);
+    c.busbw_gbyte_s =
+        c.curve.back().size_bytes / (x_of.rbegin()->second / c.efficiency) / units::kKilo * bus_factor(c.op, shape.n);
     predict_rows(c, shape, transport, cross);
     return c;
 }

@@ -12,11 +12,21 @@
 
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"
+#include "planlayout/model/numbers/memory.hpp"
+#include "planlayout/model/numbers/training.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
 
 namespace {
+
+// The registry's bytes per element and ZeRO's stages, under short names.
+constexpr double kFp32 = numbers::kFp32Bytes;
+constexpr double kHalf = numbers::kHalfBytes;
+constexpr double kAdamFp32 = numbers::kAdamMoments * kFp32;  // m + v in fp32
+constexpr double kGated = numbers::kGatedFc1Outputs;         // g of a gated MLP (gate, up)
+constexpr int kShardGradsStage = numbers::kZeroGradsStage.count();
+constexpr int kShardParamsStage = numbers::kZeroParamsStage.count();
 
 // Bytes per parameter of each model state, which of them are sharded over the data-parallel
 // ranks, and how unsharded parameters come back for compute.
@@ -24,15 +34,15 @@ enum class Gather { None, Units, Modules };  // none; FSDP units (layers); ZeRO-
 
 struct States {
     std::string name;           // "Megatron DDP", "DeepSpeed ZeRO-3, bf16", ...
-    double weight = 2;          // bytes per parameter of the resident weights
-    double grad = 4;
-    double optimizer = 12;      // master + Adam m, v
+    double weight = kHalf;      // bytes per parameter of the resident weights
+    double grad = kFp32;
+    double optimizer = numbers::kMixedAdamStateBytes;  // master + Adam m, v
     std::string optimizer_parts = "4 fp32 master + 4 m + 4 v";
     bool shard_weight = false;
     bool shard_grad = false;
     bool shard_optimizer = false;
     Gather gather = Gather::None;
-    double gather_bytes = 2;     // dtype of the gathered (compute) parameters
+    double gather_bytes = kHalf;  // dtype of the gathered (compute) parameters
     double unit_grad_bytes = 0;  // FSDP: bytes per parameter of one unit's unsharded gradient
     bool offload_optimizer = false;
     bool offload_param = false;
@@ -48,17 +58,17 @@ struct States {
 States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
     States s;
     const bool fp32 = t.precision == StatePrecision::Fp32;
-    s.weight = fp32 ? 4 : m.param_bytes;
+    s.weight = fp32 ? kFp32 : m.param_bytes;
     // main_grad in the model's gradient dtype: the Megatron reader gives 4 for --bf16 (fp32 main
     // grads, Megatron's 18), 2 with --grad-reduce-in-bf16; a layout's default is 2.
-    s.grad = fp32 ? 4 : m.grad_bytes;
-    s.optimizer = fp32 ? 8 : 12;
+    s.grad = fp32 ? kFp32 : m.grad_bytes;
+    s.optimizer = fp32 ? kAdamFp32 : numbers::kMixedAdamStateBytes.value;
     s.optimizer_parts = fp32 ? "4 m + 4 v (fp32 weights are the master)" : "4 fp32 master + 4 m + 4 v";
     if (!fp32 && steps_bf16_weights(t.resolved_optimizer())) {
         // AdamW stepping the bf16 weights (optimizer adamw-*-bf16, hf's default: torch.optim.AdamW
         // on a bf16 model): gradients and m, v in the weights' dtype, no fp32 master.
         s.grad = m.param_bytes;
-        s.optimizer = 2.0 * m.param_bytes;
+        s.optimizer = numbers::kAdamMoments * m.param_bytes;
         s.optimizer_parts = "m + v in the weights' dtype, no master: " + std::string(to_string(t.resolved_optimizer()));
     }
     int stage = t.zero_stage;
@@ -73,7 +83,7 @@ States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
     if (t.megatron_fsdp != ShardingStrategy::Off) {
         stage = zero_stage_of(t.megatron_fsdp);
         s.name = "Megatron-FSDP " + std::string(to_string(t.megatron_fsdp));
-        if (stage == 3) {
+        if (stage == kShardParamsStage) {
             s.gather = Gather::Units;
             s.gather_bytes = s.weight;
             s.unit_grad_bytes = s.grad;
@@ -84,12 +94,12 @@ States megatron_states(const ModelSpec& m, const TrainingSpec& t) {
     // (apex, TE, torch fused) work in place.
     const OptimizerImpl o = t.resolved_optimizer();
     if (o == OptimizerImpl::ForeachBf16 || o == OptimizerImpl::ForeachFp32) {
-        s.step_temp_bytes = o == OptimizerImpl::ForeachBf16 ? m.param_bytes : 4.0;
+        s.step_temp_bytes = o == OptimizerImpl::ForeachBf16 ? m.param_bytes : kFp32;
     }
     s.shard_optimizer = stage >= 1;
-    s.shard_grad = stage >= 2;
-    s.shard_weight = stage >= 3;
-    if (stage >= 3 && s.gather == Gather::None) {
+    s.shard_grad = stage >= kShardGradsStage;
+    s.shard_weight = stage >= kShardParamsStage;
+    if (stage >= kShardParamsStage && s.gather == Gather::None) {
         s.gather = Gather::Units;
         s.gather_bytes = s.weight;
     }
@@ -107,25 +117,25 @@ States deepspeed_states(const TrainingSpec& t, int stage) {
     States s;
     const bool fp32 = t.precision == StatePrecision::Fp32;
     s.name = "DeepSpeed ZeRO-" + std::to_string(stage) + ", " + std::string(to_string(t.precision));
-    s.weight = fp32 ? 4 : 2;
-    s.grad = fp32 ? 4 : 2;
+    s.weight = fp32 ? kFp32 : kHalf;
+    s.grad = fp32 ? kFp32 : kHalf;
     if (fp32) {
-        s.optimizer = 8;
+        s.optimizer = kAdamFp32;
         s.optimizer_parts = "4 m + 4 v (fp32 weights are the master)";
     } else {
-        const double master = t.bf16_master_weights_and_grads ? 2 : 4;
-        const double moments = t.bf16_optimizer_states ? 4 : 8;
+        const double master = t.bf16_master_weights_and_grads ? kHalf : kFp32;
+        const double moments = t.bf16_optimizer_states ? numbers::kAdamMoments * kHalf : kAdamFp32;
         s.optimizer = master + moments;
         s.optimizer_parts = (t.bf16_master_weights_and_grads ? "2 bf16 master" : "4 fp32 master") +
                             std::string(t.bf16_optimizer_states ? " + 2 m + 2 v (bf16)" : " + 4 m + 4 v");
     }
     s.shard_optimizer = stage >= 1;
-    s.shard_grad = stage >= 2;
-    s.shard_weight = stage >= 3;
-    s.gather = stage >= 3 ? Gather::Modules : Gather::None;
+    s.shard_grad = stage >= kShardGradsStage;
+    s.shard_weight = stage >= kShardParamsStage;
+    s.gather = stage >= kShardParamsStage ? Gather::Modules : Gather::None;
     s.gather_bytes = s.weight;
     s.offload_optimizer = t.offload_optimizer != Offload::None;
-    s.offload_param = stage >= 3 && t.offload_param != Offload::None;
+    s.offload_param = stage >= kShardParamsStage && t.offload_param != Offload::None;
     return s;
 }
 
@@ -139,15 +149,15 @@ States deepspeed_states(const TrainingSpec& t, int stage) {
 States fsdp2_states(bool sharded) {
     States s;
     s.name = sharded ? "FSDP2 (torchtitan), fp32 states, bf16 compute" : "torchtitan without FSDP, fp32 states";
-    s.weight = 4;
-    s.grad = 4;
-    s.optimizer = 8;
+    s.weight = kFp32;
+    s.grad = kFp32;
+    s.optimizer = kAdamFp32;
     s.optimizer_parts = "4 m + 4 v (fp32 weights are the master)";
     s.shard_weight = s.shard_grad = s.shard_optimizer = sharded;
     if (sharded) {
         s.gather = Gather::Units;
-        s.gather_bytes = 2;
-        s.unit_grad_bytes = 2 + 4;  // the unit's bf16 gradient and its fp32 copy for the reduce-scatter
+        s.gather_bytes = kHalf;
+        s.unit_grad_bytes = kHalf + kFp32;  // the unit's bf16 gradient and its fp32 copy for the reduce-scatter
     }
     return s;
 }
@@ -174,7 +184,8 @@ struct Holding {
 double largest_unit(const ParallelSizes& p, const ModelSpec& m) {
     const double embed = static_cast<double>(m.vocab) * m.hidden;
     const double layers = std::max(1, m.layers);
-    const double dense_layer = std::max(0.0, m.derived_dense_params() - embed * (m.tied_embeddings ? 1 : 2)) / layers;
+    const double matrices = m.tied_embeddings ? 1.0 : numbers::kUntiedEmbeddingMatrices.value;  // embedding, output
+    const double dense_layer = std::max(0.0, m.derived_dense_params() - embed * matrices) / layers;
     const double expert_layer = m.moe_layers > 0 ? m.derived_expert_params() / m.moe_layers : 0.0;
     const double block = dense_layer / p.tp + expert_layer / (static_cast<double>(p.ep) * p.etp);
     return std::max(block, embed / p.tp);
@@ -233,7 +244,7 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
         // The unit computing and the next one prefetched, in the compute dtype, and one unit's
         // unsharded gradient before its reduce-scatter.
         const double unit = largest_unit(p, m);
-        e.gathered_bytes = unit * (2 * s.gather_bytes + s.unit_grad_bytes);
+        e.gathered_bytes = unit * (numbers::kFsdpUnitsInFlight * s.gather_bytes + s.unit_grad_bytes);
         e.gathered_formula = "largest unit " + number_text(std::round(unit)) + " params × (2 in flight × " + number_text(s.gather_bytes) +
                              " B" + (s.unit_grad_bytes > 0 ? " + one unit's gradient " + number_text(s.unit_grad_bytes) + " B" : "") +
                              ")";
@@ -241,7 +252,7 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
         // ZeRO-3 fetches module by module, prefetching up to stage3_prefetch_bucket_size elements
         // ahead (the HF Trainer's "auto": 0.9·h·h).
         const double module = largest_module(p, m);
-        const double bucket = t.prefetch_bucket > 0 ? t.prefetch_bucket : 0.9 * m.hidden * m.hidden;
+        const double bucket = t.prefetch_bucket > 0 ? t.prefetch_bucket : numbers::kZero3AutoPrefetchPerH2 * m.hidden * m.hidden;
         e.gathered_bytes = (module + bucket) * s.gather_bytes;
         e.gathered_formula = "(largest module " + number_text(std::round(module)) + " + prefetch bucket " + number_text(std::round(bucket)) +
                              ") params × " + number_text(s.gather_bytes) + " B";
@@ -255,7 +266,8 @@ void gathered(const States& s, const ParallelSizes& p, const ModelSpec& m, const
 double per_op_layer(const ModelSpec& m, double tokens, double tp) {
     const double q = static_cast<double>(m.heads) * m.derived_head_dim();
     const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
-    return 2.0 * tokens * (2.0 * m.hidden + 2.0 * q + kv + m.derived_ffn_hidden()) / tp;
+    return kHalf * tokens *
+           (numbers::kPerOpHiddenSaved * m.hidden + numbers::kPerOpQSaved * q + kv + m.derived_ffn_hidden()) / tp;
 }
 
 // What one layer keeps beyond Korthikanti's dense layer, and what selective recompute's modules
@@ -277,17 +289,17 @@ LayerParts layer_parts(const ParallelSizes& p, const ModelSpec& m, const Trainin
     const double tp = p.tp;
     const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
     const double beta = m.activation_bytes;
-    const double g = m.ffn_gated ? 2.0 : 1.0;
+    const double g = m.ffn_gated ? kGated : 1.0;
     if (t.unfused_attention()) {
         x.score_unit = m.heads * static_cast<double>(t.seq_len) * t.seq_len * t.micro_batch / (tp * p.cp);
-        x.scores = (t.attention_dropout > 0 ? 5.0 : 2.0) * x.score_unit;
+        x.scores = (t.attention_dropout > 0 ? numbers::kScoresDropoutBytes : numbers::kScoresBytes) * x.score_unit;
     }
-    x.norms = 4.0 * sb * m.hidden / (t.sequence_parallel ? tp : 1.0);
+    x.norms = numbers::kNormsPerSbh * sb * m.hidden / (t.sequence_parallel ? tp : 1.0);
     x.dense_mlp = beta * sb * (g + 1.0) * m.derived_ffn_hidden() / tp;
     if (m.experts > 0) {
         const double routed = m.topk * sb / (t.sequence_parallel ? tp : 1.0);
         const double width = static_cast<double>(m.derived_moe_ffn_hidden()) / std::max(1, p.etp);
-        x.moe_io = 2.0 * routed * m.hidden * beta;
+        x.moe_io = numbers::kRoutedCopies * routed * m.hidden * beta;
         x.moe_fc1 = routed * g * width * beta;
         x.moe_act = routed * width * beta;
         x.shared = beta * sb * (g + 1.0) * m.derived_shared_ffn_hidden() / tp;
@@ -312,11 +324,12 @@ HfLayer hf_layer(const ModelSpec& m, double tokens, double tp) {
     const double beta = m.activation_bytes;
     const double q = static_cast<double>(m.heads) * m.derived_head_dim();
     const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
-    const double g = m.ffn_gated ? 2.0 : 1.0;
+    const double g = m.ffn_gated ? kGated : 1.0;
     HfLayer l;
-    l.attention_norms = tokens * (2.0 * (4.0 + 2.0 * beta) * m.hidden + beta * (3.0 * q + 2.0 * kv) +
-                                  (m.qk_norm ? (4.0 + beta) * (q + kv) : 0.0)) / tp;
-    l.mlp = tokens * 2.0 * g * beta * m.derived_ffn_hidden() / tp;
+    l.attention_norms = tokens * (numbers::kHfNormsPerLayer * (kFp32 + numbers::kHfNormHalfSaved * beta) * m.hidden +
+                                  beta * (numbers::kHfQSaved * q + numbers::kKvTensors * kv) +
+                                  (m.qk_norm ? (kFp32 + beta) * (q + kv) : 0.0)) / tp;
+    l.mlp = tokens * numbers::kHfMlpSavedPerFc1 * g * beta * m.derived_ffn_hidden() / tp;
     return l;
 }
 
@@ -326,7 +339,8 @@ HfLayer hf_layer(const ModelSpec& m, double tokens, double tp) {
 // gradients of the NLL and of the log-softmax, (β + 12)·s·b·V, all alive at once.
 double hf_output(const ModelSpec& m, double tokens, double tp) {
     const double beta = m.activation_bytes;
-    return tokens * ((4.0 + 2.0 * beta) * m.hidden + (beta + 12.0) * m.vocab) / tp;
+    return tokens *
+           ((kFp32 + numbers::kHfNormHalfSaved * beta) * m.hidden + (beta + numbers::kHfLossFp32PerLogit) * m.vocab) / tp;
 }
 
 // Whether the GEMMs keep FP8 copies of their inputs: FP8 training under Transformer Engine
@@ -346,7 +360,7 @@ double fused_qkv_saving(const ModelSpec& m, const TrainingSpec& t, double sbh_t)
     }
     const double q = static_cast<double>(m.heads) * m.derived_head_dim();
     const double kv = static_cast<double>(m.derived_kv_heads()) * m.derived_head_dim();
-    return m.activation_bytes * sbh_t * (3.0 * m.hidden - q - 2.0 * kv) / m.hidden;
+    return m.activation_bytes * sbh_t * (numbers::kQkvTensors * m.hidden - q - numbers::kKvTensors * kv) / m.hidden;
 }
 
 // Saved activations per layer and micro-batch (Korthikanti et al. 2022, bf16, flash attention:
@@ -364,8 +378,9 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const double tp = p.tp;
     const double pp = p.pp;
     const double sbh = static_cast<double>(t.seq_len) * t.micro_batch * m.hidden / p.cp;
-    const double full_layer = t.sequence_parallel ? 34.0 * sbh / tp : sbh * (10.0 + 24.0 / tp);
-    const double input_layer = 2.0 * sbh / tp;
+    const double full_layer = t.sequence_parallel ? numbers::kActSpPerSbh * sbh / tp
+                                                  : sbh * (numbers::kActReplicatedPerSbh + numbers::kActTpSplitPerSbh / tp);
+    const double input_layer = kHalf * sbh / tp;
     const LayerParts x = layer_parts(p, m, t);
     const double scores = t.recompute == Recompute::None || (t.recompute == Recompute::Selective && !t.recomputes("core_attn"))
                               ? x.scores
@@ -386,11 +401,12 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     // /t with sequence parallelism): none when the hidden dropout is 0 (F.dropout with p = 0 returns
     // its input), nor outside Megatron's modules: torchtitan's models have no dropout, and DeepSpeed's
     // are taken as Hugging Face models, whose configs set it to 0 (assumed).
-    const double dropout_masks = !megatron_modules || t.hidden_dropout == 0.0 ? 2.0 * sbh / (t.sequence_parallel ? tp : 1.0)
-                                                                                : 0.0;
+    const double dropout_masks = !megatron_modules || t.hidden_dropout == 0.0
+                                     ? numbers::kDropoutMasksPerSbh * sbh / (t.sequence_parallel ? tp : 1.0)
+                                     : 0.0;
     const double base = per_op ? per_op_layer(m, sbh / m.hidden, tp)
                         : hf   ? hf_parts.attention_norms
-                               : full_layer - 16.0 * sbh / tp - dropped("layernorm", x.norms) -
+                               : full_layer - numbers::kGeluMlpPerSbh * sbh / tp - dropped("layernorm", x.norms) -
                                      (megatron_modules ? fused_qkv_saving(m, t, sbh / tp) : 0.0) -
                                      dropout_masks;
     double dense_kept = base + (per_op ? 0.0 : hf ? hf_parts.mlp : x.dense_mlp - dropped("mlp", x.dense_mlp));
@@ -404,9 +420,10 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
         const double shrink = 1.0 - 1.0 / m.activation_bytes;
         const double norms_kept = x.norms - dropped("layernorm", x.norms);
         const double proj_in = sbh * m.activation_bytes / tp;
-        const double fc2_in = x.dense_mlp / (m.ffn_gated ? 3.0 : 2.0);  // the activation output: f of (g + 1)·f
+        const double fc2_in = x.dense_mlp / ((m.ffn_gated ? kGated : 1.0) + 1.0);  // the activation output: f of (g + 1)·f
         dense_kept -= shrink * (norms_kept + proj_in + fc2_in - dropped("mlp", fc2_in));
-        moe_kept -= shrink * (norms_kept + proj_in + (moe_whole ? 0.0 : x.moe_io / 2 + x.moe_act - dropped("moe_act", x.moe_act)));
+        moe_kept -= shrink * (norms_kept + proj_in +
+                              (moe_whole ? 0.0 : x.moe_io / numbers::kRoutedCopies + x.moe_act - dropped("moe_act", x.moe_act)));
     }
     const double kept_layer = (1.0 - moe_share) * dense_kept + moe_share * moe_kept + scores;
     // Layers of the stage that keep only their input (fully checkpointed), and the transient peak of
@@ -446,7 +463,7 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     }
     // The backward's transient peak: a recomputed group rebuilt whole, and unfused attention's two
     // s×s gradients (with the layer's probabilities when they were recomputed).
-    const double score_grads = 4.0 * x.score_unit;
+    const double score_grads = numbers::kScoreGradBytes * x.score_unit;
     double transient = checkpointed > 0 ? std::min(group, checkpointed) * (kept_layer - scores + x.scores) : 0.0;
     transient += score_grads + (checkpointed > 0 ? 0.0 : x.scores - scores);
     // One stage is also the last (p = 1): the output layer's input and the fp32 logits for the
@@ -455,7 +472,7 @@ void activations(const ParallelSizes& p, const ModelSpec& m, const TrainingSpec&
     const double sb = static_cast<double>(t.seq_len) * t.micro_batch / p.cp;
     const double logits = p.pp != 1 ? 0.0
                           : hf      ? hf_output(m, sb, tp)
-                                    : 4.0 * sb * (static_cast<double>(m.hidden) + m.vocab) / tp;
+                                    : numbers::kOutputPerTokenHv * sb * (static_cast<double>(m.hidden) + m.vocab) / tp;
     e.activations_bytes = in_flight * per_micro + transient + logits;
     e.activations_formula = number_text(in_flight) + " in flight × (" + number_text(kept_layers) + " layers × " + gib(kept_layer) +
                             (checkpointed > 0 ? " + " + number_text(std::ceil(checkpointed / group)) + " checkpoints × " + gib(input_layer)

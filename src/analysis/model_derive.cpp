@@ -15,8 +15,10 @@ namespace planlayout {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kOriginNames = {"given", "default", "derived"};
-constexpr std::array<std::string_view, 3> kDispatcherNames = {"allgather", "alltoall", "flex"};
+using namespace std::string_view_literals;
+
+constexpr std::array kOriginNames{"given"sv, "default"sv, "derived"sv};
+constexpr std::array kDispatcherNames{"allgather"sv, "alltoall"sv, "flex"sv};
 
 int clamp_int(long long v) { return static_cast<int>(std::clamp<long long>(v, 0, INT_MAX)); }
 
@@ -32,7 +34,9 @@ int ModelSpec::derived_head_dim() const { return head_dim > 0 ? head_dim : (head
 
 int ModelSpec::derived_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
 
-int ModelSpec::derived_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : clamp_int(4LL * hidden); }
+int ModelSpec::derived_ffn_hidden() const {
+    return ffn_hidden > 0 ? ffn_hidden : clamp_int(static_cast<long long>(numbers::kFfnHiddenPerHidden.count()) * hidden);
+}
 
 int ModelSpec::derived_moe_ffn_hidden() const {
     if (moe_ffn_hidden > 0) {
@@ -50,7 +54,8 @@ int ModelSpec::derived_shared_ffn_hidden() const {
 
 int ModelSpec::kv_dim() const {
     if (mla) {
-        return clamp_int(static_cast<long long>(heads) * (mla->qk_head_dim + mla->qk_rope_head_dim + mla->v_head_dim) / 2);
+        return clamp_int(static_cast<long long>(heads) * (mla->qk_head_dim + mla->qk_rope_head_dim + mla->v_head_dim) /
+                         numbers::kKvTensors.count());
     }
     return clamp_int(static_cast<long long>(derived_kv_heads()) * derived_head_dim());
 }
@@ -59,7 +64,7 @@ int ModelSpec::kv_cache_dim() const {
     if (mla) {
         return mla->kv_lora_rank + mla->qk_rope_head_dim;
     }
-    return clamp_int(2LL * derived_kv_heads() * derived_head_dim());
+    return clamp_int(static_cast<long long>(numbers::kKvTensors.count()) * derived_kv_heads() * derived_head_dim());
 }
 
 double ModelSpec::attention_params_per_layer() const {
@@ -75,15 +80,16 @@ double ModelSpec::attention_params_per_layer() const {
     }
     const double q_dim = n * derived_head_dim();
     const double kv = static_cast<double>(derived_kv_heads()) * derived_head_dim();
-    return 2.0 * h * q_dim + 2.0 * h * kv;  // q and o; k and v
+    return numbers::kQoMatrices * h * q_dim + numbers::kKvTensors * h * kv;  // q and o; k and v
 }
 
 double LinearAttentionSpec::params_per_layer(double hidden, bool with_norm) const {
     const double key_dim = static_cast<double>(key_heads) * key_head_dim;
     const double value_dim = static_cast<double>(value_heads) * value_head_dim;
-    const double in_proj = hidden * (2.0 * key_dim + 2.0 * value_dim) + hidden * 2.0 * value_heads;
-    const double conv = (2.0 * key_dim + value_dim) * conv_kernel;
-    return in_proj + conv + 2.0 * value_heads + value_dim * hidden + (with_norm ? value_head_dim : 0.0);
+    const double in_proj = hidden * (numbers::kLinearKeyProjections * key_dim + numbers::kLinearValueProjections * value_dim) +
+                           hidden * numbers::kLinearHeadGates * value_heads;
+    const double conv = (numbers::kLinearKeyProjections * key_dim + value_dim) * conv_kernel;
+    return in_proj + conv + numbers::kLinearHeadParams * value_heads + value_dim * hidden + (with_norm ? value_head_dim : 0.0);
 }
 
 int LinearAttentionSpec::count() const { return static_cast<int>(std::count(layers.begin(), layers.end(), 1)); }
@@ -113,8 +119,8 @@ double ModelSpec::extra_dense_params() const {
         const double q_dim = static_cast<double>(heads) * derived_head_dim();
         const double kv = static_cast<double>(derived_kv_heads()) * derived_head_dim();
         x += attention_gate ? softmax_layers * h * q_dim : 0.0;
-        x += attention_bias ? softmax_layers * (q_dim + 2.0 * kv) : 0.0;
-        x += qk_norm ? softmax_layers * 2.0 * derived_head_dim() : 0.0;
+        x += attention_bias ? softmax_layers * (q_dim + numbers::kKvTensors * kv) : 0.0;
+        x += qk_norm ? softmax_layers * numbers::kQkNorms * derived_head_dim() : 0.0;
     } else if (attention_bias) {  // q_a_proj (when the query is compressed) and kv_a_proj_with_mqa
         x += softmax_layers * (static_cast<double>(mla->q_lora_rank) + mla->kv_lora_rank + mla->qk_rope_head_dim);
     }
@@ -147,7 +153,7 @@ double ModelSpec::derived_dense_params() const {
     const double mats = ffn_matrices();
     const auto dense_layers = static_cast<double>(layers - moe_layers);
     const double per_moe_layer = h * experts + mats * h * derived_shared_ffn_hidden();  // router + shared experts
-    const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : 2.0);
+    const double embed = static_cast<double>(vocab) * h * (tied_embeddings ? 1.0 : numbers::kUntiedEmbeddingMatrices.value);
     return static_cast<double>(layers) * attention_params_per_layer() + dense_layers * mats * h * derived_ffn_hidden() +
            static_cast<double>(moe_layers) * per_moe_layer + embed + extra_dense_params();
 }
@@ -297,7 +303,7 @@ nlohmann::json ModelSpec::to_json() const {
 }
 
 nlohmann::json TrainingSpec::to_json() const {
-    static constexpr std::array<const char*, 3> kRecompute = {"none", "selective", "full"};
+    static constexpr std::array kRecompute{"none", "selective", "full"};
     nlohmann::json j = {{"global_batch", global_batch},
                         {"micro_batch", micro_batch},
                         {"seq_len", seq_len},

@@ -2,6 +2,7 @@
 #include "planlayout/analysis/model_fit.hpp"
 
 #include "planlayout/error.hpp"
+#include "planlayout/model/numbers/training.hpp"
 
 namespace planlayout {
 namespace {
@@ -24,19 +25,19 @@ void check_model_fits(const ModelSpec& model, const ResolvedSpec& spec, const st
         throw input_error(file + " (/model/heads)",
                           std::to_string(model.heads) + " attention heads are not divisible by tp " + std::to_string(spec.tp),
                           "Megatron-LM refuses this; use a tp that divides the heads (" +
-                              divisors_up_to_text(model.heads, 64) + ")");
+                              divisors_up_to_text(model.heads, numbers::kTpDivisorsShown.count()) + ")");
     }
     if (model.kv_heads > 0 && model.kv_heads % spec.tp != 0) {
         throw input_error(file + " (/model/kv_heads)",
                           std::to_string(model.kv_heads) + " query groups are not divisible by tp " + std::to_string(spec.tp),
                           "Megatron-LM refuses this; use a tp that divides the query groups (" +
-                              divisors_up_to_text(model.kv_heads, 64) + ")");
+                              divisors_up_to_text(model.kv_heads, numbers::kTpDivisorsShown.count()) + ")");
     }
     if (model.experts > 0 && model.experts % spec.ep != 0) {
         throw input_error(file + " (/model/moe/experts)",
                           std::to_string(model.experts) + " experts are not divisible by ep " + std::to_string(spec.ep),
                           "Megatron-LM refuses this; use an ep that divides the experts (" +
-                              divisors_up_to_text(model.experts, 1024) + ")");
+                              divisors_up_to_text(model.experts, numbers::kEpDivisorsShown.count()) + ")");
     }
     if (model.vocab == 0 && model.dense_params == 0) {
         warnings.emplace_back("the vocabulary size is not given (a launch script that names a tokenizer file does not "

@@ -9,10 +9,12 @@ namespace planlayout {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kTransportNames = {"tcp", "rdma", "gdrdma", "p2p", "shm"};
-constexpr std::array<std::string_view, 3> kPrecisionNames = {"bf16", "fp16", "fp32"};
-constexpr std::array<std::string_view, 3> kOffloadNames = {"none", "cpu", "nvme"};
-constexpr std::array<std::string_view, 5> kShardingNames = {"off", "no_shard", "optim", "optim_grads", "optim_grads_params"};
+using namespace std::string_view_literals;
+
+constexpr std::array kTransportNames{"tcp"sv, "rdma"sv, "gdrdma"sv, "p2p"sv, "shm"sv};
+constexpr std::array kPrecisionNames{"bf16"sv, "fp16"sv, "fp32"sv};
+constexpr std::array kOffloadNames{"none"sv, "cpu"sv, "nvme"sv};
+constexpr std::array kShardingNames{"off"sv, "no_shard"sv, "optim"sv, "optim_grads"sv, "optim_grads_params"sv};
 
 }  // namespace
 
@@ -29,8 +31,18 @@ std::string_view to_string(Offload o) { return kOffloadNames.at(static_cast<std:
 std::string_view to_string(ShardingStrategy s) { return kShardingNames.at(static_cast<std::size_t>(s)); }
 
 int zero_stage_of(ShardingStrategy s) {
-    static constexpr std::array<int, 5> kStage = {0, 0, 1, 2, 3};  // in ShardingStrategy's order
-    return kStage.at(static_cast<std::size_t>(s));
+    switch (s) {
+        case ShardingStrategy::Off:
+        case ShardingStrategy::NoShard:
+            return 0;
+        case ShardingStrategy::Optim:
+            return 1;
+        case ShardingStrategy::OptimGrads:
+            return numbers::kZeroGradsStage.count();
+        case ShardingStrategy::OptimGradsParams:
+            return numbers::kZeroParamsStage.count();
+    }
+    return 0;
 }
 
 std::optional<Transport> parse_transport(std::string_view s) {

@@ -2,6 +2,7 @@
 #include "planlayout/analysis/pipeline.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "planlayout/analysis/placed_group.hpp"
 #include "planlayout/analysis/sampled_footprints.hpp"
@@ -63,7 +64,7 @@ WhatIf what_if_of(const ScoreInput& in, const WhatIfHardware& h) {
         if (h.add_rail_nics) {
             g.rails_per_node = g.max_per_node;
             g.nic_gbit_s = h.nic_gbit_s;
-            g.worst_cross = g.nodes >= 2 ? PathClass::Rail : g.worst_cross;
+            g.worst_cross = g.nodes > 1 ? PathClass::Rail : g.worst_cross;
         }
     }
     const Score s = compute_score(w);
@@ -86,7 +87,7 @@ AllocationReport allocation_report(const Cluster& cluster, const Placement& plac
 
 void set_compact_times(AllocationReport& a, const Score& s, const Score& c) {
     a.scored = true;
-    for (int arm = 0; arm < 2; ++arm) {
+    for (std::size_t arm = 0; arm < std::size(a.step_time_s); ++arm) {
         a.step_time_s[arm] = s.step_time_s[arm];
         a.compact_step_time_s[arm] = c.step_time_s[arm];
     }
@@ -94,7 +95,7 @@ void set_compact_times(AllocationReport& a, const Score& s, const Score& c) {
         CompactKindTime t;
         t.kind = k.kind;
         const auto it = std::find_if(c.by_kind.begin(), c.by_kind.end(), [&](const KindBreakdown& x) { return x.kind == k.kind; });
-        for (int arm = 0; arm < 2; ++arm) {
+        for (std::size_t arm = 0; arm < std::size(t.time_s); ++arm) {
             t.time_s[arm] = k.time_s[arm];
             t.compact_time_s[arm] = it == c.by_kind.end() ? 0.0 : it->time_s[arm];
         }

@@ -9,6 +9,8 @@
 
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/numbers/memory.hpp"
+#include "planlayout/model/units.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"
@@ -72,7 +74,7 @@ struct StateOwner {
 /// library workspaces (~1 GiB), NCCL's buffers (0.5-0.7 GiB per communicator that carries
 /// traffic, NVIDIA/nccl issue #964; a Megatron layout drives 4 to 6: tp, dp, pp, ep, expt_dp,
 /// embd) and the caching allocator's fragmentation (the rest). docs/commands/analyze.md.
-constexpr double kDefaultMemoryHeadroomBytes = 6.0 * 1024 * 1024 * 1024;
+constexpr double kDefaultMemoryHeadroomBytes = numbers::kHeadroomGib * units::kGibi;
 
 /// What the caller gives: one GPU's memory (overrides the node templates) and the headroom.
 struct MemoryLimits {

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/model/numbers/memory.hpp"
 #include "planlayout/model/numbers/network.hpp"
+#include "planlayout/model/numbers/training.hpp"
 #include "planlayout/topology/kernel_table.hpp"
 
 namespace planlayout {
@@ -118,9 +120,9 @@ struct ModelSpec {
     double dense_params = 0;   // everything that is not a routed expert
     double expert_params = 0;  // all routed experts of all layers
     // Bytes per element
-    int activation_bytes = 2;  // β for activations (bf16)
-    int grad_bytes = 2;        // β_g for gradient reduction (bf16 grads; 4 with fp32 reduction)
-    int param_bytes = 2;       // β_p for parameter all-gathers
+    int activation_bytes = numbers::kHalfBytes.count();  // β for activations (bf16)
+    int grad_bytes = numbers::kHalfBytes.count();        // β_g for gradient reduction (bf16 grads; 4 with fp32 reduction)
+    int param_bytes = numbers::kHalfBytes.count();       // β_p for parameter all-gathers
     // The keys the reader (ingest/layout_sections.hpp) found in the input, as pointers relative to the section ("/hidden",
     // "/moe/experts"): what fields() reports as given rather than default.
     std::vector<std::string> given;
@@ -131,7 +133,9 @@ struct ModelSpec {
     [[nodiscard]] int derived_ffn_hidden() const;      // ffn_hidden, else 4·hidden
     [[nodiscard]] int derived_moe_ffn_hidden() const;  // moe ffn_hidden, else ffn / topk (0 without MoE)
     [[nodiscard]] int derived_shared_ffn_hidden() const;  // shared_ffn_hidden, else shared_experts × moe ffn
-    [[nodiscard]] int ffn_matrices() const { return ffn_gated ? 3 : 2; }
+    [[nodiscard]] int ffn_matrices() const {
+        return ffn_gated ? numbers::kGatedFfnMatrices.count() : numbers::kPlainFfnMatrices.count();
+    }
 
     /// Per token and layer, the width of one of K or V that context-parallel ring attention passes
     /// around: kv_heads · head_dim; with MLA the mean of K and V after the up-projection,
@@ -200,16 +204,18 @@ enum class CudaGraph { None, Layers, FullIteration };
 [[nodiscard]] std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
 
 /// Megatron's CUDA-graph capture regions (megatron/core/transformer/enums.py CudaGraphModule).
-inline constexpr std::array<std::string_view, 6> kCudaGraphModules = {"attn", "mlp", "moe", "moe_router", "moe_preprocess",
-                                                                       "mamba"};
+inline constexpr std::array kCudaGraphModules{
+    std::string_view{"attn"}, std::string_view{"mlp"}, std::string_view{"moe"},
+    std::string_view{"moe_router"}, std::string_view{"moe_preprocess"}, std::string_view{"mamba"}};
 /// Whether the optimizer steps the bf16 weights themselves (m, v in bf16, no fp32 master).
 [[nodiscard]] bool steps_bf16_weights(OptimizerImpl o);
 
 /// Megatron's --recompute-modules (selective recompute; megatron/core/transformer/
 /// transformer_config.py recompute_modules): which parts of a layer are recomputed instead of
 /// kept. Without the flag Megatron recomputes core_attn alone.
-inline constexpr std::array<std::string_view, 7> kRecomputeModules = {"core_attn", "moe_act", "layernorm", "mla_up_proj",
-                                                                     "mlp",       "moe",     "shared_experts"};
+inline constexpr std::array kRecomputeModules{
+    std::string_view{"core_attn"}, std::string_view{"moe_act"}, std::string_view{"layernorm"},
+    std::string_view{"mla_up_proj"}, std::string_view{"mlp"}, std::string_view{"moe"}, std::string_view{"shared_experts"}};
 /// Memory as the frameworks allocate it (TrainingSpec's last block): the dtype of the model
 /// states, where ZeRO-Offload puts them, and Megatron-FSDP's sharding strategy.
 enum class StatePrecision { Bf16, Fp16, Fp32 };
@@ -268,9 +274,9 @@ struct TrainingSpec {
     std::optional<RecomputeMethod> recompute_method;  // full recompute only
     int recompute_layers = 0;                         // --recompute-num-layers (0 = not given)
     std::vector<std::string> recompute_modules;       // selective only (--recompute-modules); empty: core_attn
-    double attention_dropout = 0.1;                   // --attention-dropout (Megatron's default 0.1): with
+    double attention_dropout = numbers::kDefaultAttentionDropout;  // --attention-dropout (Megatron's default 0.1): with
                                                       // unfused attention, a mask and a copy of the s×s probabilities
-    double hidden_dropout = 0.1;                      // --hidden-dropout (Megatron's default 0.1): 0 keeps no
+    double hidden_dropout = numbers::kDefaultHiddenDropout;        // --hidden-dropout (Megatron's default 0.1): 0 keeps no
                                                       // dropout masks after the attention and the MLP
     // Kernels (docs/cost-model.md, "Compute: kernels")
     Implementation implementation = Implementation::MegatronTe;  // whose kernels run
@@ -287,7 +293,8 @@ struct TrainingSpec {
     // ---- Memory as the frameworks allocate it (issue 29; docs/cost-model.md §8 "Memory per GPU").
     //      The layout's "training": {"states": {...}, "checkpoint_every": N}; unfused attention's
     //      scores follow attention_backend (unfused_attention() below).
-    double prefetch_bucket = 5e7;                // states/prefetch_bucket: ZeRO-3 stage3_prefetch_bucket_size (elements);
+    double prefetch_bucket = numbers::kZero3PrefetchBucketElements;  // states/prefetch_bucket: ZeRO-3
+                                                 // stage3_prefetch_bucket_size (elements);
                                                  // 0: "auto", the HF Trainer's 0.9·h·h
     StatePrecision precision = StatePrecision::Bf16;  // states/precision: bf16 or fp16 mixed precision, or fp32
                                                       // (DeepSpeed with neither bf16 nor fp16 enabled)
@@ -330,6 +337,8 @@ struct TrainingSpec {
 enum class Transport { Tcp, Rdma, Gdrdma, P2p, Shm };
 
 [[nodiscard]] std::string_view to_string(Transport t);
+/// How many transports there are (Shm is the last).
+inline constexpr std::size_t kTransportCount = static_cast<std::size_t>(Transport::Shm) + 1;
 [[nodiscard]] std::optional<Transport> parse_transport(std::string_view s);
 /// p2p or shm: an arm that changes the path inside a node, not the network.
 [[nodiscard]] bool is_intra_arm(Transport t);
@@ -373,8 +382,8 @@ struct TcpSpec {
 /// (on the receiver's NUMA node, NCCL_SHM_LOCALITY=2), the receiver's GPU reads it back. The host
 /// side it crosses (docs/cost-model.md §4, "SHM"):
 struct ShmSpec {
-    double host_memory_gbyte_s = 307.2;  // per CPU socket: 8 channels of DDR5-4800 (Sapphire Rapids)
-    double inter_socket_gbyte_s = 22.0;  // one direction of the CPU-CPU link: NCCL's SRP_QPI_BW
+    double host_memory_gbyte_s = numbers::kHostMemoryGbyteS;     // per CPU socket: 8 channels of DDR5-4800 (Sapphire Rapids)
+    double inter_socket_gbyte_s = numbers::kInterSocketGbyteS;  // one direction of the CPU-CPU link: NCCL's SRP_QPI_BW
     int sockets_per_node = 0;            // CPU sockets the node's GPUs are spread over; 0: as many as the
                                          // node template's GPUs have NUMA nodes, else 2 (HGX/DGX)
 };
@@ -403,7 +412,7 @@ struct TransportSpec {
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
     // Anchoring (analysis/score): a measured arm's network efficiencies multiplied by its factor
     // (1: none), when the compute band, a second arm or a measured compute leaves it the rest of its step.
-    std::array<double, 5> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // by Transport
+    std::array<double, kTransportCount> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // by Transport
 
     [[nodiscard]] double anchor_factor(Transport t) const { return anchor_factors.at(static_cast<std::size_t>(t)); }
     void set_anchor_factor(Transport t, double f) { anchor_factors.at(static_cast<std::size_t>(t)) = f; }
