@@ -12,28 +12,31 @@
 #include <utility>
 
 #include "planlayout/error.hpp"
+#include "planlayout/model/numbers/compute.hpp"
+#include "planlayout/model/numbers/gpu.hpp"
+#include "planlayout/model/units.hpp"
 
 namespace planlayout {
 namespace {
 
-/// The H100 SXM datasheet values (layouts/gpus/h100-sxm.json), for callers that pass no specs.
+/// The H100 SXM datasheet values (the registry's gpu.h100_sxm.*, as layouts/gpus/h100-sxm.json),
+/// for callers that pass no specs.
 GpuSpec builtin_default_gpu() {
     GpuSpec g;
     g.name = kDefaultGpuName;
-    g.bf16_tflops = 989;
-    g.fp16_tflops = 989;
-    g.fp8_tflops = 1979;
-    g.hbm_gbyte_s = 3350;
-    g.memory_gib = 80;
+    g.bf16_tflops = numbers::kH100SxmBf16Tflops;
+    g.fp16_tflops = numbers::kH100SxmFp16Tflops;
+    g.fp8_tflops = numbers::kH100SxmFp8Tflops;
+    g.hbm_gbyte_s = numbers::kH100SxmHbmGbyteS;
+    g.memory_gib = numbers::kH100SxmMemoryGib;
     g.source = "NVIDIA H100 datasheet (built in)";
     return g;
 }
 
-/// Element accesses of the softmax cross-entropy per fp32 logit in the forward pass (logits
-/// written, read by the loss, softmax written for the backward).
-constexpr double kLossAccesses = 3.0;
-constexpr std::size_t kLayerKinds = 4;  // dense or MoE × full or sliding-window attention
-constexpr double kFp32Bytes = 4.0;
+/// The layer kinds, each computed once: dense or MoE × full or sliding-window attention; a kind's
+/// index is MoE + windowed, as the enumerators' values are.
+enum LayerKind : std::size_t { DenseFull, MoeFull, DenseWindowed, MoeWindowed, LayerKindCount };
+constexpr std::size_t kLayerKinds = LayerKindCount;
 
 /// One op's work and time.
 struct Work {
@@ -75,7 +78,7 @@ struct Rates {
     double attn_flops_s = 0;  // bf16 peak (attention stays bf16)
     double hbm_bytes_s = 0;
     double scale = 1;         // compute_scale: multiplies the efficiency of compute-bound ops
-    double beta = 2;          // activation bytes
+    double beta = numbers::kBf16Bytes;  // activation bytes
     // The measured kernel table (null: the spec-sheet constants price everything).
     const KernelTable* table = nullptr;
     const ImplementationBlocks* blocks = nullptr;  // the implementation's memory-bound blocks
@@ -118,14 +121,14 @@ Work gemm_at(const Rates& r, double m, double n, double k, double count, double 
     if (m <= 0 || n <= 0 || k <= 0 || count <= 0) {
         return {};
     }
-    const double flops = 2.0 * m * n * k * count;
+    const double flops = numbers::kFlopsPerMac * m * n * k * count;
     const double bytes = r.beta * (m * k + k * n + m * n) * count;
     if (r.fp8_gemm.empty() || r.table == nullptr) {
         return timed(flops, bytes, r.gemm_flops_s * efficiency * r.scale, r.hbm_bytes_s);
     }
     const double speedup = r.table->fp8_speedup(r.fp8_gemm, m, n, k).value_or(1.0);
     Work w = timed(flops, bytes, r.bf16_flops_s * efficiency * speedup * r.scale, r.hbm_bytes_s);
-    const double ps = r.quant_ps * 1e-12 * r.mem_scale * count;
+    const double ps = r.quant_ps * units::kPico * r.mem_scale * count;
     w.quant_fwd_s = ps * (m * k + n * k * r.weight_share);
     w.quant_bwd_s = ps * m * n;
     return w;
@@ -156,7 +159,7 @@ Work measured(const Rates& r, double ps, double elements) {
     if (elements <= 0 || ps <= 0) {
         return {};
     }
-    const double seconds = std::max(ps * 1e-12 * elements * r.mem_scale, kKernelFloorSeconds);
+    const double seconds = std::max(ps * units::kPico * elements * r.mem_scale, kKernelFloorSeconds);
     return {0.0, seconds * r.hbm_bytes_s, seconds, seconds};
 }
 
@@ -175,7 +178,7 @@ struct LayerEntry {
 /// and efficiency), only dgrad when the weights are frozen (LoRA).
 /// FP8 operands' quantization (quant_fwd_s, quant_bwd_s) is added to each pass as memory-bound time.
 LayerEntry gemm_entry(const std::string& name, const Work& fwd, bool frozen, double useful = 1.0, double replicated = 1.0) {
-    const double bwd_factor = frozen ? 1.0 : 2.0;
+    const double bwd_factor = frozen ? 1.0 : double{numbers::kGemmBackwardFactor};
     Work f = fwd;
     Work b = fwd * bwd_factor;
     f.seconds += fwd.quant_fwd_s;
@@ -233,7 +236,7 @@ LayerEntry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes
     const double ef = r.table->attention_efficiency(b, head_dim, seq_call, false).value_or(kAttentionEfficiencyMax);
     const double eb = r.table->attention_efficiency(b, head_dim, seq_call, true).value_or(kAttentionEfficiencyMax);
     core.fwd = timed(fwd_flops, fwd_bytes, r.attn_flops_s * ef * r.scale, r.hbm_bytes_s);
-    core.bwd = timed(fwd_flops * kAttentionBackwardFactor, 2.0 * fwd_bytes, r.attn_flops_s * eb * r.scale, r.hbm_bytes_s);
+    core.bwd = timed(fwd_flops * kAttentionBackwardFactor, numbers::kAttentionBackwardBytesFactor * fwd_bytes, r.attn_flops_s * eb * r.scale, r.hbm_bytes_s);
     return core;
 }
 
@@ -265,21 +268,22 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
         proj += gemm(r, tokens, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank);
     } else {
         const double kv = m.derived_kv_heads();
-        proj += gemm(r, tokens, (heads + 2.0 * kv) * dqk / tp, h);
+        proj += gemm(r, tokens, (heads + numbers::kKvProjections * kv) * dqk / tp, h);
     }
     LayerEntry qkv = gemm_entry("qkv", proj, sh.frozen);
-    qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : 2.0)) * (1.0 - 1.0 / tp);
+    qkv.model_flops -= replicated_flops * (1.0 + (sh.frozen ? 1.0 : double{numbers::kGemmBackwardFactor})) * (1.0 - 1.0 / tp);
     l.entries.push_back(qkv);
     // Core attention (flash, causal): per rank tokens queries against s/2 keys on average (CP splits
     // the queries, load-balanced); QKᵀ and PV: 2·tokens·(s/2)·(dqk + dv) FLOPs per local head. A
     // sliding-window layer: query p sees min(W, p) keys, W − W²/(2s) on average (docs/cost-model.md).
     const double s = t.seq_len;
     const double w = std::min<double>(m.sliding_window, s);
-    const double keys2 = windowed && s > 0 ? 2.0 * (w - w * w / (2.0 * s)) : s;  // twice the mean keys per query
+    const double keys2 = windowed && s > 0 ? numbers::kFlopsPerMac * (w - w * w / (numbers::kWindowMeanDivisor * s))
+                                           : s;  // twice the mean keys per query
     const double heads_local = heads / tp;
     const double fwd_flops = tokens * keys2 * (dqk + dv) * heads_local;
     const double kv_width = m.kv_dim();
-    const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + 2.0 * kv_width / tp);
+    const double fwd_bytes = r.beta * tokens * (heads_local * (dqk + dv) + numbers::kKvProjections * kv_width / tp);
     const double seq_call = s / p.cp;  // one ring-attention step sees s/cp queries and keys
     LayerEntry core;
     core.name = "attention";
@@ -305,7 +309,7 @@ void add_activation(Layer& l, const ModelSpec& m, const Rates& r, double element
     if (r.blocks != nullptr) {
         l.entries.push_back(block_entry("activation", r, r.blocks->swiglu, elements));
     } else {
-        l.entries.push_back(memory_entry("activation", memory_op(r, (m.ffn_gated ? 3.0 : 2.0) * r.beta * elements)));
+        l.entries.push_back(memory_entry("activation", memory_op(r, (m.ffn_gated ? numbers::kGatedActivationAccesses : numbers::kPlainActivationAccesses) * r.beta * elements)));
     }
     l.entries.back().module = module;
 }
@@ -314,7 +318,7 @@ void add_mlp(Layer& l, std::string_view name, const ModelSpec& m, const Rates& r
     if (width <= 0) {
         return;
     }
-    const double up = (m.ffn_gated ? 2.0 : 1.0) * width / sh.tp;
+    const double up = (m.ffn_gated ? double{numbers::kGatedUpProjections} : 1.0) * width / sh.tp;
     Work w = gemm(r, sh.tokens, up, m.hidden);
     w += gemm(r, sh.tokens, m.hidden, width / sh.tp);
     l.entries.push_back(gemm_entry(std::string(name), w, sh.frozen));
@@ -336,7 +340,7 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     const double local = e / std::max(1, p.ep);
     const double per_expert = sh.tokens * m.topk * cf * p.ep * p.etp / (sh.tp * e);
     const double width = ffn_e / std::max(1, p.etp);
-    Work w = expert_gemm(r, m.grouped_gemm, per_expert, (m.ffn_gated ? 2.0 : 1.0) * width, h, local);
+    Work w = expert_gemm(r, m.grouped_gemm, per_expert, (m.ffn_gated ? double{numbers::kGatedUpProjections} : 1.0) * width, h, local);
     w += expert_gemm(r, m.grouped_gemm, per_expert, h, width, local);
     l.entries.push_back(gemm_entry("experts", w, sh.frozen, 1.0 / cf));
     // Permute and unpermute: each routed token copy read and written, both ways.
@@ -344,7 +348,7 @@ void add_moe(Layer& l, const ModelSpec& m, const TrainingSpec& /*t*/, const Para
     if (r.blocks != nullptr && r.blocks->moe_routing && r.blocks->moe_tokens) {
         l.entries.push_back(blocks_entry("permute", r, {{*r.blocks->moe_routing, routed * h}, {*r.blocks->moe_tokens, sh.tokens_local * h}}));
     } else {
-        l.entries.push_back(memory_entry("permute", memory_op(r, 4.0 * routed * h * r.beta)));
+        l.entries.push_back(memory_entry("permute", memory_op(r, numbers::kPermuteAccesses * routed * h * r.beta)));
     }
     for (std::size_t i = first; i < l.entries.size(); ++i) {
         l.entries[i].module = "moe";  // router, experts, permute: Megatron's "moe" recompute module
@@ -369,7 +373,8 @@ Layer make_layer(bool moe, bool windowed, const ModelSpec& m, const TrainingSpec
     }
     const double th = sh.tokens_local * m.hidden;
     if (r.blocks != nullptr) {  // two norms and two residual adds per layer
-        l.entries.push_back(blocks_entry("norms", r, {{r.blocks->rmsnorm, 2.0 * th}, {r.blocks->residual, 2.0 * th}}));
+        l.entries.push_back(blocks_entry("norms", r, {{r.blocks->rmsnorm, numbers::kNormsPerLayer * th},
+                                                        {r.blocks->residual, numbers::kResidualAddsPerLayer * th}}));
     } else {
         l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * th * r.beta)));
     }
@@ -439,11 +444,11 @@ double recompute_share(const TrainingSpec& t, const LayerEntry& e, double layers
 
 double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
     Rates r;
-    r.gemm_flops_s = (op.fp8 ? gpu.fp8_or_bf16_tflops() : gpu.bf16_tflops) * 1e12;
-    r.attn_flops_s = gpu.bf16_tflops * 1e12;
-    r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
+    r.gemm_flops_s = (op.fp8 ? gpu.fp8_or_bf16_tflops() : gpu.bf16_tflops) * units::kTera;
+    r.attn_flops_s = gpu.bf16_tflops * units::kTera;
+    r.hbm_bytes_s = gpu.hbm_gbyte_s * units::kGiga;
     r.scale = compute_scale;
-    r.beta = op.fp8 ? 1.0 : 2.0;
+    r.beta = op.fp8 ? 1.0 : double{numbers::kBf16Bytes};
     switch (op.kind) {
         case ModelOpKind::Gemm:
             return gemm(r, op.m, op.n, op.k, op.count).seconds;
@@ -451,8 +456,8 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
         case ModelOpKind::AttentionBackward: {
             // 2·B·H·S²·D FLOPs (the causal half of QKᵀ and PV); q, k, v read and o written.
             const double tokens = op.batch * op.seq;
-            const double flops = tokens * op.seq * 2.0 * op.head_dim * op.heads;
-            const double bytes = r.beta * tokens * op.heads * op.head_dim * 4.0;
+            const double flops = tokens * op.seq * numbers::kAttentionOpFlopsFactor * op.head_dim * op.heads;
+            const double bytes = r.beta * tokens * op.heads * op.head_dim * numbers::kAttentionOpTensors;
             if (gpu.kernels) {  // the measured backend (the ops sweep ran SDPA flash)
                 r.table = gpu.kernels.get();
                 r.attention = AttentionBackend::Flash;
@@ -497,11 +502,10 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         k.attention = t.attention_backend;
     }
     k.optimizer = t.resolved_optimizer();
-    static constexpr std::array<std::pair<OptimizerImpl, const char*>, 4> kKeys = {
-        {{OptimizerImpl::FusedFp32, "fused_fp32"},
-         {OptimizerImpl::ForeachFp32, "foreach_fp32"},
-         {OptimizerImpl::FusedBf16, "fused_bf16"},
-         {OptimizerImpl::ForeachBf16, "foreach_bf16"}}};
+    static constexpr std::array kKeys = {std::pair{OptimizerImpl::FusedFp32, "fused_fp32"},
+                                         std::pair{OptimizerImpl::ForeachFp32, "foreach_fp32"},
+                                         std::pair{OptimizerImpl::FusedBf16, "fused_bf16"},
+                                         std::pair{OptimizerImpl::ForeachBf16, "foreach_bf16"}};
     for (const auto& [o, key] : kKeys) {
         if (o == k.optimizer) {
             const auto it = gpu.kernels->optimizer_ps_per_param.find(key);
@@ -614,11 +618,11 @@ namespace {
 Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, const KernelChoice& kc, double scale,
                 int micro_batches) {
     const double bf16 = t.gpu_peak_tflops.value_or(gpu.bf16_tflops);
-    const double fp8 = t.gpu_peak_tflops ? 2.0 * *t.gpu_peak_tflops : gpu.fp8_or_bf16_tflops();
+    const double fp8 = t.gpu_peak_tflops ? numbers::kFp8OverBf16Peak * *t.gpu_peak_tflops : gpu.fp8_or_bf16_tflops();
     Rates r;
-    r.gemm_flops_s = (t.fp8.empty() ? bf16 : fp8) * 1e12;
-    r.attn_flops_s = bf16 * 1e12;
-    r.hbm_bytes_s = gpu.hbm_gbyte_s * 1e9;
+    r.gemm_flops_s = (t.fp8.empty() ? bf16 : fp8) * units::kTera;
+    r.attn_flops_s = bf16 * units::kTera;
+    r.hbm_bytes_s = gpu.hbm_gbyte_s * units::kGiga;
     r.scale = scale;
     r.beta = m.activation_bytes;
     if (kc.table) {
@@ -630,7 +634,7 @@ Rates rates_for(const ModelSpec& m, const TrainingSpec& t, const GpuSpec& gpu, c
         r.optimizer_extra_bytes = kc.optimizer_extra_bytes;
         if (!kc.fp8_gemm.empty() && r.table->gemm_fp8.count(kc.fp8_gemm) > 0) {
             r.fp8_gemm = kc.fp8_gemm;
-            r.bf16_flops_s = bf16 * 1e12;
+            r.bf16_flops_s = bf16 * units::kTera;
             r.quant_ps = kc.fp8_quant_ps;
             r.weight_share = 1.0 / std::max(1, micro_batches);
         }
@@ -651,8 +655,8 @@ void add_stage_base_host(std::vector<StageTime>& stages, const PassUs& base, con
         const double gpu_fwd = (first ? embedding.fwd.seconds : 0.0) + (last ? output.fwd.seconds + loss.fwd.seconds : 0.0);
         const double gpu_bwd = (first ? embedding.bwd.seconds : 0.0) +
                                (last ? output.bwd.seconds + loss.bwd.seconds + full_rc * output.fwd.seconds : 0.0);
-        const double wait_fwd = std::max(0.0, base.fwd * 1e-6 - gpu_fwd);
-        const double wait_bwd = std::max(0.0, base.bwd * 1e-6 - gpu_bwd);
+        const double wait_fwd = std::max(0.0, base.fwd * units::kMicro - gpu_fwd);
+        const double wait_bwd = std::max(0.0, base.bwd * units::kMicro - gpu_bwd);
         stages[i].fwd_s += wait_fwd;
         stages[i].bwd_s += wait_bwd;
         stages[i].host_wait_s += wait_fwd + wait_bwd;
@@ -678,16 +682,16 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
     // The layer kinds (dense or MoE, full or sliding-window attention), each computed once; kind
     // index = MoE + 2·windowed.
     std::array<Layer, kLayerKinds> kinds;
-    kinds[0] = make_layer(false, false, m, t, p, r, sh);
-    kinds[1] = m.experts > 0 ? make_layer(true, false, m, t, p, r, sh) : kinds[0];
+    kinds[DenseFull] = make_layer(false, false, m, t, p, r, sh);
+    kinds[MoeFull] = m.experts > 0 ? make_layer(true, false, m, t, p, r, sh) : kinds[DenseFull];
     if (m.sliding_window > 0) {
-        kinds[2] = make_layer(false, true, m, t, p, r, sh);
-        kinds[3] = m.experts > 0 ? make_layer(true, true, m, t, p, r, sh) : kinds[2];
+        kinds[DenseWindowed] = make_layer(false, true, m, t, p, r, sh);
+        kinds[MoeWindowed] = m.experts > 0 ? make_layer(true, true, m, t, p, r, sh) : kinds[DenseWindowed];
     }
     // Embedding (first stage): rows gathered and written; output layer and loss (last stage).
-    LayerEntry embedding = memory_entry("embedding", memory_op(r, 2.0 * sh.tokens_local * m.hidden * r.beta));
+    LayerEntry embedding = memory_entry("embedding", memory_op(r, numbers::kEmbeddingAccesses * sh.tokens_local * m.hidden * r.beta));
     const LayerEntry output = gemm_entry("output", gemm(bf16_rates(r), sh.tokens, m.vocab / sh.tp, m.hidden), sh.frozen);
-    LayerEntry loss = memory_entry("loss", memory_op(r, kLossAccesses * kFp32Bytes * sh.tokens * m.vocab / sh.tp));
+    LayerEntry loss = memory_entry("loss", memory_op(r, numbers::kLossAccesses * numbers::kFp32Bytes * sh.tokens * m.vocab / sh.tp));
     if (r.blocks != nullptr) {
         // The loss over the logits, measured; the embedding's dense gradient (the whole table written).
         loss = block_entry("loss", r, r.blocks->loss, sh.tokens * m.vocab / sh.tp);
@@ -735,7 +739,7 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
         if (t.recompute == Recompute::Full) {
             h.bwd += h.fwd;  // the backward repeats the forward, host work and all
         }
-        return PassUs{h.fwd * 1e-6, h.bwd * 1e-6};
+        return PassUs{h.fwd * units::kMicro, h.bwd * units::kMicro};
     };
     const auto extra_s = [&](const LayerSum& x, int chunk_layers) {
         if (t.recompute == Recompute::Selective) {
@@ -759,7 +763,7 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
         for (int i = 0; i < chunks[c]; ++i, ++layer) {
             const int is_moe = static_cast<std::size_t>(layer) < moe_map.size() && moe_map[static_cast<std::size_t>(layer)] ? 1 : 0;
             cc.moe += is_moe;
-            const std::size_t kind = (is_moe != 0 ? 1U : 0U) + (m.layer_windowed(layer) ? 2U : 0U);
+            const std::size_t kind = (is_moe != 0 ? MoeFull : DenseFull) + (m.layer_windowed(layer) ? DenseWindowed : DenseFull);
             ++cc.kind[kind];
         }
         stage_chunks[stage].push_back(cc);
@@ -832,7 +836,7 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
     out.optimizer_s = opt.seconds;
     if (host != nullptr) {  // the optimizer's host time: per layer's parameters on this stage's GPU
         const StageTime& st = out.stages[static_cast<std::size_t>(sched.slowest)];
-        const double host_opt = 1e-6 * (host->optimizer_base_us + (st.layers - st.moe_layers) * host->optimizer_dense_us +
+        const double host_opt = units::kMicro * (host->optimizer_base_us + (st.layers - st.moe_layers) * host->optimizer_dense_us +
                                         st.moe_layers * (host->optimizer_moe_us + local_experts * host->optimizer_expert_us));
         out.host_wait_s += std::max(0.0, host_opt - opt.seconds);
         out.optimizer_s = std::max(opt.seconds, host_opt);
@@ -843,7 +847,7 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
         ComputeOp o = slow.ops[i];
         o.flops *= micro;
         o.bytes *= micro;
-        o.memory_bound = slow.memory_s[i] * 2.0 > o.seconds;
+        o.memory_bound = slow.memory_s[i] * numbers::kMemoryBoundMajority > o.seconds;
         o.seconds *= micro;
         out.ops.push_back(o);
     }
@@ -900,8 +904,9 @@ ComputeBreakdown compute_breakdown(const ModelSpec& m, const TrainingSpec& t, co
 ComputeBreakdown flat_compute(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p, double peak_tflops,
                               double compute_scale) {
     ComputeBreakdown c;
-    const double useful = t.finetune == FineTune::Lora ? 4.0 : 6.0;  // fwd 2N; bwd 4N, 2N when frozen
-    const double factor = useful + (t.recompute == Recompute::Full ? 2.0 : 0.0);
+    const double useful = t.finetune == FineTune::Lora ? numbers::kLoraFlopsPerParamToken
+                                                       : numbers::kFlopsPerParamToken;  // fwd 2N; bwd 4N, 2N when frozen
+    const double factor = useful + (t.recompute == Recompute::Full ? double{numbers::kForwardFlopsPerParamToken} : 0.0);
     const int v = std::max({1, p.vpp, t.vpp});
     c.micro_batches = t.micro_batches(p.dp);
     c.gpus = static_cast<double>(p.tp) * p.pp * p.cp * p.dp;
@@ -913,16 +918,16 @@ ComputeBreakdown flat_compute(const ModelSpec& m, const TrainingSpec& t, const P
         c.comp_s = *t.compute_time_s;
     } else {
         c.comp_s = factor * m.active_params() * tokens /
-                   (c.gpus * peak_tflops * 1e12 * t.mfu.value_or(1.0) * compute_scale);
+                   (c.gpus * peak_tflops * units::kTera * t.mfu.value_or(1.0) * compute_scale);
     }
     c.bubble_s = c.comp_s * (p.pp - 1.0) / (v * c.micro_batches);
-    c.fwd_s = c.comp_s * 2.0 / factor;
+    c.fwd_s = c.comp_s * numbers::kForwardFlopsPerParamToken / factor;
     c.bwd_s = c.comp_s - c.fwd_s;
     return c;
 }
 
 double mfu_of(const ComputeBreakdown& c, double step_s) {
-    const double den = step_s * c.peak_tflops * 1e12 * c.gpus;
+    const double den = step_s * c.peak_tflops * units::kTera * c.gpus;
     return den > 0 ? c.model_flops / den : 0.0;
 }
 

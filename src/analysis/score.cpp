@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 #include "planlayout/analysis/overlap.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"  // number_text
+#include "planlayout/model/numbers/compute.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
@@ -68,18 +70,18 @@ ItemTime time_item(const TrafficItem& item, PlacedGroup shape, const ScoreInput&
 }
 
 struct TransportEvaluation {
-    double step_s[2] = {0, 0};
-    std::vector<ItemTime> items[2];
+    double step_s[numbers::kScoreArms.count()] = {0, 0};
+    std::vector<ItemTime> items[numbers::kScoreArms.count()];
 };
 
 TransportEvaluation evaluate(const ScoreInput& in, const std::vector<TrafficItem>& traffic,
                     const std::vector<const PlacedGroup*>& shapes, const ComputeBreakdown& c, double micro,
                     PriorEnd base_end, PriorEnd cand_end) {
     TransportEvaluation e;
-    const Transport ts[2] = {in.transport.baseline, in.transport.candidate};
-    const PriorEnd ends[2] = {base_end, cand_end};
+    const Transport ts[numbers::kScoreArms.count()] = {in.transport.baseline, in.transport.candidate};
+    const PriorEnd ends[numbers::kScoreArms.count()] = {base_end, cand_end};
     const OverlapCompute windows = overlap_compute(c, in, micro);
-    for (int k = 0; k < 2; ++k) {
+    for (std::size_t k = 0; k < std::size(ts); ++k) {
         if (k == 1 && ts[1] == ts[0] && ends[1] == ends[0]) {  // one arm (the anchoring probe): no second pass
             e.step_s[1] = e.step_s[0];
             e.items[1] = e.items[0];
@@ -114,7 +116,7 @@ struct ComputeFit {
     ComputeBreakdown breakdown;
     double scale = 1;
     bool anchored = false;
-    std::array<double, 5> factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per measured arm: its network efficiencies' factor
+    TransportFactors factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per measured arm: its network efficiencies' factor
     std::vector<std::string> notes;                          // what was anchored, to what, by how much
     std::vector<std::string> warnings;
 
@@ -135,11 +137,11 @@ double solve_decreasing(const G& g, double target, double lo, double hi) {
     if (g(hi) >= target) {
         return hi;
     }
-    for (int i = 0; i < 80 && b - a > 1e-10; ++i) {
-        const double mid = 0.5 * (a + b);
+    for (int i = 0; i < numbers::kSolveSteps.count() && b - a > numbers::kSolveTolerance; ++i) {
+        const double mid = numbers::kBisectionMidpoint * (a + b);
         (g(std::exp(mid)) > target ? a : b) = mid;
     }
-    return std::exp(0.5 * (a + b));
+    return std::exp(numbers::kBisectionMidpoint * (a + b));
 }
 
 /// How far anchored compute may exceed the model before the rest of the step is put on the
@@ -182,7 +184,7 @@ public:
 
     [[nodiscard]] ComputeBreakdown at(double scale) const { return breakdown_at(in_, gpu_, scale); }
 
-    [[nodiscard]] double step(Transport arm, const ComputeBreakdown& c, const std::array<double, 5>& factors) const {
+    [[nodiscard]] double step(Transport arm, const ComputeBreakdown& c, const TransportFactors& factors) const {
         // One copy of the input for every probe of the bisections: only the arm and factors move.
         probe_.transport.baseline = arm;
         probe_.transport.candidate = arm;
@@ -191,7 +193,7 @@ public:
     }
 
     /// The factor on `arm`'s network efficiencies in [lo, hi] that makes its step `target`.
-    [[nodiscard]] double transport_factor(const MeasuredArm& m, const ComputeBreakdown& c, std::array<double, 5> factors,
+    [[nodiscard]] double transport_factor(const MeasuredArm& m, const ComputeBreakdown& c, TransportFactors factors,
                                           double lo, double hi) const {
         const auto step_with = [&](double f) {
             factors.at(static_cast<std::size_t>(m.arm)) = f;
@@ -237,10 +239,10 @@ void pin_compute(ComputeFit& f, const Anchoring& a, double measured_compute_s) {
 void fit_arm_transport(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, const std::string& why) {
     const ComputeBreakdown c = a.at(f.scale);
     const double factor = a.transport_factor(m, c, f.factors, kMinTransportFactor, kMaxTransportFactor);
-    std::array<double, 5> with = f.factors;
+    TransportFactors with = f.factors;
     with.at(static_cast<std::size_t>(m.arm)) = factor;
     const double got = a.step(m.arm, c, with);
-    if (std::abs(got - m.step_s) > 1e-3 * m.step_s) {
+    if (std::abs(got - m.step_s) > numbers::kAnchorReachTolerance * m.step_s) {
         f.warnings.push_back(arm_text(m) + " cannot be reached through its transport with compute held (" + why +
                              "): the closest is " + seconds_text(got) + " s at " + number_text(factor) +
                              "x its network efficiency; the compute or a cost the transport does not carry is off");
@@ -264,9 +266,9 @@ void anchor_on_arm(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, cons
                                                kMinComputeScale, 1.0);
         const ComputeBreakdown held = a.at(s_band);
         const double factor = a.transport_factor(m, held, f.factors, kMinTransportFactor, 1.0);
-        std::array<double, 5> with = f.factors;
+        TransportFactors with = f.factors;
         with.at(static_cast<std::size_t>(m.arm)) = factor;
-        if (std::abs(a.step(m.arm, held, with) - m.step_s) <= 1e-3 * m.step_s) {
+        if (std::abs(a.step(m.arm, held, with) - m.step_s) <= numbers::kAnchorReachTolerance * m.step_s) {
             f.scale = s_band;
             f.factors = with;
             f.notes.push_back("compute: compute_scale " + number_text(s_band) + " (held at the band's edge, " +
@@ -344,6 +346,9 @@ Factors factors_of(const Sensitive& x, double step_s) {
     return {ratio(x.e0, step_s), ratio(reach, x.e0), ratio(x.e0 - x.e1, reach)};
 }
 
+/// The decimals a kind's share of the step is printed with: more below 1 %.
+int share_digits(double share) { return share < numbers::kReasonsFineShare ? numbers::kReasonsFineDigits.count() : 0; }
+
 /// Reasons of a p2p/shm comparison: the kinds whose ranks share a node, and what SHM does to them.
 void intra_arm_reasons(Score& s) {
     const std::string base(to_string(s.baseline));
@@ -351,17 +356,17 @@ void intra_arm_reasons(Score& s) {
     const std::string p2p(to_string(Transport::P2p));
     int named = 0;
     for (const auto& k : s.by_kind) {
-        if (!k.shm_inside || named >= 3) {
+        if (!k.shm_inside || named >= numbers::kReasonsMaxKinds.count()) {
             continue;
         }
-        if (named > 0 && std::abs(k.contribution) < 0.005 && k.share < 0.005) {
+        if (named > 0 && std::abs(k.contribution) < numbers::kReasonsMinShare && k.share < numbers::kReasonsMinShare) {
             break;
         }
         const std::string cls(to_string(k.path_class));
         std::string line = k.kind + " " + k.collective + " over SHM" +
                            (k.cross_node ? " inside nodes (" + cls + " between them, the same in both arms)"
                                          : " (" + cls + " over P2P in the " + p2p + " arm)") +
-                           ": " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+                           ": " + percent_text(k.share, share_digits(k.share)) + " of the " + base + " step";
         if (!s.single_arm && k.phi != 0) {
             line += k.phi > 0 ? "; " + cand + " removes " + percent_text(k.phi, 0) + " of its time"
                               : "; " + cand + " takes " + fixed_text(1.0 - k.phi, 1) + "x its time";
@@ -398,19 +403,19 @@ void reasons_for(Score& s) {
     const std::string other(to_string(s.single_arm ? s.requested_candidate : s.candidate));
     int named = 0;
     for (const auto& k : s.by_kind) {
-        if ((!k.cross_node && !k.socket_inside) || named >= 3) {
+        if ((!k.cross_node && !k.socket_inside) || named >= numbers::kReasonsMaxKinds.count()) {
             continue;
         }
-        if (named > 0 && (s.single_arm ? k.share : k.contribution) < 0.005) {
+        if (named > 0 && (s.single_arm ? k.share : k.contribution) < numbers::kReasonsMinShare) {
             break;
         }
         const std::string path = k.socket_inside ? "sockets inside the node (" + std::string(to_string(k.path_class)) +
                                                        " in the " + (s.baseline == Transport::Tcp ? other : base) + " arm)"
                                                  : std::string(to_string(k.path_class));
         std::string line = k.kind + " " + k.collective + " over " + path +
-                           ": " + percent_text(k.share, k.share < 0.01 ? 2 : 0) + " of the " + base + " step";
+                           ": " + percent_text(k.share, share_digits(k.share)) + " of the " + base + " step";
         if (k.hidden_s > 0) {
-            line += " (" + fixed_text(k.hidden_s, 3) + " s more hidden under compute)";
+            line += " (" + fixed_text(k.hidden_s, numbers::kReasonsHiddenDigits.count()) + " s more hidden under compute)";
         }
         if (s.single_arm) {
             s.reasons.push_back(line);
@@ -421,7 +426,7 @@ void reasons_for(Score& s) {
             line += "; " + cand + " removes " + percent_text(k.phi, 0) + " of its time";
         }
         if (k.time_s[0] > k.time_s[1]) {
-            line += k.u >= 0.995 ? ", none of that hidden" : ", " + percent_text(1.0 - k.u, 0) + " of that hidden by compute";
+            line += k.u >= numbers::kReasonsNoneHidden ? ", none of that hidden" : ", " + percent_text(1.0 - k.u, 0) + " of that hidden by compute";
         }
         line += " -> " + percent_text(k.contribution, 1) + " of the step";
         s.reasons.push_back(line);
@@ -486,7 +491,7 @@ struct Reach {
           intra_arms(is_intra_arm(t.baseline)) {}
 
     [[nodiscard]] bool via_transport(const PlacedGroup& g) const {
-        return g.n >= 2 && (intra_arms ? g.max_per_node >= 2 : g.nodes >= 2 || socketed);
+        return g.n > 1 && (intra_arms ? g.max_per_node > 1 : g.nodes > 1 || socketed);
     }
 };
 
@@ -513,7 +518,7 @@ KindBreakdown& kind_entry(Score& s, const TrafficItem& item, const PlacedGroup& 
     }
     KindBreakdown k;
     k.kind = item.kind;
-    k.cross_node = shape.nodes >= 2 && shape.n >= 2;
+    k.cross_node = shape.nodes > 1 && shape.n > 1;
     k.socket_inside = !reach.intra_arms && !k.cross_node && reach.via_transport(shape);
     k.shm_inside = reach.intra_arms && reach.via_transport(shape);
     k.path_class = k.cross_node ? shape.worst_cross : shape.worst_intra;
@@ -526,7 +531,7 @@ KindBreakdown& kind_entry(Score& s, const TrafficItem& item, const PlacedGroup& 
 void add_kinds(Score& s, const ScoreInput& in, const std::vector<TrafficItem>& traffic,
                const std::vector<const PlacedGroup*>& shapes, const TransportEvaluation& e, const Reach& reach) {
     s.calibrated = in.transport.fits != nullptr && !in.transport.fits->fits.empty();
-    const TransportModel arm_models[2] = {transport_model(in.transport, in.transport.baseline),
+    const TransportModel arm_models[numbers::kScoreArms.count()] = {transport_model(in.transport, in.transport.baseline),
                                           transport_model(in.transport, in.transport.candidate)};
     for (std::size_t i = 0; i < traffic.size(); ++i) {
         if (shapes[i] == nullptr) {
@@ -552,7 +557,7 @@ void add_kinds(Score& s, const ScoreInput& in, const std::vector<TrafficItem>& t
         k.calls += w.calls;
         WindowDetail d{traffic[i].what, op, w.window, w.bucket_source, w.calls, traffic[i].bytes_per_step(), w.call_bytes,
                        w.window_s, {}, {}};
-        for (int a = 0; a < 2; ++a) {
+        for (int a = 0; a < numbers::kScoreArms.count(); ++a) {
             k.time_s[a] += e.items[a][i].time_s;
             k.exposed_s[a] += e.items[a][i].exposed_s;
             k.busbw_gbyte_s[a] = std::max(k.busbw_gbyte_s[a], e.items[a][i].call.busbw_gbyte_s);

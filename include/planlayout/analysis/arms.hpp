@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/numbers/gpu.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"
 
@@ -24,7 +25,7 @@ enum class NetworkReach {
 struct WhatIfHardware {
     Transport transport = Transport::Gdrdma;
     bool add_rail_nics = false;  // one RDMA NIC per GPU, rail-aligned (the nodes have none)
-    double nic_gbit_s = 400.0;   // their line rate
+    double nic_gbit_s = numbers::kWhatIfNicGbitS;  // their line rate (gpu.what_if.rail_nic_gbit_s)
     std::string words;           // "one 400 Gbit/s RDMA NIC per GPU, rail-aligned, GPUDirect"
 };
 

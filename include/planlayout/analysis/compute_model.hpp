@@ -12,34 +12,36 @@
 
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/numbers/compute.hpp"
 #include "planlayout/topology/gpu_spec.hpp"
 
 namespace planlayout {
 
 // ---------------------------------------------------------------------------- named constants
-// Every one is listed with its source in docs/cost-model.md ("Compute: efficiency").
+// Each is its registry entry (planlayout/model/numbers/compute.def: class, source, range) under the
+// name the model and its callers use; docs/cost-model.md ("Compute: efficiency") explains them.
 
 /// Large bf16/fp8 GEMMs reach about this share of the dense peak (cuBLAS on A100/H100).
-inline constexpr double kGemmEfficiencyMax = 0.80;
+inline constexpr double kGemmEfficiencyMax = numbers::kGemmEfficiencyMax;
 /// A GEMM dimension of this size halves the efficiency (one 128-wide tile: tile and wave quantization).
-inline constexpr double kGemmHalfDim = 128.0;
+inline constexpr double kGemmHalfDim = numbers::kGemmHalfDim;
 /// Flash attention (causal, head dim 128, bf16) at long sequences: share of the dense peak.
-inline constexpr double kAttentionEfficiencyMax = 0.66;
+inline constexpr double kAttentionEfficiencyMax = numbers::kAttentionEfficiencyMax;
 /// The sequence length (per kernel call) at which flash attention reaches half of that.
-inline constexpr double kAttentionHalfSeq = 600.0;
+inline constexpr double kAttentionHalfSeq = numbers::kAttentionHalfSeq;
 /// Flash attention's backward does 2.5× the forward's FLOPs (5 matmuls against 2).
-inline constexpr double kAttentionBackwardFactor = 2.5;
+inline constexpr double kAttentionBackwardFactor = numbers::kAttentionBackwardFactor;
 /// The least time one kernel takes, however little it computes or moves: launch, ramp-up and
 /// tail (the H200 sweep's smallest GEMMs, M512 × N128 × K1024 and the like, take 3.9–5.1 µs).
-inline constexpr double kKernelFloorSeconds = 4e-6;
+inline constexpr double kKernelFloorSeconds = numbers::kKernelFloorSeconds;
 /// Element accesses per hidden element per token of a layer's forward norms and residual adds
 /// (2 norms: read + write; 2 residual adds: 2 reads + 1 write).
-inline constexpr double kNormResidualAccesses = 10.0;
+inline constexpr double kNormResidualAccesses = numbers::kNormResidualAccesses;
 /// Backward element-wise work moves this many times the forward's bytes.
-inline constexpr double kElementwiseBackwardFactor = 2.0;
+inline constexpr double kElementwiseBackwardFactor = numbers::kElementwiseBackwardFactor;
 /// Adam's bytes per trained parameter per step: read fp32 grad, master, m, v (16); write master,
 /// m, v (12) and the bf16 weight (2).
-inline constexpr double kAdamBytesPerParam = 30.0;
+inline constexpr double kAdamBytesPerParam = numbers::kAdamBytesPerParam;
 /// The GPU when neither training.gpu nor the node templates name a known one.
 inline constexpr const char* kDefaultGpuName = "H100 SXM";
 
@@ -84,7 +86,7 @@ struct GpuChoice {
 /// Bytes per parameter moved around a Megatron optimizer step with fp32 master weights, besides the
 /// Adam kernels: the gradient norm reads the fp32 gradients (4), the bf16 weights are written back
 /// from the fp32 master (4 read + 2 written), the gradient buffer is zeroed (4 written).
-inline constexpr double kMegatronOptimizerExtraBytes = 14.0;
+inline constexpr double kMegatronOptimizerExtraBytes = numbers::kMegatronOptimizerExtraBytes;
 
 /// What prices a layout's kernels (docs/cost-model.md, "Compute: kernels"): the GPU's measured
 /// table, the implementation's blocks in it, the attention backend and optimizer the training spec
@@ -188,8 +190,8 @@ struct ScheduleTime {
                                             double peak_tflops, double compute_scale);
 
 /// compute_scale's range (training.compute_scale and the anchoring solve).
-inline constexpr double kMinComputeScale = 1e-4;
-inline constexpr double kMaxComputeScale = 100.0;
+inline constexpr double kMinComputeScale = numbers::kMinComputeScale;
+inline constexpr double kMaxComputeScale = numbers::kMaxComputeScale;
 
 /// The anchoring solve: the compute_scale in [kMinComputeScale, kMaxComputeScale] at which
 /// step_at(scale) equals `measured` (bisection in log scale; the step falls as the scale grows).
@@ -213,11 +215,11 @@ template <class StepAt>
         f.step_s = measured >= slowest ? slowest : fastest;
         return f;
     }
-    for (int i = 0; i < 100 && hi - lo > 1e-12; ++i) {
-        const double mid = 0.5 * (lo + hi);
+    for (int i = 0; i < numbers::kScaleFitSteps.count() && hi - lo > numbers::kScaleFitTolerance; ++i) {
+        const double mid = numbers::kBisectionMidpoint * (lo + hi);
         (step_at(std::exp(mid)) > measured ? lo : hi) = mid;
     }
-    f.scale = std::exp(0.5 * (lo + hi));
+    f.scale = std::exp(numbers::kBisectionMidpoint * (lo + hi));
     f.step_s = step_at(f.scale);
     return f;
 }

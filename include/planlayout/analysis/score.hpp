@@ -14,19 +14,23 @@
 #include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/model/numbers/compute.hpp"
 #include "planlayout/text_format.hpp"  // human_bytes, used with scores
 
 namespace planlayout {
 
 /// Anchoring (docs/cost-model.md §6, "Anchoring"): a measured step may put at most this many times
 /// the modelled compute on compute, for dense layers and grouped-GEMM experts; the rest goes to the
-/// measured arm's transport. The full steps of docs/gpu-validation.md are within 15 % of the
-/// model (the largest dense error 12.4 %), so 1.5x leaves that error three times over.
-inline constexpr double kComputeAnchorBand = 1.5;
+/// measured arm's transport. Assumed (compute.anchor.band): set for one validation case, the
+/// 2-node A40 row, not derived from the validation errors.
+inline constexpr double kComputeAnchorBand = numbers::kComputeAnchorBand;
 /// The least the anchoring may multiply a transport's efficiencies by.
-inline constexpr double kMinTransportFactor = 1e-3;
+inline constexpr double kMinTransportFactor = numbers::kMinTransportFactor;
 /// The largest factor a measured arm may put on its network efficiencies (each capped at 1).
-inline constexpr double kMaxTransportFactor = 10.0;
+inline constexpr double kMaxTransportFactor = numbers::kMaxTransportFactor;
+
+/// A factor per Transport (index = the enumerator), as TransportSpec::anchor_factors.
+using TransportFactors = decltype(TransportSpec::anchor_factors);
 
 /// The seed's product form, factor by factor; any of them may be given in the layout's
 /// "score" section instead of computed.
@@ -64,8 +68,8 @@ struct WindowDetail {
     double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank (TrafficItem::bytes_per_step)
     double call_bytes = 0;      // its largest call (a bucket)
     double window_s = 0;        // compute the window offers per step
-    double time_s[2] = {0, 0};
-    double exposed_s[2] = {0, 0};
+    double time_s[numbers::kScoreArms.count()] = {0, 0};
+    double exposed_s[numbers::kScoreArms.count()] = {0, 0};
 };
 
 /// One group kind in the breakdown; index 0 = baseline transport, 1 = candidate.
@@ -78,9 +82,9 @@ struct KindBreakdown {
     bool shm_inside = false;    // p2p/shm arms: ranks of it share a node, over SHM in the shm arm
     double bytes_per_step = 0;  // nccl-tests sizes × calls, per rank
     double calls = 0;
-    double time_s[2] = {0, 0};     // total per step
-    double exposed_s[2] = {0, 0};  // not hidden by compute
-    double busbw_gbyte_s[2] = {0, 0};  // of one call (the largest of the kind)
+    double time_s[numbers::kScoreArms.count()] = {0, 0};     // total per step
+    double exposed_s[numbers::kScoreArms.count()] = {0, 0};  // not hidden by compute
+    double busbw_gbyte_s[numbers::kScoreArms.count()] = {0, 0};  // of one call (the largest of the kind)
     double share = 0;           // exposed_s[0] / baseline step: its part of the step, 0..1
     double hidden_s = 0;        // time_s[0] − exposed_s[0]: hidden under compute, not in the share
     double phi = 0;             // 1 − time_s[1] / time_s[0]
@@ -102,7 +106,7 @@ struct WhatIf {
 /// The same layout without its multi-node NVLink domains (every node its own NVLink island, so
 /// what was MNNVL goes over the network), on the same arms: what the domains are worth.
 struct DomainWhatIf {
-    double step_time_s[2] = {0, 0};  // baseline, candidate
+    double step_time_s[numbers::kScoreArms.count()] = {0, 0};  // baseline, candidate
 };
 
 struct Score {
@@ -114,7 +118,7 @@ struct Score {
     bool has_model = false;
     bool anchored = false;        // compute_scale fitted to training.measured_step_time_s
     std::vector<std::string> anchoring;  // what the measured steps anchored, and by how much, in words
-    std::array<double, 5> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per Transport: the fitted network factors
+    TransportFactors anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // per Transport: the fitted network factors
     bool given_share = false;
     bool given_eliminable = false;
     bool given_non_overlapped = false;
@@ -124,7 +128,7 @@ struct Score {
     std::optional<DomainWhatIf> domain_what_if;  // with NVLink domains: the step without them
     double rdma_benefit = 0;     // predicted step-time reduction, (T_base − T_cand) / T_base
     double throughput_gain = 0;  // 1 / (1 − rdma_benefit) − 1
-    double step_time_s[2] = {0, 0};
+    double step_time_s[numbers::kScoreArms.count()] = {0, 0};
     double compute_s = 0;
     double bubble_s = 0;
     // Compute (compute_model.hpp): the GPU, the breakdown, MFU per arm, the anchoring.
@@ -133,7 +137,7 @@ struct Score {
     GpuSpec gpu;                  // its spec (peaks, bandwidth, datasheet file)
     double gpu_peak_tflops = 0;   // the dense bf16 peak MFU is measured against
     ComputeBreakdown compute;
-    double mfu[2] = {0, 0};       // model FLOPs / (step × peak × GPUs), per arm
+    double mfu[numbers::kScoreArms.count()] = {0, 0};       // model FLOPs / (step × peak × GPUs), per arm
     double compute_scale = 1;     // training.compute_scale, or fitted to the measured step
     double cross_node_share = 0;     // exposed transport-sensitive time / baseline step, 0..1
     double cross_node_hidden_s = 0;  // their baseline time hidden under compute (not in the share)
