@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "planlayout/model/numbers/network.hpp"
+
 namespace planlayout {
 namespace {
 
@@ -13,7 +15,7 @@ struct OpName {
 };
 
 // Canonical names first; the rest are nccl-tests binary names and common spellings.
-constexpr std::array<OpName, 14> kOpNames = {{
+constexpr OpName kOpNames[] = {
     {"all_reduce", CollectiveOp::AllReduce},
     {"all_gather", CollectiveOp::AllGather},
     {"reduce_scatter", CollectiveOp::ReduceScatter},
@@ -28,7 +30,10 @@ constexpr std::array<OpName, 14> kOpNames = {{
     {"bcast", CollectiveOp::Broadcast},
     {"send_recv", CollectiveOp::SendRecv},
     {"p2p", CollectiveOp::SendRecv},
-}};
+};
+
+// nccl-tests names its binaries all_reduce_perf, ...
+constexpr std::string_view kPerfSuffix = "_perf";
 
 }  // namespace
 
@@ -43,8 +48,9 @@ std::string_view to_string(CollectiveOp op) {
 
 std::optional<CollectiveOp> parse_collective_op(std::string_view s) {
     std::string name(s);
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, "_perf") == 0) {
-        name.resize(name.size() - 5);
+    if (name.size() > kPerfSuffix.size() &&
+        name.compare(name.size() - kPerfSuffix.size(), kPerfSuffix.size(), kPerfSuffix) == 0) {
+        name.resize(name.size() - kPerfSuffix.size());
     }
     for (const auto& e : kOpNames) {
         if (name == e.name) {
@@ -64,7 +70,7 @@ double bus_factor(CollectiveOp op, int n) {
     }
     switch (op) {
         case CollectiveOp::AllReduce:
-            return 2.0 * (nd - 1.0) / nd;
+            return numbers::kRingAllReducePasses * (nd - 1.0) / nd;
         case CollectiveOp::AllGather:
         case CollectiveOp::ReduceScatter:
         case CollectiveOp::AllToAll:

@@ -4,16 +4,18 @@
 
 #include <algorithm>
 
+#include "planlayout/model/units.hpp"
+
 namespace planlayout {
 namespace {
 
-constexpr double kGiga = 1e9;
-constexpr double kMicro = 1e-6;
+using units::kGiga;
+using units::kMicro;
 
 double tcp_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall);
 
-bool spans_nodes(const PlacedGroup& g) { return g.nodes >= 2 && g.n >= 2; }
+bool spans_nodes(const PlacedGroup& g) { return g.nodes > 1 && g.n > 1; }
 
 double alpha_intra_us(const PlacedGroup& g, const TransportModel& x) {
     if (x.shm) {
@@ -64,8 +66,8 @@ PlacedGroup make_placed_group(int nodes, int gpus_per_node, const NodeHardware& 
     const int nics = hw.nics_per_node > 0 ? hw.nics_per_node : g.max_per_node;
     g.rails_per_node = std::min(nics, g.max_per_node);
     g.worst_intra = g.max_per_node == 1 ? PathClass::Loc : (hw.nvlink ? PathClass::Nv : PathClass::Sys);
-    g.worst_cross = g.nodes >= 2 ? PathClass::Rail : PathClass::Loc;
-    g.one_rank_per_node = g.max_per_node == 1 && g.nodes >= 2;
+    g.worst_cross = g.nodes > 1 ? PathClass::Rail : PathClass::Loc;
+    g.one_rank_per_node = g.max_per_node == 1 && g.nodes > 1;
     g.nvlink_gbyte_s = hw.nvlink_gbyte_s;
     g.pcie_gbyte_s = hw.pcie_gbyte_s;
     g.nic_gbit_s = hw.nic_gbit_s;
@@ -123,14 +125,15 @@ double shm_line_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool allt
     const int per_node = std::max(1, g.max_per_node);
     const int groups = std::max(1, g.concurrent_groups_per_node);
     // The sockets: as given, else one per NUMA node the node's GPUs hang off (a one-NUMA host has
-    // no inter-socket hop), else 2 (HGX/DGX).
-    const int sockets = x.sockets_per_node > 0 ? x.sockets_per_node : g.gpu_numa_nodes > 0 ? g.gpu_numa_nodes : 2;
+    // no inter-socket hop), else hardware.host.cpu_sockets (HGX/DGX: 2).
+    const int sockets = x.sockets_per_node > 0 ? x.sockets_per_node : g.gpu_numa_nodes > 0 ? g.gpu_numa_nodes
+                                                                                  : numbers::kCpuSocketsPerNode.count();
     const int per_socket = (per_node * groups + sockets - 1) / sockets;  // m: ranks sharing a socket's memory
-    const bool spans = sockets >= 2 && per_node >= 2 && (g.worst_intra >= PathClass::Sys || per_node > per_socket);
-    double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (2.0 * per_socket));
+    const bool spans = sockets > 1 && per_node > 1 && (g.worst_intra >= PathClass::Sys || per_node > per_socket);
+    double bw = std::min(g.pcie_gbyte_s, x.host_memory_gbyte_s / (numbers::kShmHostMemoryPasses * per_socket));
     if (spans) {
         const double link = x.inter_socket_gbyte_s / groups;
-        const int h = (per_node + 1) / 2;
+        const int h = (per_node + 1) / numbers::kShmSocketSplit.count();
         bw = std::min(bw, alltoall ? link * (per_node - 1.0) / (static_cast<double>(h) * (per_node - h)) : link);
     }
     return bw;
@@ -149,11 +152,11 @@ namespace {
 double tcp_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool alltoall) {
     const double eff = alltoall ? x.alltoall_efficiency : x.efficiency;
     // Every rank of the node that sends at the same time shares the interface(s).
-    const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / 8.0 * eff;
+    const double node = g.tcp_interfaces_per_node * g.tcp_gbit_s / units::kBitsPerByte * eff;
     const int sharers = std::max(1, g.max_per_node) * std::max(1, g.concurrent_groups_per_node);
     double per_rank = node / sharers;
     if (x.per_stream_gbit_s > 0) {
-        per_rank = std::min(per_rank, x.sockets * x.per_stream_gbit_s / 8.0 * eff);
+        per_rank = std::min(per_rank, x.sockets * x.per_stream_gbit_s / units::kBitsPerByte * eff);
     }
     return per_rank;
 }
@@ -166,7 +169,7 @@ double rail_nic_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool allt
         // NCCL disables GPUDirect over SYS: that rank is host-staged, and the slowest rank decides.
         e = std::min(e, x.host_staged_efficiency * (alltoall ? x.alltoall_efficiency / x.efficiency : 1.0));
     }
-    double per_nic = g.nic_gbit_s / 8.0 * e;
+    double per_nic = g.nic_gbit_s / units::kBitsPerByte * e;
     // XRAIL and XPOD cross the spine: with PXN on, a pair that PXN can relay is classed PXN (one
     // leaf), so what is left of XRAIL/XPOD climbs the leaf uplinks whether PXN is on or not, and
     // shares them at the oversubscription (every node of the leaf sending up at once: a bound).
@@ -188,44 +191,47 @@ double cross_rank_gbyte_s(const PlacedGroup& g, const TransportModel& x, bool al
 }
 
 double nvls_busbw_factor() {
-    return 2.0 * kNvlsEfficiencyBlackwell * (kNvlsChannelsBlackwellNvl - 1.0) / kNvlsChannelsBlackwellNvl;
+    return numbers::kNvlsAllReducePipelining * numbers::kNvlsEfficiencyBlackwell * (numbers::kNvlsChannelsBlackwellNvl - 1.0) /
+           numbers::kNvlsChannelsBlackwellNvl;
 }
 
 bool uses_nvls(const PlacedGroup& g, const TransportModel& x) {
-    return g.nvls && !x.shm && !spans_nodes(g) && g.worst_intra == PathClass::Mnnvl && g.n >= 2;
+    return g.nvls && !x.shm && !spans_nodes(g) && g.worst_intra == PathClass::Mnnvl && g.n > 1;
 }
 
 CollectiveCost all_reduce(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
-    if (g.n < 2) {
+    if (g.n <= 1) {
         return finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
-    const double volume = 2.0 * (n - 1.0) / n * size_bytes;
-    c.steps = 2 * (g.n - 1);
+    const double volume = numbers::kRingAllReducePasses * (n - 1.0) / n * size_bytes;
+    c.steps = numbers::kRingAllReducePasses.count() * (g.n - 1);
     if (!spans_nodes(g)) {
         c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
         CollectiveCost ring = finish(CollectiveOp::AllReduce, g, x, size_bytes, c, 0);
         if (!uses_nvls(g, x)) {
             return ring;
         }
-        // NVLS: the same bus volume at 2 x 0.74 x 23/24 of NVLink, one multicast latency. NCCL's
+        // NVLS: the same bus volume at nvls_busbw_factor (2 x 0.74 x 23/24) of NVLink, one multicast latency. NCCL's
         // tuner takes the faster of the two (for a small group and a small message, the ring).
         CollectiveCost v;
         v.steps = 1;
         v.intra_s = volume / (nvls_busbw_factor() * g.nvlink_gbyte_s * kGiga);
         v = finish(CollectiveOp::AllReduce, g, x, size_bytes, v, 0);
-        v.time_s += kNvlsAlphaUs * kMicro - v.alpha_s;
-        v.alpha_s = kNvlsAlphaUs * kMicro;
+        v.time_s += numbers::kNvlsAlphaUs * kMicro - v.alpha_s;
+        v.alpha_s = numbers::kNvlsAlphaUs * kMicro;
         v.bottleneck = v.alpha_s > v.intra_s ? "latency" : "NVLS";
         v.algbw_gbyte_s = size_bytes / v.time_s / kGiga;
         v.busbw_gbyte_s = v.algbw_gbyte_s * bus_factor(CollectiveOp::AllReduce, g.n);
         return v.time_s < ring.time_s ? v : ring;
     }
     c.cross_node = true;
-    c.net_steps = 2 * (g.nodes - 1);
+    c.net_steps = numbers::kRingAllReducePasses.count() * (g.nodes - 1);
     // k = 2: NCCL's tree / NVLS-tree beats the ring on the NIC term by a bounded factor.
-    const double gain = g.nodes == 2 ? std::clamp(g.two_node_tree_gain, 1.0, 2.0) : 1.0;
+    const double gain = g.nodes == numbers::kTreeGainNodes.count()
+                             ? std::clamp(g.two_node_tree_gain, 1.0, static_cast<double>(numbers::kTwoNodeTreeGainMax))
+                             : 1.0;
     c.nic_s = volume / (ring_cross_gbyte_s(g, x) * gain * kGiga);
     if (g.max_per_node > 1) {
         c.intra_s = volume / (intra_gbyte_s(g, x, false) * kGiga);
@@ -239,7 +245,7 @@ namespace {
 CollectiveCost ring_gather_like(CollectiveOp op, const PlacedGroup& g, double size_bytes,
                                 const TransportModel& x) {
     CollectiveCost c;
-    if (g.n < 2) {
+    if (g.n <= 1) {
         return finish(op, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
@@ -272,15 +278,15 @@ CollectiveCost reduce_scatter(const PlacedGroup& g, double size_bytes, const Tra
 // NCCL issues an all-to-all as grouped send/recv to every peer at once: each of its p2p channels
 // carries up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8, src/include/device.h) peers in one batch, and
 // ncclTopoComputeP2pChannels (src/graph/connect.cc) sizes the channels per peer so that every peer
-// fits in one round. 32 p2p channels: NCCL's MAXCHANNELS through 2.18 and an 8-NIC H100 node's
+// fits in one round. network.p2p.channels (32): NCCL's MAXCHANNELS through 2.18 and an 8-NIC H100 node's
 // multi-node figure (our 2 x H200 log, one node, NCCL 2.28.9: 64). Latency: one α per round.
-constexpr int kP2pPeersInFlight = 32 * 8;
+constexpr int kP2pPeersInFlight = numbers::kP2pChannels.count() * numbers::kP2pPeersPerBatch.count();
 
 int p2p_rounds(int peers) { return (peers + kP2pPeersInFlight - 1) / kP2pPeersInFlight; }
 
 CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
-    if (g.n < 2) {
+    if (g.n <= 1) {
         return finish(CollectiveOp::AllToAll, g, x, size_bytes, c, 0);
     }
     const double n = g.n;
@@ -304,7 +310,7 @@ CollectiveCost all_to_all(const PlacedGroup& g, double size_bytes, const Transpo
 
 CollectiveCost broadcast(const PlacedGroup& g, double size_bytes, const TransportModel& x) {
     CollectiveCost c;
-    if (g.n < 2) {
+    if (g.n <= 1) {
         return finish(CollectiveOp::Broadcast, g, x, size_bytes, c, 0);
     }
     c.steps = g.n - 1;  // pipelined ring: the last chunk reaches the last rank after n−1 hops
@@ -342,7 +348,7 @@ CollectiveCost sendrecv(const PlacedGroup& g, double size_bytes, const Transport
 
 PlacedGroup socket_endpoints(const PlacedGroup& g) {
     PlacedGroup s = g;
-    if (g.n < 2 || g.max_per_node < 2) {
+    if (g.n <= 1 || g.max_per_node <= 1) {
         return s;  // no two ranks share a node: nothing changes
     }
     s.concurrent_groups_per_node = g.max_per_node * std::max(1, g.concurrent_groups_per_node);
@@ -350,7 +356,7 @@ PlacedGroup socket_endpoints(const PlacedGroup& g) {
     s.max_per_node = 1;
     s.rails_per_node = 1;
     s.one_rank_per_node = true;
-    s.worst_cross = g.nodes >= 2 ? g.worst_cross : PathClass::Rail;
+    s.worst_cross = g.nodes > 1 ? g.worst_cross : PathClass::Rail;
     s.two_node_tree_gain = 1.0;  // the tree gain comes from several GPUs per node
     return s;
 }
@@ -381,16 +387,16 @@ PlacedGroup cost_shape(const PlacedGroup& shape, const TransportModel& x) {
 
 FitsUsed fits_on(CollectiveOp op, const PlacedGroup& g, const TransportModel& x) {
     FitsUsed f;
-    if (x.fits == nullptr || g.n < 2) {
+    if (x.fits == nullptr || g.n <= 1) {
         return f;
     }
     if (spans_nodes(g)) {
         f.network = x.fits->network(x.kind, op, g.worst_cross);
     }
-    if (g.max_per_node >= 2 && !x.shm) {  // an NVLink/PCIe fit is P2P's, not SHM's
+    if (g.max_per_node > 1 && !x.shm) {  // an NVLink/PCIe fit is P2P's, not SHM's
         f.intra = x.fits->intra(op, g.worst_intra);
     }
-    if (g.max_per_node >= 2 && x.shm) {
+    if (g.max_per_node > 1 && x.shm) {
         f.shm = x.fits->shm(op);
     }
     return f;

@@ -1,5 +1,7 @@
 // Edge classes: used pairs per collective pattern, classified by template and rail arithmetic.
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/model/numbers/network.hpp"
+#include "planlayout/model/units.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -109,7 +111,7 @@ double PairClassifier::bandwidth_gbyte_s(std::int64_t a, std::int64_t b, PathCla
             const int rb = rail_of(b);
             const double nic_a = ra >= 0 ? fa.rail_gbit_s[static_cast<std::size_t>(ra)] : fa.tcp_gbit_s;
             const double nic_b = rb >= 0 ? fb.rail_gbit_s[static_cast<std::size_t>(rb)] : fb.tcp_gbit_s;
-            double bw = std::min(nic_a, nic_b) / 8.0;
+            double bw = std::min(nic_a, nic_b) / units::kBitsPerByte;
             if (c == PathClass::Xrail || c == PathClass::Xpod) {
                 bw /= cluster_.fabric.oversubscription;
             }
@@ -151,10 +153,10 @@ struct Scratch {
 };
 
 std::uint64_t packed(std::int64_t high, std::int64_t low) {
-    return (static_cast<std::uint64_t>(high) << 32U) | static_cast<std::uint32_t>(low);
+    return (static_cast<std::uint64_t>(high) << std::numeric_limits<std::uint32_t>::digits) | static_cast<std::uint32_t>(low);
 }
 
-std::int64_t high_of(std::uint64_t key) { return static_cast<std::int64_t>(key >> 32U); }
+std::int64_t high_of(std::uint64_t key) { return static_cast<std::int64_t>(key >> std::numeric_limits<std::uint32_t>::digits); }
 std::int64_t low_of(std::uint64_t key) { return static_cast<std::int64_t>(key & 0xFFFFFFFFU); }
 
 // The ring order of a group: nodes in order of first appearance, each node's ranks by local GPU
@@ -236,7 +238,7 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
     } else {
         const bool distinct = ring_order(ranks, placement, sc);
         const std::size_t k = sc.starts.size() - 1;  // node slots
-        stream = distinct && k >= 3;
+        stream = distinct && k > static_cast<std::size_t>(numbers::kRingPair.count());  // a ring of 2: one edge
         auto rank_at = [&](std::size_t i) { return low_of(sc.ordered[i]); };
         for (std::size_t s = 0; s < k; ++s) {
             for (std::size_t i = sc.starts[s]; i + 1 < sc.starts[s + 1]; ++i) {
@@ -244,7 +246,7 @@ void visit_pairs(Pattern pattern, const std::vector<std::int64_t>& ranks, const 
             }
         }
         if (k == 1) {
-            if (n > 2) {
+            if (n > static_cast<std::size_t>(numbers::kRingPair.count())) {
                 add(rank_at(n - 1), rank_at(0));
             }
         } else {
@@ -333,7 +335,7 @@ void add_islands(GroupFootprint& s, const std::vector<std::int64_t>& ranks, cons
         for (; j < is.size() && std::get<0>(is[j]) == std::get<0>(is[i]); ++j) {
             const bool new_node = j == i || std::get<1>(is[j]) != std::get<1>(is[j - 1]);
             nodes += new_node ? 1 : 0;
-            nics += new_node || std::get<2>(is[j]) != std::get<2>(is[j - 1]) ? 1 : 0;  // distinct (node, rail)
+            nics += new_node || is[j] != is[j - 1] ? 1 : 0;  // distinct (node, rail): only the rail can differ
         }
         ++s.islands;
         s.max_per_island = std::max(s.max_per_island, static_cast<int>(j - i));

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/model/numbers/network.hpp"
+#include "planlayout/model/units.hpp"
 
 namespace planlayout {
 
@@ -66,11 +68,11 @@ void ring_weights(std::vector<PairBytes>& pairs, const Placement& placement, std
     std::sort(nodes.begin(), nodes.end());
     const auto k = std::unique(nodes.begin(), nodes.end()) - nodes.begin();
     std::sort(cross.begin(), cross.end());
-    const double boundary = w * (k == 2 ? 2.0 : 1.0);
+    const double boundary = w * (k == numbers::kRingPair.count() ? numbers::kRingPair : 1.0);
     for (auto& p : pairs) {
         const NodePair np = node_pair(placement, p.a, p.b);
         if (np.first == np.second) {
-            p.bytes = n == 2 ? 2.0 * w : w;
+            p.bytes = n == numbers::kRingPair.count() ? numbers::kRingPair * w : w;
         } else {
             const auto range = std::equal_range(cross.begin(), cross.end(), np);
             p.bytes = boundary / static_cast<double>(range.second - range.first);
@@ -88,7 +90,7 @@ std::vector<PairBytes> group_pair_bytes(const GroupKind& kind,
     std::vector<PairBytes> out;
     const std::vector<std::int64_t> ranks = kind.group(group);
     const auto n = static_cast<std::int64_t>(ranks.size());
-    if (n < 2) {
+    if (n <= 1) {
         return out;
     }
     const PairClassifier classifier(cluster, placement);
@@ -101,7 +103,7 @@ std::vector<PairBytes> group_pair_bytes(const GroupKind& kind,
     switch (kind.pattern) {
         case Pattern::AllToAll:
             for (auto& p : out) {
-                p.bytes = 2.0 * traffic->bytes_per_rank / static_cast<double>(n);
+                p.bytes = numbers::kPairDirections * traffic->bytes_per_rank / static_cast<double>(n);
             }
             break;
         case Pattern::PipelineP2p:
@@ -263,7 +265,7 @@ TierLoad make_row(LinkTier tier, int rail, const std::vector<Candidate>& links, 
     if (best != nullptr) {
         row.busiest = best->name;
         row.capacity_gbyte_s = best->capacity;
-        row.seconds = best->capacity > 0 ? row.max_bytes / (best->capacity * 1e9) : 0.0;
+        row.seconds = best->capacity > 0 ? row.max_bytes / (best->capacity * units::kGiga) : 0.0;
         for (std::size_t k = 0; k < kinds; ++k) {
             row.busiest_by_kind[k] = loads[static_cast<std::size_t>(best->link) * kinds + k];
         }
@@ -284,7 +286,7 @@ std::vector<double> leaf_downlinks(const Cluster& cluster, FabricLoad& out) {
             if (static_cast<std::size_t>(leaf) >= leaf_down_gbyte_s.size()) {
                 leaf_down_gbyte_s.resize(static_cast<std::size_t>(leaf) + 1, 0.0);
             }
-            leaf_down_gbyte_s[static_cast<std::size_t>(leaf)] += f.rail_gbit_s[static_cast<std::size_t>(r)] / 8.0;
+            leaf_down_gbyte_s[static_cast<std::size_t>(leaf)] += f.rail_gbit_s[static_cast<std::size_t>(r)] / units::kBitsPerByte;
             out.pods = std::max(out.pods, cluster.pod_of_leaf(leaf) + 1);
         }
     }
@@ -302,7 +304,7 @@ bool add_kind_loads(const Cluster& cluster, const Placement& placement, const Pa
             if (!is_cross_node(p.cls)) {
                 continue;
             }
-            const double half = p.bytes / 2.0;  // each direction
+            const double half = p.bytes / numbers::kPairDirections;  // each direction
             const std::int64_t na = placement.node[static_cast<std::size_t>(p.a)];
             const std::int64_t nb = placement.node[static_cast<std::size_t>(p.b)];
             int ra = classifier.rail_of(p.a);
@@ -355,7 +357,7 @@ void add_node_rows(const Cluster& cluster, const Loads& loads, int rails, bool a
         for (std::int64_t n = 0; n < nodes; ++n) {
             const auto& f = cluster.facts_of(n);
             if (r < static_cast<int>(f.rail_nics.size())) {
-                links.push_back({n * rails + r, f.rail_gbit_s[static_cast<std::size_t>(r)] / 8.0,
+                links.push_back({n * rails + r, f.rail_gbit_s[static_cast<std::size_t>(r)] / units::kBitsPerByte,
                                  cluster.nodes[static_cast<std::size_t>(n)].host + " rail " + std::to_string(r) + " -> " +
                                      cluster.leaf_name(cluster.leaf_of(n, r))});
             }
@@ -367,7 +369,7 @@ void add_node_rows(const Cluster& cluster, const Loads& loads, int rails, bool a
     if (any_tcp) {
         std::vector<Candidate> links;
         for (std::int64_t n = 0; n < nodes; ++n) {
-            links.push_back({n, cluster.facts_of(n).tcp_gbit_s / 8.0, cluster.nodes[static_cast<std::size_t>(n)].host + " TCP"});
+            links.push_back({n, cluster.facts_of(n).tcp_gbit_s / units::kBitsPerByte, cluster.nodes[static_cast<std::size_t>(n)].host + " TCP"});
         }
         out.rows.push_back(make_row(LinkTier::NodeTcp, -1, links, loads.tcp, loads.kinds));
     }

@@ -6,13 +6,14 @@
 #include <cmath>
 #include <numeric>
 
+#include "planlayout/model/numbers/network.hpp"
+
 
 namespace planlayout {
 namespace {
 
-// Beyond this many buckets a collective is split finer than any real bucketing does; the
-// remainder is folded into the last bucket so that a tiny bucket setting cannot blow up the loop.
-constexpr double kMaxBuckets = 1e5;
+// Beyond numbers::kMaxBuckets buckets a collective is split finer than any real bucketing does;
+// the remainder is folded into the last bucket so that a tiny bucket setting cannot blow up the loop.
 
 WindowResult all_exposed(const TrafficItem& item, const CallTime& call, std::string window) {
     WindowResult r;
@@ -90,7 +91,10 @@ BucketSetting bucket_setting(const TrainingSpec& t, int dp, double element_bytes
     if (t.bucket_bytes > 0 && element_bytes > 0) {
         return {t.bucket_bytes / element_bytes, "overlap.bucket_bytes"};
     }
-    const double params = std::max(kMegatronBucketParamsMin, kMegatronBucketParamsPerDp * std::max(1, dp));
+    // Megatron-Core's default bucket, in parameters: max(40,000,000, 1,000,000 × dp)
+    // (megatron/core/distributed/distributed_data_parallel.py; larger DP sizes get larger buckets).
+    const double params = std::max(static_cast<double>(numbers::kMegatronBucketParamsMin),
+                                   numbers::kMegatronBucketParamsPerDp * std::max(1, dp));
     return {params, "Megatron default max(4e7, 1e6 x dp)"};
 }
 
@@ -101,11 +105,11 @@ std::vector<double> bucket_sizes(double total_bytes, double bucket_bytes) {
     if (!(bucket_bytes > 0) || bucket_bytes >= total_bytes) {
         return {total_bytes};
     }
-    const double b = std::max(bucket_bytes, total_bytes / kMaxBuckets);
+    const double b = std::max(bucket_bytes, total_bytes / numbers::kMaxBuckets);
     const auto full = static_cast<std::size_t>(std::floor(total_bytes / b));
     std::vector<double> out(full, b);
     const double rest = total_bytes - static_cast<double>(full) * b;
-    if (rest > 1e-9 * total_bytes) {
+    if (rest > numbers::kBucketRestTolerance * total_bytes) {
         out.push_back(rest);
     }
     return out;
@@ -222,7 +226,7 @@ WindowResult item_window(const TrafficItem& item, const ModelSpec& model, const 
             if (!t.overlap_pp) {
                 return all_exposed(item, call, "none (overlap.pp off)");
             }
-            return per_call_window(item, call, c.comp_s / (2.0 * micro * std::max(1, c.vpp)),
+            return per_call_window(item, call, c.comp_s / (numbers::kPassesPerMicroBatch * micro * std::max(1, c.vpp)),
                                    "the other micro-batch's forward or backward, 1F1B steady state");
         case OverlapKind::PerLayer:
             // traffic.cpp marks ep and cp PerLayer only when their overlap is configured.

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 
+#include "planlayout/model/numbers/network.hpp"
+
 namespace planlayout {
 
 double pair_bytes_each_way(CollectiveOp op, Pattern pattern, double bytes_per_step, std::int64_t n, std::int64_t rings) {
-    if (n < 2 || bytes_per_step <= 0) {
+    if (n <= 1 || bytes_per_step <= 0) {
         return 0;
     }
     const auto ranks = static_cast<double>(n);
@@ -14,7 +16,7 @@ double pair_bytes_each_way(CollectiveOp op, Pattern pattern, double bytes_per_st
         case CollectiveOp::AllToAll:
             return bytes_per_step / ranks;
         case CollectiveOp::SendRecv:
-            return pattern == Pattern::PipelineP2p ? bytes_per_step / 2.0 : bytes_per_step;
+            return pattern == Pattern::PipelineP2p ? bytes_per_step / numbers::kPairDirections : bytes_per_step;
         case CollectiveOp::AllReduce:
         case CollectiveOp::AllGather:
         case CollectiveOp::ReduceScatter:

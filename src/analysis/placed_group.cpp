@@ -18,7 +18,7 @@ PlacedGroup placed_group_of(const GroupFootprint& shape, const NodeHardware& hw,
     c.tcp_interfaces_per_node = hw.tcp_interfaces_per_node * std::max(1, shape.max_nodes_per_island);
     c.worst_intra = shape.worst_intra;
     c.worst_cross = shape.worst_cross;
-    c.one_rank_per_node = per_island == 1 && islands >= 2;
+    c.one_rank_per_node = per_island == 1 && islands > 1;
     c.gpu_nic_sys = shape.worst_gpu_nic >= PathClass::Node;
     c.pxn = pxn;
     c.spine_oversubscription = std::max(1.0, spine_oversubscription);

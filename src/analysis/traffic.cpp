@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "planlayout/error.hpp"
+#include "planlayout/model/numbers/network.hpp"
 
 namespace planlayout {
 namespace {
@@ -28,7 +29,7 @@ void add_data_parallel(std::vector<TrafficItem>& out, const std::string& kind,
                        const TrainingSpec& t, double micro) {
     const double grads = trainable_local * m.grad_bytes;
     const int stage = megatron_stage(t);
-    if (stage >= 3) {
+    if (stage >= numbers::kZeroParamShardStage.count()) {
         // FSDP / ZeRO-3 (Megatron-FSDP optim_grads_params): every micro-batch gathers the weights
         // for its forward and again for its backward (frozen ones too: they are sharded) and
         // reduce-scatters its gradients.
@@ -84,12 +85,12 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
     const double beta = m.activation_bytes;
     const double layers_stage = static_cast<double>(m.layers) / p.pp;
     const double moe_stage = static_cast<double>(m.moe_layers) / p.pp;
-    const double recompute_extra = t.recompute == Recompute::Full ? 2.0 : 0.0;
+    const double recompute_extra = t.recompute == Recompute::Full ? numbers::kRecomputeExtraCalls : 0.0;
     const double tokens_cp = b * s / p.cp;  // tokens of one micro-batch on one CP rank
 
     if (p.tp > 1) {
         // 2 all-reduces fwd + 2 bwd per layer (+2 when the forward is recomputed).
-        const double calls = micro * layers_stage * (4.0 + recompute_extra);
+        const double calls = micro * layers_stage * (numbers::kTpCallsPerLayer + recompute_extra);
         const double size = tokens_cp * h * beta;
         if (t.sequence_parallel) {
             // --tp-comm-overlap needs sequence parallelism (Megatron refuses it without).
@@ -104,14 +105,14 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         // Ring attention: KV blocks travel c−1 hops, 6 passes per layer (K,V fwd; dK,dV,K,V bwd).
         const double kv = m.heads > 0 ? m.kv_dim() : h;
         add(out, {"cp", CollectiveOp::SendRecv, "KV ring", tokens_cp * kv * beta,
-                  micro * layers_stage * 6.0 * (p.cp - 1), 0,
+                  micro * layers_stage * numbers::kCpRingPassesPerLayer * (p.cp - 1), 0,
                   t.overlap_cp ? OverlapKind::PerLayer : OverlapKind::None});
     }
     if (p.pp > 1) {
         // Activations forward, their gradients backward, per boundary rank.
-        const double calls = 2.0 * micro * v;
+        const double calls = numbers::kPassesPerMicroBatch * micro * v;
         const double size = tokens_cp * h * beta / p.tp;
-        const double fill_drain = std::min(calls, 2.0 * (p.pp - 1));
+        const double fill_drain = std::min(calls, numbers::kPassesPerMicroBatch * (p.pp - 1));
         add(out, {"pp", CollectiveOp::SendRecv, "activations fwd + grads bwd", size, calls,
                   t.overlap_pp ? fill_drain : calls, OverlapKind::PipelineSteady});
     }
@@ -143,12 +144,12 @@ std::vector<TrafficItem> traffic_per_step(const ParallelSizes& p, const ModelSpe
         if (p.ep > 1) {
             // Dispatch + combine, forward and backward: 4 per MoE layer per micro-batch.
             add(out, {"ep", CollectiveOp::AllToAll, "dispatch+combine", size,
-                      micro * moe_stage * (4.0 + recompute_extra), 0,
+                      micro * moe_stage * (numbers::kEpCallsPerMoeLayer + recompute_extra), 0,
                       t.overlap_ep ? OverlapKind::PerLayer : OverlapKind::None});
         }
         if (p.etp > 1) {
             add(out, {"expt_tp", CollectiveOp::AllReduce, "expert activation all-reduce", size,
-                      micro * moe_stage * (4.0 + recompute_extra), 0, OverlapKind::None});
+                      micro * moe_stage * (numbers::kEpCallsPerMoeLayer + recompute_extra), 0, OverlapKind::None});
         }
     }
     if (p.pp > 1 && m.tied_embeddings && !lora && m.vocab > 0) {

@@ -5,15 +5,25 @@
 #include <map>
 #include <set>
 
+#include "planlayout/model/numbers/hardware.hpp"
+
 namespace planlayout {
 
 double pcie_link_gbyte_s(const PcieLink& l) {
     if (l.gbyte_s > 0) {
         return l.gbyte_s;
     }
-    static const double kPerLane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-    const int gen = std::clamp(static_cast<int>(l.gen > 0 ? l.gen : 4), 1, 6);
-    const int width = l.width > 0 ? l.width : 16;
+    // GB/s per lane, one direction, by generation (index 0 unused).
+    static const double kPerLane[] = {0,
+                                      numbers::kPcieGen1LaneGbyteS,
+                                      numbers::kPcieGen2LaneGbyteS,
+                                      numbers::kPcieGen3LaneGbyteS,
+                                      numbers::kPcieGen4LaneGbyteS,
+                                      numbers::kPcieGen5LaneGbyteS,
+                                      numbers::kPcieGen6LaneGbyteS};
+    const int newest = static_cast<int>(std::size(kPerLane)) - 1;
+    const int gen = std::clamp(static_cast<int>(l.gen > 0 ? l.gen : numbers::kPcieDefaultGen.count()), 1, newest);
+    const int width = l.width > 0 ? l.width : numbers::kPcieDefaultWidth.count();
     return kPerLane[gen] * width;
 }
 
@@ -102,7 +112,7 @@ TemplateFacts template_facts(const NodeTemplate& t) {
         for (int n : f.gpu_gpu_nvlinks) {
             best = std::max(best, n);
         }
-        f.nvlink_gbyte_s = best * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : 25.0);
+        f.nvlink_gbyte_s = best * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : numbers::kNvlinkLinkGbyteS);
     }
     f.pcie_gbyte_s = t.gpus.empty() ? 0 : pcie_link_gbyte_s(t.gpus.front().pcie);
     for (const auto& tcp : t.tcp) {

@@ -22,7 +22,7 @@ std::optional<PathClass> parse_path_class(std::string_view s) {
     if (s == "X") {
         return PathClass::Loc;
     }
-    if (s == "NVB" || (s.size() > 2 && s.substr(0, 2) == "NV")) {
+    if (constexpr std::string_view kNv = "NV"; s == "NVB" || (s.size() > kNv.size() && s.substr(0, kNv.size()) == kNv)) {
         return PathClass::Nv;
     }
     return std::nullopt;

@@ -6,6 +6,8 @@
 #include "planlayout/analysis/collective_fit.hpp"
 #include "planlayout/analysis/collective_op.hpp"
 #include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/numbers/hardware.hpp"
+#include "planlayout/model/numbers/network.hpp"
 #include "planlayout/topology/path_class.hpp"
 
 namespace planlayout {
@@ -29,17 +31,17 @@ struct PlacedGroup {
                                   // all-reduce inside one multi-node NVLink domain runs as NVLS (nvls_busbw_factor)
     double spine_oversubscription = 1.0;  // leaf down:up ratio: an XRAIL/XPOD group gets NIC / this
     // Hardware (line rates, one direction)
-    double nvlink_gbyte_s = 450.0;  // per GPU (H100/H200 NVLink4)
-    double nvlink_efficiency = 0.8; // ring collectives reach ~0.8 of it
-    double pcie_gbyte_s = 64.0;     // gen5 x16
-    double pcie_efficiency = 0.8;
-    double nic_gbit_s = 400.0;      // per rail NIC
-    double tcp_gbit_s = 100.0;      // the socket interface NCCL_SOCKET_IFNAME picks
+    double nvlink_gbyte_s = numbers::kNvlinkGbyteS;          // per GPU (H100/H200 NVLink4)
+    double nvlink_efficiency = numbers::kNvlinkRingEfficiency;  // what ring collectives reach of it
+    double pcie_gbyte_s = numbers::kPcieGen5X16GbyteS;        // gen5 x16
+    double pcie_efficiency = numbers::kPcieRingEfficiency;
+    double nic_gbit_s = numbers::kNicGbitS;                   // per rail NIC
+    double tcp_gbit_s = numbers::kTcpInterfaceGbitS;          // the socket interface NCCL_SOCKET_IFNAME picks
     int tcp_interfaces_per_node = 1;
-    double nvlink_alpha_us = 3.4;   // per step, NCCL tuner Simple-protocol priors
-    double pcie_alpha_us = 5.7;
-    double two_node_tree_gain = 1.5;  // k = 2 all-reduce: tree / NVLS-tree gain on the NIC term,
-                                      // bounded to [1, 2]
+    double nvlink_alpha_us = numbers::kNvlinkAlphaUs;  // per step, NCCL tuner Simple-protocol priors
+    double pcie_alpha_us = numbers::kPcieAlphaUs;
+    double two_node_tree_gain = numbers::kTwoNodeTreeGain;  // k = 2 all-reduce: tree / NVLS-tree gain on the
+                                                           // NIC term, bounded to [1, kTwoNodeTreeGainMax]
     int gpu_numa_nodes = 0;           // NUMA nodes a node's GPUs hang off (0 unknown): SHM's sockets
     // An all-to-all's cross-node bytes as a share of the remote copies (1: every copy over the
     // network; the flex dispatchers send a token once per remote node: net_dedup, score.cpp).
@@ -49,18 +51,18 @@ struct PlacedGroup {
 /// Hardware numbers for building shapes from (nodes, GPUs per node) — the `collective`
 /// command's flags, and later a cluster file.
 struct NodeHardware {
-    double nvlink_gbyte_s = 450.0;
-    double pcie_gbyte_s = 64.0;
+    double nvlink_gbyte_s = numbers::kNvlinkGbyteS;
+    double pcie_gbyte_s = numbers::kPcieGen5X16GbyteS;
     bool nvlink = true;          // false: GPUs talk over PCIe inside a node
-    double nic_gbit_s = 400.0;
+    double nic_gbit_s = numbers::kNicGbitS;
     int nics_per_node = 0;       // rail NICs; 0 = one per GPU
-    double tcp_gbit_s = 100.0;
+    double tcp_gbit_s = numbers::kTcpInterfaceGbitS;
     int tcp_interfaces_per_node = 1;
     // Intra-node efficiency and per-step latency (priors; an NV/PCIe calibration replaces them)
-    double nvlink_efficiency = 0.8;
-    double nvlink_alpha_us = 3.4;
-    double pcie_efficiency = 0.8;
-    double pcie_alpha_us = 5.7;
+    double nvlink_efficiency = numbers::kNvlinkRingEfficiency;
+    double nvlink_alpha_us = numbers::kNvlinkAlphaUs;
+    double pcie_efficiency = numbers::kPcieRingEfficiency;
+    double pcie_alpha_us = numbers::kPcieAlphaUs;
     int gpu_numa_nodes = 0;      // distinct NUMA nodes of a node's GPUs (0 unknown; the most over templates)
 };
 
@@ -76,10 +78,10 @@ struct TransportModel {
     bool shm = false;                      // the shm arm: inside a node over NCCL's SHM transport (below)
     int sockets_per_node = 0;              // CPU sockets the node's GPUs are spread over (0: the
                                            // group's gpu_numa_nodes, else 2)
-    double efficiency = 0.9;
-    double alltoall_efficiency = 0.8;
-    double alpha_us = 14.0;
-    double host_staged_efficiency = 0.45;  // GDRDMA where the GPU↔NIC path is NODE/SYS
+    double efficiency = numbers::kGdrdmaEfficiency;
+    double alltoall_efficiency = numbers::kGdrdmaAlltoallEfficiency;
+    double alpha_us = numbers::kRdmaAlphaUs;
+    double host_staged_efficiency = numbers::kRdmaEfficiency;  // GDRDMA where the GPU↔NIC path is NODE/SYS
     double per_stream_gbit_s = 0;          // TCP: one stream's cap, 0 = none
     // Calibrated collectives (owned by the TransportSpec this model was built from; null: priors).
     // A fit for (transport, op, class) replaces the efficiency, alpha and floor of that op only;
@@ -89,11 +91,11 @@ struct TransportModel {
     double alltoall_band = 1.0;
     // Inside a node: P2P (NVLink/PCIe, the shape's own priors) or, in the shm arm, NCCL's SHM
     // transport, staged through host memory (docs/cost-model.md §4, "SHM").
-    double shm_efficiency = 0.42;          // of shm_line_gbyte_s
-    double shm_alltoall_efficiency = 0.42;
-    double shm_alpha_us = 5.7;             // per intra-node step
-    double host_memory_gbyte_s = 307.2;    // per CPU socket
-    double inter_socket_gbyte_s = 22.0;    // one direction of the CPU-CPU link
+    double shm_efficiency = numbers::kShmEfficiency;  // of shm_line_gbyte_s
+    double shm_alltoall_efficiency = numbers::kShmEfficiency;
+    double shm_alpha_us = numbers::kShmAlphaUs;                     // per intra-node step
+    double host_memory_gbyte_s = numbers::kHostMemoryGbyteS;       // per CPU socket
+    double inter_socket_gbyte_s = numbers::kInterSocketGbyteS;     // one direction of the CPU-CPU link
 };
 
 [[nodiscard]] TransportModel transport_model(const TransportSpec& spec, Transport t,
@@ -117,12 +119,9 @@ struct CollectiveCost {
 /// NVLS inside one multi-node NVLink domain (NCCL, src/graph/tuning.cc ncclTopoTuneModel and
 /// src/transport/nvls.cc ncclNvlsTuning, commit 5067397c): the all-reduce bus bandwidth is
 /// 2 x nvlsEfficiency x (nChannels-1)/nChannels of the NVLink bandwidth ("AllReduce pipelines two
-/// operations"), with Blackwell's efficiency 0.74 and 24 NVLS channels on one NVLink "node" (a
-/// clique fused by MNNVL: SM100 NVL), and one NVLS latency of 25 us (hwLatencies NVLINK, NVLS,
-/// Simple). MNNVL exists on GB200/GB300 (Blackwell), so its constants are the ones used.
-inline constexpr double kNvlsEfficiencyBlackwell = 0.74;
-inline constexpr int kNvlsChannelsBlackwellNvl = 24;
-inline constexpr double kNvlsAlphaUs = 25.0;
+/// operations"), with Blackwell's efficiency and NVLS channels on one NVLink "node" (a clique fused
+/// by MNNVL: SM100 NVL), and one NVLS latency (hwLatencies NVLINK, NVLS, Simple): the registry's
+/// network.nvls.* entries. MNNVL exists on GB200/GB300 (Blackwell), so its constants are the ones used.
 [[nodiscard]] double nvls_busbw_factor();
 
 /// True when an all-reduce on g runs as NCCL's NVLS: g.nvls, the group inside one NVLink island that

@@ -119,7 +119,7 @@ public:
     void summarize_into(KindEdges& e) const;
 
 private:
-    using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts, std::array<int, 4>>;
+    using Key = std::tuple<int, int, int, int, int, int, int, double, ClassCounts, std::tuple<int, int, int, int>>;
     std::map<Key, GroupFootprint> shapes_;
     std::int64_t classified_ = 0;
 };

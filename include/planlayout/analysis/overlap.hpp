@@ -16,11 +16,6 @@ namespace planlayout {
 /// The time of one call of a collective at a size in bytes (nccl-tests size), in seconds.
 using CallTime = std::function<double(double bytes)>;
 
-/// Megatron-Core's default bucket, in parameters: max(40,000,000, 1,000,000 × dp)
-/// (megatron/core/distributed/distributed_data_parallel.py; larger DP sizes get larger buckets).
-inline constexpr double kMegatronBucketParamsMin = 40e6;
-inline constexpr double kMegatronBucketParamsPerDp = 1e6;
-
 /// The compute one rank does per stable step, and its pipeline position; what windows are cut from.
 struct OverlapCompute {
     double comp_s = 0;  // compute per GPU per step (every micro-batch, forward and backward)

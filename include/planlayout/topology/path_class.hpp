@@ -18,7 +18,7 @@ namespace planlayout {
 /// then the same rail), Xrail (leaf→spine→leaf), Xpod (beyond one spine tier).
 enum class PathClass : int { Loc = 0, Nv, Mnnvl, Pix, Pxb, Phb, Node, Sys, Rail, Pxn, Xrail, Xpod };
 
-inline constexpr int kPathClassCount = 12;
+inline constexpr int kPathClassCount = static_cast<int>(PathClass::Xpod) + 1;  // Xpod is the last
 
 /// "LOC", "NV", "MNNVL", "PIX", ..., "XPOD".
 [[nodiscard]] std::string_view to_string(PathClass c);
