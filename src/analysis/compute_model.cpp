@@ -14,6 +14,7 @@
 #include "planlayout/error.hpp"
 #include "planlayout/model/numbers/compute.hpp"
 #include "planlayout/model/numbers/gpu.hpp"
+#include "planlayout/model/numbers/memory.hpp"
 #include "planlayout/model/units.hpp"
 
 namespace planlayout {
@@ -78,7 +79,7 @@ struct Rates {
     double attn_flops_s = 0;  // bf16 peak (attention stays bf16)
     double hbm_bytes_s = 0;
     double scale = 1;         // compute_scale: multiplies the efficiency of compute-bound ops
-    double beta = numbers::kBf16Bytes;  // activation bytes
+    double beta = numbers::kHalfBytes;  // activation bytes
     // The measured kernel table (null: the spec-sheet constants price everything).
     const KernelTable* table = nullptr;
     const ImplementationBlocks* blocks = nullptr;  // the implementation's memory-bound blocks
@@ -448,7 +449,7 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
     r.attn_flops_s = gpu.bf16_tflops * units::kTera;
     r.hbm_bytes_s = gpu.hbm_gbyte_s * units::kGiga;
     r.scale = compute_scale;
-    r.beta = op.fp8 ? 1.0 : double{numbers::kBf16Bytes};
+    r.beta = op.fp8 ? 1.0 : double{numbers::kHalfBytes};
     switch (op.kind) {
         case ModelOpKind::Gemm:
             return gemm(r, op.m, op.n, op.k, op.count).seconds;

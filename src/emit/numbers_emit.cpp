@@ -110,7 +110,8 @@ std::string numbers_text(const std::vector<const Number*>& numbers) {
     std::ostringstream out;
     out << counts_text(count_by_class(numbers)) << "\n";
     for (const Number* n : numbers) {
-        out << "\n" << n->id << " = " << number_value_text(*n) << "  [" << to_string(n->cls) << "]\n";
+        out << "\n" << n->id << "  [" << to_string(n->cls) << "]\n";
+        wrapped(out, "    value: ", number_value_text(*n));
         wrapped(out, "    source: ", n->source);
         wrapped(out, "    used in: ", n->used_in);
     }

@@ -31,7 +31,7 @@ TEST_CASE("numbers: text lists every id once, lines before 100 columns") {
     const std::string text = planlayout::numbers_text(all);
     for (const Number* n : all) {
         CAPTURE(n->id);
-        const std::string head = "\n" + std::string(n->id) + " = ";
+        const std::string head = "\n" + std::string(n->id) + "  [";
         const auto at = text.find(head);
         REQUIRE(at != std::string::npos);
         CHECK(text.find(head, at + 1) == std::string::npos);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/model/numbers/hardware.hpp"
 #include "planlayout/model/numbers/memory.hpp"
 #include "planlayout/model/numbers/network.hpp"
 #include "planlayout/model/numbers/training.hpp"

@@ -27,7 +27,7 @@ struct NumberCounts {
 /// "10 numbers: 1 measured, 2 spec, 3 derived, 4 assumed".
 [[nodiscard]] std::string counts_text(const NumberCounts& c);
 
-/// One block per number: "id = value unit (low..high)  [class]", then its source and use,
+/// One block per number: "id  [class]", then its value (with unit and range), source and use,
 /// wrapped before 100 columns; the counts first.
 [[nodiscard]] std::string numbers_text(const std::vector<const Number*>& numbers);
 
