@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "planlayout/text_format.hpp"
-
 namespace planlayout {
 namespace {
 
@@ -36,19 +34,6 @@ std::string CollectiveFit::label() const {
                       std::string(to_string(link_class));
     if (!source.empty()) {
         out += " (" + source + ")";
-    }
-    return out;
-}
-
-std::string CollectiveFit::describe() const {
-    std::string out = label() + ": floor " + fixed_text(floor_us, 1) + " us/call, alpha " + fixed_text(alpha_us, 1) +
-                      " us/step, efficiency ";
-    if (curve.size() == 1 || curve.empty()) {
-        out += fixed_text(efficiency_at(0), 3) + " at every size";
-    } else {
-        out += fixed_text(curve.front().efficiency, 3) + " at " + human_bytes(curve.front().size_bytes) + " .. " +
-               fixed_text(curve.back().efficiency, 3) + " at " + human_bytes(curve.back().size_bytes) + " (" +
-               std::to_string(curve.size()) + " sizes)";
     }
     return out;
 }

@@ -235,7 +235,7 @@ int run_collective(const ParsedArgs& args, Context& ctx) {
     const FitsUsed used = fits_used(*op, shape, x);
     for (const CollectiveFit* f : {used.network, used.intra, used.shm}) {
         if (f != nullptr) {
-            table.fits.push_back(f->describe());
+            table.fits.push_back(collective_fit_text(*f));
         }
     }
     table.op = *op;

@@ -133,4 +133,17 @@ nlohmann::json collective_json(const CollectiveTable& t, bool single) {
     return single && list.size() == 1 ? list.front() : list;
 }
 
+std::string collective_fit_text(const CollectiveFit& fit) {
+    std::string out = fit.label() + ": floor " + fixed_text(fit.floor_us, 1) + " us/call, alpha " + fixed_text(fit.alpha_us, 1) +
+                      " us/step, efficiency ";
+    if (fit.curve.size() == 1 || fit.curve.empty()) {
+        out += fixed_text(fit.efficiency_at(0), 3) + " at every size";
+    } else {
+        out += fixed_text(fit.curve.front().efficiency, 3) + " at " + human_bytes(fit.curve.front().size_bytes) + " .. " +
+               fixed_text(fit.curve.back().efficiency, 3) + " at " + human_bytes(fit.curve.back().size_bytes) + " (" +
+               std::to_string(fit.curve.size()) + " sizes)";
+    }
+    return out;
+}
+
 }  // namespace planlayout

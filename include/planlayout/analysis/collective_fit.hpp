@@ -33,9 +33,7 @@ struct CollectiveFit {
     [[nodiscard]] double efficiency_at(double size_bytes) const;
     /// "tcp all_to_all RAIL (calib.json)"
     [[nodiscard]] std::string label() const;
-    /// label() and the numbers: "...: floor 28.3 us/call, alpha 3.4 us/step, efficiency 0.41 at
-    /// 1 MiB .. 0.68 at 256 MiB (4 sizes)".
-    [[nodiscard]] std::string describe() const;
+    // (The fit in a line, with its numbers: collective_fit_text in planlayout/emit/collective_emit.hpp.)
 };
 
 /// Every fit a layout or command applies, one per (transport, collective, link class); a later

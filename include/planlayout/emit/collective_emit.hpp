@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planlayout/analysis/collective_fit.hpp"
 #include "planlayout/analysis/cost.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
 
@@ -42,5 +43,9 @@ struct CollectiveTable {
 /// One object per point (time, algbw, busbw, bottleneck, measured values); `single`: the one
 /// point as an object rather than a one-element list.
 [[nodiscard]] nlohmann::json collective_json(const CollectiveTable& table, bool single);
+
+/// One calibrated fit in a line: "gdrdma all_reduce RAIL (calib.json): floor 20.1 us/call, alpha
+/// 14.0 us/step, efficiency 0.412 at 8.0 KiB .. 0.903 at 1.0 GiB (24 sizes)".
+[[nodiscard]] std::string collective_fit_text(const CollectiveFit& fit);
 
 }  // namespace planlayout
