@@ -68,6 +68,10 @@ std::string cell(std::string_view text) {
     return out;
 }
 
+nlohmann::json counts_json(const NumberCounts& c) {
+    return {{"measured", c.measured}, {"spec", c.spec}, {"derived", c.derived}, {"assumed", c.assumed}};
+}
+
 }  // namespace
 
 NumberCounts count_by_class(const std::vector<const Number*>& numbers) {
@@ -119,7 +123,6 @@ std::string numbers_text(const std::vector<const Number*>& numbers) {
 }
 
 nlohmann::json numbers_json(const std::vector<const Number*>& numbers) {
-    const NumberCounts c = count_by_class(numbers);
     nlohmann::json list = nlohmann::json::array();
     for (const Number* n : numbers) {
         list.push_back({{"id", n->id},
@@ -131,9 +134,18 @@ nlohmann::json numbers_json(const std::vector<const Number*>& numbers) {
                         {"low", n->low},
                         {"high", n->high}});
     }
-    return {{"schema_version", 1},
-            {"counts", {{"measured", c.measured}, {"spec", c.spec}, {"derived", c.derived}, {"assumed", c.assumed}}},
-            {"numbers", list}};
+    return {{"schema_version", 1}, {"counts", counts_json(count_by_class(numbers))}, {"numbers", list}};
+}
+
+nlohmann::json model_numbers_json() {
+    const std::vector<const Number*> numbers = all_numbers();
+    nlohmann::json assumed = nlohmann::json::array();
+    for (const Number* n : numbers) {
+        if (n->cls == NumberClass::Assumed) {
+            assumed.push_back({{"id", n->id}, {"value", n->value}, {"unit", n->unit}, {"low", n->low}, {"high", n->high}});
+        }
+    }
+    return {{"counts", counts_json(count_by_class(numbers))}, {"assumed", assumed}};
 }
 
 std::string numbers_markdown(const std::vector<const Number*>& numbers) {

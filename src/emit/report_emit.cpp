@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "planlayout/emit/allocation_emit.hpp"
+#include "planlayout/emit/numbers_emit.hpp"
 #include "planlayout/emit/score_emit.hpp"
 #include "planlayout/text_format.hpp"
 #include "planlayout/version.hpp"

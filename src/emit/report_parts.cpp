@@ -6,7 +6,6 @@
 #include <map>
 #include <sstream>
 
-#include "planlayout/emit/numbers_emit.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/text_format.hpp"
 
@@ -315,19 +314,6 @@ std::string verdict_assumed_text(const Report& report) {
         width += 1 + item.size();
     }
     return out + "\n";
-}
-
-nlohmann::json model_numbers_json() {
-    const std::vector<const Number*> numbers = all_numbers();
-    const NumberCounts c = count_by_class(numbers);
-    nlohmann::json assumed = nlohmann::json::array();
-    for (const Number* n : numbers) {
-        if (n->cls == NumberClass::Assumed) {
-            assumed.push_back({{"id", n->id}, {"value", n->value}, {"unit", n->unit}, {"low", n->low}, {"high", n->high}});
-        }
-    }
-    return {{"counts", {{"measured", c.measured}, {"spec", c.spec}, {"derived", c.derived}, {"assumed", c.assumed}}},
-            {"assumed", assumed}};
 }
 
 }  // namespace planlayout

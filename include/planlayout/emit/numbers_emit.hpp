@@ -35,6 +35,10 @@ struct NumberCounts {
 ///  "numbers":[{"id","value","unit","class","source","used_in","low","high"}, ...]}.
 [[nodiscard]] nlohmann::json numbers_json(const std::vector<const Number*>& numbers);
 
+/// {"counts":{...},"assumed":[{"id","value","unit","low","high"}, ...]}: the whole registry's counts
+/// and its assumed entries, as a report's JSON carries them (`plan-layout numbers` lists every field).
+[[nodiscard]] nlohmann::json model_numbers_json();
+
 /// A Markdown table per class (measured, spec, derived, assumed): id, value, range, source, use.
 [[nodiscard]] std::string numbers_markdown(const std::vector<const Number*>& numbers);
 

@@ -47,10 +47,6 @@ struct AssumedValues {
 /// ..."), each line before 100 columns; empty without a score or when every prior was given.
 [[nodiscard]] std::string verdict_assumed_text(const Report& report);
 
-/// {"counts":{"measured","spec","derived","assumed"},"assumed":[{"id","value","unit","low","high"}]}:
-/// the model's registry as a report's JSON carries it (`plan-layout numbers` lists every field).
-[[nodiscard]] nlohmann::json model_numbers_json();
-
 /// The "memory per GPU" block of the text report: each term, the total against the budget.
 [[nodiscard]] std::string memory_text(const MemoryReport& m);
 
