@@ -474,6 +474,32 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
     return 0.0;
 }
 
+/// The table's host section measured on this implementation; none for another, whose fit is
+/// not carried over (k.host_gap says so).
+void choose_host(KernelChoice& k, const KernelTable& table, Implementation impl) {
+    const std::string name(to_string(impl));
+    for (const auto& [key, h] : table.host) {
+        if (h.implementation.empty() || h.implementation == name) {
+            k.host = key;
+            return;
+        }
+        k.host_gap.measured_for += (k.host_gap.measured_for.empty() ? "" : ", ") + h.implementation;
+    }
+    k.host_gap.why = table.host.empty() ? HostGap::Why::NoSection : HostGap::Why::Implementation;
+}
+
+/// Whether the table's host time applies to this model and layout: it is priced over the hidden
+/// sizes and local expert counts it was measured on, nowhere else.
+HostGap host_range_gap(const HostTime& h, const ModelSpec& m, double local_experts) {
+    HostGap g;
+    if (h.hidden_max > 0 && (m.hidden < h.hidden_min || m.hidden > h.hidden_max)) {
+        g = {HostGap::Why::Hidden, h.implementation, static_cast<double>(m.hidden), h.hidden_min, h.hidden_max};
+    } else if (h.local_experts_max > 0 && local_experts > h.local_experts_max) {
+        g = {HostGap::Why::Experts, h.implementation, local_experts, 0, h.local_experts_max};
+    }
+    return g;
+}
+
 KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
     KernelChoice k;
     k.implementation = t.implementation;
@@ -523,11 +549,10 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         const auto q = gpu.kernels->fp8_quant_ps.find(quant);
         k.fp8_quant_ps = q == gpu.kernels->fp8_quant_ps.end() ? 0.0 : q->second;
     }
-    const char* host = t.implementation == Implementation::Hf ? "hf" : "megatron";
     // A step captured whole in CUDA graphs replays without the host; graphed layers are handled
     // per layer (compute_layers).
-    if (t.host_time && t.cuda_graph != CudaGraph::FullIteration && gpu.kernels->host.count(host) > 0) {
-        k.host = host;
+    if (t.host_time && t.cuda_graph != CudaGraph::FullIteration) {
+        choose_host(k, *gpu.kernels, t.implementation);
     }
     if (t.cuda_graph != CudaGraph::None) {
         k.cuda_graph = std::string(to_string(t.cuda_graph));
@@ -722,6 +747,13 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
     // Host time per layer kind (a pass is as fast as the slower of its GPU work and its host time).
     const HostTime* host = out.kernels.host.empty() ? nullptr : &out.kernels.table->host.at(out.kernels.host);
     const double local_experts = m.experts > 0 ? static_cast<double>(m.experts) / std::max(1, p.ep) : 0.0;
+    if (host != nullptr) {
+        out.kernels.host_gap = host_range_gap(*host, m, local_experts);
+        if (out.kernels.host_gap.why != HostGap::Why::None) {
+            host = nullptr;
+            out.kernels.host.clear();
+        }
+    }
     // Experts one by one (SequentialMLP: Megatron-LM local, or no grouped GEMM) cost the host per
     // expert; one grouped GEMM costs it as one expert.
     const bool one_by_one = out.kernels.implementation == Implementation::MegatronLocal || !m.grouped_gemm;

@@ -144,17 +144,6 @@ double solve_decreasing(const G& g, double target, double lo, double hi) {
     return std::exp(numbers::kBisectionMidpoint * (a + b));
 }
 
-/// How far anchored compute may exceed the model before the rest of the step is put on the
-/// transport: kComputeAnchorBand for dense layers and grouped-GEMM experts; none (nullopt) for
-/// the flat model and for experts run one by one (Megatron's SequentialMLP measured host-bound,
-/// 4.5x its kernels: docs/gpu-validation.md).
-std::optional<double> compute_band(const ModelSpec& m, const TrainingSpec& t) {
-    if (t.compute_time_s || t.mfu || (m.experts > 0 && !m.grouped_gemm)) {
-        return std::nullopt;
-    }
-    return kComputeAnchorBand;
-}
-
 /// One measured arm's stable step.
 struct MeasuredArm {
     Transport arm = Transport::Tcp;
@@ -252,38 +241,11 @@ void fit_arm_transport(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, 
                       arm_text(m) + " (" + why + ")");
 }
 
-/// One arm anchors compute: compute_scale so that its step is the measurement, held at the band's
-/// edge when that needs more than the band allows (the rest put on that arm's transport).
-void anchor_on_arm(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, const ScoreInput& in, const TrainingSpec& t) {
+/// One arm anchors compute: compute_scale so that its step is the measurement.
+void anchor_on_arm(ComputeFit& f, const Anchoring& a, const MeasuredArm& m) {
     const ScaleFit r = fit_compute_scale([&](double x) { return a.step(m.arm, a.at(x), f.factors); }, m.step_s);
     f.scale = r.scale;
     f.anchored = true;
-    const double model_comp = a.at(1.0).comp_s;
-    const double need = model_comp > 0 ? a.at(r.scale).comp_s / model_comp : 1.0;
-    if (const auto band = compute_band(*in.model, t); band && need > *band) {
-        // Compute held at the band's edge; the measured arm's transport takes the rest.
-        const double s_band = solve_decreasing([&](double x) { return a.at(x).comp_s; }, *band * model_comp,
-                                               kMinComputeScale, 1.0);
-        const ComputeBreakdown held = a.at(s_band);
-        const double factor = a.transport_factor(m, held, f.factors, kMinTransportFactor, 1.0);
-        TransportFactors with = f.factors;
-        with.at(static_cast<std::size_t>(m.arm)) = factor;
-        if (std::abs(a.step(m.arm, held, with) - m.step_s) <= numbers::kAnchorReachTolerance * m.step_s) {
-            f.scale = s_band;
-            f.factors = with;
-            f.notes.push_back("compute: compute_scale " + number_text(s_band) + " (held at the band's edge, " +
-                              number_text(*band) + "x the modelled compute) from " + arm_text(m));
-            f.notes.push_back(std::string(to_string(m.arm)) + ": network efficiencies x" + number_text(factor) +
-                              " the prior, the rest of " + arm_text(m));
-            f.warnings.push_back(arm_text(m) + " would need " + number_text(need) +
-                                 "x the modelled compute, beyond its band of " + number_text(*band) +
-                                 "x (dense layers and grouped-GEMM experts; the H200 full steps are within 15 %): "
-                                 "compute is held at " + number_text(*band) + "x and the rest put on " +
-                                 std::string(to_string(m.arm)) + ", its efficiency fitted at " + number_text(factor) +
-                                 "x the prior; measure the other arm or the compute alone to tell them apart");
-            return;
-        }
-    }
     f.notes.push_back("compute: compute_scale " + number_text(r.scale) + " from " + arm_text(m));
     if (r.clamped) {
         f.warnings.push_back(arm_text(m) + " lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
@@ -306,7 +268,7 @@ ComputeFit fit_compute(const ScoreInput& in, const GpuSpec& gpu, const std::vect
             fit_arm_transport(f, a, m, "compute pinned by the compute-only step");
         }
     } else if (!arms.empty()) {
-        anchor_on_arm(f, a, arms.front(), in, t);
+        anchor_on_arm(f, a, arms.front());
         for (std::size_t i = 1; i < arms.size(); ++i) {
             fit_arm_transport(f, a, arms[i], "compute from the faster arm");
         }

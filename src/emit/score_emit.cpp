@@ -12,6 +12,24 @@ namespace {
 
 /// A count of calls per step: whole numbers without decimals, others with one.
 std::string count_text(double v) { return fixed_text(v, v == std::floor(v) ? 0 : 1); }
+
+/// Why no host time is priced (analysis/compute_model.hpp, HostGap), one clause.
+std::string host_gap_text(const HostGap& g, Implementation impl) {
+    const std::string on = g.measured_for.empty() ? "" : " (" + g.measured_for + ")";
+    switch (g.why) {
+        case HostGap::Why::NoSection:
+            return "the kernel table has no host section";
+        case HostGap::Why::Implementation:
+            return "measured for " + g.measured_for + " only, not " + std::string(to_string(impl));
+        case HostGap::Why::Hidden:
+            return "hidden " + count_text(g.value) + " outside the measured " + count_text(g.lo) + ".." + count_text(g.hi) + on;
+        case HostGap::Why::Experts:
+            return count_text(g.value) + " local experts, more than the " + count_text(g.hi) + " measured" + on;
+        case HostGap::Why::None:
+            break;
+    }
+    return "";
+}
 // The compute model's part of the score (analysis/compute_model.hpp).
 nlohmann::json compute_json(const Score& s) {
     const ComputeBreakdown& c = s.compute;
@@ -38,6 +56,9 @@ nlohmann::json compute_json(const Score& s) {
                    {"attention_backend", to_string(c.kernels.attention)},
                    {"optimizer", std::string(to_string(c.kernels.optimizer))},
                    {"host", c.kernels.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.kernels.host)}};
+        if (c.kernels.host_gap.why != HostGap::Why::None) {
+            kernels["host_not_modelled"] = host_gap_text(c.kernels.host_gap, c.kernels.implementation);
+        }
         if (!c.kernels.cuda_graph.empty()) {
             kernels["cuda_graph"] = c.kernels.cuda_graph;
         }
@@ -117,6 +138,9 @@ void compute_text(std::ostream& out, const Score& s) {
             out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);
         }
         out << ")";
+        if (c.kernels.host_gap.why != HostGap::Why::None) {
+            out << "; host time not modelled: " << host_gap_text(c.kernels.host_gap, c.kernels.implementation);
+        }
         if (!c.kernels.power_gpu.empty()) {
             out << "; at the power limit: GEMMs and attention " << fixed_text(100.0 * c.kernels.power_duty, 0)
                 << "% of the time, at x" << fixed_text(c.kernels.power_ratio, 3) << " their burst rate (measured on "

@@ -124,8 +124,9 @@ void read_fp8(const JsonReader& r, KernelTable& t) {
     });
 }
 
-/// host: {implementation: {source, base_us, dense_us, moe_us, expert_us: [fwd, bwd], optimizer_us:
-/// {base, dense, moe, expert}, fit_error}}, optional (a table without it prices no host time);
+/// host: {name: {source, implementation, hidden: [min, max], local_experts_max, base_us, dense_us,
+/// moe_us, expert_us: [fwd, bwd], optimizer_us: {base, dense, moe, expert}, fit_error}}, optional (a
+/// table without it prices no host time; without implementation / hidden / local_experts_max, no bound);
 /// fit_error (each run's relative error against the fit) is provenance, not read.
 void read_host(const JsonReader& r, KernelTable& t) {
     const auto h = r.get_object("host");
@@ -140,9 +141,24 @@ void read_host(const JsonReader& r, KernelTable& t) {
         if (!o) {
             throw input_error(h->where(name), "expected an object of host times", "run tests/gpu/kernel_table.py --write");
         }
-        o->check_keys({"source", "base_us", "dense_us", "moe_us", "expert_us", "optimizer_us", "fit_error"});
+        o->check_keys({"source", "implementation", "hidden", "local_experts_max", "base_us", "dense_us", "moe_us", "expert_us",
+                       "optimizer_us", "fit_error"});
         HostTime ht;
         ht.source = o->get<std::string>("source").value_or("");
+        ht.implementation = o->get<std::string>("implementation").value_or("");
+        if (o->has("hidden")) {
+            const nlohmann::json* a = o->get_array("hidden");
+            const auto at = [&](std::size_t i) { return (*a)[i].is_number() ? (*a)[i].get<double>() : 0.0; };
+            if (a == nullptr || a->size() != 2 || at(0) < 1 || at(1) < at(0) || at(1) > kMaxPs) {
+                throw input_error(o->where("hidden"), "expected [smallest, largest] hidden size measured, 1 <= smallest <= largest",
+                                  "write e.g. [256, 4096]");
+            }
+            ht.hidden_min = at(0);
+            ht.hidden_max = at(1);
+        }
+        if (o->has("local_experts_max")) {
+            ht.local_experts_max = required_table_value(*o, "local_experts_max", 1, kMaxPs);
+        }
         const auto us = [&](const char* key) {
             const BlockCost c = pair_at(*o, key);
             return PassUs{c.fwd_ps, c.bwd_ps};  // the same [forward, backward] pair, in microseconds

@@ -61,6 +61,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HOST = os.path.join(HERE, "data", "h100-host-time")
+SWEEP = os.path.join(HERE, "data", "h100-host-sweep")
 POWER = os.path.join(HERE, "data", "h100-power")
 DOC = os.path.join(ROOT, "docs", "cost-model.md")
 # Per GPU: its layouts/gpus file and name, the raw files, and whether GPUs without a table carry it.
@@ -172,7 +173,7 @@ def build(tag):
         "gemm_fp8": gemm_fp8,
         "fp8_quant_ps": quant,
         "grouped_gemm": grouped,
-        **({"host": host_tables(tag)} if os.path.isdir(HOST) else {}),
+        **({"host": host_tables(tag)} if os.path.isdir(HOST) and os.path.isdir(SWEEP) else {}),
         **({"power": power_table()} if os.path.isdir(POWER) else {}),
     }
 
@@ -253,29 +254,85 @@ def fit_host(rows, measured):
         cols = [c for c in cols if x[c] > 0]
 
 
+def sweep_runs():
+    """Every run of the host sweep (SWEEP/partN/NAME/run.json, host_sweep.py run), by configuration
+    (hidden, layers, experts): the repeats of one configuration together."""
+    by = {}
+    for part in sorted(os.listdir(SWEEP)):
+        d = os.path.join(SWEEP, part)
+        if not part.startswith("part") or not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name, "run.json")
+            if os.path.exists(p):
+                r = json.load(open(p))
+                by.setdefault((r["hidden"], r["layers"], r["experts"]), []).append(r)
+    return by
+
+
+def line_fit(xs, ys):
+    """Least squares y = a + b x: (a, b)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
+
+
+def sweep_terms(pick=statistics.median):
+    """The host terms from the sweep, each the median over a configuration's repeats (what a run's
+    median step sees on a shared host; `pick` min gives the quietest repeat), then the median over
+    the hidden sizes (the terms do not
+    depend on hidden: tests/gpu/RESULTS.md): per dense layer, the steady layers 3-8; per micro-batch
+    outside the layers (base), the pass's host time less layers x the steady layer; per MoE layer
+    without its experts and per local expert, the line through the MoE layer's host time at 8, 32
+    and 128 experts (4 layers, all of them)."""
+    by = sweep_runs()
+    dense = {h: v for (h, layers, e), v in by.items() if e == 0 and layers >= 8}
+    moe_hidden = sorted({h for (h, _, e) in by if e > 0})
+    out = {"base_us": [], "dense_us": [], "moe_us": [], "expert_us": []}
+    for p in ("fwd", "bwd"):
+        layer = f"layer_{p}_steady_us"
+        out["dense_us"].append(statistics.median(pick([r[layer] for r in v]) for v in dense.values()))
+        out["base_us"].append(statistics.median(pick([r[f"microbatch_{p}_us"] - r["layers"] * r[layer] for r in v])
+                                                for v in dense.values()))
+        lines = []
+        for h in moe_hidden:
+            es = sorted(e for (hh, _, e) in by if hh == h and e > 0)
+            lines.append(line_fit(es, [pick([r[layer] for r in by[(h, 4, e)]]) for e in es]))
+        out["moe_us"].append(statistics.median(a for a, _ in lines))
+        out["expert_us"].append(statistics.median(b for _, b in lines))
+    experts = sorted({e for (_, _, e) in by if e > 0})
+    hidden = sorted({h for (h, _, _) in by})
+    return {k: [r4(v) for v in vs] for k, vs in out.items()}, hidden, experts
+
+
 def host_tables(tag):
-    """Host time per micro-batch outside the layers, per dense layer, per MoE layer without its
-    experts and per local expert, fitted to all seven runs at once (fit_host); the optimizer's
-    per layer and per expert, fitted the same way to the per-step optimizer timer."""
-    if not os.path.isdir(HOST):
+    """Megatron-LM local's host time: per micro-batch outside the layers, per dense layer, per MoE
+    layer without its experts and per local expert from the host sweep (sweep_terms); the optimizer's
+    per layer and per expert fitted to the per-step optimizer timer of the seven hidden-256 runs
+    (fit_host). The measured range (hidden, local experts) goes with it: outside it, and for every
+    other implementation, the model says the host time is not modelled."""
+    if not os.path.isdir(HOST) or not os.path.isdir(SWEEP):
         return {}
     t = {r: timers(r) for r in HOST_RUNS}
-    fits = {}
-    for key in ("forward-compute", "backward-compute", "optimizer"):
-        per_step = key == "optimizer"  # the optimizer runs once per step, the passes once per micro-batch
-        rows = {r: [(1 if per_step else m) * v for v in (1, ld, lm, lm * e)] for r, (m, ld, lm, e) in HOST_RUNS.items()}
-        x = fit_host(rows, {r: t[r][key] for r in HOST_RUNS})
-        fits[key] = ([r4(v * 1e3) for v in x],  # ms -> us
-                     {r: r4(sum(a * b for a, b in zip(rows[r], x)) / t[r][key] - 1) for r in HOST_RUNS})
-    f, b, o = fits["forward-compute"][0], fits["backward-compute"][0], fits["optimizer"][0]
-    host = open(os.path.join(HOST, "host.txt")).read().split("\n")
+    rows = {r: [1, ld, lm, lm * e] for r, (_, ld, lm, e) in HOST_RUNS.items()}
+    x = fit_host(rows, {r: t[r]["optimizer"] for r in HOST_RUNS})
+    o = [r4(v * 1e3) for v in x]  # ms -> us
+    fit_error = {r: r4(sum(a * b for a, b in zip(rows[r], x)) / t[r]["optimizer"] - 1) for r in HOST_RUNS}
+    terms, hidden, experts = sweep_terms()
+    host = open(os.path.join(SWEEP, "host.txt")).read().split("\n")
     return {"megatron": {
-        "source": "Megatron-LM local, tests/gpu/host_time.sh on the lent H100 machine" +
-                  (", its CPU's time carried to the H200" if tag == "h200" else "") +
+        "source": "Megatron-LM local (SequentialMLP experts), tests/gpu/host_sweep.sh on the lent H100 machine, "
+                  f"hidden {hidden[0]}-{hidden[-1]}, {experts[0]}-{experts[-1]} experts (tests/gpu/data/h100-host-sweep); "
+                  "the optimizer's from tests/gpu/host_time.sh (tests/gpu/data/h100-host-time)" +
+                  (", the H100 host's time carried to the H200" if tag == "h200" else "") +
                   " (" + "; ".join(" ".join(l.split()) for l in host[1:] if l.strip()) + ")",
-        "base_us": [f[0], b[0]], "dense_us": [f[1], b[1]], "moe_us": [f[2], b[2]], "expert_us": [f[3], b[3]],
+        "implementation": "megatron-local",
+        "hidden": [hidden[0], hidden[-1]],
+        "local_experts_max": experts[-1],
+        **terms,
         "optimizer_us": {"base": o[0], "dense": o[1], "moe": o[2], "expert": o[3]},
-        "fit_error": {k: v[1] for k, v in fits.items()}}}
+        "fit_error": {"optimizer": fit_error}}}
 
 
 def fp8_source(path):

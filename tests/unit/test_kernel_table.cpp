@@ -388,6 +388,96 @@ TEST_CASE("the kernel table's host section is read, and a missing optimizer part
     CHECK(h.optimizer_base_us == 12);
     CHECK_THROWS_WITH_AS((void)kernel_table_from_json(parse_json_text(base + "}}}", "k.json"), "k.json"),
                          doctest::Contains("k.json (/host/megatron/optimizer_us): missing"), Error);
+    CHECK(h.implementation.empty());  // no bound without them
+    CHECK(h.hidden_max == 0);
+    CHECK(h.local_experts_max == 0);
+
+    // Where it was measured: the implementation, the hidden sizes and the most local experts.
+    const std::string opt = R"(, "optimizer_us": {"base": 12, "dense": 7, "moe": 8, "expert": 9})";
+    const KernelTable r = kernel_table_from_json(
+        parse_json_text(base + opt + R"(, "implementation": "megatron-local", "hidden": [256, 4096], "local_experts_max": 128}}})",
+                        "k.json"),
+        "k.json");
+    CHECK(r.host.at("megatron").implementation == "megatron-local");
+    CHECK(r.host.at("megatron").hidden_min == 256);
+    CHECK(r.host.at("megatron").hidden_max == 4096);
+    CHECK(r.host.at("megatron").local_experts_max == 128);
+    for (const char* bad : {R"("hidden": [4096, 256])", R"("hidden": [0, 256])", R"("hidden": [256])", R"("hidden": ["a", 9])"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS((void)kernel_table_from_json(parse_json_text(base + opt + ", " + bad + "}}}", "k.json"), "k.json"),
+                             doctest::Contains("k.json (/host/megatron/hidden): expected [smallest, largest] hidden size"), Error);
+    }
+    CHECK_THROWS_WITH_AS(
+        (void)kernel_table_from_json(parse_json_text(base + opt + R"(, "local_experts_max": 0}}})", "k.json"), "k.json"),
+        doctest::Contains("k.json (/host/megatron/local_experts_max)"), Error);
+}
+
+TEST_CASE("host time is priced for the implementation and the range it was measured on, and said not modelled elsewhere") {
+    ModelSpec m;
+    m.layers = 4;
+    m.hidden = 64;
+    m.heads = 4;
+    m.ffn_hidden = 128;
+    m.vocab = 128;
+    m.experts = 16;
+    m.topk = 2;
+    m.moe_ffn_hidden = 32;
+    m.moe_layers = 4;
+    TrainingSpec t;
+    t.global_batch = 1;
+    t.seq_len = 64;
+    t.implementation = Implementation::MegatronLocal;
+    KernelTable table = small_table();
+    HostTime h;
+    h.dense = {100, 200};
+    h.moe = {300, 500};
+    h.expert = {50, 80};
+    h.implementation = "megatron-local";
+    h.hidden_min = 32;
+    h.hidden_max = 128;
+    h.local_experts_max = 8;
+    table.host["megatron"] = h;
+    const GpuSpec g = gpu_with(table, 4000, false);
+    const ParallelSizes ep1{1, 1, 1, 1, 1, 1, 1, 1};
+    const ParallelSizes ep4{1, 1, 1, 1, 4, 1, 1, 1};
+    // Inside the range (4 local experts at EP 4): priced.
+    const ComputeBreakdown in = compute_breakdown(m, t, ep4, g, 1.0);
+    CHECK(in.kernels.host == "megatron");
+    CHECK(in.kernels.host_gap.why == HostGap::Why::None);
+    CHECK(in.host_wait_s > 0);
+    // 16 local experts, more than the 8 measured: not modelled, the GPU's work alone.
+    const ComputeBreakdown many = compute_breakdown(m, t, ep1, g, 1.0);
+    CHECK(many.kernels.host.empty());
+    CHECK(many.kernels.host_gap.why == HostGap::Why::Experts);
+    CHECK(many.kernels.host_gap.value == 16);
+    CHECK(many.kernels.host_gap.hi == 8);
+    CHECK(many.host_wait_s == 0.0);
+    // A hidden size outside 32..128, either side.
+    for (const int hidden : {16, 256}) {
+        CAPTURE(hidden);
+        ModelSpec other = m;
+        other.hidden = hidden;
+        const ComputeBreakdown c = compute_breakdown(other, t, ep4, g, 1.0);
+        CHECK(c.kernels.host.empty());
+        CHECK(c.kernels.host_gap.why == HostGap::Why::Hidden);
+        CHECK(c.kernels.host_gap.value == hidden);
+        CHECK(c.host_wait_s == 0.0);
+    }
+    // Another implementation: Megatron-LM local's fit is not carried to Transformer Engine or HF.
+    for (const Implementation impl : {Implementation::MegatronTe, Implementation::Hf}) {
+        t.implementation = impl;
+        const ComputeBreakdown c = compute_breakdown(m, t, ep4, g, 1.0);
+        CHECK(c.kernels.host.empty());
+        CHECK(c.kernels.host_gap.why == HostGap::Why::Implementation);
+        CHECK(c.kernels.host_gap.measured_for == "megatron-local");
+        CHECK(c.host_wait_s == 0.0);
+    }
+    // A table without a host section says so; host_time none asks for nothing.
+    table.host.clear();
+    t.implementation = Implementation::MegatronLocal;
+    CHECK(compute_breakdown(m, t, ep4, gpu_with(table, 4000, false), 1.0).kernels.host_gap.why == HostGap::Why::NoSection);
+    t.host_time = false;
+    CHECK(compute_breakdown(m, t, ep4, g, 1.0).kernels.host_gap.why == HostGap::Why::None);
 }
 
 TEST_CASE("the power curve: linear in duty between measured points, the ends held, per GEMM precision") {

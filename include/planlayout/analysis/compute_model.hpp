@@ -91,6 +91,19 @@ inline constexpr double kMegatronOptimizerExtraBytes = numbers::kMegatronOptimiz
 /// What prices a layout's kernels (docs/cost-model.md, "Compute: kernels"): the GPU's measured
 /// table, the implementation's blocks in it, the attention backend and optimizer the training spec
 /// resolves to, and the factor that carries the table's memory-bound times to this GPU.
+/// Why a step's host time is not modelled although training.host_time asked for it: the kernel
+/// table has no host section; it was measured on another implementation (not carried over:
+/// Transformer Engine does not install on the lent machines); or the model lies outside the
+/// hidden sizes (value, lo..hi) or local expert counts (value, ..hi) it was measured on.
+struct HostGap {
+    enum class Why { None, NoSection, Implementation, Hidden, Experts };
+    Why why = Why::None;
+    std::string measured_for;  // the implementation(s) the table's host time was measured on
+    double value = 0;
+    double lo = 0;
+    double hi = 0;
+};
+
 struct KernelChoice {
     std::shared_ptr<const KernelTable> table;  // null: none (the spec-sheet constants)
     std::string blocks;                        // the table's block set: "fused", "megatron", "hf"
@@ -106,9 +119,10 @@ struct KernelChoice {
     std::string fp8_recipe;            // "" without FP8
     std::string fp8_gemm;              // "tensorwise" or "rowwise" (the table's gemm_fp8 curve)
     double fp8_quant_ps = 0;
-    // Host time (the table's `host`): the implementation's measured host costs, "" when none;
-    // Transformer Engine's are taken as Megatron-LM local's (TE does not install on the lent H200).
+    // Host time (the table's `host`): the section measured on this implementation, "" when none;
+    // host_gap says why not when it was asked for.
     std::string host;
+    HostGap host_gap;
     // CUDA graphs (training.cuda_graph): "" none; "layers" (their host time not priced), "layers of
     // attn, mlp" (modules only: the host time kept, not measured per module), "full_iteration".
     std::string cuda_graph;

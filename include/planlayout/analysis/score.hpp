@@ -19,11 +19,6 @@
 
 namespace planlayout {
 
-/// Anchoring (docs/cost-model.md §6, "Anchoring"): a measured step may put at most this many times
-/// the modelled compute on compute, for dense layers and grouped-GEMM experts; the rest goes to the
-/// measured arm's transport. Assumed (compute.anchor.band): set for one validation case, the
-/// 2-node A40 row, not derived from the validation errors.
-inline constexpr double kComputeAnchorBand = numbers::kComputeAnchorBand;
 /// The least the anchoring may multiply a transport's efficiencies by.
 inline constexpr double kMinTransportFactor = numbers::kMinTransportFactor;
 /// The largest factor a measured arm may put on its network efficiencies (each capped at 1).

@@ -68,7 +68,7 @@ struct PassUs {
 };
 
 /// The host's time (Python, PyTorch dispatch, kernel launches) of one implementation's layers,
-/// measured where the GPU's work is negligible (tests/gpu/host_time.sh): per micro-batch outside
+/// measured where the GPU's work does not hide it (tests/gpu/host_sweep.sh): per micro-batch outside
 /// the layers (the schedule, embedding, output layer and loss), per dense layer, per MoE layer
 /// without its experts, per local expert run one by one (SequentialMLP), and the optimizer step's
 /// host time, once per step and per layer's parameters. A pass runs as fast as the slower of the GPU's work and
@@ -83,6 +83,11 @@ struct HostTime {
     double optimizer_moe_us = 0;
     double optimizer_expert_us = 0;
     std::string source;
+    // Where it was measured; the model prices it there only ("host time not modelled" elsewhere).
+    std::string implementation;      // the implementation's name ("megatron-local"); "" any
+    double hidden_min = 0;           // the hidden sizes measured
+    double hidden_max = 0;           // 0: no bound
+    double local_experts_max = 0;    // the most local experts per MoE layer measured; 0: no bound
 };
 
 /// One point of compute-bound kernels' sustained rate at the board's power limit: when GEMMs fill
