@@ -12,13 +12,15 @@ measured step; the prediction is the step's compute (one GPU: no communication, 
 Measured: Megatron's "elapsed time per iteration" median over iterations 3-10 (1-2 warm up, 11 is
 profiled); HF the median of 8 timed steps. A run whose GPU sat idle more than a third of its profiled
 step (kernel span over busy time above 1.5: the host could not keep the GPU fed) is marked
-host-bound; since the kernel table's host section (tests/gpu/data/h100-host-time, measured apart at
-tiny shapes) it is priced like the others and held to the same bound.
+host-bound. Since issue 42 a host-bound run is counted in the "over" aggregate and not held to the
+bound: its time is the host CPU's, which differs 2-3x between sessions of the same machine kind
+(the kernel table's host section is the sweep of tests/gpu/data/h100-host-sweep).
 
 Prints the tables (docs/gpu-validation.md quotes them), each with its rows' half of the development /
 held-out split (tolerances.half of "h200-steps/SHAPE/IMPL", a run's step and peak in the same half;
 "h100/RUN/IMPL") and the aggregates of all rows and of each half. --check exits 1 when an H200 step
-is off by more than the tolerance (tests/tolerances.json "device.h200_step_error", issue 28's 15 %),
+that is not host-bound is off by more than the tolerance (tests/tolerances.json "device.h200_step_error",
+issue 28's 15 %),
 or when an aggregate of all rows or of either half is worse than its baseline in tests/tolerances.json
 ("device_h200_steps", "device_h200_memory", "device_h100_steps"): a median |error| by more than
 1 point, a count at all.
@@ -172,7 +174,7 @@ def main():
             rows.append((run_id, abs(err)))
             peak = megatron_peak_gib(name) if impl == "megatron-local" else hf_peak_gib(name)
             memory.append((run_id, name, impl, peak, report["memory"]["total"] / 2**30))
-            if abs(err) > BOUND:
+            if abs(err) > BOUND and not host_bound:
                 bad.append(f"{name} {impl}: {err * 100:+.1f} %")
     print()
     steps = tolerances.Held("device_h200_steps")

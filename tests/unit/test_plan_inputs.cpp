@@ -404,10 +404,12 @@ TEST_CASE("a ds_config's batch triple is settled over the data-parallel size as 
     CHECK(too_small.err.find("Micro batch size per gpu: 0 has to be greater than 0") != std::string::npos);
 }
 
-TEST_CASE("a measured TCP step cannot hide a real benefit: compute is held to its band and the rest put on the transport") {
+TEST_CASE("one measured TCP step anchors compute on it: the A40 case's benefit is booked on compute, held to its baseline") {
     // Issue 28's case, modelled from its description (tests/data/a40/): Llama-3.2-3B DDP on 2 nodes x
     // 4 A40 over one 100 GbE wire; TCP 5.72 s measured (the input), RoCE 2.51 s measured (-56.1 %,
-    // not an input). Compute alone, anchored, would have to be about ten times the model's.
+    // not an input). Without the compute band (removed in issue 42: it was added for this case), the
+    // measured TCP step goes to compute and the benefit it hides is not predicted; the baseline a40
+    // (tests/tolerances.json) holds that error until issue 43 redesigns anchoring.
     const std::string layout = std::string(kSrc) + "/tests/data/a40/llama3.2-3b-ddp-2x4.json";
     const Run r = cli({"analyze", layout, "--format", "json", "--allow-outside-files"});
     REQUIRE_MESSAGE(r.code == 0, r.err);
@@ -416,14 +418,14 @@ TEST_CASE("a measured TCP step cannot hide a real benefit: compute is held to it
     const double measured_gain = (5.72 - 2.51) / 5.72;
     MESSAGE("predicted " << score.at("rdma_benefit").get<double>() << " against measured " << measured_gain);
     const double error = std::abs(score.at("rdma_benefit").get<double>() - measured_gain);
-    CHECK(error <= planlayout::testing::tolerance("a40.ddp_benefit"));
     CHECK(error * 100 <= planlayout::testing::baseline_bound("a40", "abs_error_points"));
     CHECK(score.at("step_time_s").at("tcp").get<double>() == doctest::Approx(5.72).epsilon(1e-3));
-    bool named = false;
+    const auto& notes = score.at("compute").at("anchoring");
+    REQUIRE(notes.size() == 1);
+    CHECK(notes.front().get<std::string>().find("from the measured tcp step of 5.720 s") != std::string::npos);
     for (const auto& w : doc.at("warnings")) {  // doc outlives the loop (parse(...).at() would dangle)
-        named = named || w.get<std::string>().find("beyond its band of 1.5x") != std::string::npos;
+        CHECK(w.get<std::string>().find("band") == std::string::npos);
     }
-    CHECK_MESSAGE(named, doc.at("warnings").dump());
 }
 
 TEST_CASE("two measured arms anchor compute on the faster and each arm's transport on its own step") {
@@ -467,9 +469,6 @@ TEST_CASE("a measured compute-only step pins compute and the measured arm fits i
     REQUIRE(notes.size() == 2);
     CHECK(notes[0].get<std::string>().find("compute-only step of 0.9") != std::string::npos);
     CHECK(notes[1].get<std::string>().find("compute pinned by the compute-only step") != std::string::npos);
-    for (const auto& w : doc.at("warnings")) {  // compute is measured: no band to exceed
-        CHECK(w.get<std::string>().find("beyond its band") == std::string::npos);
-    }
 }
 
 TEST_CASE("a model given only as Megatron flags is Megatron's: GELU unless --swiglu, tied unless --untie, as --help says") {
