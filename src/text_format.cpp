@@ -77,4 +77,25 @@ double round_to(double v, int decimals) {
     return std::round(v * scale) / scale;
 }
 
+std::string wrapped_text(const std::vector<std::string>& items, std::string_view prefix, std::string_view indent,
+                         std::string_view sep, std::size_t width) {
+    std::string out(prefix);
+    std::size_t column = prefix.size();
+    const std::string_view sep_at_break = sep.substr(0, sep.find_last_not_of(' ') + 1);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::string& item = items[i];
+        if (i == 0) {
+            out += item;
+            column += item.size();
+        } else if (column + sep.size() + item.size() > width) {
+            out.append(sep_at_break).append("\n").append(indent).append(item);
+            column = indent.size() + item.size();
+        } else {
+            out.append(sep).append(item);
+            column += sep.size() + item.size();
+        }
+    }
+    return out;
+}
+
 }  // namespace planlayout

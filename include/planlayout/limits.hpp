@@ -103,6 +103,9 @@ inline constexpr std::size_t kMaxLaunchScriptBytes = std::size_t{4} << 20U;
 /// time it is expanded): `A="$A$A"` twenty times would otherwise need a megabyte per byte of A.
 inline constexpr std::size_t kMaxLaunchExpansionBytes = std::size_t{16} << 20U;
 
+/// Characters of the list of near names an error message offers ("devices there: ...").
+inline constexpr std::size_t kMaxNearNamesChars = 120;
+
 /// Words of the training commands of one launch script.
 inline constexpr std::size_t kMaxLaunchWords = 1000000;
 

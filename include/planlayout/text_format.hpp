@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace planlayout {
 
@@ -41,6 +42,15 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// s with ASCII letters in lower case (names compared without case: "H100" == "h100").
 [[nodiscard]] std::string ascii_lower(std::string_view s);
+
+/// The text's columns a line wraps before (a terminal's 100).
+inline constexpr std::size_t kTextWrap = 100;
+
+/// `items` after `prefix`, joined by `sep`, wrapped before `width` columns: where the next item
+/// would pass it, the separator loses its trailing spaces and a new line starts with `indent`
+/// (wrapped_text({"a", "b"}, "x: ", "   ", ", ") == "x: a, b"). No newline at the end.
+[[nodiscard]] std::string wrapped_text(const std::vector<std::string>& items, std::string_view prefix, std::string_view indent,
+                                       std::string_view sep, std::size_t width = kTextWrap);
 
 /// v rounded to `decimals` decimals, for a JSON number: round_to(1.2345, 2) == 1.23.
 [[nodiscard]] double round_to(double v, int decimals);

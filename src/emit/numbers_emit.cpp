@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <sstream>
 #include <string_view>
+#include <vector>
+
+#include "planlayout/text_format.hpp"
 
 namespace planlayout {
 namespace {
 
 constexpr std::array kClasses = {NumberClass::Measured, NumberClass::Spec, NumberClass::Derived, NumberClass::Assumed};
-constexpr std::size_t kWrap = 100;  // columns of a terminal the text wraps before
 
 // The shortest fixed-point text that reads back as the same double: 14, 0.45, 0.000001.
 std::string shortest(double v) {
@@ -29,30 +31,18 @@ std::string shortest(double v) {
 
 bool has_range(const Number& n) { return n.low < n.high; }
 
-// `text` after `label`, its words wrapped before kWrap columns under the label's end.
+// `text` after `label`, its words wrapped before kTextWrap columns under the label's end.
 void wrapped(std::ostream& out, std::string_view label, std::string_view text) {
-    const std::string indent(label.size(), ' ');
-    std::size_t column = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
+    std::vector<std::string> words;
+    for (std::size_t start = 0; start < text.size();) {
         std::size_t end = text.find(' ', start);
         if (end == std::string_view::npos) {
             end = text.size();
         }
-        const std::string_view word = text.substr(start, end - start);
-        if (column == 0) {
-            out << label << word;
-            column = label.size() + word.size();
-        } else if (column + 1 + word.size() > kWrap) {
-            out << "\n" << indent << word;
-            column = indent.size() + word.size();
-        } else {
-            out << ' ' << word;
-            column += 1 + word.size();
-        }
+        words.emplace_back(text.substr(start, end - start));
         start = end + 1;
     }
-    out << "\n";
+    out << wrapped_text(words, label, std::string(label.size(), ' '), " ") << "\n";
 }
 
 // A Markdown table cell: the pipes of the text escaped, line breaks as spaces.

@@ -15,7 +15,7 @@ namespace {
 
 bool crosses(const KindEdges& k) { return k.cross_pairs() > 0; }
 
-// The "assumed" block as text: each label's items wrapped before 100 columns, then the given count per input.
+// The "assumed" block as text: each label's items wrapped before kTextWrap columns, then the given count per input.
 void assumed_text(std::ostream& out, const std::vector<Assumption>& assumptions) {
     const AssumedValues assumed = assumed_values(assumptions);
     if (assumed.labels.empty() && assumed.given.empty()) {
@@ -23,20 +23,7 @@ void assumed_text(std::ostream& out, const std::vector<Assumption>& assumptions)
     }
     out << "\nassumed (not given: derived or default; --format json lists every value with its source):\n";
     for (const auto& [label, items] : assumed.labels) {
-        out << "  " << label << ": ";
-        std::size_t width = label.size() + 4;  // wrap the items of a label before 100 columns
-        bool first = true;
-        for (const auto& item : items) {
-            if (!first && width + item.size() + 2 > 100) {
-                out << ",\n    " << item;
-                width = 4 + item.size();
-            } else {
-                out << (first ? "" : ", ") << item;
-                width += item.size() + (first ? 0 : 2);
-            }
-            first = false;
-        }
-        out << "\n";
+        out << wrapped_text(items, "  " + label + ": ", "    ", ", ") << "\n";
     }
     if (!assumed.given.empty()) {
         out << "  given: ";

@@ -284,36 +284,42 @@ std::string verdict_assumed_text(const Report& report) {
     if (!report.score) {
         return {};
     }
-    const std::string arms[] = {std::string(to_string(report.score->baseline)) + "/",
-                                std::string(to_string(report.score->candidate)) + "/"};
+    // The compared arms' priors ({value, low, high} under /transport/ARM/KEY) that no input gave.
+    std::map<std::string, const Assumption*> by_path;
+    for (const Assumption& a : report.assumptions) {
+        by_path[a.path] = &a;
+    }
     std::vector<std::string> priors;
-    for (const auto& [label, items] : assumed_values(report.assumptions).labels) {
-        if (label != "default transport") {
-            continue;
-        }
-        for (const std::string& item : items) {
-            const bool of_arm = item.rfind(arms[0], 0) == 0 || item.rfind(arms[1], 0) == 0;
-            if (of_arm && item.find(" (") != std::string::npos) {  // a prior: "tcp/efficiency 0.4 (0.2..0.6)"
-                priors.push_back(item);
+    for (const Transport arm : {report.score->baseline, report.score->candidate}) {
+        const std::string base = "/transport/" + std::string(to_string(arm)) + "/";
+        for (auto it = by_path.lower_bound(base); it != by_path.end() && it->first.rfind(base, 0) == 0; ++it) {
+            const std::string& path = it->first;
+            const std::string tail = "/value";
+            if (path.size() <= tail.size() || path.compare(path.size() - tail.size(), tail.size(), tail) != 0 ||
+                it->second->source != "default") {
+                continue;
             }
+            const std::string key = path.substr(0, path.size() - tail.size());
+            const auto low = by_path.find(key + "/low");
+            const auto high = by_path.find(key + "/high");
+            if (low == by_path.end() || high == by_path.end()) {
+                continue;
+            }
+            priors.push_back(key.substr(std::string("/transport/").size()) + " " + value_text(it->second->value) + " (" +
+                             value_text(low->second->value) + ".." + value_text(high->second->value) + ")");
         }
     }
     if (priors.empty()) {
         return {};
     }
-    // What they are and what to do, then the priors wrapped before 100 columns.
-    std::string out = "assumed (not measured; calibrate yours, see all: plan-layout numbers --class assumed):\n ";
-    std::size_t width = 1;
+    std::sort(priors.begin(), priors.end());
+    priors.erase(std::unique(priors.begin(), priors.end()), priors.end());
     for (std::size_t i = 0; i < priors.size(); ++i) {
-        const std::string item = priors[i] + (i + 1 < priors.size() ? "," : " set this verdict");
-        if (width > 1 && width + 1 + item.size() > 100) {
-            out += "\n ";
-            width = 1;
-        }
-        out += " " + item;
-        width += 1 + item.size();
+        priors[i] += i + 1 < priors.size() ? "," : " set this verdict";
     }
-    return out + "\n";
+    // What they are and what to do, then the priors wrapped before kTextWrap columns.
+    return "assumed (not measured; calibrate yours, see all: plan-layout numbers --class assumed):\n" +
+           wrapped_text(priors, "  ", "  ", " ") + "\n";
 }
 
 }  // namespace planlayout

@@ -9,6 +9,9 @@
 #include <boost/graph/filtered_graph.hpp>
 
 #include "planlayout/error.hpp"
+#include "planlayout/limits.hpp"
+#include "planlayout/model/numbers/hardware.hpp"
+#include "planlayout/model/units.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
@@ -18,7 +21,6 @@ Link pcie(const PcieLink& l) {
     Link k;
     k.kind = LinkKind::Pcie;
     k.bandwidth_gbyte_s = pcie_link_gbyte_s(l);
-    k.latency_us = 0.5;
     k.pcie_gen = l.gen;
     k.pcie_width = l.width;
     return k;
@@ -61,7 +63,7 @@ Vertex Topology::at(const std::string& name) const {
         return it->second;
     }
     std::string near;
-    for (auto i = index_.lower_bound(name.substr(0, name.find('/') + 1)); i != index_.end() && near.size() < 120; ++i) {
+    for (auto i = index_.lower_bound(name.substr(0, name.find('/') + 1)); i != index_.end() && near.size() < kMaxNearNamesChars; ++i) {
         near += (near.empty() ? "" : ", ") + i->first;
     }
     throw input_error("topology", "no device named '" + name + "'", near.empty() ? "check the name" : "devices there: " + near);
@@ -79,8 +81,7 @@ Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
     for (std::size_t i = 0; i + 1 < t.cpus.size(); ++i) {
         Link smp;
         smp.kind = LinkKind::Smp;
-        smp.bandwidth_gbyte_s = 40;
-        smp.latency_us = 1.0;
+        smp.bandwidth_gbyte_s = numbers::kDeviceGraphSmpGbyteS;
         topo.connect(local(t.cpus[i].name), local(t.cpus[i + 1].name), smp);
     }
     for (const auto& s : t.pcie_switches) {
@@ -124,7 +125,6 @@ Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
             nv.kind = LinkKind::NvLink;
             nv.nvlinks = t.gpus[i].nvswitch_links > 0 ? t.gpus[i].nvswitch_links : t.nvlink.links_per_gpu;
             nv.bandwidth_gbyte_s = nv.nvlinks * t.nvlink.gbyte_s_per_link;
-            nv.latency_us = 0.3;
             topo.connect(p + "gpu" + std::to_string(i), p + "nvswitch", nv);
         }
     } else {
@@ -133,8 +133,7 @@ Topology build_node_topology(const NodeTemplate& t, const std::string& host) {
                 Link nv;
                 nv.kind = LinkKind::NvLink;
                 nv.nvlinks = path.nvlinks;
-                nv.bandwidth_gbyte_s = path.nvlinks * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : 25.0);
-                nv.latency_us = 0.3;
+                nv.bandwidth_gbyte_s = path.nvlinks * (t.nvlink.gbyte_s_per_link > 0 ? t.nvlink.gbyte_s_per_link : numbers::kNvlinkLinkGbyteS);
                 topo.connect(p + ascii_lower(path.a), p + ascii_lower(path.b), nv);
             }
         }
@@ -180,8 +179,7 @@ Topology build_cluster_topology(const Cluster& cluster) {
             const Nic& nic = t.nics[static_cast<std::size_t>(f.rail_nics[r])];
             Link net;
             net.kind = LinkKind::Network;
-            net.bandwidth_gbyte_s = nic.speed_gbit_s / 8.0;
-            net.latency_us = 1.0;
+            net.bandwidth_gbyte_s = nic.speed_gbit_s / units::kBitsPerByte;
             topo.connect(cluster.nodes[n].host + "/" + (nic.device.empty() ? ascii_lower(nic.name) : nic.device),
                          cluster.leaf_name(cluster.leaf_of(static_cast<std::int64_t>(n), static_cast<int>(r))), net);
         }
@@ -190,15 +188,13 @@ Topology build_cluster_topology(const Cluster& cluster) {
         Link up;
         up.kind = LinkKind::Network;
         // A leaf's uplink capacity: its downlinks divided by the oversubscription.
-        up.bandwidth_gbyte_s = 50.0 * static_cast<double>(std::max<std::int64_t>(1, cluster.fabric.nodes_per_su)) / cluster.fabric.oversubscription;
-        up.latency_us = 1.0;
+        up.bandwidth_gbyte_s = numbers::kDeviceGraphLeafUplinkPerNodeGbyteS * static_cast<double>(std::max<std::int64_t>(1, cluster.fabric.nodes_per_su)) / cluster.fabric.oversubscription;
         topo.connect(cluster.leaf_name(l), "spine" + std::to_string(cluster.pod_of_leaf(l)), up);
     }
     for (std::int64_t p = 0; pods > 1 && p < pods; ++p) {
         Link up;
         up.kind = LinkKind::Network;
-        up.bandwidth_gbyte_s = 1000;
-        up.latency_us = 1.0;
+        up.bandwidth_gbyte_s = numbers::kDeviceGraphCoreGbyteS;
         topo.connect("spine" + std::to_string(p), "core", up);
     }
     return topo;

@@ -10,6 +10,7 @@
 
 #include "planlayout/emit/numbers_emit.hpp"
 #include "planlayout/model/numbers.hpp"
+#include "planlayout/text_format.hpp"
 
 using planlayout::Number;
 using planlayout::NumberClass;
@@ -70,4 +71,16 @@ TEST_CASE("numbers: JSON carries every field, Markdown escapes a pipe and has on
     CHECK(md.find("x \\| y") != std::string::npos);
     CHECK(md.find("**spec**") < md.find("**assumed**"));  // classes in order measured, spec, derived, assumed
     CHECK(md.find("**measured**") == std::string::npos);
+}
+
+TEST_CASE("wrapped_text: items joined by the separator, a new line before the width with the separator's spaces dropped") {
+    using planlayout::wrapped_text;
+    CHECK(wrapped_text({}, "x: ", "   ", ", ") == "x: ");
+    CHECK(wrapped_text({"a", "b"}, "x: ", "   ", ", ") == "x: a, b");
+    // "x: aaaa, bbbb" is 13 columns: at width 13 it fits, at 12 "bbbb" goes to the next line.
+    CHECK(wrapped_text({"aaaa", "bbbb"}, "x: ", "   ", ", ", 13) == "x: aaaa, bbbb");
+    CHECK(wrapped_text({"aaaa", "bbbb", "cc"}, "x: ", "   ", ", ", 12) == "x: aaaa,\n   bbbb, cc");
+    // A space separator leaves nothing at the break; an item wider than the width still prints whole.
+    CHECK(wrapped_text({"one", "two", "three"}, "", "  ", " ", 7) == "one two\n  three");
+    CHECK(wrapped_text({"toolongword"}, "> ", "  ", " ", 4) == "> toolongword");
 }

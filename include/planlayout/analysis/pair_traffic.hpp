@@ -27,7 +27,7 @@ namespace planlayout {
 /// One used pair of a kind, as the score predicts it.
 struct PairLoad {
     double bytes_each_way = 0;  // per step, summed over the kind's collectives
-    double time_s[2] = {0, 0};  // the kind's collective time per step, per arm (Score::baseline,
+    double time_s[numbers::kScoreArms.count()] = {0, 0};  // the kind's collective time per step, per arm (Score::baseline,
                                 // candidate): every used pair of the kind moves its bytes in it
 };
 

@@ -33,7 +33,6 @@ struct Device {
 struct Link {
     LinkKind kind = LinkKind::Pcie;
     double bandwidth_gbyte_s = 0;  // one direction
-    double latency_us = 0;
     double pcie_gen = 0;
     int pcie_width = 0;
     int nvlinks = 0;
