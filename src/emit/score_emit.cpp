@@ -38,6 +38,9 @@ nlohmann::json compute_json(const Score& s) {
                    {"attention_backend", to_string(c.kernels.attention)},
                    {"optimizer", std::string(to_string(c.kernels.optimizer))},
                    {"host", c.kernels.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.kernels.host)}};
+        const GemmTable& g = c.kernels.table->gemm;
+        kernels["gemm"] = g.empty() ? nlohmann::json("prior curve (assumed)")
+                                    : nlohmann::json{{"measured_on", g.measured_on()}, {"shapes", g.points().size()}};
         if (!c.kernels.cuda_graph.empty()) {
             kernels["cuda_graph"] = c.kernels.cuda_graph;
         }
@@ -117,6 +120,15 @@ void compute_text(std::ostream& out, const Score& s) {
             out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);
         }
         out << ")";
+        const GemmTable& g = c.kernels.table->gemm;
+        if (g.empty()) {
+            out << "; GEMMs on the prior curve (assumed)";
+        } else {
+            out << "; GEMMs from " << g.points().size() << " measured shapes";
+            if (g.measured_on() != c.kernels.table->gpu) {
+                out << " (measured on " << g.measured_on() << ", carried as shares of the bf16 peak)";
+            }
+        }
         if (!c.kernels.power_gpu.empty()) {
             out << "; at the power limit: GEMMs and attention " << fixed_text(100.0 * c.kernels.power_duty, 0)
                 << "% of the time, at x" << fixed_text(c.kernels.power_ratio, 3) << " their burst rate (measured on "
