@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <utility>
 
 #include "planlayout/model/numbers/compute.hpp"
@@ -11,49 +12,56 @@
 namespace planlayout {
 namespace {
 
-using Log3 = std::array<double, GemmDims>;
-
-Log3 log2_of(const GemmPoint& p) { return {std::log2(p.m), std::log2(p.n), std::log2(p.k)}; }
-
-double squared_distance(const Log3& a, const Log3& b) {
-    double d = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        d += (a[i] - b[i]) * (a[i] - b[i]);
-    }
-    return d;
-}
+/// The measured shapes' log2 M, log2 N, log2 K, one array each (the grid's fill walks them for every
+/// node: the table is read at every start, so the inner loop is kept to one subtraction per shape).
+using Logs = std::array<std::vector<double>, GemmDims>;
 
 /// The sorted distinct values of one coordinate.
-std::vector<double> axis_of(const std::vector<Log3>& logs, std::size_t dim) {
-    std::vector<double> a;
-    a.reserve(logs.size());
-    for (const Log3& l : logs) {
-        a.push_back(l[dim]);
-    }
+std::vector<double> axis_of(const std::vector<double>& values) {
+    std::vector<double> a = values;
     std::sort(a.begin(), a.end());
     a.erase(std::unique(a.begin(), a.end()), a.end());
     return a;
 }
 
-/// The inverse-distance mean at `at` of the nearest measured shapes: weights 1 / d²^power over the
-/// numbers::kGemmTableNeighbours nearest (ties: the earlier point, so the result is deterministic);
-/// a measured shape at `at` itself gives its own efficiency.
-double inverse_distance(const std::vector<Log3>& logs, const std::vector<GemmPoint>& pts, const Log3& at,
-                        std::vector<std::pair<double, std::size_t>>& scratch) {
-    scratch.clear();
-    for (std::size_t i = 0; i < logs.size(); ++i) {
-        scratch.emplace_back(squared_distance(logs[i], at), i);
+/// out[i] = base[i] + (values[i] - at)²: the squared distance of every shape, one dimension added.
+void add_dimension(const std::vector<double>& base, const std::vector<double>& values, double at, std::vector<double>& out) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double d = values[i] - at;
+        out[i] = base[i] + d * d;
     }
-    const std::size_t k = std::min(scratch.size(), static_cast<std::size_t>(numbers::kGemmTableNeighbours.count()));
-    std::partial_sort(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k), scratch.end());
-    if (scratch.front().first <= 0) {
-        return pts[scratch.front().second].eff;
+}
+
+/// The inverse-distance mean of the nearest measured shapes, given every shape's squared distance
+/// `d2` to the node: weights 1 / d²^power over the numbers::kGemmTableNeighbours nearest (ties: the
+/// earlier point, so the result is deterministic); a measured shape at the node gives its own
+/// efficiency. `nearest` is scratch: (squared distance, point), ascending, kept by insertion.
+double inverse_distance(const std::vector<double>& d2, const std::vector<GemmPoint>& pts,
+                        std::vector<std::pair<double, std::size_t>>& nearest) {
+    const std::size_t k = std::min(d2.size(), static_cast<std::size_t>(numbers::kGemmTableNeighbours.count()));
+    nearest.clear();
+    double kth = std::numeric_limits<double>::infinity();  // the k-th nearest distance so far (infinite until there are k)
+    for (std::size_t i = 0; i < d2.size(); ++i) {
+        if (!(d2[i] < kth)) {
+            continue;  // not nearer than the k-th (an equal distance keeps the earlier point)
+        }
+        if (nearest.size() == k) {
+            nearest.pop_back();
+        }
+        const std::pair<double, std::size_t> c{d2[i], i};
+        nearest.insert(std::upper_bound(nearest.begin(), nearest.end(), c), c);
+        if (nearest.size() == k) {
+            kth = nearest.back().first;
+        }
+    }
+    if (nearest.front().first <= 0) {
+        return pts[nearest.front().second].eff;
     }
     double sum = 0;
     double weights = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-        const double w = 1.0 / std::pow(scratch[i].first, double{numbers::kGemmTableDistancePower});
-        sum += w * pts[scratch[i].second].eff;
+    for (const auto& [d, i] : nearest) {
+        const double w = 1.0 / std::pow(d, double{numbers::kGemmTableDistancePower});
+        sum += w * pts[i].eff;
         weights += w;
     }
     return sum / weights;
@@ -80,21 +88,29 @@ GemmTable::GemmTable(std::vector<GemmPoint> points, std::string source, std::str
     if (points_.empty()) {
         return;
     }
-    std::vector<Log3> logs;
-    logs.reserve(points_.size());
+    Logs logs;
     for (const GemmPoint& p : points_) {
-        logs.push_back(log2_of(p));
+        logs[GemmM].push_back(std::log2(p.m));
+        logs[GemmN].push_back(std::log2(p.n));
+        logs[GemmK].push_back(std::log2(p.k));
     }
     for (std::size_t d = 0; d < axes_.size(); ++d) {
-        axes_[d] = axis_of(logs, d);
+        axes_[d] = axis_of(logs[d]);
     }
     grid_.reserve(axes_[GemmM].size() * axes_[GemmN].size() * axes_[GemmK].size());
+    const std::vector<double> zero(points_.size(), 0.0);
+    std::vector<double> dm(points_.size());
+    std::vector<double> dmn(points_.size());
+    std::vector<double> d2(points_.size());
     std::vector<std::pair<double, std::size_t>> scratch;
-    scratch.reserve(points_.size());
+    scratch.reserve(static_cast<std::size_t>(numbers::kGemmTableNeighbours.count()) + 1);
     for (const double m : axes_[GemmM]) {
+        add_dimension(zero, logs[GemmM], m, dm);
         for (const double n : axes_[GemmN]) {
+            add_dimension(dm, logs[GemmN], n, dmn);
             for (const double k : axes_[GemmK]) {
-                grid_.push_back(inverse_distance(logs, points_, {m, n, k}, scratch));
+                add_dimension(dmn, logs[GemmK], k, d2);
+                grid_.push_back(inverse_distance(d2, points_, scratch));
             }
         }
     }
