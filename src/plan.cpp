@@ -229,12 +229,19 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
         if (s.compute.modelled) {
             const std::string doc = "docs/cost-model.md (Compute: efficiency)";
             const KernelChoice& k = s.compute.kernels;
-            out.push_back({"/compute/gemm_efficiency_max", kGemmEfficiencyMax, doc});
-            out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
+            if (!k.table || k.table->gemm.empty()) {  // the prior curve prices the GEMMs
+                out.push_back({"/compute/gemm_efficiency_max", kGemmEfficiencyMax, doc});
+                out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
+            }
             if (k.table) {  // attention, memory-bound blocks and the optimizer from the measured table
                 const std::string kdoc = k.table->file + " (" + k.table->source + ")";
                 out.push_back({"/compute/kernels/table", k.table->file, kdoc});
                 out.push_back({"/compute/kernels/measured_on", k.table->gpu, kdoc});
+                if (!k.table->gemm.empty()) {
+                    const std::string gdoc = k.table->file + " (" + k.table->gemm.source() + "); docs/cost-model.md (Compute: GEMMs)";
+                    out.push_back({"/compute/kernels/gemm_measured_on", k.table->gemm.measured_on(), gdoc});
+                    out.push_back({"/compute/kernels/gemm_shapes", static_cast<double>(k.table->gemm.points().size()), gdoc});
+                }
                 if (!k.power_gpu.empty()) {
                     const std::string pdoc = k.table->file + " (" + k.table->power->source + "); docs/cost-model.md (Compute: the power limit)";
                     out.push_back({"/compute/kernels/power_duty", k.power_duty, "derived: the GEMMs' and attention's share of the step at burst rates"});

@@ -135,16 +135,27 @@ Work gemm_at(const Rates& r, double m, double n, double k, double count, double 
     return w;
 }
 
+/// A dense bf16 GEMM's efficiency: from the table's measured GEMMs when it has them (its grid,
+/// clamped to the measured range), else the prior curve (gemm_efficiency).
+double dense_efficiency(const Rates& r, double m, double n, double k) {
+    if (r.table != nullptr) {
+        if (const auto e = r.table->gemm.efficiency(m, n, k)) {
+            return *e;
+        }
+    }
+    return gemm_efficiency(m, n, k);
+}
+
 Work gemm(const Rates& r, double m, double n, double k, double count = 1.0) {
-    return gemm_at(r, m, n, k, count, gemm_efficiency(m, n, k));
+    return gemm_at(r, m, n, k, count, dense_efficiency(r, m, n, k));
 }
 
 /// `local` experts' GEMMs of `tokens` x K by K x N each: one grouped GEMM at its measured efficiency
 /// for the tokens per expert when the table has the curve and the run groups them, else one GEMM
-/// per expert on the dense curve.
+/// per expert, priced as a dense GEMM.
 Work expert_gemm(const Rates& r, bool grouped, double tokens, double n, double k, double local) {
     const auto eff = grouped && r.table != nullptr ? r.table->grouped_efficiency(tokens, k, n) : std::nullopt;
-    return gemm_at(r, tokens, n, k, local, eff.value_or(gemm_efficiency(tokens, n, k)));
+    return gemm_at(r, tokens, n, k, local, eff.value_or(dense_efficiency(r, tokens, n, k)));
 }
 
 /// Flash attention's forward over `seq` query and key positions per kernel call.
@@ -452,6 +463,9 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
     r.beta = op.fp8 ? 1.0 : double{numbers::kHalfBytes};
     switch (op.kind) {
         case ModelOpKind::Gemm:
+            // bf16 GEMMs from the measured ones when the GPU's table has them; FP8 ones at the FP8
+            // peak on the prior curve, as before (the table's FP8 curve is a speedup over bf16)
+            r.table = op.fp8 ? nullptr : gpu.kernels.get();
             return gemm(r, op.m, op.n, op.k, op.count).seconds;
         case ModelOpKind::AttentionForward:
         case ModelOpKind::AttentionBackward: {

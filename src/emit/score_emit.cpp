@@ -59,6 +59,9 @@ nlohmann::json compute_json(const Score& s) {
         if (c.kernels.host_gap.why != HostGap::Why::None) {
             kernels["host_not_modelled"] = host_gap_text(c.kernels.host_gap, c.kernels.implementation);
         }
+        const GemmTable& g = c.kernels.table->gemm;
+        kernels["gemm"] = g.empty() ? nlohmann::json("prior curve (assumed)")
+                                    : nlohmann::json{{"measured_on", g.measured_on()}, {"shapes", g.points().size()}};
         if (!c.kernels.cuda_graph.empty()) {
             kernels["cuda_graph"] = c.kernels.cuda_graph;
         }
@@ -138,6 +141,15 @@ void compute_text(std::ostream& out, const Score& s) {
             out << ", carried to " << s.gpu_name << ": memory-bound times x" << fixed_text(c.kernels.mem_scale, 2);
         }
         out << ")";
+        const GemmTable& g = c.kernels.table->gemm;
+        if (g.empty()) {
+            out << "; GEMMs on the prior curve (assumed)";
+        } else {
+            out << "; GEMMs from " << g.points().size() << " measured shapes";
+            if (g.measured_on() != c.kernels.table->gpu) {
+                out << " (measured on " << g.measured_on() << ", carried as shares of the bf16 peak)";
+            }
+        }
         if (c.kernels.host_gap.why != HostGap::Why::None) {
             out << "; host time not modelled: " << host_gap_text(c.kernels.host_gap, c.kernels.implementation);
         }

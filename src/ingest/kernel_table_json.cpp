@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/read_file.hpp"
@@ -79,6 +80,35 @@ void read_blocks(const JsonReader& r, const JsonReader& unfused, KernelTable& t)
         ib.unfused_attention = optional_pair(unfused, name);
         t.blocks[name] = ib;
     }
+}
+
+/// gemm: {source, measured_on, points: [{m, n, k, eff}]}, points by (m, n, k) ascending, no shape
+/// twice; optional (a table without it prices bf16 GEMMs on the prior curve). The grid is built here,
+/// once per table.
+void read_gemm(const JsonReader& r, KernelTable& t) {
+    const auto g = r.get_object("gemm");
+    if (!g) {
+        return;
+    }
+    g->check_keys({"source", "measured_on", "points"});
+    const nlohmann::json* a = g->get_array("points");
+    if (a == nullptr || a->empty()) {
+        throw input_error(g->where("points"), "missing: the measured GEMMs' points", "run tests/gpu/kernel_table.py --write");
+    }
+    std::vector<GemmPoint> pts;
+    pts.reserve(a->size());
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const JsonReader e = g->element("points", i);
+        e.check_keys({"m", "n", "k", "eff"});
+        pts.push_back({required_table_value(e, "m", 1, 1e7), required_table_value(e, "n", 1, 1e7),
+                       required_table_value(e, "k", 1, 1e7), required_table_value(e, "eff", 1e-6, 1)});
+        if (i > 0 && std::tie(pts[i - 1].m, pts[i - 1].n, pts[i - 1].k) >= std::tie(pts[i].m, pts[i].n, pts[i].k)) {
+            throw input_error(e.where(), "points out of order or a shape twice",
+                              "list each shape once, by m, then n, then k ascending");
+        }
+    }
+    t.gemm = GemmTable(std::move(pts), g->get<std::string>("source").value_or(""),
+                       g->get<std::string>("measured_on").value_or(t.gpu));
 }
 
 /// gemm_fp8 (variant: [{d, speedup}], d ascending), fp8_quant_ps and grouped_gemm: optional as a
@@ -227,7 +257,7 @@ void read_power(const JsonReader& r, KernelTable& t) {
 KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& file) {
     const JsonReader r(j, file, "");
     r.check_keys({"gpu", "carried", "source", "peak_bf16_tflops", "spec_hbm_gbyte_s", "copy_gbyte_s", "launch_us", "attention", "unfused_attention",
-                  "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm_fp8", "fp8_quant_ps",
+                  "blocks", "embedding_bwd_ps", "optimizer_ps_per_param", "fp8_source", "gemm", "gemm_fp8", "fp8_quant_ps",
                   "grouped_gemm", "host", "power"});
     KernelTable t;
     t.file = file;
@@ -242,6 +272,7 @@ KernelTable kernel_table_from_json(const nlohmann::json& j, const std::string& f
     t.spec_hbm_gbyte_s = required_table_value(r, "spec_hbm_gbyte_s", 1e-3, 1e6);
     t.launch_us = required_table_value(r, "launch_us", 0, 1e4);
     t.embedding_bwd_ps = required_table_value(r, "embedding_bwd_ps", 0, kMaxPs);
+    read_gemm(r, t);
     read_attention(r, t);
     const auto unfused = r.get_object("unfused_attention");
     if (!unfused) {

@@ -231,6 +231,15 @@ quoted "$fit" "calibrate-gloo-w2-sendrecv-shm"
 while IFS= read -r line; do
     case "$line" in exit*|"") ;; *) quoted "$line" "ops-h200 (calibrate --ops)" ;; esac
 done <"$TMP/ops-h200.out"
+# the GEMM table held out (issue 42 item 2): the Python grid is the C++ one (its in-sample figures are
+# calibrate --ops's), and RESULTS.md quotes every line
+if python3 "$HERE/gemm_holdout.py" "$BIN" >"$TMP/gemm-holdout.txt" 2>&1; then
+    while IFS= read -r line; do
+        [ -n "$line" ] && quoted "$line" "gemm_holdout.py"
+    done <"$TMP/gemm-holdout.txt"
+else
+    err "gemm_holdout.py failed: $(tail -1 "$TMP/gemm-holdout.txt")"
+fi
 # the MoE steps and the MoE layer's compute alone, predicted (uncalibrated, compute-calibrated) vs measured
 if python3 "$HERE/step_predictions.py" "$BIN" --check >"$TMP/step-predictions.md" 2>&1; then
     while IFS= read -r line; do

@@ -21,7 +21,8 @@ namespace planlayout {
 // Each is its registry entry (planlayout/model/numbers/compute.def: class, source, range) under the
 // name the model and its callers use; docs/cost-model.md ("Compute: efficiency") explains them.
 
-/// Large bf16/fp8 GEMMs reach about this share of the dense peak (cuBLAS on A100/H100).
+/// Large bf16/fp8 GEMMs reach about this share of the dense peak (cuBLAS on A100/H100): the prior
+/// curve's, used without a measured GEMM table.
 inline constexpr double kGemmEfficiencyMax = numbers::kGemmEfficiencyMax;
 /// A GEMM dimension of this size halves the efficiency (one 128-wide tile: tile and wave quantization).
 inline constexpr double kGemmHalfDim = numbers::kGemmHalfDim;
@@ -45,8 +46,10 @@ inline constexpr double kAdamBytesPerParam = numbers::kAdamBytesPerParam;
 /// The GPU when neither training.gpu nor the node templates name a known one.
 inline constexpr const char* kDefaultGpuName = "H100 SXM";
 
-/// GEMM efficiency (share of the dense peak) of an M×K by K×N product: kGemmEfficiencyMax ×
-/// Π over M, N, K of x / (x + kGemmHalfDim). Increasing in every dimension.
+/// GEMM efficiency (share of the dense peak) of an M×K by K×N product on the prior curve:
+/// kGemmEfficiencyMax × Π over M, N, K of x / (x + kGemmHalfDim). Increasing in every dimension.
+/// The fallback: a GPU whose kernel table has a measured `gemm` section prices its bf16 GEMMs from
+/// that (GemmTable::efficiency).
 [[nodiscard]] double gemm_efficiency(double m, double n, double k);
 /// Flash attention's efficiency for a kernel over `seq` query and key positions.
 [[nodiscard]] double attention_efficiency(double seq);

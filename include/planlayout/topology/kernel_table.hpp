@@ -1,5 +1,5 @@
 // Topology: what one GPU's kernels measured (layouts/kernels/*.json, read by ingest/kernel_table_json):
-// attention by backend, the memory-bound blocks of each training implementation, optimizer steps,
+// dense bf16 GEMMs by shape (topology/gemm_table), attention by backend, the memory-bound blocks of each training implementation, optimizer steps,
 // launch cost. The compute model (analysis/compute_model) prices ops from it (docs/cost-model.md,
 // "Compute: kernels"). Pure values, no I/O.
 #pragma once
@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "planlayout/topology/gemm_table.hpp"
 
 namespace planlayout {
 
@@ -121,6 +123,7 @@ struct KernelTable {
     double spec_hbm_gbyte_s = 0;  // that GPU's datasheet memory bandwidth (carrying the table to another GPU)
     double copy_gbyte_s = 0;      // measured device copy bandwidth
     double launch_us = 0;         // host time per eager kernel launch
+    GemmTable gemm;  // the measured dense bf16 GEMMs; empty: the prior curve (gemm_efficiency) prices them
     std::vector<AttentionPoint> attention;
     std::map<std::string, ImplementationBlocks> blocks;  // "hf", "megatron", "fused"
     double embedding_bwd_ps = 0;                          // per vocab x hidden element
