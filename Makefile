@@ -57,6 +57,7 @@ lint:
 	python3 tests/lint/function_lengths.py .
 	python3 tests/lint/file_lengths.py .
 	python3 tests/lint/model_numbers.py .
+	python3 tests/mutate/generate.py --check
 	python3 tests/lint/tolerance_commits.py . || [ $$? -eq 77 ]
 
 bench: build

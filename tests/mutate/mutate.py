@@ -12,10 +12,14 @@ changed, restored in a finally block (and on SIGINT/SIGTERM), and a backup left 
 killed outright is restored at the start of the next run. After the last mutant the binaries are
 rebuilt from the restored sources.
 
-usage: mutate.py [--build-dir build] [--jobs 2] [--subset N] [--only ID[,ID...]] [--list]
-  --subset N   N mutants picked by the current commit (git rev-parse HEAD), so CI rotates through them
-  --only IDS   only these mutants
-  --list       print the mutants and exit
+usage: mutate.py [--build-dir build] [--jobs 2] [--list-file FILE] [--subset N] [--only ID[,ID...]] [--list]
+  --list-file F  the list to run (default tests/mutate/mutants.txt, the hand list; the generated one is
+                 tests/mutate/generated.txt, written by tests/mutate/generate.py)
+  --subset N     N mutants picked by the current commit (git rev-parse HEAD), so CI rotates through them
+  --only IDS     only these mutants
+  --list         print the mutants and exit
+A mutant's tests are a doctest --test-case filter (`tests`), a --source-file filter (`source`, the
+test files that must fail: what the generated list uses), or both (a case must match both).
 Exit status: 0 when every mutant run was killed, 1 when one survived or did not compile, 2 when the
 list itself is wrong (a snippet not found once, an unknown key).
 """
@@ -32,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIST = os.path.join(ROOT, "tests", "mutate", "mutants.txt")
 BINARIES = {"unit": "planlayout_unit_tests", "golden": "planlayout_golden_tests"}
-KEYS = ("mutant", "file", "from", "to", "tests", "binary", "why", "equivalent")
+KEYS = ("mutant", "file", "from", "to", "tests", "source", "binary", "why", "equivalent")
 COUNT_LINE = re.compile(r"unskipped test cases passing the current filters: (\d+)")
 
 
@@ -68,9 +72,11 @@ def parse(path):
     for m in mutants:
         m.setdefault("binary", "unit")  # the unit tests unless the mutant names the golden ones
         where = f"{path}:{m['line']}: mutant {m['id']}"
-        for key in ("file", "from", "to", "tests"):
+        for key in ("file", "from", "to"):
             if key not in m:
                 raise ListError(f"{where}: no '{key}' line")
+        if "tests" not in m and "source" not in m:
+            raise ListError(f"{where}: no 'tests' or 'source' line")
         if m["id"] in ids:
             raise ListError(f"{where}: the id is used twice")
         ids.add(m["id"])
@@ -143,7 +149,8 @@ class Restorer:
         with open(path, "wb") as f:
             f.write(original)
         os.utime(path)  # newer than the mutant's object file: the next build recompiles it (a ccache hit)
-        os.remove(backup)
+        if os.path.exists(backup):
+            os.remove(backup)
         self.current = None
 
 
@@ -153,10 +160,24 @@ def build(build_dir, jobs, targets):
     return run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
 
 
+def filters(m):
+    """The doctest filter arguments of a mutant's tests."""
+    out = []
+    if "tests" in m:
+        out.append("--test-case=" + m["tests"])
+    if "source" in m:
+        out.append("--source-file=" + m["source"])
+    return out
+
+
+def describe(m):
+    return " ".join(filters(m))
+
+
 def run_tests(build_dir, m, timeout, extra=()):
     exe = os.path.join(build_dir, "tests", BINARIES[m["binary"]])
     try:
-        run = subprocess.run([exe, "--test-case=" + m["tests"], "--no-colors=true", *extra], cwd=build_dir,
+        run = subprocess.run([exe, *filters(m), "--no-colors=true", *extra], cwd=build_dir,
                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, "timed out"
@@ -169,21 +190,59 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--subset", type=int, default=0)
     ap.add_argument("--only", default="")
+    ap.add_argument("--list-file", default=LIST, help="the mutant list (default: the hand list, tests/mutate/mutants.txt)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test run (a hang counts as killed)")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build_dir)
     restorer = Restorer(build_dir)
-    restorer.recover()
+    if not args.list:
+        # One run at a time: a second one would take the first's backup for an interrupted run's and
+        # restore the file under it (--list reads only, and never recovers).
+        other = running(build_dir)
+        if other:
+            print(f"mutate: another run (pid {other}) is mutating the sources; wait for it", file=sys.stderr)
+            return 2
+        os.makedirs(build_dir, exist_ok=True)
+        with open(lock_path(build_dir), "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+        try:
+            return run_all(args, build_dir, restorer)
+        finally:
+            os.remove(lock_path(build_dir))
+    return run_all(args, build_dir, restorer)
+
+
+def lock_path(build_dir):
+    return os.path.join(build_dir, "mutate.lock")
+
+
+def running(build_dir):
+    """The pid of a live run holding the lock, or None (a stale lock is ignored)."""
     try:
-        mutants = parse(LIST)
+        with open(lock_path(build_dir), encoding="utf-8") as f:
+            pid = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
+def run_all(args, build_dir, restorer):
+    if not args.list:
+        restorer.recover()
+    try:
+        mutants = parse(os.path.abspath(args.list_file))
         chosen = pick(mutants, args.subset, args.only)
     except ListError as e:
         print(f"mutate: {e}", file=sys.stderr)
         return 2
     if args.list:
         for m in mutants:
-            print(f"{m['id']:<34} {m['file']:<34} {'equivalent' if 'equivalent' in m else m['tests']}")
+            print(f"{m['id']:<34} {m['file']:<34} {'equivalent' if 'equivalent' in m else describe(m)}")
         return 0
     targets = sorted({BINARIES[m["binary"]] for m in chosen})
     ok, log = build(build_dir, args.jobs, targets)
@@ -191,15 +250,21 @@ def main():
         print(f"mutate: the unmutated build fails:\n{log}", file=sys.stderr)
         return 2
     # Each filter must select a test and pass on the unmutated code, or a "kill" would mean nothing.
+    # Each filter is checked once, however many mutants share it.
+    checked = set()
     for m in chosen:
+        key = (m["binary"], describe(m))
+        if key in checked:
+            continue
+        checked.add(key)
         rc, out = run_tests(build_dir, m, args.timeout, ("--count",))
         count = COUNT_LINE.search(out or "")
         if rc != 0 or count is None or int(count.group(1)) == 0:
-            print(f"mutate: mutant {m['id']}: its tests '{m['tests']}' select no test case", file=sys.stderr)
+            print(f"mutate: mutant {m['id']}: its tests '{describe(m)}' select no test case", file=sys.stderr)
             return 2
         rc, out = run_tests(build_dir, m, args.timeout)
         if rc != 0:
-            print(f"mutate: mutant {m['id']}: its tests '{m['tests']}' fail without the mutant:\n{out}", file=sys.stderr)
+            print(f"mutate: mutant {m['id']}: its tests '{describe(m)}' fail without the mutant:\n{out}", file=sys.stderr)
             return 2
 
     def on_signal(signum, _frame):

@@ -348,3 +348,17 @@ TEST_CASE("a sliding-window layer's attention counts min(window, position) keys 
     m.sliding_window = 4096;
     CHECK(op_flops(compute_breakdown(m, t, ParallelSizes{}, h100(), 1.0), "attention") == doctest::Approx(full));
 }
+
+TEST_CASE("gpu_spec_from_json: fp16_tflops and fp8_tflops are bounded 0 to 1e5, both ends included") {
+    const auto spec = [](const std::string& extra) {
+        return gpu_spec_from_json(
+            nlohmann::json::parse(R"({"name": "X", "bf16_tflops": 1, "hbm_gbyte_s": 1, )" + extra + "}"), "g.json");
+    };
+    CHECK(spec(R"("fp16_tflops": 100000)").fp16_tflops == 100000);
+    CHECK(spec(R"("fp8_tflops": 0)").fp8_tflops == 0);
+    CHECK_THROWS_WITH_AS((void)spec(R"("fp16_tflops": 100001)"),
+                         doctest::Contains("g.json (/fp16_tflops): fp16_tflops = 100001 TFLOP/s is larger than 100000 TFLOP/s"),
+                         Error);
+    CHECK_THROWS_WITH_AS((void)spec(R"("fp8_tflops": -1)"),
+                         doctest::Contains("g.json (/fp8_tflops): fp8_tflops = -1 TFLOP/s is smaller than 0 TFLOP/s"), Error);
+}

@@ -349,3 +349,23 @@ TEST_CASE("torchtitan toml: a config over kMaxConfigBytes is refused before pars
                          doctest::Contains("big.toml: the input is 4194305 bytes, over the limit of 4194304 bytes (kMaxConfigBytes)"),
                          planlayout::Error);
 }
+
+TEST_CASE("torchtitan:2025: the mesh dims carry their roles (tp, pp, cp, dp_replicate by name; dp_shard none)") {
+    // kinds_2025 names a role for exactly these four dims; a shard dim with a role of its own would
+    // be matched as a traffic role it does not carry.
+    TorchtitanDims d;
+    d.world = 32;
+    d.dp_replicate = 2;
+    d.cp = 2;
+    d.tp = 2;
+    d.pp = 2;
+    d.mesh_2025 = true;
+    const Groups g = build_torchtitan_groups(d, {});
+    for (const std::string nm : {"tp", "pp", "cp", "dp_replicate"}) {
+        CAPTURE(nm);
+        REQUIRE(g.find(nm) != nullptr);
+        CHECK(g.find(nm)->role == nm);
+    }
+    REQUIRE(g.find("dp_shard") != nullptr);  // 32 / (2 * 2 * 2 * 2) = 2
+    CHECK(g.find("dp_shard")->role.empty());
+}

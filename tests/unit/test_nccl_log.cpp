@@ -284,3 +284,19 @@ TEST_CASE("an NCCL line with a control character is skipped and named, its names
     }
     CHECK(log.processes.count("node-a:4100") == 1);
 }
+
+TEST_CASE("skipped connection lines are all counted and the first five named") {
+    const std::vector<std::string> five{"x.log:1", "x.log:2", "x.log:3", "x.log:4", "x.log:5"};
+    std::string control;
+    std::string malformed;
+    for (int i = 0; i < 7; ++i) {
+        control += "node-a:4101:4301 [1] NCCL INFO NET/IB : Using [0]mlx5_0\x1b[2J:1/IB [RO]; OOB eth0:10.0.0.1<0>\n";
+        malformed += "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[\n";
+    }
+    const NcclLog a = parse_nccl_log(control, "x.log");
+    CHECK(a.skipped_connection_lines == 7);
+    CHECK(a.diagnostics == five);
+    const NcclLog b = parse_nccl_log(malformed, "x.log");
+    CHECK(b.skipped_connection_lines == 7);
+    CHECK(b.diagnostics == five);
+}

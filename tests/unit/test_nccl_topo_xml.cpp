@@ -195,3 +195,17 @@ TEST_CASE("gdr=\"0\" on a GPU or an RDMA <net>: no GPUDirect RDMA on that node (
     // Seeds without the attribute say nothing.
     CHECK(load("azure-ndv5-topo.xml").gdr_level == planlayout::PathClass::Pxb);
 }
+
+TEST_CASE("a PCIe link width of 32 lanes is read as such, 33 is not a lane count (x16 assumed)") {
+    const auto xml = [](const std::string& width) {
+        return R"(<system version="1"><cpu numaid="0">
+      <pci busid="0000:18:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width=")" +
+               width + R"(">
+        <gpu dev="0" sm="90" rank="0"></gpu></pci>
+    </cpu></system>)";
+    };
+    CHECK(read_nccl_topo_xml(xml("32"), "x.xml").gpus[0].pcie.width == 32);
+    const auto t = read_nccl_topo_xml(xml("33"), "x.xml");
+    CHECK(t.gpus[0].pcie.width == 16);
+    CHECK(fixture::has_warning(t, "link_width is not a PCIe lane count"));
+}
