@@ -350,7 +350,7 @@ TEST_CASE("torchtitan toml: a config over kMaxConfigBytes is refused before pars
                          planlayout::Error);
 }
 
-TEST_CASE("torchtitan:2025: the mesh dims carry their roles (tp, pp, cp, dp_replicate by name; dp_shard none)") {
+TEST_CASE("torchtitan:2025: the mesh dims carry their roles (tp, pp, cp, dp_replicate by name, dp_shard none)") {
     // kinds_2025 names a role for exactly these four dims; a shard dim with a role of its own would
     // be matched as a traffic role it does not carry.
     TorchtitanDims d;

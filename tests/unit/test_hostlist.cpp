@@ -58,7 +58,7 @@ TEST_CASE("malformed hostlists are refused naming the flag and the piece") {
     }
 }
 
-TEST_CASE("a range of exactly Slurm's 65536 hosts expands; one more is refused") {
+TEST_CASE("a range of exactly Slurm's 65536 hosts expands, and one more is refused") {
     CHECK(expand("n[1-65536]").size() == 65536);
     CHECK_THROWS_WITH_AS(expand("n[0-65536]"), doctest::Contains("more than 65536 hosts"), Error);
 }
