@@ -230,8 +230,8 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
             const std::string doc = "docs/cost-model.md (Compute: efficiency)";
             const KernelChoice& k = s.compute.kernels;
             if (!k.table || k.table->gemm.empty()) {  // the prior curve prices the GEMMs
-                out.push_back({"/compute/gemm_efficiency_max", kGemmEfficiencyMax, doc});
-                out.push_back({"/compute/gemm_half_dim", kGemmHalfDim, doc});
+                out.push_back({"/compute/gemm_efficiency_max", numbers::kGemmEfficiencyMax.value, doc});
+                out.push_back({"/compute/gemm_half_dim", numbers::kGemmHalfDim.value, doc});
             }
             if (k.table) {  // attention, memory-bound blocks and the optimizer from the measured table
                 const std::string kdoc = k.table->file + " (" + k.table->source + ")";
@@ -264,11 +264,11 @@ std::vector<Assumption> plan_assumptions(const Report& report, const std::option
                     out.push_back({"/compute/kernels/fp8_quant_ps", k.fp8_quant_ps, fdoc});
                 }
             } else {
-                out.push_back({"/compute/attention_efficiency_max", kAttentionEfficiencyMax, doc});
-                out.push_back({"/compute/attention_half_seq", kAttentionHalfSeq, doc});
-                out.push_back({"/compute/adam_bytes_per_param", kAdamBytesPerParam, doc});
+                out.push_back({"/compute/attention_efficiency_max", numbers::kAttentionEfficiencyMax.value, doc});
+                out.push_back({"/compute/attention_half_seq", numbers::kAttentionHalfSeq.value, doc});
+                out.push_back({"/compute/adam_bytes_per_param", numbers::kAdamBytesPerParam.value, doc});
             }
-            out.push_back({"/compute/kernel_floor_us", kKernelFloorSeconds * 1e6, doc});
+            out.push_back({"/compute/kernel_floor_us", numbers::kKernelFloorSeconds.value * 1e6, doc});
         }
         if (s.anchored) {
             out.push_back({"/compute/compute_scale", s.compute_scale, "fitted to /training/measured_step_time_s"});

@@ -106,12 +106,12 @@ Rates bf16_rates(Rates r) {
     return r;
 }
 
-/// One kernel: max(compute time, memory time, kKernelFloorSeconds); `bytes` moved at `bytes_s`.
+/// One kernel: max(compute time, memory time, numbers::kKernelFloorSeconds); `bytes` moved at `bytes_s`.
 Work timed(double flops, double bytes, double flops_s, double bytes_s) {
     Work w{flops, bytes, 0, 0};
     const double tc = flops_s > 0 ? flops / flops_s : 0.0;
     const double tm = bytes > 0 ? bytes / bytes_s : 0.0;
-    w.seconds = std::max({tc, tm, flops > 0 || bytes > 0 ? kKernelFloorSeconds : 0.0});
+    w.seconds = std::max({tc, tm, flops > 0 || bytes > 0 ? numbers::kKernelFloorSeconds.value : 0.0});
     w.memory_s = tm >= tc ? w.seconds : 0.0;
     return w;
 }
@@ -171,7 +171,7 @@ Work measured(const Rates& r, double ps, double elements) {
     if (elements <= 0 || ps <= 0) {
         return {};
     }
-    const double seconds = std::max(ps * units::kPico * elements * r.mem_scale, kKernelFloorSeconds);
+    const double seconds = std::max(ps * units::kPico * elements * r.mem_scale, numbers::kKernelFloorSeconds.value);
     return {0.0, seconds * r.hbm_bytes_s, seconds, seconds};
 }
 
@@ -202,7 +202,7 @@ LayerEntry gemm_entry(const std::string& name, const Work& fwd, bool frozen, dou
 }
 
 LayerEntry memory_entry(const std::string& name, const Work& fwd) {
-    return {name, fwd, fwd * kElementwiseBackwardFactor, {}, 0.0};
+    return {name, fwd, fwd * numbers::kElementwiseBackwardFactor, {}, 0.0};
 }
 
 /// Measured blocks, each over its elements, summed into one entry (forward and backward apart).
@@ -241,14 +241,14 @@ LayerEntry measured_attention(const Rates& r, double fwd_flops, double fwd_bytes
         core.fwd = measured(r, r.blocks->unfused_attention->fwd_ps, scores);
         core.bwd = measured(r, r.blocks->unfused_attention->bwd_ps, scores);
         core.fwd.flops = fwd_flops;
-        core.bwd.flops = fwd_flops * kAttentionBackwardFactor;
+        core.bwd.flops = fwd_flops * numbers::kAttentionBackwardFactor;
         return core;
     }
     const AttentionBackend b = r.attention == AttentionBackend::Unfused ? AttentionBackend::Cudnn : r.attention;
-    const double ef = r.table->attention_efficiency(b, head_dim, seq_call, false).value_or(kAttentionEfficiencyMax);
-    const double eb = r.table->attention_efficiency(b, head_dim, seq_call, true).value_or(kAttentionEfficiencyMax);
+    const double ef = r.table->attention_efficiency(b, head_dim, seq_call, false).value_or(numbers::kAttentionEfficiencyMax);
+    const double eb = r.table->attention_efficiency(b, head_dim, seq_call, true).value_or(numbers::kAttentionEfficiencyMax);
     core.fwd = timed(fwd_flops, fwd_bytes, r.attn_flops_s * ef * r.scale, r.hbm_bytes_s);
-    core.bwd = timed(fwd_flops * kAttentionBackwardFactor, numbers::kAttentionBackwardBytesFactor * fwd_bytes, r.attn_flops_s * eb * r.scale, r.hbm_bytes_s);
+    core.bwd = timed(fwd_flops * numbers::kAttentionBackwardFactor, numbers::kAttentionBackwardBytesFactor * fwd_bytes, r.attn_flops_s * eb * r.scale, r.hbm_bytes_s);
     return core;
 }
 
@@ -300,12 +300,12 @@ void add_attention(Layer& l, const ModelSpec& m, const TrainingSpec& t, const Pa
     LayerEntry core;
     core.name = "attention";
     core.fwd = attention_fwd(r, fwd_flops, fwd_bytes, seq_call);
-    core.bwd = core.fwd * kAttentionBackwardFactor;
+    core.bwd = core.fwd * numbers::kAttentionBackwardFactor;
     if (r.table != nullptr) {
         core = measured_attention(r, fwd_flops, fwd_bytes, tokens * s * heads_local, dqk, seq_call);
     }
     core.module = "core_attn";
-    core.model_flops = fwd_flops * (1.0 + kAttentionBackwardFactor);
+    core.model_flops = fwd_flops * (1.0 + numbers::kAttentionBackwardFactor);
     l.entries.push_back(core);
     l.entries.push_back(gemm_entry("attn_out", gemm(r, tokens, h, heads * dv / tp), sh.frozen));
     if (r.blocks != nullptr && !m.mla) {
@@ -388,7 +388,7 @@ Layer make_layer(bool moe, bool windowed, const ModelSpec& m, const TrainingSpec
         l.entries.push_back(blocks_entry("norms", r, {{r.blocks->rmsnorm, numbers::kNormsPerLayer * th},
                                                         {r.blocks->residual, numbers::kResidualAddsPerLayer * th}}));
     } else {
-        l.entries.push_back(memory_entry("norms", memory_op(r, kNormResidualAccesses * th * r.beta)));
+        l.entries.push_back(memory_entry("norms", memory_op(r, numbers::kNormResidualAccesses * th * r.beta)));
     }
     l.entries.back().module = "layernorm";  // norms with the residual adds beside them
     return l;
@@ -480,7 +480,7 @@ double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale) {
                 return op.kind == ModelOpKind::AttentionForward ? e.fwd.seconds : e.bwd.seconds;
             }
             const Work fwd = attention_fwd(r, flops, bytes, op.seq);
-            return op.kind == ModelOpKind::AttentionForward ? fwd.seconds : (fwd * kAttentionBackwardFactor).seconds;
+            return op.kind == ModelOpKind::AttentionForward ? fwd.seconds : (fwd * numbers::kAttentionBackwardFactor).seconds;
         }
         case ModelOpKind::Memory:
             return memory_op(r, op.bytes).seconds;
@@ -578,16 +578,16 @@ KernelChoice choose_kernels(const TrainingSpec& t, const GpuSpec& gpu) {
         }
     }
     const bool fp32_master = k.optimizer == OptimizerImpl::FusedFp32 || k.optimizer == OptimizerImpl::ForeachFp32;
-    k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? kMegatronOptimizerExtraBytes : 0.0;
+    k.optimizer_extra_bytes = t.implementation != Implementation::Hf && fp32_master ? numbers::kMegatronOptimizerExtraBytes : 0.0;
     return k;
 }
 
 double gemm_efficiency(double m, double n, double k) {
-    const auto f = [](double x) { return x > 0 ? x / (x + kGemmHalfDim) : 0.0; };
-    return kGemmEfficiencyMax * f(m) * f(n) * f(k);
+    const auto f = [](double x) { return x > 0 ? x / (x + numbers::kGemmHalfDim) : 0.0; };
+    return numbers::kGemmEfficiencyMax * f(m) * f(n) * f(k);
 }
 
-double attention_efficiency(double seq) { return seq > 0 ? kAttentionEfficiencyMax * seq / (seq + kAttentionHalfSeq) : 0.0; }
+double attention_efficiency(double seq) { return seq > 0 ? numbers::kAttentionEfficiencyMax * seq / (seq + numbers::kAttentionHalfSeq) : 0.0; }
 
 GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& training_gpu,
                      const std::vector<std::pair<std::string, std::string>>& template_models) {
@@ -875,7 +875,7 @@ ComputeBreakdown breakdown_once(const ModelSpec& m, const TrainingSpec& t, const
     const bool shard = t.zero_stage >= 1 || t.distributed_optimizer;
     const double shard_params = dense_local / (shard ? static_cast<double>(p.dp) * p.cp : 1.0) +
                                 (m.experts > 0 ? expert_local / (shard ? std::max(1, p.expert_dp) : 1.0) : 0.0);
-    Work opt = memory_op(r, kAdamBytesPerParam * shard_params);
+    Work opt = memory_op(r, numbers::kAdamBytesPerParam * shard_params);
     if (r.table != nullptr && r.optimizer_ps > 0) {
         opt = measured(r, r.optimizer_ps, shard_params);
         opt += memory_op(r, r.optimizer_extra_bytes * shard_params);

@@ -217,9 +217,9 @@ void pin_compute(ComputeFit& f, const Anchoring& a, double measured_compute_s) {
                       seconds_text(measured_compute_s) + " s");
     if (r.clamped) {
         f.warnings.push_back("the measured compute-only step of " + seconds_text(measured_compute_s) +
-                             " s lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
-                             number_text(kMaxComputeScale) + " predicts (memory-bound work alone " +
-                             (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " it)");
+                             " s lies outside what compute_scale " + number_text(numbers::kMinComputeScale) + ".." +
+                             number_text(numbers::kMaxComputeScale) + " predicts (memory-bound work alone " +
+                             (r.scale == numbers::kMaxComputeScale ? "exceeds" : "falls short of") + " it)");
     }
 }
 
@@ -227,7 +227,7 @@ void pin_compute(ComputeFit& f, const Anchoring& a, double measured_compute_s) {
 /// step the measurement; a warning when no factor reaches it.
 void fit_arm_transport(ComputeFit& f, const Anchoring& a, const MeasuredArm& m, const std::string& why) {
     const ComputeBreakdown c = a.at(f.scale);
-    const double factor = a.transport_factor(m, c, f.factors, kMinTransportFactor, kMaxTransportFactor);
+    const double factor = a.transport_factor(m, c, f.factors, numbers::kMinTransportFactor, numbers::kMaxTransportFactor);
     TransportFactors with = f.factors;
     with.at(static_cast<std::size_t>(m.arm)) = factor;
     const double got = a.step(m.arm, c, with);
@@ -248,10 +248,10 @@ void anchor_on_arm(ComputeFit& f, const Anchoring& a, const MeasuredArm& m) {
     f.anchored = true;
     f.notes.push_back("compute: compute_scale " + number_text(r.scale) + " from " + arm_text(m));
     if (r.clamped) {
-        f.warnings.push_back(arm_text(m) + " lies outside what compute_scale " + number_text(kMinComputeScale) + ".." +
-                             number_text(kMaxComputeScale) + " predicts: compute_scale " + number_text(r.scale) +
+        f.warnings.push_back(arm_text(m) + " lies outside what compute_scale " + number_text(numbers::kMinComputeScale) + ".." +
+                             number_text(numbers::kMaxComputeScale) + " predicts: compute_scale " + number_text(r.scale) +
                              " gives " + seconds_text(r.step_s) + " s (communication or memory-bound work alone " +
-                             (r.scale == kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)");
+                             (r.scale == numbers::kMaxComputeScale ? "exceeds" : "falls short of") + " the measurement)");
     }
 }
 

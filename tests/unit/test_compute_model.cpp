@@ -77,7 +77,7 @@ TEST_CASE("causal attention: 2·s²·heads·head_dim forward, 2.5× that backwar
     const double s = 2048;
     const ComputeBreakdown c = compute_breakdown(m, one_batch(2048), ParallelSizes{}, h100(), 1.0);
     const double fwd = 2.0 * s * s * 8 * 128;
-    CHECK(op_flops(c, "attention") == doctest::Approx(fwd * (1.0 + kAttentionBackwardFactor)));
+    CHECK(op_flops(c, "attention") == doctest::Approx(fwd * (1.0 + numbers::kAttentionBackwardFactor.value)));
     ParallelSizes cp2;
     cp2.cp = 2;
     CHECK(op_flops(compute_breakdown(m, one_batch(2048), cp2, h100(), 1.0), "attention") ==
@@ -86,7 +86,7 @@ TEST_CASE("causal attention: 2·s²·heads·head_dim forward, 2.5× that backwar
     TrainingSpec sel = one_batch(2048);
     sel.recompute = Recompute::Selective;
     CHECK(op_flops(compute_breakdown(m, sel, ParallelSizes{}, h100(), 1.0), "attention") ==
-          doctest::Approx(fwd * (2.0 + kAttentionBackwardFactor)));
+          doctest::Approx(fwd * (2.0 + numbers::kAttentionBackwardFactor.value)));
     // --recompute-modules mlp: the MLP's forward repeated, the attention core no longer.
     sel.recompute_modules = {"mlp"};
     const ComputeBreakdown mlp = compute_breakdown(m, sel, ParallelSizes{}, h100(), 1.0);
@@ -129,12 +129,12 @@ TEST_CASE("the efficiency curves rise with every dimension and stay below their 
         CHECK(e > last);
         CHECK(gemm_efficiency(4096, x, 4096) == doctest::Approx(e));
         CHECK(gemm_efficiency(4096, 4096, x) == doctest::Approx(e));
-        CHECK(e < kGemmEfficiencyMax);
+        CHECK(e < numbers::kGemmEfficiencyMax.value);
         last = e;
     }
-    CHECK(gemm_efficiency(kGemmHalfDim, 1e12, 1e12) == doctest::Approx(kGemmEfficiencyMax / 2));
+    CHECK(gemm_efficiency(numbers::kGemmHalfDim.value, 1e12, 1e12) == doctest::Approx(numbers::kGemmEfficiencyMax.value / 2));
     CHECK(attention_efficiency(512) < attention_efficiency(4096));
-    CHECK(attention_efficiency(kAttentionHalfSeq) == doctest::Approx(kAttentionEfficiencyMax / 2));
+    CHECK(attention_efficiency(numbers::kAttentionHalfSeq.value) == doctest::Approx(numbers::kAttentionEfficiencyMax.value / 2));
     CHECK(gemm_efficiency(0, 1, 1) == 0.0);
 }
 
@@ -201,7 +201,7 @@ TEST_CASE("anchoring: compute_scale is fitted so that the measured arm's step is
     // A measurement no scale can reach: clamped, with a warning.
     in.training->measured_step_time_s = plain * 1e-6;
     const Score clamped = compute_score(in);
-    CHECK(clamped.compute_scale == kMaxComputeScale);
+    CHECK(clamped.compute_scale == numbers::kMaxComputeScale.value);
     REQUIRE(clamped.warnings.size() == 1);
     CHECK(clamped.warnings.front().find("lies outside") != std::string::npos);
 }
@@ -296,7 +296,7 @@ TEST_CASE("attention bytes: beta*tokens*(heads/tp*(dqk+dv) + 2*kv_heads*head_dim
     ModelSpec m = dense_model();  // hidden 1024, 8 heads of 128, kv_heads = heads
     const double beta = 2;
     const double tokens = 2048;
-    const double both = 1.0 + kAttentionBackwardFactor;
+    const double both = 1.0 + numbers::kAttentionBackwardFactor.value;
     const ComputeBreakdown mha = compute_breakdown(m, one_batch(2048), ParallelSizes{}, h100(), 1.0);
     CHECK(op_bytes(mha, "attention") == doctest::Approx(beta * tokens * (8 * 256.0 + 2 * 8 * 128.0) * both));
     // TP halves the heads each rank holds, queries and KV alike.

@@ -211,7 +211,7 @@ TEST_CASE("gpt-oss-120b: model FLOPs per token at 4,096 tokens with its windowed
     full.sliding_window = 0;
     const double full_per_token = compute_breakdown(full, t, ParallelSizes{}, g, 1.0).model_flops / 4096;
     // 18 windowed layers of 64 heads × 64 dims: per token 2·(s/2 − 126)·128·64 fewer forward FLOPs each,
-    // × 3.5 with the backward (kAttentionBackwardFactor 2.5).
+    // × 3.5 with the backward (numbers::kAttentionBackwardFactor.value 2.5).
     CHECK(full_per_token - per_token == doctest::Approx(18 * 2.0 * (2048 - 126) * 128 * 64 * 3.5).epsilon(1e-6));
     // Megatron-Bridge 26.02 (DGX-H100, seq 4096): 163 TFLOP/s/GPU at 5,993 tokens/s/GPU = 27.2 GFLOP per
     // token (tests/data/published/megatron-bridge-dgx-h100.json). Full-length attention gave +28.7 %;

@@ -137,7 +137,7 @@ TEST_CASE("each implementation resolves its attention backend and optimizer, and
     CHECK(k.attention == AttentionBackend::Cudnn);
     CHECK(k.optimizer == OptimizerImpl::FusedFp32);
     CHECK(k.optimizer_ps == 8);
-    CHECK(k.optimizer_extra_bytes == kMegatronOptimizerExtraBytes);
+    CHECK(k.optimizer_extra_bytes == numbers::kMegatronOptimizerExtraBytes.value);
     t.implementation = Implementation::MegatronLocal;
     k = choose_kernels(t, g);
     CHECK(k.blocks == "megatron");
@@ -182,7 +182,7 @@ TEST_CASE("a layer priced from the table, by hand: norms, rope, activation, unfu
     CHECK(op_seconds_named(c, "embedding") == doctest::Approx(2.0 * T * 1024 * 2 / 2000e9 + 2.0 * 2 * 1000 * 1024 * 1e-12));
     // Optimizer: foreach fp32 (20 ps) on every parameter, plus Megatron's 14 bytes around the step.
     const double params = m.derived_dense_params();
-    CHECK(c.optimizer_s == doctest::Approx(2.0 * 20 * params * 1e-12 + kMegatronOptimizerExtraBytes * params / 2000e9));
+    CHECK(c.optimizer_s == doctest::Approx(2.0 * 20 * params * 1e-12 + numbers::kMegatronOptimizerExtraBytes.value * params / 2000e9));
     // A fused backend instead: FLOPs at the table's efficiency of this GPU's peak (forward and backward each).
     t.attention_backend = AttentionBackend::Flash;
     const ComputeBreakdown f = compute_breakdown(m, t, {1, 1, 1, 1, 1, 1, 1, 1}, g, 1.0);

@@ -80,7 +80,7 @@ TEST_CASE("op_seconds: the layer model's GEMM, attention and memory timing, with
     CHECK(op_seconds(gemm, g, 0.5) == doctest::Approx(2.0 * op_seconds(gemm, g)));
     ModelOp tiny;
     tiny.m = tiny.n = tiny.k = 16;
-    CHECK(op_seconds(tiny, g) == doctest::Approx(kKernelFloorSeconds));
+    CHECK(op_seconds(tiny, g) == doctest::Approx(numbers::kKernelFloorSeconds.value));
     ModelOp attn;
     attn.kind = ModelOpKind::AttentionForward;
     attn.batch = 2;
@@ -90,7 +90,7 @@ TEST_CASE("op_seconds: the layer model's GEMM, attention and memory timing, with
     const double fwd = op_seconds(attn, g);
     CHECK(fwd == doctest::Approx(2.0 * 2 * 32 * 8192.0 * 8192.0 * 128 / (989e12 * attention_efficiency(8192))));
     attn.kind = ModelOpKind::AttentionBackward;
-    CHECK(op_seconds(attn, g) == doctest::Approx(kAttentionBackwardFactor * fwd));
+    CHECK(op_seconds(attn, g) == doctest::Approx(numbers::kAttentionBackwardFactor.value * fwd));
     ModelOp mem;
     mem.kind = ModelOpKind::Memory;
     mem.bytes = 4.8e9;

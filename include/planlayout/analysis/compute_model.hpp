@@ -17,37 +17,14 @@
 
 namespace planlayout {
 
-// ---------------------------------------------------------------------------- named constants
-// Each is its registry entry (planlayout/model/numbers/compute.def: class, source, range) under the
-// name the model and its callers use; docs/cost-model.md ("Compute: efficiency") explains them.
+// The model's numbers are read from the registry (planlayout/model/numbers/compute.def: class,
+// source, range) as numbers::k…; docs/cost-model.md ("Compute: efficiency") explains them.
 
-/// Large bf16/fp8 GEMMs reach about this share of the dense peak (cuBLAS on A100/H100): the prior
-/// curve's, used without a measured GEMM table.
-inline constexpr double kGemmEfficiencyMax = numbers::kGemmEfficiencyMax;
-/// A GEMM dimension of this size halves the efficiency (one 128-wide tile: tile and wave quantization).
-inline constexpr double kGemmHalfDim = numbers::kGemmHalfDim;
-/// Flash attention (causal, head dim 128, bf16) at long sequences: share of the dense peak.
-inline constexpr double kAttentionEfficiencyMax = numbers::kAttentionEfficiencyMax;
-/// The sequence length (per kernel call) at which flash attention reaches half of that.
-inline constexpr double kAttentionHalfSeq = numbers::kAttentionHalfSeq;
-/// Flash attention's backward does 2.5× the forward's FLOPs (5 matmuls against 2).
-inline constexpr double kAttentionBackwardFactor = numbers::kAttentionBackwardFactor;
-/// The least time one kernel takes, however little it computes or moves: launch, ramp-up and
-/// tail (the H200 sweep's smallest GEMMs, M512 × N128 × K1024 and the like, take 3.9–5.1 µs).
-inline constexpr double kKernelFloorSeconds = numbers::kKernelFloorSeconds;
-/// Element accesses per hidden element per token of a layer's forward norms and residual adds
-/// (2 norms: read + write; 2 residual adds: 2 reads + 1 write).
-inline constexpr double kNormResidualAccesses = numbers::kNormResidualAccesses;
-/// Backward element-wise work moves this many times the forward's bytes.
-inline constexpr double kElementwiseBackwardFactor = numbers::kElementwiseBackwardFactor;
-/// Adam's bytes per trained parameter per step: read fp32 grad, master, m, v (16); write master,
-/// m, v (12) and the bf16 weight (2).
-inline constexpr double kAdamBytesPerParam = numbers::kAdamBytesPerParam;
 /// The GPU when neither training.gpu nor the node templates name a known one.
 inline constexpr const char* kDefaultGpuName = "H100 SXM";
 
 /// GEMM efficiency (share of the dense peak) of an M×K by K×N product on the prior curve:
-/// kGemmEfficiencyMax × Π over M, N, K of x / (x + kGemmHalfDim). Increasing in every dimension.
+/// numbers::kGemmEfficiencyMax × Π over M, N, K of x / (x + numbers::kGemmHalfDim). Increasing in every dimension.
 /// The fallback: a GPU whose kernel table has a measured `gemm` section prices its bf16 GEMMs from
 /// that (GemmTable::efficiency).
 [[nodiscard]] double gemm_efficiency(double m, double n, double k);
@@ -69,7 +46,7 @@ struct ModelOp {
 };
 
 /// The model's time for one op: max(FLOPs / (peak × efficiency(shape) × compute_scale), bytes /
-/// memory bandwidth), attention backward kAttentionBackwardFactor × its forward.
+/// memory bandwidth), attention backward numbers::kAttentionBackwardFactor × its forward.
 [[nodiscard]] double op_seconds(const ModelOp& op, const GpuSpec& gpu, double compute_scale = 1.0);
 
 /// Which GPU the layout runs on, and where that came from.
@@ -86,10 +63,6 @@ struct GpuChoice {
 [[nodiscard]] GpuChoice choose_gpu(const std::vector<GpuSpec>& specs, const std::string& training_gpu,
                                    const std::vector<std::pair<std::string, std::string>>& template_models);
 
-/// Bytes per parameter moved around a Megatron optimizer step with fp32 master weights, besides the
-/// Adam kernels: the gradient norm reads the fp32 gradients (4), the bf16 weights are written back
-/// from the fp32 master (4 read + 2 written), the gradient buffer is zeroed (4 written).
-inline constexpr double kMegatronOptimizerExtraBytes = numbers::kMegatronOptimizerExtraBytes;
 
 /// What prices a layout's kernels (docs/cost-model.md, "Compute: kernels"): the GPU's measured
 /// table, the implementation's blocks in it, the attention backend and optimizer the training spec
@@ -206,11 +179,8 @@ struct ScheduleTime {
 [[nodiscard]] ComputeBreakdown flat_compute(const ModelSpec& m, const TrainingSpec& t, const ParallelSizes& p,
                                             double peak_tflops, double compute_scale);
 
-/// compute_scale's range (training.compute_scale and the anchoring solve).
-inline constexpr double kMinComputeScale = numbers::kMinComputeScale;
-inline constexpr double kMaxComputeScale = numbers::kMaxComputeScale;
 
-/// The anchoring solve: the compute_scale in [kMinComputeScale, kMaxComputeScale] at which
+/// The anchoring solve: the compute_scale in [numbers::kMinComputeScale, numbers::kMaxComputeScale] at which
 /// step_at(scale) equals `measured` (bisection in log scale; the step falls as the scale grows).
 /// clamped: the measurement lies outside what the range can predict (scale at the nearer end).
 struct ScaleFit {
@@ -221,14 +191,14 @@ struct ScaleFit {
 
 template <class StepAt>
 [[nodiscard]] ScaleFit fit_compute_scale(const StepAt& step_at, double measured) {
-    double lo = std::log(kMinComputeScale);  // slow compute: the longest step
-    double hi = std::log(kMaxComputeScale);
+    double lo = std::log(numbers::kMinComputeScale);  // slow compute: the longest step
+    double hi = std::log(numbers::kMaxComputeScale);
     ScaleFit f;
-    const double slowest = step_at(kMinComputeScale);
-    const double fastest = step_at(kMaxComputeScale);
+    const double slowest = step_at(numbers::kMinComputeScale);
+    const double fastest = step_at(numbers::kMaxComputeScale);
     if (measured >= slowest || measured <= fastest) {
         f.clamped = !(measured == slowest || measured == fastest);
-        f.scale = measured >= slowest ? kMinComputeScale : kMaxComputeScale;
+        f.scale = measured >= slowest ? numbers::kMinComputeScale : numbers::kMaxComputeScale;
         f.step_s = measured >= slowest ? slowest : fastest;
         return f;
     }

@@ -19,10 +19,6 @@
 
 namespace planlayout {
 
-/// The least the anchoring may multiply a transport's efficiencies by.
-inline constexpr double kMinTransportFactor = numbers::kMinTransportFactor;
-/// The largest factor a measured arm may put on its network efficiencies (each capped at 1).
-inline constexpr double kMaxTransportFactor = numbers::kMaxTransportFactor;
 
 /// A factor per Transport (index = the enumerator), as TransportSpec::anchor_factors.
 using TransportFactors = decltype(TransportSpec::anchor_factors);
