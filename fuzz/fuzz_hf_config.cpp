@@ -2,9 +2,9 @@
 // by `model_spec_from_json` (which may refuse it cleanly: a shape of more than 1e15 parameters).
 // A section the model reader accepted must survive to_json/from_json: a rejection there is a bug.
 #include "fuzz_common.hpp"
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     planlayout::fuzz::expect_clean([&] {

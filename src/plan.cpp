@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/assumptions.hpp"
-#include "planlayout/analysis/batch.hpp"
 #include "planlayout/analysis/model_fit.hpp"
 #include "planlayout/analysis/pipeline.hpp"
 #include "planlayout/error.hpp"
@@ -19,8 +18,9 @@
 #include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/hostfile.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
-#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/json_reader.hpp"
+#include "planlayout/model/batch.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/text_format.hpp"
@@ -97,7 +97,7 @@ Report plan_layout(const PlanRequest& request, const nlohmann::json& layout);
 
 // The batch as DeepSpeed and the Hugging Face Trainer give it — grad_accum with the global or the
 // micro batch, or a DeepSpeed run without the global batch — settled over the data-parallel size
-// as DeepSpeed settles it (analysis/batch.hpp). Megatron's way (global batch, gas derived) is left
+// as DeepSpeed settles it (model/batch.hpp). Megatron's way (global batch, gas derived) is left
 // as it is. Returns the layout with /training's three sizes explicit, or nothing when it is
 // unchanged (the caller reads the layout itself: no copy of a big document).
 std::optional<nlohmann::json> with_settled_batch(const nlohmann::json& layout, const std::string& file, std::int64_t dp,

@@ -15,7 +15,7 @@ struct KindRule {
     const char* why;
 };
 
-// The kinds analysis/traffic times, with the reason for each; docs/cost-model.md lists the same.
+// The kinds model/traffic times, with the reason for each; docs/cost-model.md lists the same.
 const KindRule kRules[] = {
     {"tp", true, "all-reduce (or reduce-scatter + all-gather) in every layer"},
     {"cp", true, "KV send/recv around the ring in every layer"},
@@ -136,7 +136,7 @@ SchedulerLevels scheduler_levels(const Cluster& cluster, const Placement& placem
         if (kind == nullptr || kind->group_size() <= 1) {
             continue;  // no such groups (size 1: nothing crosses)
         }
-        // The data-parallel reduce runs over dp_cp when CP > 1, else over dp (analysis/traffic).
+        // The data-parallel reduce runs over dp_cp when CP > 1, else over dp (model/traffic).
         if ((std::string(rule.kind) == "dp" && groups.spec.cp > 1) || (std::string(rule.kind) == "dp_cp" && groups.spec.cp <= 1)) {
             continue;
         }

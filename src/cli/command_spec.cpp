@@ -12,9 +12,9 @@
 
 #include "cost_options.hpp"
 #include "messages.hpp"
-#include "planlayout/analysis/collective_op.hpp"
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/emit/diagram.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout_cli_commands.hpp"
 
 namespace planlayout::cli {

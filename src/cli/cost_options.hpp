@@ -8,8 +8,8 @@
 #include "args.hpp"
 #include "command_spec.hpp"
 #include "context.hpp"
-#include "planlayout/analysis/cost.hpp"
-#include "planlayout/analysis/memory.hpp"
+#include "planlayout/model/cost.hpp"
+#include "planlayout/model/memory.hpp"
 
 namespace planlayout::cli {
 

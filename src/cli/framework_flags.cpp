@@ -78,7 +78,7 @@ void torchtitan_config_fragment(const std::string& path, Context& ctx, Framework
         // torchtitan (train.py): global_batch_size -1 (the default) is local_batch_size x the
         // data-parallel degree (dp_replicate x dp_shard), one gradient-accumulation step; with a
         // pipeline, the local batch is split into micro-batches of pipeline_parallel_microbatch_size.
-        // plan() settles global = micro x grad_accum x dp (analysis/batch.hpp).
+        // plan() settles global = micro x grad_accum x dp (model/batch.hpp).
         const std::int64_t local = t.local_batch_size.value_or(8);
         std::int64_t accum = 1;
         if (d.pp > 1 && t.pp_microbatch_size && *t.pp_microbatch_size > 0) {

@@ -8,7 +8,7 @@
 #include "html_parts.hpp"
 #include "planlayout/emit/ab_emit.hpp"
 #include "planlayout/emit/verify_emit.hpp"
-#include "planlayout/analysis/model_spec.hpp"  // is_intra_arm
+#include "planlayout/model/model_spec.hpp"  // is_intra_arm
 #include "planlayout/text_format.hpp"
 
 namespace planlayout::html_parts {

@@ -414,7 +414,7 @@ std::vector<std::string> report_view_kinds(const Report& report) {
         }
         return out;
     }
-    // No score: the kinds that carry a training step's collectives (analysis/traffic.cpp).
+    // No score: the kinds that carry a training step's collectives (model/traffic.cpp).
     const char* dp = report.groups.spec.cp > 1 ? "dp_cp" : "dp";
     for (const char* role : {"tp", "cp", "ep", "expt_tp", "pp", dp, "expt_dp", "fsdp", "efsdp", "dp_replicate"}) {
         add(crossing(role));

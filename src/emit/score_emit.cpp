@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "planlayout/analysis/cost.hpp"
+#include "planlayout/model/cost.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {
@@ -13,7 +13,7 @@ namespace {
 /// A count of calls per step: whole numbers without decimals, others with one.
 std::string count_text(double v) { return fixed_text(v, v == std::floor(v) ? 0 : 1); }
 
-/// Why no host time is priced (analysis/compute_model.hpp, HostGap), one clause.
+/// Why no host time is priced (model/compute_model.hpp, HostGap), one clause.
 std::string host_gap_text(const HostGap& g, Implementation impl) {
     const std::string on = g.measured_for.empty() ? "" : " (" + g.measured_for + ")";
     switch (g.why) {
@@ -30,7 +30,7 @@ std::string host_gap_text(const HostGap& g, Implementation impl) {
     }
     return "";
 }
-// The compute model's part of the score (analysis/compute_model.hpp).
+// The compute model's part of the score (model/compute_model.hpp).
 nlohmann::json compute_json(const Score& s) {
     const ComputeBreakdown& c = s.compute;
     nlohmann::json stages = nlohmann::json::array();

@@ -3,11 +3,11 @@
 // runtime/precision_config.py, runtime/tensor_parallel/config.py, module_inject/auto_ep_config.py).
 #include "planlayout/ingest/deepspeed_config.hpp"
 
-#include "planlayout/analysis/batch.hpp"
 #include "planlayout/error.hpp"
-#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/json_reader.hpp"
 #include "planlayout/limits.hpp"
+#include "planlayout/model/batch.hpp"
 
 namespace planlayout {
 namespace {

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <utility>
 
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/limits.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "megatron_mapper.hpp"
 
 namespace planlayout::megatron {

@@ -21,6 +21,8 @@ import tempfile
 
 TOLERANCES = "tests/tolerances.json"
 LISTED = "tests/lint/model_sources.txt"
+# The model's files as they were named before they moved to src/model/ (issue 42 item 3): older commits
+# changed them there. calibrate and pipeline stay in analysis/ and set predictions too.
 ANALYSIS = ("compute_model", "cost", "score", "memory", "overlap", "traffic", "model_derive", "model_spec",
             "collective_op", "collective_fit", "calibrate", "pipeline")
 MODEL = (["src/model/**", "include/planlayout/model/**", "layouts/kernels/**"]

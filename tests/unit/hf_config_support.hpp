@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 namespace hf_fixture {
 

@@ -1,14 +1,14 @@
-// Tests: the compute model (analysis/compute_model.hpp), GPU specs and the anchoring solve.
+// Tests: the compute model (model/compute_model.hpp), GPU specs and the anchoring solve.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "planlayout/analysis/compute_model.hpp"
-#include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/model/compute_model.hpp"
+#include "planlayout/model/score.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

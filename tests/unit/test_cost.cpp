@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "planlayout/analysis/cost.hpp"
+#include "planlayout/model/cost.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

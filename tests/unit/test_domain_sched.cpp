@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/sched_levels.hpp"
 #include "planlayout/emit/sched_topology_emit.hpp"
 #include "planlayout/emit/scheduler_emit.hpp"
 #include "planlayout/ingest/nccl_log.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/ingest/slurm_topology.hpp"
+#include "planlayout/model/cost.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/verify/verify.hpp"
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "planlayout/analysis/pipeline.hpp"
-#include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/model/traffic.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/framework_compare.hpp"
 

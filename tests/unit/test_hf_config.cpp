@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <string>
 
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 #include "hf_config_support.hpp"
 

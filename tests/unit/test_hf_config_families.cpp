@@ -12,12 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/compute_model.hpp"
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/hf_config.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/model/compute_model.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 #include "hf_config_support.hpp"
 

@@ -5,12 +5,12 @@
 #include <limits>
 #include <string>
 
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/score.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
-#include "planlayout/json_reader.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/json_reader.hpp"
+#include "planlayout/model/model_spec.hpp"
+#include "planlayout/model/score.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace): test file
 using nlohmann::json;

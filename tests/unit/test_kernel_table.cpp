@@ -1,16 +1,16 @@
 // Tests: the measured kernel table (topology/kernel_table.hpp, ingest/kernel_table_json.hpp) and the
-// compute model's use of it (analysis/compute_model.hpp, choose_kernels), by hand.
+// compute model's use of it (model/compute_model.hpp, choose_kernels), by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <memory>
 #include <string>
 
-#include "planlayout/analysis/compute_model.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/gpu_spec_json.hpp"
 #include "planlayout/ingest/kernel_table_json.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/model/compute_model.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

@@ -9,12 +9,12 @@
 #include <sstream>
 #include <string>
 
-#include "planlayout/analysis/memory.hpp"
 #include "planlayout/analysis/search.hpp"
 #include "planlayout/emit/report_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/model/memory.hpp"
 #include "planlayout/plan.hpp"
 #include "planlayout/text_format.hpp"
 

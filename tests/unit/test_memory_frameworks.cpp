@@ -7,11 +7,11 @@
 
 #include <string>
 
-#include "planlayout/analysis/memory.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/deepspeed_config.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/torchtitan_toml.hpp"
+#include "planlayout/model/memory.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

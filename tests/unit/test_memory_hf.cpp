@@ -6,7 +6,7 @@
 // modeling_llama.py / LlamaRMSNorm / ForCausalLMLoss and torch's _multi_tensor_adamw.
 #include <doctest/doctest.h>
 
-#include "planlayout/analysis/memory.hpp"
+#include "planlayout/model/memory.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

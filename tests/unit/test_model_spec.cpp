@@ -1,8 +1,8 @@
 // Tests: reading the model, training and transport sections.
 #include <doctest/doctest.h>
 
-#include "planlayout/analysis/model_spec.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

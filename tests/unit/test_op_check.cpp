@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/compute_model.hpp"
 #include "planlayout/analysis/op_check.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/bench_ops_json.hpp"
+#include "planlayout/model/compute_model.hpp"
 
 using namespace planlayout;
 

@@ -2,8 +2,8 @@
 // and per-layer windows.
 #include <doctest/doctest.h>
 
-#include "planlayout/analysis/overlap.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
+#include "planlayout/model/overlap.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <string>
 
-#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/analysis/calibrate.hpp"
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/emit/score_emit.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
+#include "planlayout/model/score.hpp"
 #include "tolerances.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/model/traffic.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/model/numbers/gpu.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"

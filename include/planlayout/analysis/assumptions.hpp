@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 namespace planlayout {
 

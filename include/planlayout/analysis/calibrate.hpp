@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/collective_fit.hpp"
 #include "planlayout/analysis/collective_measurement.hpp"
-#include "planlayout/analysis/cost.hpp"
+#include "planlayout/model/collective_fit.hpp"
+#include "planlayout/model/cost.hpp"
 
 namespace planlayout {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/model/collective_op.hpp"
 
 namespace planlayout {
 

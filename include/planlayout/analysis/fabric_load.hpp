@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/collective_op.hpp"
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/score.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"

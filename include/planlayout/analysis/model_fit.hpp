@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 
 namespace planlayout {

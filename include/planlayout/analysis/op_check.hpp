@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/compute_model.hpp"
+#include "planlayout/model/compute_model.hpp"
 #include "planlayout/topology/gpu_spec.hpp"
 
 namespace planlayout {

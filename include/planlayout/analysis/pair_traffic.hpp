@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "planlayout/analysis/collective_op.hpp"
 #include "planlayout/analysis/edge_class.hpp"
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/score.hpp"
 #include "planlayout/parallel/groups.hpp"
 
 namespace planlayout {

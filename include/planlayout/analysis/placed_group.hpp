@@ -1,8 +1,8 @@
 // Cost: the bridge from the edge classification (GroupFootprint) to the cost model (PlacedGroup).
 #pragma once
 
-#include "planlayout/analysis/cost.hpp"
 #include "planlayout/analysis/edge_class.hpp"
+#include "planlayout/model/cost.hpp"
 #include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {

@@ -53,7 +53,7 @@ struct SchedulerLevels {
 [[nodiscard]] bool domains_nest_in_leaves(const Cluster& cluster);
 
 /// The kinds a scheduler is told about and whether each is required: tp, cp, ep and expt_tp run
-/// collectives in every layer (analysis/traffic: calls per step scale with the layers), so a
+/// collectives in every layer (model/traffic: calls per step scale with the layers), so a
 /// group that leaves its level slows every layer; dp, dp_cp and expt_dp reduce gradients once
 /// per step, overlapped with the backward pass, and pp sends point-to-point at stage boundaries:
 /// preferred.

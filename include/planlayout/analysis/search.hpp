@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "planlayout/analysis/calibrate.hpp"
-#include "planlayout/analysis/memory.hpp"
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/memory.hpp"
+#include "planlayout/model/score.hpp"
 #include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "planlayout/analysis/score.hpp"
 #include "planlayout/emit/diagram.hpp"
+#include "planlayout/model/score.hpp"
 #include "planlayout/report.hpp"
 
 namespace planlayout {

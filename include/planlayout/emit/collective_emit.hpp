@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/collective_fit.hpp"
-#include "planlayout/analysis/cost.hpp"
 #include "planlayout/ingest/nccl_tests.hpp"
+#include "planlayout/model/collective_fit.hpp"
+#include "planlayout/model/cost.hpp"
 
 namespace planlayout {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/score.hpp"
 
 namespace planlayout {
 

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/model_spec.hpp"
+#include "planlayout/model/score.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/parallel_spec.hpp"
 #include "planlayout/parallel/placement.hpp"

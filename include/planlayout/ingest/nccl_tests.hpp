@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "planlayout/analysis/collective_measurement.hpp"
-#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/model/collective_op.hpp"
 
 namespace planlayout {
 

@@ -39,7 +39,7 @@ struct GroupKind {
     std::string name;        // "dp_cp" (docs/commands/groups.md "kind" column)
     std::string group_desc;  // "DATA_PARALLEL_GROUP_WITH_CP"
     std::string generator;   // "dense" or "expert" (other frameworks: the mesh or topology it comes from)
-    /// The Megatron kind whose traffic this kind carries (analysis/traffic names: tp, cp, pp, dp,
+    /// The Megatron kind whose traffic this kind carries (model/traffic names: tp, cp, pp, dp,
     /// dp_cp, ep, expt_tp, expt_dp, embd), or a framework role the cost model maps itself
     /// ("fsdp": ZeRO-3 shard group, "dp_replicate": HSDP replica all-reduce, "efsdp": expert shard
     /// group); empty when the kind carries no modelled traffic. Megatron kinds: their own name.

@@ -1,6 +1,6 @@
 // Topology: what one GPU's kernels measured (layouts/kernels/*.json, read by ingest/kernel_table_json):
 // dense bf16 GEMMs by shape (topology/gemm_table), attention by backend, the memory-bound blocks of each training implementation, optimizer steps,
-// launch cost. The compute model (analysis/compute_model) prices ops from it (docs/cost-model.md,
+// launch cost. The compute model (model/compute_model) prices ops from it (docs/cost-model.md,
 // "Compute: kernels"). Pure values, no I/O.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Analysis inputs: the model, the training run and the transports, from a layout file's
+// Model inputs: the model, the training run and the transports, from a layout file's
 // "model", "training" and "transport" sections (docs/cost-model.md gives every default).
 #pragma once
 
@@ -19,7 +19,7 @@
 
 namespace planlayout {
 
-struct CollectiveFits;  // analysis/collective_fit.hpp
+struct CollectiveFits;  // model/collective_fit.hpp
 
 /// Where an effective value came from: the input gave it, it is the documented default, or it
 /// was computed from other fields (docs/cost-model.md, "Parameters from the shape").
@@ -235,7 +235,7 @@ struct TrainingSpec {
     int global_batch = 0;  // sequences per optimizer step
     int micro_batch = 1;   // b
     int grad_accum = 0;    // gradient-accumulation steps as given (DeepSpeed, HF Trainer; 0: derived,
-                           // Megatron's way); plan() settles it with the global batch (analysis/batch.hpp)
+                           // Megatron's way); plan() settles it with the global batch (model/batch.hpp)
     int seq_len = 0;       // s
     int vpp = 1;           // virtual pipeline stages per rank (v)
     Recompute recompute = Recompute::None;
@@ -411,7 +411,7 @@ struct TransportSpec {
     std::vector<std::string> calibrations;  // calibration files (plan-layout calibrate -o), in
                                             // order; read by the caller (apply_calibration_files)
     std::shared_ptr<const CollectiveFits> fits;  // their fits, set by apply_calibration (null: priors only)
-    // Anchoring (analysis/score): a measured arm's network efficiencies multiplied by its factor
+    // Anchoring (model/score): a measured arm's network efficiencies multiplied by its factor
     // (1: none), when the compute band, a second arm or a measured compute leaves it the rest of its step.
     std::array<double, kTransportCount> anchor_factors{1.0, 1.0, 1.0, 1.0, 1.0};  // by Transport
 

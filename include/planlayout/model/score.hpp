@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planlayout/analysis/compute_model.hpp"
-#include "planlayout/analysis/cost.hpp"
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/traffic.hpp"
 #include "planlayout/error.hpp"
+#include "planlayout/model/compute_model.hpp"
+#include "planlayout/model/cost.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/model/numbers/compute.hpp"
+#include "planlayout/model/traffic.hpp"
 #include "planlayout/text_format.hpp"  // human_bytes, used with scores
 
 namespace planlayout {
@@ -48,7 +48,7 @@ struct ScoreInput {
     std::optional<GpuChoice> gpu;  // the GPU compute runs on (pipeline: choose_gpu); absent: the default
 };
 
-/// One collective item of a kind and the window that hides it (analysis/overlap.hpp);
+/// One collective item of a kind and the window that hides it (model/overlap.hpp);
 /// index 0 = baseline transport, 1 = candidate.
 struct WindowDetail {
     std::string what;           // "grad reduce", "param gather", "dispatch+combine", ...

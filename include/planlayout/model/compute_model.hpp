@@ -1,4 +1,4 @@
-// Analysis: compute per GPU from the GPU and the layout (docs/cost-model.md, "Compute"): the ops
+// Model: compute per GPU from the GPU and the layout (docs/cost-model.md, "Compute"): the ops
 // one layer and micro-batch implies on one rank, each timed as max(FLOPs / (peak × efficiency ×
 // compute_scale), bytes / memory bandwidth); stages from the layer split; the 1F1B / interleaved
 // pipeline schedule; MFU as an output. Pure: no I/O.
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/model/numbers/compute.hpp"
+#include "planlayout/model/traffic.hpp"
 #include "planlayout/topology/gpu_spec.hpp"
 
 namespace planlayout {

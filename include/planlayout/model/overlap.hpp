@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/model_spec.hpp"
+#include "planlayout/model/traffic.hpp"
 
 namespace planlayout {
 

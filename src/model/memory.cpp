@@ -3,7 +3,7 @@
 // Over 500 lines: one estimate: the model states of three frameworks and the activations of
 // Megatron's modules, transformers' eager modules and torchtitan's per-op checkpointing add into one
 // MemoryEstimate, each formula beside the source code it follows.
-#include "planlayout/analysis/memory.hpp"
+#include "planlayout/model/memory.hpp"
 
 #include <algorithm>
 #include <array>

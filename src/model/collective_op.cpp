@@ -1,5 +1,5 @@
 // Collectives: names and nccl-tests' bus-bandwidth factors.
-#include "planlayout/analysis/collective_op.hpp"
+#include "planlayout/model/collective_op.hpp"
 
 #include <array>
 #include <string>

@@ -1,5 +1,5 @@
 // Traffic: bytes and calls per group kind per stable step (docs/cost-model.md §5).
-#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/traffic.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Analysis inputs: what the model and training sections mean once defaults and derivations are
+// Model inputs: what the model and training sections mean once defaults and derivations are
 // applied (docs/cost-model.md, "Parameters from the shape"), and both sections written back with
 // every field explicit (ModelSpec::to_json, TrainingSpec::to_json).
 // Over 500 lines: ModelSpec's derived values (widths, parameter counts) and the writers back to
@@ -9,7 +9,7 @@
 #include <array>
 #include <climits>
 
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 namespace planlayout {
 

@@ -1,5 +1,5 @@
-// Analysis: the batch triple settled as DeepSpeed settles it (analysis/batch.hpp).
-#include "planlayout/analysis/batch.hpp"
+// Model: the batch triple settled as DeepSpeed settles it (model/batch.hpp).
+#include "planlayout/model/batch.hpp"
 
 #include "planlayout/error.hpp"
 

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "planlayout/analysis/collective_fit.hpp"
-#include "planlayout/analysis/collective_op.hpp"
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/collective_fit.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/model/numbers/hardware.hpp"
 #include "planlayout/model/numbers/network.hpp"
 #include "planlayout/topology/path_class.hpp"

@@ -4,7 +4,7 @@
 // over it share those file-local types.
 // to split: the kernel-table and GPU choice (choose_kernels, choose_gpu) and the pipeline schedule
 // (layers_per_chunk, pipeline_schedule) use neither type and could each be a source of their own.
-#include "planlayout/analysis/compute_model.hpp"
+#include "planlayout/model/compute_model.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // Cost: collective time per group on its placement. Bandwidth-bound terms plus alpha per step;
 // the slowest path decides (a max, never an average); only NIC terms change with the transport.
-#include "planlayout/analysis/cost.hpp"
+#include "planlayout/model/cost.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Calibrated collectives: the efficiency curve over size and the table of fits by key.
-#include "planlayout/analysis/collective_fit.hpp"
+#include "planlayout/model/collective_fit.hpp"
 
 #include <algorithm>
 #include <cmath>

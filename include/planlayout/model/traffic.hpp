@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/collective_op.hpp"
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 namespace planlayout {
 
@@ -27,7 +27,7 @@ struct ParallelSizes {
     int efsdp = 0;
 };
 
-/// How compute can hide a collective (docs/cost-model.md §6); analysis/overlap.hpp turns it into
+/// How compute can hide a collective (docs/cost-model.md §6); model/overlap.hpp turns it into
 /// windows.
 enum class OverlapKind {
     None,          // on the critical path (TP/SP, EP unless configured)

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "planlayout/analysis/model_spec.hpp"
-#include "planlayout/analysis/traffic.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/model/numbers/memory.hpp"
+#include "planlayout/model/traffic.hpp"
 #include "planlayout/model/units.hpp"
 #include "planlayout/parallel/framework.hpp"
 #include "planlayout/parallel/placement.hpp"

@@ -5,7 +5,7 @@
 // to split: the anchoring to measured steps (ComputeFit, Anchoring, pin_compute, fit_arm_transport,
 // anchor_on_arm, fit_compute; docs/cost-model.md, "Anchoring to a measured step") could be a source
 // of its own behind a private header.
-#include "planlayout/analysis/score.hpp"
+#include "planlayout/model/score.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,10 +13,10 @@
 #include <iterator>
 #include <sstream>
 
-#include "planlayout/analysis/overlap.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/json_reader.hpp"  // number_text
 #include "planlayout/model/numbers/compute.hpp"
+#include "planlayout/model/overlap.hpp"
 #include "planlayout/text_format.hpp"
 
 namespace planlayout {

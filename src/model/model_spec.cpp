@@ -1,6 +1,6 @@
-// Analysis inputs: the model, training and transport values and what derives from them (the
+// Model inputs: the model, training and transport values and what derives from them (the
 // sections are read from a layout in ingest/layout_model.cpp).
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/model_spec.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // Overlap: bucketed gradient reduce, prefetched parameter gathers, pipeline and per-layer windows
 // (docs/cost-model.md §6).
-#include "planlayout/analysis/overlap.hpp"
+#include "planlayout/model/overlap.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Analysis: the batch triple (global batch, micro batch, gradient-accumulation steps) settled as
+// Model: the batch triple (global batch, micro batch, gradient-accumulation steps) settled as
 // DeepSpeed and the Hugging Face Trainer settle it: the missing ones derived from the given ones
 // and the data-parallel size, then global = micro x gas x dp checked (DeepSpeed
 // runtime/config.py `_set_batch_related_parameters` and `_batch_assertion`, floor divisions and

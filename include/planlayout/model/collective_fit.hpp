@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "planlayout/analysis/collective_op.hpp"
-#include "planlayout/analysis/model_spec.hpp"
+#include "planlayout/model/collective_op.hpp"
+#include "planlayout/model/model_spec.hpp"
 #include "planlayout/topology/path_class.hpp"
 
 namespace planlayout {
