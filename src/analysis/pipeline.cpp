@@ -67,7 +67,7 @@ WhatIf what_if_of(const ScoreInput& in, const WhatIfHardware& h) {
             g.worst_cross = g.nodes > 1 ? PathClass::Rail : g.worst_cross;
         }
     }
-    const Score s = compute_score(w);
+    const Score s = predict_step(w);
     return {h.words, h.transport, s.step_time_s[1], s.rdma_benefit};
 }
 
@@ -133,7 +133,7 @@ Score score_kinds(const ScoreSetup& setup,
             }
         }
     }
-    Score s = compute_score(in);
+    Score s = predict_step(in);
     s.requested_baseline = arms.requested_baseline;
     s.requested_candidate = arms.requested_candidate;
     s.arm_notes = arms.reasons;

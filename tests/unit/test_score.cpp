@@ -11,6 +11,7 @@
 #include "planlayout/ingest/layout_sections.hpp"
 #include "planlayout/ingest/read_file.hpp"
 #include "planlayout/model/score.hpp"
+#include "planlayout/model/step_model.hpp"
 #include "tolerances.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -120,6 +121,19 @@ TEST_CASE("seed B (PP=2, EP and DP inside a node) predicts no measurable benefit
             CHECK(k.time_s[0] == doctest::Approx(k.time_s[1]));  // NVLink terms do not move
         }
     }
+}
+
+TEST_CASE("the step model's one entry (predict_step) gives the score's prediction, arm by arm") {
+    const StepPrediction p = predict_step(seed_a());
+    const Score s = compute_score(seed_a());
+    for (std::size_t arm = 0; arm < std::size(p.step_time_s); ++arm) {
+        CHECK(p.step_time_s[arm] == s.step_time_s[arm]);
+        CHECK(p.mfu[arm] == s.mfu[arm]);
+    }
+    CHECK(p.rdma_benefit == s.rdma_benefit);
+    CHECK(p.compute.comp_s == s.compute.comp_s);
+    CHECK(p.by_kind.size() == s.by_kind.size());
+    CHECK_THROWS_WITH_AS((void)predict_step(StepInputs{}), doctest::Contains("needs all three factors"), Error);
 }
 
 TEST_CASE("the band contains the point estimate") {

@@ -13,7 +13,7 @@
 #include "planlayout/analysis/arms.hpp"
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/analysis/edge_class.hpp"
-#include "planlayout/model/score.hpp"
+#include "planlayout/model/step_model.hpp"
 #include "planlayout/parallel/groups.hpp"
 #include "planlayout/parallel/placement.hpp"
 #include "planlayout/topology/cluster.hpp"

@@ -11,7 +11,7 @@
 
 #include "planlayout/analysis/calibrate.hpp"
 #include "planlayout/model/memory.hpp"
-#include "planlayout/model/score.hpp"
+#include "planlayout/model/step_model.hpp"
 #include "planlayout/topology/cluster.hpp"
 
 namespace planlayout {
