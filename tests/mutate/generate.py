@@ -57,6 +57,10 @@ MAX_LINES = 3
 TEST_MAP = {
     "arms": ["test_arms", "test_score"],
     "batch": ["test_score", "test_compute_model"],
+    "compute_ops": ["test_compute_model", "test_gemm_table", "test_op_check"],
+    "compute_kernels": ["test_compute_model", "test_kernel_table"],
+    "compute_host": ["test_compute_model", "test_kernel_table"],
+    "compute_schedule": ["test_compute_model", "test_score"],
     "numbers": ["test_numbers_emit", "test_score"],
     "model_derive": ["test_model_spec", "test_memory"],
     "model_fit": ["test_calibrate", "test_validation_held"],
