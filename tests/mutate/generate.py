@@ -56,7 +56,7 @@ MAX_LINES = 3
 # Sources whose tests are not named after them: the unit test files that exercise them.
 TEST_MAP = {
     "arms": ["test_arms", "test_score"],
-    "batch": ["test_score", "test_compute_model"],
+    "batch": ["test_score", "test_compute_model", "test_plan_inputs"],
     "compute_ops": ["test_compute_model", "test_gemm_table", "test_op_check"],
     "compute_kernels": ["test_compute_model", "test_kernel_table"],
     "compute_host": ["test_compute_model", "test_kernel_table"],
@@ -65,7 +65,7 @@ TEST_MAP = {
     "model_derive": ["test_model_spec", "test_memory"],
     "model_fit": ["test_calibrate", "test_validation_held"],
     "collective_op": ["test_cost"],
-    "placed_group": ["test_traffic", "test_pair_traffic"],
+    "placed_group": ["test_traffic", "test_pair_traffic", "test_cost"],
     "collective_fit": ["test_calibrate", "test_cost"],
     "gpu_spec": ["test_blackwell_templates", "test_compute_model", "test_kernel_table"],
     "path_class": ["test_edge_class", "test_cluster", "test_nvidia_smi_topo"],
@@ -80,7 +80,7 @@ TEST_MAP = {
     "node_template_json": ["test_node_template"],
     "megatron_model_args": ["test_megatron_args"],
     "calibration_file": ["test_calibrate"],
-    "bench_ops_json": ["test_calibrate", "test_kernel_table"],
+    "bench_ops_json": ["test_calibrate", "test_kernel_table", "test_op_check"],
 }
 
 SWAPS = [  # (kind, text, replacement); each needs a space on both sides (binary, not a template or a pointer)

@@ -18,6 +18,9 @@ usage: mutate.py [--build-dir build] [--jobs 2] [--list-file FILE] [--subset N] 
   --subset N     N mutants picked by the current commit (git rev-parse HEAD), so CI rotates through them
   --only IDS     only these mutants
   --list         print the mutants and exit
+  --whole        a mutant that survives its filter is run once more against both test binaries
+                 whole (every unit and golden case): killed there, it is counted killed and the
+                 failing case is named, so its filter can be widened (the full run uses this)
 A mutant's tests are a doctest --test-case filter (`tests`), a --source-file filter (`source`, the
 test files that must fail: what the generated list uses), or both (a case must match both).
 Exit status: 0 when every mutant run was killed, 1 when one survived or did not compile, 2 when the
@@ -184,6 +187,26 @@ def run_tests(build_dir, m, timeout, extra=()):
     return run.returncode, run.stdout[-1500:] + run.stderr[-500:]
 
 
+FAILED_CASE = re.compile(r"TEST CASE:\s+(.*)")
+
+
+def run_whole(build_dir, timeout):
+    """Both binaries, unfiltered: (killed, the first failing case or why)."""
+    built, log = build(build_dir, 2, list(BINARIES.values()))
+    if not built:
+        return True, "the golden binary does not compile"
+    for binary in BINARIES.values():
+        exe = os.path.join(build_dir, "tests", binary)
+        try:
+            run = subprocess.run([exe, "--no-colors=true"], cwd=build_dir, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return True, f"{binary} timed out"
+        if run.returncode != 0:
+            case = FAILED_CASE.search(run.stdout)
+            return True, f"{binary}: {case.group(1).strip() if case else 'failed'}"
+    return False, ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
@@ -192,6 +215,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--list-file", default=LIST, help="the mutant list (default: the hand list, tests/mutate/mutants.txt)")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--whole", action="store_true", help="run a survivor against both binaries whole")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test run (a hang counts as killed)")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build_dir)
@@ -244,7 +268,7 @@ def run_all(args, build_dir, restorer):
         for m in mutants:
             print(f"{m['id']:<34} {m['file']:<34} {'equivalent' if 'equivalent' in m else describe(m)}")
         return 0
-    targets = sorted({BINARIES[m["binary"]] for m in chosen})
+    targets = sorted({BINARIES[m["binary"]] for m in chosen} | (set(BINARIES.values()) if args.whole else set()))
     ok, log = build(build_dir, args.jobs, targets)
     if not ok:
         print(f"mutate: the unmutated build fails:\n{log}", file=sys.stderr)
@@ -289,6 +313,10 @@ def run_all(args, build_dir, restorer):
                     rc, out = run_tests(build_dir, m, args.timeout)
                     status = "killed" if rc != 0 else "survived"
                     detail = "timed out" if rc is None else ""
+                    if status == "survived" and args.whole:
+                        whole_killed, why = run_whole(build_dir, args.timeout)
+                        if whole_killed:
+                            status, detail = "killed", "outside its filter, by " + why
             finally:
                 restorer.restore()
             results.append((m, status))

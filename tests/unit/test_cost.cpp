@@ -189,6 +189,8 @@ TEST_CASE("placed_group_of carries the classified shape over, with TCP sharing p
     CHECK(c.one_rank_per_node);
     CHECK(c.concurrent_groups_per_node == 8);
     CHECK(c.gpu_nic_sys);
+    e.max_per_node = 2;  // two ranks of each group per node: 8 / 2 groups share the node
+    CHECK(placed_group_of(e, {}).concurrent_groups_per_node == 4);
     CHECK(c.worst_cross == PathClass::Rail);
 }
 

@@ -9,6 +9,7 @@
 #include "planlayout/analysis/edge_class.hpp"
 #include "planlayout/error.hpp"
 #include "planlayout/ingest/cluster_json.hpp"
+#include "planlayout/topology/path_class.hpp"
 #include "planlayout/topology/topology.hpp"
 
 using namespace planlayout;  // NOLINT(google-build-using-namespace)
@@ -274,4 +275,15 @@ TEST_CASE("hand-classified pair table: two H100 nodes, rail-aligned, every pair 
         CHECK(tally[static_cast<std::size_t>(PathClass::Rail)] == 2 * 8);
         CHECK(tally[static_cast<std::size_t>(pxn_on ? PathClass::Pxn : PathClass::Xrail)] == 2 * 8 * 7);
     }
+}
+
+TEST_CASE("parse_path_class: the names, X as LOC, NV<n> and NVB as NVLink - nothing else") {
+    CHECK(parse_path_class("PIX") == PathClass::Pix);
+    CHECK(parse_path_class("X") == PathClass::Loc);
+    CHECK(parse_path_class("NV") == PathClass::Nv);
+    CHECK(parse_path_class("NV18") == PathClass::Nv);
+    CHECK(parse_path_class("NVB") == PathClass::Nv);
+    CHECK_FALSE(parse_path_class("PXQ").has_value());  // three letters, not NV-prefixed
+    CHECK_FALSE(parse_path_class("N").has_value());
+    CHECK_FALSE(parse_path_class("").has_value());
 }

@@ -102,6 +102,9 @@ TEST_CASE("mesh: roles by name, default flatten name, refusals") {
     CHECK_THROWS_WITH_AS((void)build_mesh_groups(m, {}), doctest::Contains("mesh order"), Error);
     m = parse_mesh_spec("dp=4,tp=2", {"dp,cp"}, 8, "--mesh");
     CHECK_THROWS_WITH_AS((void)build_mesh_groups(m, {}), doctest::Contains("does not have"), Error);
+    CHECK_THROWS_WITH_AS((void)build_mesh_groups(m, {}), doctest::Contains("--flatten: "), Error);  // the flag it came from
+    m = parse_mesh_spec("dp=2,tp=2", {}, 8, "--mesh");
+    CHECK_THROWS_WITH_AS((void)build_mesh_groups(m, {}), doctest::Contains("--mesh: "), Error);
     m = parse_mesh_spec("dp=4,tp=2", {"dp,tp:tp"}, 8, "--mesh");
     CHECK_THROWS_WITH_AS((void)build_mesh_groups(m, {}), doctest::Contains("already"), Error);
 }

@@ -189,3 +189,11 @@ TEST_CASE("hostile label values, node names and label keys are refused where the
     const FabricTopology f = read_k8s_nodes(list({node("gpu0", "leaf-0.a_b"), node("gpu1", "leaf-0.a_b")}), "n.json");
     CHECK(f.switches.at(0).name == "leaf-0.a_b");
 }
+
+TEST_CASE("a GPU count of 0 (a CPU node) is read, not refused") {
+    const auto f = from_text(
+        R"({"kind":"Node","metadata":{"name":"c1","labels":{"nvidia.com/gpu.clique":"c.1","nvidia.com/gpu.count":"0"}},"status":{"capacity":{"nvidia.com/gpu":"0"}}})");
+    REQUIRE(f.nodes.size() == 1);
+    CHECK(f.nodes[0].gpu_count == 0);
+    CHECK(f.nodes[0].gpu_capacity == 0);
+}

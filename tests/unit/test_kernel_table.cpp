@@ -214,6 +214,10 @@ TEST_CASE("FP8 GEMM speedup: linear in log2 of the cube root of M·N·K between 
     CHECK(*t.fp8_speedup("tensorwise", 1024, 4096, 2048) == doctest::Approx(1.4));  // the cube root is 2048
     CHECK(*t.fp8_speedup("tensorwise", 1e5, 1e5, 1e5) == doctest::Approx(1.7));
     CHECK_FALSE(t.fp8_speedup("rowwise", 2048, 2048, 2048).has_value());
+    CHECK(*t.fp8_speedup("tensorwise", 1, 1, 1) == doctest::Approx(1.1));  // one element: the first point held
+    CHECK_FALSE(t.fp8_speedup("tensorwise", 1, 0, 1).has_value());
+    CHECK_FALSE(t.fp8_speedup("tensorwise", 0, 1, 1).has_value());
+    CHECK_FALSE(t.fp8_speedup("tensorwise", 1, 1, 0).has_value());
 }
 
 TEST_CASE("grouped expert GEMM efficiency: the nearest measured shape, linear in log2(tokens per expert)") {

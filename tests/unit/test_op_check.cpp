@@ -68,6 +68,10 @@ TEST_CASE("bench ops: a shape the model cannot time, or no op at all, is refused
         CHECK(std::string(e.what()).find("B, H, S or D") != std::string::npos);
     }
     CHECK_THROWS_AS((void)bench_run_from_json(R"({"ops": []})", "ops.json"), Error);
+    // A negative time is refused, not read as a failed op (null or 0 is a failed op).
+    CHECK_THROWS_WITH_AS((void)bench_run_from_json(
+                             R"({"ops": [{"kind": "gemm", "name": "x", "shape": "M512 N1024 K128", "us": -0.5}]})", "ops.json"),
+                         doctest::Contains("ops.json (/ops/0/us)"), Error);
     CHECK_THROWS_AS((void)bench_run_from_json(R"({"fits": []})", "ops.json"), Error);
 }
 

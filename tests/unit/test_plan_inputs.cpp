@@ -391,6 +391,11 @@ TEST_CASE("a ds_config's batch triple is settled over the data-parallel size as 
     CHECK(layout.at("training").at("global_batch") == 8);  // 1 x 2 x dp 4, DeepSpeed's train_batch_size
     CHECK(layout.at("training").at("grad_accum") == 2);
 
+    const Run gas_one = run("gas1.json", R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2})", {"--save-layout", saved});
+    CAPTURE(gas_one.err);
+    REQUIRE(gas_one.code == 0);  // 8 / 2 / dp 4: one accumulation step
+    CHECK(nlohmann::json::parse(planlayout::read_text_file(saved), nullptr, true, true).at("training").value("grad_accum", 1) == 1);
+
     const Run micro_only = run("micro.json", R"({"train_micro_batch_size_per_gpu": 2})", {"--save-layout", saved});
     REQUIRE(micro_only.code == 0);
     CHECK(nlohmann::json::parse(planlayout::read_text_file(saved), nullptr, true, true).at("training").at("global_batch") == 8);

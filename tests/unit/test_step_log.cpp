@@ -61,6 +61,8 @@ TEST_CASE("malformed step logs name the file and line") {
     CHECK_THROWS_AS((void)parse_step_log(std::string("step,step_time\n1,\0 2\n", 20), "m.csv"), planlayout::Error);
     CHECK_THROWS_AS((void)parse_step_log(R"({"steps": [{"step": 0, "value": 1}]})", "n.json"), planlayout::Error);
     CHECK_THROWS_AS((void)parse_step_log(R"({"steps": 3})", "o.json"), planlayout::Error);
+    CHECK_THROWS_WITH_AS((void)parse_step_log(R"({"steps": [{"step": 1, "value": 1.5e300}]})", "v.json"),
+                         doctest::Contains("v.json (/steps/0/value)"), planlayout::Error);
     CHECK_THROWS_AS((void)parse_step_log("{\"steps\": [", "p.json"), planlayout::Error);
 }
 
