@@ -190,11 +190,13 @@ def run_tests(build_dir, m, timeout, extra=()):
 FAILED_CASE = re.compile(r"TEST CASE:\s+(.*)")
 
 
-def run_whole(build_dir, timeout):
-    """Both binaries, unfiltered: (killed, the first failing case or why)."""
-    built, log = build(build_dir, 2, list(BINARIES.values()))
+def run_whole(build_dir, jobs, timeout):
+    """Both binaries, unfiltered: (killed, the first failing case or why); killed is None when the
+    mutant does not compile into the other binary (counted as not compiling, never as killed)."""
+    built, log = build(build_dir, jobs, list(BINARIES.values()))
     if not built:
-        return True, "the golden binary does not compile"
+        last = log.strip().splitlines()[-1] if log.strip() else ""
+        return None, "does not compile into both binaries: " + last
     for binary in BINARIES.values():
         exe = os.path.join(build_dir, "tests", binary)
         try:
@@ -314,8 +316,10 @@ def run_all(args, build_dir, restorer):
                     status = "killed" if rc != 0 else "survived"
                     detail = "timed out" if rc is None else ""
                     if status == "survived" and args.whole:
-                        whole_killed, why = run_whole(build_dir, args.timeout)
-                        if whole_killed:
+                        whole_killed, why = run_whole(build_dir, args.jobs, args.timeout)
+                        if whole_killed is None:
+                            status, detail = "stillborn", why
+                        elif whole_killed:
                             status, detail = "killed", "outside its filter, by " + why
             finally:
                 restorer.restore()
